@@ -1,0 +1,3 @@
+module lanaiemu
+
+go 1.26
