@@ -110,8 +110,10 @@ func decodeRRM(in *Inst, w uint32) {
 }
 
 func decodeSLS(in *Inst, w uint32) {
-	in.Rd, in.Size = Reg(fRd.get(w)), Word
-	in.Store = fSub.get(w) == 1
+	in.Rd = Reg(fRd.get(w))
+	if in.Class == SLS {
+		in.Size, in.Store = Word, fSub.get(w) == 1
+	}
 	in.Imm = fRs1.get(w)<<16 | fImm16.get(w)
 }
 

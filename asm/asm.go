@@ -1,0 +1,622 @@
+// Package asm is the LANai assembler: it reads the assembly dialect of LLVM's
+// Lanai target (what clang --target=lanai -S prints and llvm-mc accepts) and
+// writes relocatable ELF objects through package objfile. Beyond LLVM it
+// offers what hand-written firmware needs: .include with search paths,
+// .macro/.endm, .if/.else/.endif, constants from .set in any operand, and a
+// listing. Instructions are encoded through package isa; sub-package link
+// is the linker.
+//
+// Every error carries file:line:col, the source line and a caret, and all
+// errors of an assembly are reported (up to a cap), never a panic.
+package asm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"lanaiemu/objfile"
+)
+
+// Source is one input file.
+type Source struct {
+	Name string
+	Text []byte
+}
+
+// Options control an assembly.
+type Options struct {
+	// IncludeDirs are searched, after the including file's directory, by
+	// .include.
+	IncludeDirs []string
+	// ReadFile reads included files; nil means os.ReadFile.
+	ReadFile func(name string) ([]byte, error)
+}
+
+// Result is an assembled object and its listing.
+type Result struct {
+	Object  *objfile.File
+	listing []listEntry
+	a       *assembler
+}
+
+// Assemble assembles the sources, in order, into one relocatable object (as
+// GNU as does with several inputs). On failure the error is an ErrorList.
+func Assemble(srcs []Source, opt Options) (*Result, error) {
+	a := newAssembler(opt)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(errTooMany); !ok {
+					panic(r)
+				}
+			}
+		}()
+		for _, s := range srcs {
+			a.file(s.Name, s.Text, 0)
+		}
+		a.finish()
+	}()
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	obj, err := a.object()
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Object: obj, listing: a.listing, a: a}, nil
+}
+
+// AssembleFile reads and assembles one file.
+func AssembleFile(name string, opt Options) (*Result, error) {
+	read := opt.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	text, err := read(name)
+	if err != nil {
+		return nil, err
+	}
+	return Assemble([]Source{{name, text}}, opt)
+}
+
+// symbol is an assembler symbol.
+type symbol struct {
+	name    string
+	sect    *section
+	off     uint32
+	defined bool
+	isAbs   bool // defined by .set to a constant
+	absVal  int64
+	equ     *expr // defined by .set to a non-constant expression
+	bind    uint8
+	bindSet bool // .globl, .weak or .local given
+	typ     uint8
+	size    *expr
+	common  bool
+	csize   uint32
+	calign  uint32
+	temp    bool // '.' and numeric local labels
+	inReloc bool
+	defPos  Pos
+	order   int
+
+	evaluating bool
+}
+
+// location gives a defined label's section and offset.
+func (s *symbol) location() (*section, uint32, bool) {
+	return s.sect, s.off, s.defined && s.sect != nil
+}
+
+func (s *symbol) location2() bool { return s.defined }
+
+// section is an output section being assembled.
+type section struct {
+	name    string
+	typ     uint32
+	flags   uint32
+	entsize uint32
+	align   uint32
+	data    []byte
+	size    uint32 // for SHT_NOBITS
+	fixups  []fixup
+	relocs  []reloc
+	order   int
+}
+
+func (s *section) nobits() bool { return s.typ == objfile.SHT_NOBITS }
+
+func (s *section) offset() uint32 {
+	if s.nobits() {
+		return s.size
+	}
+	return uint32(len(s.data))
+}
+
+func (s *section) isCode() bool { return s.flags&objfile.SHF_EXECINSTR != 0 }
+
+type reloc struct {
+	off    uint32
+	typ    objfile.RelocType
+	sym    *symbol
+	sect   *section // relocation against a section symbol instead
+	addend int64
+}
+
+// macro is a .macro definition.
+type macro struct {
+	name   string
+	params []macroParam
+	body   []srcLine
+}
+
+type macroParam struct{ name, def string }
+
+// srcLine is a line of input with its position.
+type srcLine struct {
+	text string
+	pos  Pos // Col unused
+}
+
+// cond is an open .if block.
+type cond struct {
+	active    bool // lines are assembled
+	taken     bool // some branch of this block was taken
+	seenElse  bool
+	outerLive bool
+}
+
+type listEntry struct {
+	pos  Pos
+	text string
+	sect *section
+	off  uint32
+	n    uint32
+}
+
+type assembler struct {
+	opt      Options
+	errs     ErrorList
+	syms     map[string]*symbol
+	symOrder []*symbol
+	sects    []*section
+	sectByN  map[string]*section
+	cur      *section
+	prev     *section
+	stack    []*section
+	macros   map[string]*macro
+	conds    []cond
+	locals   map[string]int // numeric local label definitions so far
+	temps    int
+	expand   int // macro expansions so far (for \@)
+	depth    int
+	fileSym  string
+	listing  []listEntry
+	line     srcLine // the line being assembled
+	defining *macro  // a .macro being collected
+	defDepth int
+}
+
+func newAssembler(opt Options) *assembler {
+	a := &assembler{
+		opt:     opt,
+		syms:    map[string]*symbol{},
+		sectByN: map[string]*section{},
+		macros:  map[string]*macro{},
+		locals:  map[string]int{},
+	}
+	a.cur = a.section(".text", "", 0, 0)
+	return a
+}
+
+// errorf records an error at a position.
+func (a *assembler) errorf(pos Pos, format string, args ...any) {
+	a.addErr(&Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Source: a.sourceOf(pos)})
+}
+
+func (a *assembler) addErr(e *Error) {
+	a.errs = append(a.errs, e)
+	if len(a.errs) >= maxErrors {
+		a.errs = append(a.errs, &Error{Pos: e.Pos, Msg: fmt.Sprintf("too many errors (%d); stopping", maxErrors)})
+		panic(errTooMany{})
+	}
+}
+
+// sourceOf returns the text of the line being assembled if pos is on it.
+func (a *assembler) sourceOf(pos Pos) string {
+	if pos.File == a.line.pos.File && pos.Line == a.line.pos.Line {
+		return a.line.text
+	}
+	return ""
+}
+
+// report turns an error from parsing or evaluation into a recorded error.
+func (a *assembler) report(err error, fallback Pos) {
+	if pe, ok := err.(*posError); ok {
+		a.errorf(pe.pos, "%s", pe.msg)
+		return
+	}
+	a.errorf(fallback, "%s", err.Error())
+}
+
+// lookup returns the symbol of a name, creating an undefined one.
+func (a *assembler) lookup(name string) *symbol {
+	if s, ok := a.syms[name]; ok {
+		return s
+	}
+	s := &symbol{name: name, order: len(a.symOrder)}
+	a.syms[name] = s
+	a.symOrder = append(a.symOrder, s)
+	return s
+}
+
+// newTemp makes an unnamed temporary symbol.
+func (a *assembler) newTemp() *symbol {
+	name := ".Ltmp" + strconv.Itoa(a.temps)
+	a.temps++
+	s := a.lookup(name)
+	s.temp = true
+	return s
+}
+
+// here returns a temporary symbol at the current location ('.').
+func (a *assembler) here() *symbol {
+	s := a.newTemp()
+	s.sect, s.off, s.defined = a.cur, a.cur.offset(), true
+	return s
+}
+
+// localRef resolves a numeric local label reference such as 1f or 2b.
+func (a *assembler) localRef(ref string) (*symbol, error) {
+	n, dir := ref[:len(ref)-1], ref[len(ref)-1]
+	k := a.locals[n]
+	if dir == 'b' {
+		if k == 0 {
+			return nil, fmt.Errorf("no previous definition of local label %s", n)
+		}
+	} else {
+		k++
+	}
+	s := a.lookup(fmt.Sprintf(".L%s$%d", n, k))
+	s.temp = true
+	return s, nil
+}
+
+// section finds or creates a section. flags is an ELF flag string ("awx");
+// when empty, defaults are derived from the name.
+func (a *assembler) section(name, flags string, typ, entsize uint32) *section {
+	if s, ok := a.sectByN[name]; ok {
+		return s
+	}
+	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects)}
+	if flags == "" && typ == 0 {
+		s.flags, s.typ = defaultSectionFlags(name)
+	} else {
+		for _, c := range flags {
+			s.flags |= map[rune]uint32{'a': objfile.SHF_ALLOC, 'w': objfile.SHF_WRITE, 'x': objfile.SHF_EXECINSTR,
+				'M': objfile.SHF_MERGE, 'S': objfile.SHF_STRINGS}[c]
+		}
+		if typ == 0 {
+			_, s.typ = defaultSectionFlags(name)
+		}
+	}
+	if s.isCode() {
+		s.align = 4
+	}
+	a.sects = append(a.sects, s)
+	a.sectByN[name] = s
+	return s
+}
+
+// defaultSectionFlags gives the flags and type of well-known section names.
+func defaultSectionFlags(name string) (uint32, uint32) {
+	const a, w, x = objfile.SHF_ALLOC, objfile.SHF_WRITE, objfile.SHF_EXECINSTR
+	has := func(p string) bool { return name == p || strings.HasPrefix(name, p+".") }
+	switch {
+	case has(".text"):
+		return a | x, objfile.SHT_PROGBITS
+	case has(".bss") || has(".sbss") || has(".tbss"):
+		return a | w, objfile.SHT_NOBITS
+	case has(".data") || has(".sdata"):
+		return a | w, objfile.SHT_PROGBITS
+	case has(".rodata"):
+		return a, objfile.SHT_PROGBITS
+	}
+	return 0, objfile.SHT_PROGBITS
+}
+
+// emit appends bytes to the current section.
+func (a *assembler) emit(b ...byte) {
+	s := a.cur
+	if s.nobits() {
+		for _, c := range b {
+			if c != 0 {
+				a.errorf(a.line.pos, "non-zero data in section %s, which has no contents (nobits)", s.name)
+				return
+			}
+		}
+		s.size += uint32(len(b))
+		return
+	}
+	s.data = append(s.data, b...)
+}
+
+// emitZeros appends n zero bytes (or fill bytes).
+func (a *assembler) emitFill(n int64, fill byte) {
+	if n < 0 || n > 1<<28 {
+		a.errorf(a.line.pos, "fill size %d out of range", n)
+		return
+	}
+	s := a.cur
+	if s.nobits() {
+		if fill != 0 {
+			a.errorf(a.line.pos, "non-zero fill in section %s, which has no contents (nobits)", s.name)
+		}
+		s.size += uint32(n)
+		return
+	}
+	for i := int64(0); i < n; i++ {
+		s.data = append(s.data, fill)
+	}
+}
+
+// codePad is the word LLVM's assembler pads code with: "addc %r0, 0x0, %rr1".
+const codePad = 0x15000000
+
+// alignTo pads the current section to a multiple of n bytes.
+func (a *assembler) alignTo(n uint32, fill *byte, maxSkip int64) {
+	if n == 0 || n&(n-1) != 0 {
+		a.errorf(a.line.pos, "alignment %d is not a power of two", n)
+		return
+	}
+	s := a.cur
+	if n > s.align {
+		s.align = n
+	}
+	off := s.offset()
+	pad := (n - off%n) % n
+	if maxSkip > 0 && int64(pad) > maxSkip {
+		return
+	}
+	if s.isCode() && fill == nil && !s.nobits() {
+		for pad > 0 && off%4 != 0 {
+			s.data = append(s.data, 0)
+			off++
+			pad--
+		}
+		for ; pad >= 4; pad -= 4 {
+			s.data = append(s.data, codePad>>24, codePad>>16&255, codePad>>8&255, codePad&255)
+		}
+		a.emitFill(int64(pad), 0)
+		return
+	}
+	var f byte
+	if fill != nil {
+		f = *fill
+	}
+	a.emitFill(int64(pad), f)
+}
+
+// file assembles one source file.
+func (a *assembler) file(name string, text []byte, depth int) {
+	lines := strings.Split(string(text), "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	src := make([]srcLine, len(lines))
+	for i, l := range lines {
+		src[i] = srcLine{text: strings.TrimRight(l, "\r"), pos: Pos{File: name, Line: i + 1}}
+	}
+	a.lines(src, depth)
+}
+
+// lines assembles lines, with conditionals and macro definitions.
+func (a *assembler) lines(src []srcLine, depth int) {
+	inBlock := false
+	for _, l := range src {
+		if a.defining != nil {
+			a.collectMacroLine(l)
+			continue
+		}
+		a.line = l
+		stmts, offs := splitStatements(l.text, &inBlock)
+		for k, st := range stmts {
+			a.statement(st, offs[k], depth)
+			if a.defining != nil && k+1 < len(stmts) {
+				a.errorf(l.pos, "statements after .macro on the same line are not supported")
+				break
+			}
+		}
+	}
+}
+
+// live reports whether lines are being assembled (not skipped by .if).
+func (a *assembler) live() bool {
+	return len(a.conds) == 0 || a.conds[len(a.conds)-1].active
+}
+
+// statement assembles one statement.
+func (a *assembler) statement(st string, off int, depth int) {
+	pos := a.line.pos
+	toks, lerr := lexStatement(st, off)
+	if lerr != nil {
+		if a.live() {
+			pos.Col = lerr.col
+			a.errorf(pos, "%s", lerr.msg)
+		}
+		return
+	}
+	p := &parser{a: a, toks: toks, pos: pos}
+	first := p.peek()
+	// Conditionals are seen even in skipped blocks.
+	if first.kind == tIdent && condDirectives[strings.ToLower(first.text)] {
+		p.next()
+		if err := a.conditional(strings.ToLower(first.text), p, first); err != nil {
+			a.report(err, p.at(first))
+		}
+		return
+	}
+	if !a.live() {
+		return
+	}
+	start := a.cur.offset()
+	startSect := a.cur
+	if err := a.statementTokens(p, depth); err != nil {
+		a.report(err, p.at(first))
+	}
+	if a.cur == startSect && a.cur.offset() > start {
+		a.listing = append(a.listing, listEntry{pos: pos, text: a.line.text, sect: a.cur, off: start, n: a.cur.offset() - start})
+	}
+}
+
+func (a *assembler) statementTokens(p *parser, depth int) error {
+	// Labels: "name:" and "1:", possibly several, then a statement.
+	for {
+		t := p.peek()
+		if p.i+1 < len(p.toks) && p.toks[p.i+1].is(":") && (t.kind == tIdent || t.kind == tNum && allDigits(t.text)) {
+			p.next()
+			p.next()
+			if t.kind == tNum {
+				a.locals[t.text]++
+				s := a.lookup(fmt.Sprintf(".L%s$%d", t.text, a.locals[t.text]))
+				s.temp = true
+				a.defineLabel(s, p.at(t))
+			} else {
+				a.defineLabel(a.lookup(t.text), p.at(t))
+			}
+			continue
+		}
+		break
+	}
+	if p.atEnd() {
+		return nil
+	}
+	t := p.next()
+	if t.kind != tIdent {
+		return p.errAt(t, "expected a label, directive or instruction, found %v", t)
+	}
+	// "sym = expr"
+	if p.peek().is("=") {
+		p.next()
+		return a.assign(p, t, false)
+	}
+	name := strings.ToLower(t.text)
+	if strings.HasPrefix(name, ".") {
+		if d, ok := directives[name]; ok {
+			return d(a, p, t)
+		}
+		if strings.HasPrefix(name, ".cfi_") || name == ".loc" || name == ".addrsig" || name == ".addrsig_sym" {
+			return nil // debug and address-significance information is not kept
+		}
+		return p.errAt(t, "unknown directive %s", t.text)
+	}
+	if m, ok := a.macros[t.text]; ok {
+		return a.expandMacro(m, p, t, depth)
+	}
+	return a.instruction(p, t)
+}
+
+// defineLabel defines a label at the current location.
+func (a *assembler) defineLabel(s *symbol, pos Pos) {
+	if s.defined || s.equ != nil || s.isAbs {
+		a.errorf(pos, "symbol %s is already defined (at %v)", s.name, s.defPos)
+		return
+	}
+	if s.common {
+		a.errorf(pos, "symbol %s is already a common symbol", s.name)
+		return
+	}
+	s.sect, s.off, s.defined, s.defPos = a.cur, a.cur.offset(), true, pos
+}
+
+// assign handles "sym = expr", .set and .equ.
+func (a *assembler) assign(p *parser, name token, once bool) error {
+	e, err := p.parseExpr()
+	if err != nil {
+		return err
+	}
+	if !p.atEnd() {
+		return p.errAt(p.peek(), "unexpected %v after expression", p.peek())
+	}
+	s := a.lookup(name.text)
+	if s.defined && !s.isAbs && s.equ == nil || once && (s.defined || s.isAbs || s.equ != nil) {
+		return p.errAt(name, "symbol %s is already defined", s.name)
+	}
+	v, err := a.eval(e)
+	switch {
+	case err == nil && v.isConst() && v.variant == eNum:
+		s.isAbs, s.absVal, s.equ = true, v.off, nil
+	case err == nil && v.variant == eNum:
+		if ls, lo, ok := v.sym.location(); ok {
+			s.sect, s.off, s.equ, s.isAbs = ls, uint32(int64(lo)+v.off), nil, false
+		} else {
+			s.equ, s.isAbs = e, false
+		}
+	default:
+		s.equ, s.isAbs = e, false
+	}
+	s.defined, s.defPos = true, p.at(name)
+	return nil
+}
+
+// include assembles an included file.
+func (a *assembler) include(name string, p *parser, t token, depth int) error {
+	if depth > 20 {
+		return p.errAt(t, ".include nests too deeply (a cycle?)")
+	}
+	read := a.opt.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	var tried []string
+	dirs := append([]string{filepath.Dir(a.line.pos.File)}, a.opt.IncludeDirs...)
+	if filepath.IsAbs(name) {
+		dirs = []string{""}
+	}
+	for _, d := range dirs {
+		path := filepath.Join(d, name)
+		text, err := read(path)
+		if err != nil {
+			tried = append(tried, path)
+			continue
+		}
+		saved := a.line
+		a.file(path, text, depth+1)
+		a.line = saved
+		return nil
+	}
+	return p.errAt(t, "cannot find include file %q (tried %s)", name, strings.Join(tried, ", "))
+}
+
+// finish checks what can only be checked at the end, then resolves fixups.
+func (a *assembler) finish() {
+	if a.defining != nil {
+		a.errorf(a.defining.body0(), "unterminated .macro %s", a.defining.name)
+	}
+	if len(a.conds) > 0 {
+		a.errorf(a.line.pos, "unterminated .if at end of input")
+	}
+	for _, s := range a.sects {
+		for i := range s.fixups {
+			a.resolve(s, &s.fixups[i])
+		}
+	}
+}
+
+func (m *macro) body0() Pos {
+	if len(m.body) > 0 {
+		return m.body[0].pos
+	}
+	return Pos{}
+}
+
+// sortedSections returns the sections in creation order.
+func (a *assembler) sortedSections() []*section {
+	s := append([]*section(nil), a.sects...)
+	sort.SliceStable(s, func(i, j int) bool { return s[i].order < s[j].order })
+	return s
+}

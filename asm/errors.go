@@ -1,0 +1,59 @@
+package asm
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Pos is a position in a source file; Line and Col count from 1.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+// Error is one assembly error, with the source line it points into.
+type Error struct {
+	Pos    Pos
+	Msg    string
+	Source string // the source line, without its newline
+}
+
+// Error formats the error as "file:line:col: error: message", then the
+// source line and a caret under the column.
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: error: %s", e.Pos, e.Msg)
+	if e.Source != "" {
+		b.WriteString("\n" + e.Source + "\n")
+		for i := 1; i < e.Pos.Col && i-1 < len(e.Source); i++ {
+			if e.Source[i-1] == '\t' {
+				b.WriteByte('\t')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('^')
+	}
+	return b.String()
+}
+
+// ErrorList is every error found in one assembly, in source order.
+type ErrorList []*Error
+
+// Error joins the errors, one per paragraph.
+func (l ErrorList) Error() string {
+	parts := make([]string, len(l))
+	for i, e := range l {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// maxErrors caps how many errors one assembly reports.
+const maxErrors = 50
+
+// errTooMany stops an assembly once maxErrors errors are recorded.
+type errTooMany struct{}

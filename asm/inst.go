@@ -1,0 +1,710 @@
+package asm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"lanaiemu/isa"
+	"lanaiemu/objfile"
+)
+
+// immUse says how an instruction's expression operand is encoded.
+type immUse uint8
+
+const (
+	useNone     immUse = iota
+	useRI              // RI second operand (constant, hi() or lo())
+	useMov             // mov K, %rd: RI from r0/r1, or SLI
+	useShift           // RI shift amount
+	useMemOff          // RM offset (constant or lo())
+	useSplsOff         // SPLS offset (constant)
+	useAbsMem          // [expr]: SLS, or RM/SPLS based on r0
+	useBR              // absolute branch target
+	useBRR             // relative branch offset (constant)
+)
+
+// instSpec is a parsed instruction waiting for its expression's value.
+type instSpec struct {
+	in    isa.Inst
+	imm   *expr
+	use   immUse
+	pre   bool // memory: pre-modify requested
+	post  bool // memory: post-modify requested
+	regOf bool // memory: register offset (RRM)
+}
+
+type fixKind uint8
+
+const (
+	fixData fixKind = iota
+	fixInst
+)
+
+// fixup is a value to patch into a section once every symbol is known.
+type fixup struct {
+	kind fixKind
+	off  uint32
+	size int   // fixData
+	e    *expr // fixData
+	inst instSpec
+	pos  Pos
+	line string
+}
+
+func (a *assembler) addFixup(f fixup) {
+	f.off = a.cur.offset()
+	f.line = a.line.text
+	a.cur.fixups = append(a.cur.fixups, f)
+}
+
+// operand is a parsed instruction operand.
+type operand struct {
+	kind  opKind
+	reg   isa.Reg
+	e     *expr
+	mem   memOp
+	tok   token
+	reg2  isa.Reg // "%rA add %rB" branch form
+	isAdd bool
+}
+
+type opKind uint8
+
+const (
+	opReg opKind = iota
+	opImm
+	opMem
+)
+
+type memOp struct {
+	abs    bool // [expr]
+	base   isa.Reg
+	regOff bool
+	offReg isa.Reg
+	off    *expr // nil: zero
+	incr   int   // ++ (+1) or -- (-1): offset is the access size
+	alu    isa.ALU
+	pre    bool
+	post   bool
+}
+
+// parseReg reads "%name" or a bare register name.
+func (p *parser) parseReg() (isa.Reg, bool, error) {
+	t := p.peek()
+	if t.is("%") {
+		p.next()
+		n := p.next()
+		r, ok := isa.RegByName(n.text)
+		if n.kind != tIdent || !ok {
+			return 0, false, p.errAt(n, "unknown register %%%s", n.text)
+		}
+		return r, true, nil
+	}
+	if t.kind == tIdent {
+		if r, ok := isa.RegByName(t.text); ok {
+			p.next()
+			return r, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// parseOperand reads one operand.
+func (p *parser) parseOperand() (operand, error) {
+	start := p.peek()
+	op := operand{tok: start}
+	r, isReg, err := p.parseReg()
+	if err != nil {
+		return op, err
+	}
+	var off *expr
+	if !isReg && !p.peek().is("[") {
+		if off, err = p.parseExpr(); err != nil {
+			return op, err
+		}
+	}
+	if !p.peek().is("[") {
+		if isReg {
+			op.kind, op.reg = opReg, r
+			// "b<cc> %rA add %rB"
+			if t := p.peek(); t.kind == tIdent && t.text == "add" {
+				p.next()
+				r2, ok, err := p.parseReg()
+				if err != nil {
+					return op, err
+				}
+				if !ok {
+					return op, p.errAt(p.peek(), "expected a register after 'add'")
+				}
+				op.reg2, op.isAdd = r2, true
+			}
+			return op, nil
+		}
+		op.kind, op.e = opImm, off
+		return op, nil
+	}
+	p.next() // '['
+	op.kind = opMem
+	m := &op.mem
+	if isReg {
+		m.regOff, m.offReg = true, r
+	}
+	m.off = off
+	m.alu = isa.Add
+	m.pre = p.parsePrePost(m)
+	base, ok, err := p.parseReg()
+	if err != nil {
+		return op, err
+	}
+	if !ok {
+		if isReg || off != nil || m.pre {
+			return op, p.errAt(p.peek(), "expected a base register, found %v", p.peek())
+		}
+		e, err := p.parseExpr()
+		if err != nil {
+			return op, err
+		}
+		m.abs, m.off = true, e
+		return op, p.expect("]")
+	}
+	m.base = base
+	if !m.pre {
+		m.post = p.parsePrePost(m)
+	}
+	if p.accept("]") {
+		return op, nil
+	}
+	// "[%rB op %rO]"
+	if isReg || off != nil || m.incr != 0 {
+		return op, p.errAt(p.peek(), "expected ']', found %v", p.peek())
+	}
+	t := p.next()
+	alu, ok := isa.ALUByName(t.text)
+	if t.text == "srl" {
+		alu, ok = isa.Sh, true
+	}
+	if t.kind != tIdent || !ok || alu > isa.Sha {
+		return op, p.errAt(t, "expected an address operation (add, addc, sub, subb, and, or, xor, sh, sha), found %v", t)
+	}
+	r2, ok, err := p.parseReg()
+	if err != nil {
+		return op, err
+	}
+	if !ok {
+		return op, p.errAt(p.peek(), "expected an offset register, found %v", p.peek())
+	}
+	m.alu, m.regOff, m.offReg = alu, true, r2
+	return op, p.expect("]")
+}
+
+// parsePrePost reads '*', '++' or '--' around a base register.
+func (p *parser) parsePrePost(m *memOp) bool {
+	t := p.peek()
+	if t.is("*") {
+		p.next()
+		return true
+	}
+	if (t.is("+") || t.is("-")) && p.i+1 < len(p.toks) && p.toks[p.i+1].is(t.text) {
+		p.next()
+		p.next()
+		m.incr = 1
+		if t.text == "-" {
+			m.incr = -1
+		}
+		return true
+	}
+	return false
+}
+
+// memAccess describes a load/store mnemonic.
+type memAccess struct {
+	store bool
+	size  isa.Size
+	zext  bool
+}
+
+var memMnemonics = map[string]memAccess{
+	"ld": {false, isa.Word, false}, "uld": {false, isa.Word, true},
+	"ld.h": {false, isa.Half, false}, "uld.h": {false, isa.Half, true},
+	"ld.b": {false, isa.Byte, false}, "uld.b": {false, isa.Byte, true},
+	"st": {true, isa.Word, false}, "st.h": {true, isa.Half, false}, "st.b": {true, isa.Byte, false},
+}
+
+// instruction parses an instruction and reserves its word.
+func (a *assembler) instruction(p *parser, t token) error {
+	mn := strings.ToLower(t.text)
+	var ops []operand
+	for !p.atEnd() {
+		o, err := p.parseOperand()
+		if err != nil {
+			return err
+		}
+		ops = append(ops, o)
+		if !p.accept(",") {
+			if !p.atEnd() {
+				return p.errAt(p.peek(), "unexpected %v after operand", p.peek())
+			}
+			break
+		}
+	}
+	spec, err := a.buildInst(p, t, mn, ops)
+	if err != nil {
+		return err
+	}
+	if a.cur.nobits() {
+		return p.errAt(t, "instruction in section %s, which has no contents (nobits)", a.cur.name)
+	}
+	if a.cur.offset()%4 != 0 {
+		return p.errAt(t, "instruction at offset %#x of %s is not word-aligned", a.cur.offset(), a.cur.name)
+	}
+	if a.cur.align < 4 {
+		a.cur.align = 4
+	}
+	a.addFixup(fixup{kind: fixInst, inst: spec, pos: p.at(t)})
+	a.emit(0, 0, 0, 0)
+	return nil
+}
+
+// shape checks operand kinds.
+func shape(p *parser, t token, ops []operand, kinds ...opKind) error {
+	if len(ops) != len(kinds) {
+		return p.errAt(t, "%s takes %d operands, got %d", t.text, len(kinds), len(ops))
+	}
+	names := [...]string{"a register", "an immediate", "a memory operand"}
+	for i, k := range kinds {
+		if ops[i].kind != k {
+			return p.errAt(ops[i].tok, "operand %d of %s must be %s", i+1, t.text, names[k])
+		}
+		if ops[i].isAdd {
+			return p.errAt(ops[i].tok, "'add' register form is only valid in a register branch")
+		}
+	}
+	return nil
+}
+
+// splitALU parses "op[.f][.cc]" for the ALU operations.
+func splitALU(mn string) (alu isa.ALU, f bool, cc isa.Cond, ok bool) {
+	parts := strings.Split(mn, ".")
+	alu, ok = isa.ALUByName(parts[0])
+	if !ok || alu > isa.Sha {
+		return 0, false, 0, false
+	}
+	rest := parts[1:]
+	if len(rest) > 0 && rest[0] == "f" {
+		f, rest = true, rest[1:]
+	}
+	if len(rest) > 0 {
+		c, ok := isa.CondByName(rest[0])
+		if !ok {
+			return 0, false, 0, false
+		}
+		cc, rest = c, rest[1:]
+	}
+	return alu, f, cc, len(rest) == 0
+}
+
+// buildInst turns a mnemonic and operands into an instruction spec.
+func (a *assembler) buildInst(p *parser, t token, mn string, ops []operand) (instSpec, error) {
+	var s instSpec
+	in := &s.in
+	switch {
+	case mn == "nop":
+		*in = isa.Inst{Class: isa.RI, ALU: isa.Add, Imm: 1}
+		return s, shape(p, t, ops)
+	case len(mn) == 5 && strings.HasPrefix(mn, "log_") && mn[4] >= '0' && mn[4] <= '4':
+		*in = isa.Inst{Class: isa.RI, ALU: isa.Add, Imm: uint32(mn[4]-'0') + 2}
+		return s, shape(p, t, ops)
+	case mn == "popc" || mn == "leadz" || mn == "trailz":
+		if err := shape(p, t, ops, opReg, opReg); err != nil {
+			return s, err
+		}
+		alu, _ := isa.ALUByName(mn)
+		*in = isa.Inst{Class: isa.Special, ALU: alu, Rs1: ops[0].reg, Rd: ops[1].reg}
+		return s, nil
+	case mn == "mov":
+		if len(ops) == 2 && ops[0].kind == opReg {
+			if err := shape(p, t, ops, opReg, opReg); err != nil {
+				return s, err
+			}
+			*in = isa.Inst{Class: isa.RR, ALU: isa.Add, Rs1: ops[0].reg, Rd: ops[1].reg}
+			return s, nil
+		}
+		if err := shape(p, t, ops, opImm, opReg); err != nil {
+			return s, err
+		}
+		*in = isa.Inst{Rd: ops[1].reg}
+		s.imm, s.use = ops[0].e, useMov
+		return s, nil
+	case strings.HasPrefix(mn, "sel."):
+		cc, ok := isa.CondByName(mn[4:])
+		if !ok {
+			return s, p.errAt(t, "unknown condition %q in %s", mn[4:], t.text)
+		}
+		if err := shape(p, t, ops, opReg, opReg, opReg); err != nil {
+			return s, err
+		}
+		*in = isa.Inst{Class: isa.RR, ALU: isa.Sel, Cond: cc, Rs1: ops[0].reg, Rs2: ops[1].reg, Rd: ops[2].reg}
+		return s, nil
+	}
+	if acc, ok := memMnemonics[mn]; ok {
+		if mn == "st" && len(ops) == 1 { // "st %rX" is "set if true"
+			return a.buildSCC(p, t, isa.CondT, ops)
+		}
+		return a.buildMem(p, t, acc, ops)
+	}
+	if alu, f, cc, ok := splitALU(mn); ok {
+		// clang -O0 sometimes prints r0 as the constant 0x0 in the first
+		// operand ("add 0x0, 0x222, %r9"); read it as r0.
+		if len(ops) == 3 && ops[0].kind == opImm && ops[0].e.op == eNum && ops[0].e.val == 0 {
+			ops[0].kind, ops[0].reg = opReg, isa.R0
+		}
+		if len(ops) == 3 && ops[1].kind == opReg {
+			if err := shape(p, t, ops, opReg, opReg, opReg); err != nil {
+				return s, err
+			}
+			*in = isa.Inst{Class: isa.RR, ALU: alu, F: f, Cond: cc, Rs1: ops[0].reg, Rs2: ops[1].reg, Rd: ops[2].reg}
+			return s, nil
+		}
+		if err := shape(p, t, ops, opReg, opImm, opReg); err != nil {
+			return s, err
+		}
+		if cc != isa.CondT {
+			return s, p.errAt(t, "a conditional %s needs a register second operand", t.text)
+		}
+		*in = isa.Inst{Class: isa.RI, ALU: alu, F: f, Rs1: ops[0].reg, Rd: ops[2].reg}
+		s.imm, s.use = ops[1].e, useRI
+		if alu == isa.Sh || alu == isa.Sha {
+			s.use = useShift
+		}
+		return s, nil
+	}
+	if strings.HasPrefix(mn, "b") {
+		name, rel := mn[1:], strings.HasSuffix(mn, ".r")
+		if rel {
+			name = strings.TrimSuffix(name, ".r")
+		}
+		if cc, ok := isa.CondByName(name); ok {
+			return a.buildBranch(p, t, cc, rel, ops)
+		}
+	}
+	if strings.HasPrefix(mn, "s") {
+		if cc, ok := isa.CondByName(mn[1:]); ok {
+			return a.buildSCC(p, t, cc, ops)
+		}
+	}
+	return s, p.errAt(t, "unknown instruction %q", t.text)
+}
+
+func (a *assembler) buildSCC(p *parser, t token, cc isa.Cond, ops []operand) (instSpec, error) {
+	if err := shape(p, t, ops, opReg); err != nil {
+		return instSpec{}, err
+	}
+	return instSpec{in: isa.Inst{Class: isa.SCC, Cond: cc, Rd: ops[0].reg}}, nil
+}
+
+func (a *assembler) buildBranch(p *parser, t token, cc isa.Cond, rel bool, ops []operand) (instSpec, error) {
+	var s instSpec
+	if len(ops) != 1 {
+		return s, p.errAt(t, "%s takes 1 operand, got %d", t.text, len(ops))
+	}
+	o := ops[0]
+	switch {
+	case rel:
+		if o.kind != opImm {
+			return s, p.errAt(o.tok, "a relative branch takes a constant offset")
+		}
+		s.in = isa.Inst{Class: isa.BRR, Cond: cc}
+		s.imm, s.use = o.e, useBRR
+	case o.kind == opReg && o.isAdd:
+		s.in = isa.Inst{Class: isa.RR, ALU: isa.Or, Cond: cc, Rs1: o.reg, Rs2: o.reg2, Rd: isa.PC}
+	case o.kind == opReg && cc == isa.CondT:
+		s.in = isa.Inst{Class: isa.RR, ALU: isa.Or, Rs2: o.reg, Rd: isa.PC}
+	case o.kind == opReg:
+		s.in = isa.Inst{Class: isa.RR, ALU: isa.Or, Cond: cc, Rs1: o.reg, Rd: isa.PC}
+	case o.kind == opImm:
+		s.in = isa.Inst{Class: isa.BR, Cond: cc}
+		s.imm, s.use = o.e, useBR
+	default:
+		return s, p.errAt(o.tok, "a branch target must be a label, an address or a register")
+	}
+	return s, nil
+}
+
+func (a *assembler) buildMem(p *parser, t token, acc memAccess, ops []operand) (instSpec, error) {
+	var s instSpec
+	var m memOp
+	var rd isa.Reg
+	if acc.store {
+		if err := shape(p, t, ops, opReg, opMem); err != nil {
+			return s, err
+		}
+		rd, m = ops[0].reg, ops[1].mem
+	} else {
+		if err := shape(p, t, ops, opMem, opReg); err != nil {
+			return s, err
+		}
+		m, rd = ops[0].mem, ops[1].reg
+	}
+	s.in = isa.Inst{Rd: rd, Store: acc.store, Size: acc.size, Zext: acc.zext}
+	s.pre, s.post = m.pre, m.post
+	switch {
+	case m.abs:
+		s.imm, s.use = m.off, useAbsMem
+	case m.regOff:
+		s.in.Class, s.in.Rs1, s.in.Rs2, s.in.ALU = isa.RRM, m.base, m.offReg, m.alu
+		s.regOf = true
+		nonzero := m.offReg != isa.R0
+		s.in.Mode = pqMode(m.pre, m.post, nonzero, false)
+		if s.in.Mode == isa.ModeBase {
+			s.in.Rs2 = 0
+		}
+	default:
+		s.in.Rs1 = m.base
+		s.in.Class, s.use = isa.RM, useMemOff
+		if acc.size != isa.Word {
+			s.in.Class, s.use = isa.SPLS, useSplsOff
+		}
+		s.imm = m.off
+		if m.incr != 0 {
+			s.imm = &expr{op: eNum, val: int64(m.incr) * int64(acc.size), pos: p.at(t)}
+		}
+		if s.imm == nil {
+			s.imm = &expr{op: eNum, pos: p.at(t)}
+		}
+	}
+	return s, nil
+}
+
+// pqMode is LLVM's rule for the P and Q bits: P is set unless the access is
+// post-modify or the offset is a constant zero (or r0); Q is set for pre- or
+// post-modify with a non-zero offset. A symbolic offset sets P but not Q.
+func pqMode(pre, post, nonzero, symbolic bool) isa.Mode {
+	var m isa.Mode
+	if !post && (nonzero || symbolic) {
+		m |= 2
+	}
+	if (pre || post) && nonzero {
+		m |= 1
+	}
+	return m
+}
+
+// resolve patches one fixup.
+func (a *assembler) resolve(s *section, f *fixup) {
+	saved := a.line
+	a.line = srcLine{text: f.line, pos: Pos{File: f.pos.File, Line: f.pos.Line}}
+	defer func() { a.line = saved }()
+	if f.kind == fixData {
+		a.resolveData(s, f)
+		return
+	}
+	in, rel, err := a.finishInst(f)
+	if err != nil {
+		a.report(err, f.pos)
+		return
+	}
+	w, err := isa.Encode(in)
+	if err != nil {
+		a.errorf(f.pos, "%s", err.Error())
+		return
+	}
+	if rel != nil {
+		w &^= relocFieldMask[rel.typ]
+		rel.off = f.off
+		a.addReloc(s, rel)
+	}
+	binary.BigEndian.PutUint32(s.data[f.off:], w)
+}
+
+// relocFieldMask is the part of an instruction word a relocation fills.
+var relocFieldMask = map[objfile.RelocType]uint32{
+	objfile.R_LANAI_21: 0x007CFFFF, objfile.R_LANAI_25: 0x01FFFFFC,
+	objfile.R_LANAI_HI16: 0xFFFF, objfile.R_LANAI_LO16: 0xFFFF,
+}
+
+func (a *assembler) addReloc(s *section, r *reloc) {
+	r.sym.inReloc = true
+	// Like LLVM's Lanai target, only LO16 relocations against local
+	// symbols are made against the section.
+	if r.typ == objfile.R_LANAI_LO16 && r.sym.defined && r.sym.sect != nil && r.sym.bind == objfile.STB_LOCAL && !r.sym.common {
+		if !(r.sym.sect.flags&objfile.SHF_MERGE != 0 && r.addend != 0) {
+			r.sect, r.addend = r.sym.sect, r.addend+int64(r.sym.off)
+		}
+	}
+	s.relocs = append(s.relocs, *r)
+}
+
+func fitsInt(v int64, bits uint) bool { return v >= -1<<(bits-1) && v < 1<<(bits-1) }
+
+// finishInst completes an instruction once its expression can be evaluated.
+func (a *assembler) finishInst(f *fixup) (isa.Inst, *reloc, error) {
+	s := f.inst
+	in := s.in
+	if s.imm == nil {
+		return in, nil, nil
+	}
+	v, err := a.eval(s.imm)
+	if err != nil {
+		return in, nil, err
+	}
+	e := s.imm
+	symRel := func(t objfile.RelocType) *reloc { return &reloc{typ: t, sym: v.sym, addend: v.off} }
+	if v.isConst() && (v.off < -1<<31 || v.off >= 1<<32) {
+		return in, nil, evalError(e, "value %#x does not fit in 32 bits", v.off)
+	}
+	k := uint32(v.off)
+	switch s.use {
+	case useRI, useMov:
+		if s.use == useMov {
+			in.Class, in.ALU, in.Rs1 = isa.RI, isa.Add, isa.R0
+		}
+		switch {
+		case v.isConst() && s.use == useMov:
+			return movConst(in, k, e)
+		case v.isConst():
+			in.Imm = k
+			return in, nil, nil
+		case in.ALU == isa.And:
+			return in, nil, evalError(e, "and takes a constant immediate, not a relocation")
+		case v.variant == eHi:
+			in.Imm = 0xFFFF0000 // selects the high half; the relocation fills it
+			return in, symRel(objfile.R_LANAI_HI16), nil
+		case v.variant == eLo:
+			in.Imm = 0
+			return in, symRel(objfile.R_LANAI_LO16), nil
+		case s.use == useMov:
+			in = isa.Inst{Class: isa.SLI, Rd: in.Rd}
+			return in, symRel(objfile.R_LANAI_21), nil
+		}
+		return in, nil, evalError(e, "a symbolic immediate must be written hi(%s) or lo(%s)", v.sym.name, v.sym.name)
+	case useShift:
+		if !v.isConst() {
+			return in, nil, evalError(e, "shift amount must be a constant")
+		}
+		if int32(k) < -31 || int32(k) > 31 {
+			return in, nil, evalError(e, "shift amount %d out of range -31..31", int32(k))
+		}
+		in.Imm = k
+		return in, nil, nil
+	case useMemOff, useSplsOff:
+		bits := uint(16)
+		if s.use == useSplsOff {
+			bits = 10
+		}
+		if !v.isConst() {
+			if v.variant != eLo || s.use == useSplsOff {
+				return in, nil, evalError(e, "memory offset must be a constant%s", map[bool]string{true: "", false: " or lo(symbol)"}[s.use == useSplsOff])
+			}
+			in.Mode, in.Imm = pqMode(s.pre, s.post, false, true), 0
+			return in, symRel(objfile.R_LANAI_LO16), nil
+		}
+		if !fitsInt(int64(int32(k)), bits) {
+			return in, nil, evalError(e, "offset %d out of range %d..%d", int32(k), -1<<(bits-1), 1<<(bits-1)-1)
+		}
+		in.Mode = pqMode(s.pre, s.post, k != 0, false)
+		if in.Mode != isa.ModeBase {
+			in.Imm = k
+		}
+		return in, nil, nil
+	case useAbsMem:
+		if in.Size != isa.Word {
+			if !v.isConst() || !fitsInt(int64(int32(k)), 10) {
+				return in, nil, evalError(e, "a part-word access to an absolute address needs a constant in -512..511")
+			}
+			in.Class, in.Rs1, in.Mode, in.Imm = isa.SPLS, isa.R0, pqMode(false, false, k != 0, false), k
+			if k == 0 {
+				in.Imm = 0
+			}
+			return in, nil, nil
+		}
+		switch {
+		case v.isConst() && k%4 == 0 && k <= 0x1FFFFF:
+			in.Class, in.Imm = isa.SLS, k
+			return in, nil, nil
+		case v.isConst() && fitsInt(int64(int32(k)), 16):
+			in.Class, in.Rs1, in.Mode, in.Imm = isa.RM, isa.R0, isa.ModeOffset, k
+			return in, nil, nil
+		case v.isConst():
+			return in, nil, evalError(e, "memory address %#x is not word-aligned below 0x200000 and does not fit a 16-bit offset from r0", k)
+		case v.variant == eNum:
+			in.Class, in.Imm = isa.SLS, 0
+			return in, symRel(objfile.R_LANAI_21), nil
+		case v.variant == eLo:
+			in.Class, in.Rs1, in.Mode, in.Imm = isa.RM, isa.R0, isa.ModeOffset, 0
+			return in, symRel(objfile.R_LANAI_LO16), nil
+		}
+		return in, nil, evalError(e, "hi() cannot address memory")
+	case useBR:
+		if v.variant != eNum {
+			return in, nil, evalError(e, "a branch target cannot use hi() or lo()")
+		}
+		if v.isConst() {
+			if k%4 != 0 || k >= 1<<25 {
+				return in, nil, evalError(e, "branch target %#x must be word-aligned and below 0x2000000", k)
+			}
+			in.Imm = k
+			return in, nil, nil
+		}
+		return in, symRel(objfile.R_LANAI_25), nil
+	case useBRR:
+		if !v.isConst() {
+			return in, nil, evalError(e, "a relative branch takes a constant offset")
+		}
+		if v.off%4 != 0 || v.off < -32768 || v.off > 0xFFFF {
+			return in, nil, evalError(e, "relative branch offset %d must be a multiple of 4 in -32768..65535", v.off)
+		}
+		in.Imm = uint32(int32(int16(uint16(v.off))))
+		return in, nil, nil
+	}
+	return in, nil, fmt.Errorf("internal error: unknown operand use %d", s.use)
+}
+
+// movConst picks the encoding llvm-mc picks for "mov K, %rd".
+func movConst(in isa.Inst, k uint32, e *expr) (isa.Inst, *reloc, error) {
+	in.Class, in.Imm = isa.RI, k
+	switch {
+	case k&0xFFFF == 0xFFFF:
+		in.ALU, in.Rs1 = isa.And, isa.R1
+	case k != 0 && k&0xFFFF == 0, k < 0x10000:
+		in.ALU, in.Rs1 = isa.Add, isa.R0
+	case k >= 0xFFFF0000:
+		in.ALU, in.Rs1 = isa.And, isa.R1
+	case k < 0x200000:
+		in = isa.Inst{Class: isa.SLI, Rd: in.Rd, Imm: k}
+	default:
+		return in, nil, evalError(e, "constant %#x cannot be loaded by one mov: use mov hi(K) and or lo(K)", k)
+	}
+	return in, nil, nil
+}
+
+// resolveData patches a data directive's value.
+func (a *assembler) resolveData(s *section, f *fixup) {
+	v, err := a.eval(f.e)
+	if err != nil {
+		a.report(err, f.pos)
+		return
+	}
+	if !v.isConst() {
+		if f.size != 4 || v.variant != eNum {
+			a.errorf(f.pos, "only a 4-byte value (.long) can hold a symbol's address")
+			return
+		}
+		a.addReloc(s, &reloc{off: f.off, typ: objfile.R_LANAI_32, sym: v.sym, addend: v.off})
+		return
+	}
+	bits := uint(8 * f.size)
+	if bits < 64 && (v.off < -1<<(bits-1) || v.off >= 1<<bits) {
+		a.errorf(f.pos, "value %d does not fit in %d bytes", v.off, f.size)
+		return
+	}
+	if s.nobits() {
+		if v.off != 0 {
+			a.errorf(f.pos, "non-zero data in section %s, which has no contents (nobits)", s.name)
+		}
+		return
+	}
+	for i := 0; i < f.size; i++ {
+		s.data[int(f.off)+i] = byte(uint64(v.off) >> (8 * (f.size - 1 - i)))
+	}
+}

@@ -1,0 +1,140 @@
+package asm
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"lanaiemu/objfile"
+)
+
+// object builds the relocatable object from the assembled sections.
+func (a *assembler) object() (*objfile.File, error) {
+	f := &objfile.File{Kind: objfile.REL, Format: objfile.FormatELF}
+	out := map[*section]*objfile.Section{}
+	for _, s := range a.sortedSections() {
+		os := &objfile.Section{Name: s.name, Type: s.typ, Flags: s.flags, Align: s.align, EntSize: s.entsize}
+		if s.nobits() {
+			os.Size = s.size
+		} else {
+			os.Data = s.data
+			if os.Data == nil {
+				os.Data = []byte{}
+			}
+			os.Size = uint32(len(s.data))
+		}
+		out[s] = os
+		f.Sections = append(f.Sections, os)
+	}
+	var errs ErrorList
+	if a.fileSym != "" {
+		f.Symbols = append(f.Symbols, &objfile.Symbol{Name: a.fileSym, Type: objfile.STT_FILE, Bind: objfile.STB_LOCAL, Shndx: objfile.SHN_ABS})
+	}
+	syms := map[*symbol]*objfile.Symbol{}
+	for _, s := range a.symOrder {
+		if !a.keepSymbol(s) {
+			continue
+		}
+		o := &objfile.Symbol{Name: s.name, Bind: s.bind, Type: s.typ}
+		switch {
+		case s.common:
+			o.Shndx, o.Value, o.Size = objfile.SHN_COMMON, s.calign, s.csize
+		case s.isAbs:
+			o.Shndx, o.Value = objfile.SHN_ABS, uint32(s.absVal)
+		case s.defined && s.sect != nil:
+			o.Section, o.Value = out[s.sect], s.off
+		case s.equ != nil:
+			v, err := a.eval(s.equ)
+			if err != nil || v.variant != eNum {
+				errs = append(errs, &Error{Pos: s.defPos, Msg: fmt.Sprintf("cannot give symbol %s a value: %v", s.name, err)})
+				continue
+			}
+			if v.sym != nil && !v.sym.defined {
+				// An alias of an undefined symbol: relocations already
+				// name the target; keep the alias out of the table.
+				continue
+			}
+		default:
+			o.Shndx = objfile.SHN_UNDEF
+			if !s.bindSet || s.bind == objfile.STB_LOCAL {
+				o.Bind = objfile.STB_GLOBAL
+			}
+		}
+		if s.size != nil {
+			v, err := a.eval(s.size)
+			if err != nil || !v.isConst() {
+				errs = append(errs, &Error{Pos: s.size.pos, Msg: fmt.Sprintf(".size of %s must be a constant", s.name)})
+			} else {
+				o.Size = uint32(v.off)
+			}
+		}
+		syms[s] = o
+		f.Symbols = append(f.Symbols, o)
+	}
+	for _, s := range a.sortedSections() {
+		os := out[s]
+		for _, r := range s.relocs {
+			or := objfile.Reloc{Offset: r.off, Type: r.typ, Addend: int32(r.addend)}
+			if r.sect != nil {
+				or.Sym = f.SectionSymbol(out[r.sect])
+			} else {
+				or.Sym = syms[r.sym]
+			}
+			if or.Sym == nil {
+				return nil, fmt.Errorf("internal error: relocation against dropped symbol %s", r.sym.name)
+			}
+			os.Relocs = append(os.Relocs, or)
+		}
+		sort.SliceStable(os.Relocs, func(i, j int) bool { return os.Relocs[i].Offset < os.Relocs[j].Offset })
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return f, nil
+}
+
+// keepSymbol decides whether a symbol goes into the object's symbol table,
+// as LLVM does: assembler-local (.L and temporary) symbols only when a
+// relocation names them, other symbols when defined, global or referenced.
+func (a *assembler) keepSymbol(s *symbol) bool {
+	local := s.temp || strings.HasPrefix(s.name, ".L")
+	switch {
+	case s.inReloc:
+		return true
+	case local:
+		return false
+	case s.defined || s.common:
+		return true
+	case s.bindSet && s.bind != objfile.STB_LOCAL:
+		return true
+	}
+	return false
+}
+
+// Listing returns the assembly listing: for every statement that produced
+// bytes, its source position, section and offset, the bytes and the line.
+func (r *Result) Listing() []byte {
+	var b strings.Builder
+	for _, e := range r.listing {
+		data := e.sect.data
+		var bytes []byte
+		if !e.sect.nobits() && int(e.off+e.n) <= len(data) {
+			bytes = data[e.off : e.off+e.n]
+		}
+		for k := uint32(0); k == 0 || k < uint32(len(bytes)); k += 8 {
+			var hexs strings.Builder
+			for i := k; i < k+8 && int(i) < len(bytes); i++ {
+				fmt.Fprintf(&hexs, "%02x", bytes[i])
+			}
+			if bytes == nil {
+				fmt.Fprintf(&hexs, "(%d bytes)", e.n)
+			}
+			src := ""
+			if k == 0 {
+				src = e.text
+			}
+			fmt.Fprintf(&b, "%s:%-5d %-8s %08x  %-16s  %s\n", e.pos.File, e.pos.Line, e.sect.name, e.off+k, hexs.String(), src)
+		}
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,154 @@
+// Command lanai-as assembles LANai assembly (the dialect of LLVM's Lanai
+// target) into a relocatable ELF object (-c), or assembles and links its
+// inputs into an executable.
+//
+//	lanai-as [-c] [-o out] [-I dir]... [-l listing] file.s...
+//
+// Exit status: 0 success, 1 an input error (assembly or link errors,
+// unreadable files), 2 a usage error.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/objfile"
+)
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lanai-as", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	compile := fs.Bool("c", false, "write a relocatable object instead of linking")
+	out := fs.String("o", "", "output file (default: a.out, or NAME.o for each input with -c)")
+	listing := fs.String("l", "", "write a listing (address, bytes, source line) to this file")
+	var incs multiFlag
+	fs.Var(&incs, "I", "add a directory to the .include search path (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: lanai-as [-c] [-o out] [-I dir]... [-l listing] file.s...\n\n"+
+			"Assembles LANai assembly in the dialect of LLVM's Lanai target. With -c it writes\n"+
+			"relocatable ELF objects; without, it assembles each input and links them into an\n"+
+			"executable with the default LANai 9.2 SRAM layout (see lanai-ld).\n\n"+
+			"Exit status: 0 success, 1 input error, 2 usage error.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	files := fs.Args()
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "lanai-as: error: no input files")
+		fs.Usage()
+		return 2
+	}
+	opt := asm.Options{IncludeDirs: incs}
+	if *listing != "" && len(files) > 1 && !(*compile && *out != "") {
+		fmt.Fprintln(stderr, "lanai-as: error: -l needs a single input (or -c -o to combine inputs)")
+		return 2
+	}
+
+	// With -c and -o, all inputs form one object, as with GNU as.
+	if *compile && (*out != "" || len(files) == 1) {
+		name := *out
+		if name == "" {
+			name = objName(files[0])
+		}
+		return assembleTo(files, name, *listing, opt, stderr)
+	}
+	if *compile {
+		for _, f := range files {
+			if st := assembleTo([]string{f}, objName(f), "", opt, stderr); st != 0 {
+				return st
+			}
+		}
+		return 0
+	}
+	var objs []*objfile.File
+	for _, f := range files {
+		res, st := assemble([]string{f}, opt, stderr)
+		if st != 0 {
+			return st
+		}
+		if *listing != "" {
+			if err := os.WriteFile(*listing, res.Listing(), 0o644); err != nil {
+				fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
+				return 1
+			}
+		}
+		objs = append(objs, res.Object)
+	}
+	exe, err := link.Link(objs, files, link.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-as: %v\n", err)
+		return 1
+	}
+	name := *out
+	if name == "" {
+		name = "a.out"
+	}
+	return write(exe, name, stderr)
+}
+
+func objName(src string) string {
+	return strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)) + ".o"
+}
+
+func assemble(files []string, opt asm.Options, stderr io.Writer) (*asm.Result, int) {
+	var srcs []asm.Source
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
+			return nil, 1
+		}
+		srcs = append(srcs, asm.Source{Name: f, Text: text})
+	}
+	res, err := asm.Assemble(srcs, opt)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, 1
+	}
+	return res, 0
+}
+
+func assembleTo(files []string, out, listing string, opt asm.Options, stderr io.Writer) int {
+	res, st := assemble(files, opt, stderr)
+	if st != 0 {
+		return st
+	}
+	if listing != "" {
+		if err := os.WriteFile(listing, res.Listing(), 0o644); err != nil {
+			fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
+			return 1
+		}
+	}
+	return write(res.Object, out, stderr)
+}
+
+func write(f *objfile.File, name string, stderr io.Writer) int {
+	b, err := f.WriteELF()
+	if err == nil {
+		err = os.WriteFile(name, b, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
+		return 1
+	}
+	return 0
+}

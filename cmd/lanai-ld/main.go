@@ -1,0 +1,175 @@
+// Command lanai-ld links LANai relocatable ELF objects into an executable
+// ELF image for the LANai 9.2 SRAM.
+//
+// Usage:
+//
+//	lanai-ld [-o out] [-e sym|addr] [-Ttext addr] [-Tdata addr] [-Map file] [-sram-size n] obj.o...
+//
+// Flags and object files may be mixed. Numbers are decimal or 0x hex. The
+// layout, linker-defined symbols and error rules are those of package
+// lanaiemu/asm/link (see docs/linker.md). Exit status: 0 success, 1 input
+// or link error, 2 usage error. Diagnostics go to standard error as
+// "lanai-ld: error: ..." and "lanai-ld: warning: ...".
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"lanaiemu/asm/link"
+	"lanaiemu/objfile"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usageText = `usage: lanai-ld [options] obj.o...
+
+Links LANai relocatable ELF objects into an executable (see docs/linker.md).
+
+Options:
+  -o file         output file (default a.out)
+  -e sym|addr     entry symbol or address (default _start, else start of .text)
+  -Ttext addr     address of .text (default 0)
+  -Tdata addr     address of .data (default: after .rodata)
+  -Map file       write a link map
+  -sram-size n    SRAM size the image must fit in (default 0x200000)
+  -h, --help      show this help
+
+Numbers are decimal or 0x hex. Exit status: 0 ok, 1 input or link error, 2 usage error.
+`
+
+// numFlag is a flag.Value holding an optional address.
+type numFlag struct {
+	v   uint32
+	set bool
+}
+
+func (n *numFlag) String() string {
+	if n == nil || !n.set {
+		return ""
+	}
+	return fmt.Sprintf("0x%x", n.v)
+}
+
+func (n *numFlag) Set(s string) error {
+	v, err := link.ParseNumber(s)
+	if err != nil {
+		return err
+	}
+	n.v, n.set = v, true
+	return nil
+}
+
+// run is the whole command; it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	errorf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "lanai-ld: error: "+format+"\n", a...)
+	}
+	fs := flag.NewFlagSet("lanai-ld", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "a.out", "output file")
+	entry := fs.String("e", "", "entry symbol or address")
+	var ttext, tdata, sram numFlag
+	fs.Var(&ttext, "Ttext", "address of .text")
+	fs.Var(&tdata, "Tdata", "address of .data")
+	mapFile := fs.String("Map", "", "link map file")
+	fs.Var(&sram, "sram-size", "SRAM size")
+
+	// Flags and files may be interleaved: parse, take a file, repeat.
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, usageText)
+				return 0
+			}
+			errorf("%v", err)
+			fmt.Fprintln(stderr, "run 'lanai-ld --help' for usage")
+			return 2
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		files = append(files, args[0])
+		args = args[1:]
+		if len(args) > 0 && args[0] == "--" {
+			files = append(files, args[1:]...)
+			break
+		}
+	}
+	if len(files) == 0 {
+		errorf("no input files")
+		fmt.Fprintln(stderr, "run 'lanai-ld --help' for usage")
+		return 2
+	}
+
+	objs := make([]*objfile.File, 0, len(files))
+	bad := false
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			errorf("%v", err)
+			bad = true
+			continue
+		}
+		f, err := objfile.Read(data)
+		if err != nil {
+			errorf("%s: %v", name, err)
+			bad = true
+			continue
+		}
+		objs = append(objs, f)
+	}
+	if bad {
+		return 1
+	}
+
+	opt := link.Options{
+		TextAddr: ttext.v,
+		Entry:    *entry,
+		SRAMSize: sram.v,
+		Warn:     func(m string) { fmt.Fprintf(stderr, "lanai-ld: warning: %s\n", m) },
+	}
+	if tdata.set {
+		opt.DataAddr = &tdata.v
+	}
+	var mapBuf bytes.Buffer
+	if *mapFile != "" {
+		opt.MapFile = &mapBuf
+	}
+	exe, err := link.Link(objs, files, opt)
+	if err != nil {
+		var multi interface{ Unwrap() []error }
+		if errors.As(err, &multi) {
+			for _, e := range multi.Unwrap() {
+				errorf("%v", e)
+			}
+		} else {
+			errorf("%v", err)
+		}
+		return 1
+	}
+	image, err := exe.WriteELF()
+	if err != nil {
+		errorf("%v", err)
+		return 1
+	}
+	if err := os.WriteFile(*out, image, 0o755); err != nil {
+		errorf("%v", err)
+		return 1
+	}
+	if *mapFile != "" {
+		if err := os.WriteFile(*mapFile, mapBuf.Bytes(), 0o644); err != nil {
+			errorf("%v", err)
+			return 1
+		}
+	}
+	return 0
+}

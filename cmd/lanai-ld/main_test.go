@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lanaiemu/objfile"
+)
+
+// The objects of isa.md §6.4, shared with package link's tests.
+var (
+	crt0 = filepath.Join("..", "..", "asm", "link", "testdata", "crt0.o")
+	ex   = filepath.Join("..", "..", "asm", "link", "testdata", "ex.o")
+)
+
+func runLD(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestLinkOK(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prog")
+	mapPath := filepath.Join(dir, "prog.map")
+	// Flags after files, and GNU-style -Map=file.
+	code, stdout, stderr := runLD(crt0, "-o", out, ex, "-Map="+mapPath, "-Ttext", "0x0", "-Tdata", "4096")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := objfile.ReadELF(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := f.Section(".text")
+	if f.Kind != objfile.EXEC || text == nil || binary.BigEndian.Uint32(text.Data[0x10:]) != 0xe0000040 {
+		t.Errorf("output: %+v", f)
+	}
+	if s := f.Symbol("__bss_start"); s == nil || s.Value != 4096 {
+		t.Errorf("__bss_start = %+v, want 4096 (-Tdata with empty .data)", s)
+	}
+	m, err := os.ReadFile(mapPath)
+	if err != nil || !strings.Contains(string(m), "0x00000040            main") {
+		t.Errorf("map file: %v\n%s", err, m)
+	}
+}
+
+func TestDefaultOutput(t *testing.T) {
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	abs := func(p string) string { return filepath.Join(wd, p) }
+	t.Chdir(dir)
+	if code, _, stderr := runLD(abs(crt0), abs(ex), "-e", "main"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "a.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := objfile.ReadELF(b)
+	if err != nil || f.Entry != 0x40 {
+		t.Errorf("a.out entry: %v, %v", f, err)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.o")
+	if err := os.WriteFile(junk, []byte("not an object"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"no inputs", nil, 2, []string{"lanai-ld: error: no input files"}},
+		{"unknown flag", []string{"-x", crt0}, 2, []string{"lanai-ld: error: flag provided but not defined: -x"}},
+		{"bad number", []string{"-Ttext", "12z", crt0}, 2, []string{"lanai-ld: error: ", "12z"}},
+		{"missing value", []string{crt0, "-o"}, 2, []string{"flag needs an argument"}},
+		{"missing file", []string{"-o", out, filepath.Join(dir, "nope.o")}, 1, []string{"lanai-ld: error: open "}},
+		{"bad object", []string{"-o", out, junk}, 1, []string{"lanai-ld: error: " + junk + ": unrecognised object file format"}},
+		{"undefined", []string{"-o", out, crt0}, 1, []string{"lanai-ld: error: undefined symbol: main\n>>> referenced by " + crt0 + ":(.text+0x10)"}},
+		{"duplicate", []string{"-o", out, ex, ex}, 1, []string{"lanai-ld: error: duplicate symbol: add\n>>> defined in " + ex, "lanai-ld: error: duplicate symbol: main"}},
+		{"bad entry", []string{"-o", out, "-e", "nope", crt0, ex}, 1, []string{"lanai-ld: error: entry symbol nope is not defined"}},
+		{"too big", []string{"-o", out, "-sram-size", "16", crt0, ex}, 1, []string{"does not fit in the 0x10-byte SRAM"}},
+		{"unwritable", []string{"-o", filepath.Join(dir, "no", "such", "dir"), crt0, ex}, 1, []string{"lanai-ld: error: open "}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runLD(tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q", stdout)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+func TestWarning(t *testing.T) {
+	dir := t.TempDir()
+	// ex.o alone has no _start: the entry falls back to .text with a warning.
+	code, _, stderr := runLD("-o", filepath.Join(dir, "out"), ex)
+	if code != 0 || !strings.Contains(stderr, "lanai-ld: warning: cannot find entry symbol _start") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, arg := range []string{"--help", "-h", "-help"} {
+		code, stdout, stderr := runLD(arg)
+		if code != 0 || !strings.HasPrefix(stdout, "usage: lanai-ld") || stderr != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", arg, code, stdout, stderr)
+		}
+		for _, f := range []string{"-o file", "-e sym", "-Ttext", "-Tdata", "-Map", "-sram-size"} {
+			if !strings.Contains(stdout, f) {
+				t.Errorf("usage lacks %s", f)
+			}
+		}
+	}
+}
