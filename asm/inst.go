@@ -13,15 +13,15 @@ import (
 type immUse uint8
 
 const (
-	useNone     immUse = iota
-	useRI              // RI second operand (constant, hi() or lo())
-	useMov             // mov K, %rd: RI from r0/r1, or SLI
-	useShift           // RI shift amount
-	useMemOff          // RM offset (constant or lo())
-	useSplsOff         // SPLS offset (constant)
-	useAbsMem          // [expr]: SLS, or RM/SPLS based on r0
-	useBR              // absolute branch target
-	useBRR             // relative branch offset (constant)
+	useNone    immUse = iota
+	useRI             // RI second operand (constant, hi() or lo())
+	useMov            // mov K, %rd: RI from r0/r1, or SLI
+	useShift          // RI shift amount
+	useMemOff         // RM offset (constant or lo())
+	useSplsOff        // SPLS offset (constant)
+	useAbsMem         // [expr]: SLS, or RM/SPLS based on r0
+	useBR             // absolute branch target
+	useBRR            // relative branch offset (constant)
 )
 
 // instSpec is a parsed instruction waiting for its expression's value.

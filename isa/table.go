@@ -11,33 +11,33 @@ func (f field) is(v uint32) constrain { return constrain{f, v} }
 
 // The fields of every format (docs/isa.md draws them).
 var (
-	fOp     = field{28, 4}  // opcode class
-	fRd     = field{23, 5}  // destination / store data
-	fRs1    = field{18, 5}  // first source / base
-	fF      = field{17, 1}  // set flags (ALU); P (memory)
-	fH      = field{16, 1}  // high half (RI); I (RR condition); Q (memory)
-	fImm16  = field{0, 16}  // RI constant, RM offset, SLS/SLI low bits
-	fRs2    = field{11, 5}  // second source
-	fBBB    = field{8, 3}   // RR/RRM operation
-	fJ      = field{3, 5}   // RR/RRM special operation
-	fJ2     = field{5, 1}   // bit 2 of J
-	fLow3   = field{0, 3}   // RR condition DDD; RRM size YLE; SPECIAL op
-	fPQ     = field{16, 2}  // memory addressing mode
-	fSpMid  = field{3, 14}  // SPECIAL: must be zero
-	fSub    = field{16, 2}  // op 1111: 00 SLS load, 01 SLS store, 10 SLI, 11 SPLS
-	fSpls   = field{15, 3}  // SPLS: 110
-	fYSE    = field{12, 3}  // SPLS size, store, zero-extend
-	fSplsPQ = field{10, 2}  // SPLS addressing mode
-	fImm10  = field{0, 10}  // SPLS offset
-	fBrCond = field{25, 3}  // BR/BRR/SCC condition DDD
-	fBit24  = field{24, 1}  // BRR (1) or SCC (0)
-	fBit23  = field{23, 1}  // BRR/SCC: must be zero
-	fBrAddr = field{2, 23}  // BR target bits 24..2
-	fBrOff  = field{2, 14}  // BRR offset bits 15..2
-	fSccMid = field{2, 16}  // SCC: must be zero
-	fBit1   = field{1, 1}   // BR (0) or BRR/SCC (1)
-	fBit0   = field{0, 1}   // BR/BRR/SCC condition I
-	fWhole  = field{0, 32}  // the whole word
+	fOp     = field{28, 4} // opcode class
+	fRd     = field{23, 5} // destination / store data
+	fRs1    = field{18, 5} // first source / base
+	fF      = field{17, 1} // set flags (ALU); P (memory)
+	fH      = field{16, 1} // high half (RI); I (RR condition); Q (memory)
+	fImm16  = field{0, 16} // RI constant, RM offset, SLS/SLI low bits
+	fRs2    = field{11, 5} // second source
+	fBBB    = field{8, 3}  // RR/RRM operation
+	fJ      = field{3, 5}  // RR/RRM special operation
+	fJ2     = field{5, 1}  // bit 2 of J
+	fLow3   = field{0, 3}  // RR condition DDD; RRM size YLE; SPECIAL op
+	fPQ     = field{16, 2} // memory addressing mode
+	fSpMid  = field{3, 14} // SPECIAL: must be zero
+	fSub    = field{16, 2} // op 1111: 00 SLS load, 01 SLS store, 10 SLI, 11 SPLS
+	fSpls   = field{15, 3} // SPLS: 110
+	fYSE    = field{12, 3} // SPLS size, store, zero-extend
+	fSplsPQ = field{10, 2} // SPLS addressing mode
+	fImm10  = field{0, 10} // SPLS offset
+	fBrCond = field{25, 3} // BR/BRR/SCC condition DDD
+	fBit24  = field{24, 1} // BRR (1) or SCC (0)
+	fBit23  = field{23, 1} // BRR/SCC: must be zero
+	fBrAddr = field{2, 23} // BR target bits 24..2
+	fBrOff  = field{2, 14} // BRR offset bits 15..2
+	fSccMid = field{2, 16} // SCC: must be zero
+	fBit1   = field{1, 1}  // BR (0) or BRR/SCC (1)
+	fBit0   = field{0, 1}  // BR/BRR/SCC condition I
+	fWhole  = field{0, 32} // the whole word
 )
 
 // constrain fixes a field to a value in a form's encoding.
@@ -50,24 +50,24 @@ type constrain struct {
 type syntax uint8
 
 const (
-	synReserved  syntax = iota // a reserved encoding: the word is invalid
-	synFixed                   // the whole text is the form's name
-	synMovImm                  // mov K, %rd
-	synRI                      // op[.f] %rs1, K, %rd
-	synShiftImm                // sh[.f] %rs1, ±n, %rd
-	synRR                      // op[.f][.cc] %rs1, %rs2, %rd
-	synMovRR                   // mov %rs1, %rd
-	synJR                      // bt %rs2
-	synBrInd                   // b<cc> %rs1
-	synBrIndAdd                // b<cc> %rs1 add %rs2
-	synSel                     // sel.<cc> %rs1, %rs2, %rd
-	synSpecial                 // op %rs1, %rd
-	synLoad                    // op <mem>, %rd
-	synStore                   // op %rd, <mem>
-	synSLI                     // mov K, %rd
-	synBR                      // b<cc> target
-	synBRR                     // b<cc>.r offset
-	synSCC                     // s<cc> %rd
+	synReserved syntax = iota // a reserved encoding: the word is invalid
+	synFixed                  // the whole text is the form's name
+	synMovImm                 // mov K, %rd
+	synRI                     // op[.f] %rs1, K, %rd
+	synShiftImm               // sh[.f] %rs1, ±n, %rd
+	synRR                     // op[.f][.cc] %rs1, %rs2, %rd
+	synMovRR                  // mov %rs1, %rd
+	synJR                     // bt %rs2
+	synBrInd                  // b<cc> %rs1
+	synBrIndAdd               // b<cc> %rs1 add %rs2
+	synSel                    // sel.<cc> %rs1, %rs2, %rd
+	synSpecial                // op %rs1, %rd
+	synLoad                   // op <mem>, %rd
+	synStore                  // op %rd, <mem>
+	synSLI                    // mov K, %rd
+	synBR                     // b<cc> target
+	synBRR                    // b<cc>.r offset
+	synSCC                    // s<cc> %rd
 )
 
 // FormID indexes the form table.
