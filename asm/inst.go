@@ -462,8 +462,9 @@ func (a *assembler) buildMem(p *parser, t token, acc memAccess, ops []operand) (
 	default:
 		s.in.Rs1 = m.base
 		s.in.Class, s.use = isa.RM, useMemOff
+		s.in.Zext = false // RM "uld" is "ld"
 		if acc.size != isa.Word {
-			s.in.Class, s.use = isa.SPLS, useSplsOff
+			s.in.Class, s.use, s.in.Zext = isa.SPLS, useSplsOff, acc.zext
 		}
 		s.imm = m.off
 		if m.incr != 0 {
@@ -651,10 +652,12 @@ func (a *assembler) finishInst(f *fixup) (isa.Inst, *reloc, error) {
 		if !v.isConst() {
 			return in, nil, evalError(e, "a relative branch takes a constant offset")
 		}
-		if v.off%4 != 0 || v.off < -32768 || v.off > 0xFFFF {
-			return in, nil, evalError(e, "relative branch offset %d must be a multiple of 4 in -32768..65535", v.off)
+		if v.off < -32768 || v.off > 0xFFFF {
+			return in, nil, evalError(e, "relative branch offset %d out of range -32768..65535", v.off)
 		}
-		in.Imm = uint32(int32(int16(uint16(v.off))))
+		// As llvm-mc does, the low two bits are dropped: the word holds the
+		// offset in words.
+		in.Imm = uint32(int32(int16(uint16(v.off)))) &^ 3
 		return in, nil, nil
 	}
 	return in, nil, fmt.Errorf("internal error: unknown operand use %d", s.use)

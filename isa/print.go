@@ -19,8 +19,8 @@ func (i Inst) String() string {
 	return b.String()
 }
 
-// hex formats a value as LLVM's formatHex does: "0x1f", "-0x1f".
-func hex(v int64) string {
+// formatHex formats a value as LLVM's formatHex does: "0x1f", "-0x1f".
+func formatHex(v int64) string {
 	if v < 0 {
 		return "-0x" + strconv.FormatUint(uint64(-v), 16)
 	}
@@ -44,17 +44,17 @@ func (i Inst) Format(b *strings.Builder) {
 	case synFixed, synReserved:
 		b.WriteString(name)
 	case synMovImm, synSLI:
-		b.WriteString("mov\t" + hex(int64(i.Imm)) + ", ")
+		b.WriteString("mov\t" + formatHex(int64(i.Imm)) + ", ")
 		reg(i.Rd)
 	case synRI:
 		b.WriteString(name + flag + "\t")
 		reg(i.Rs1)
-		b.WriteString(", " + hex(int64(i.Imm)) + ", ")
+		b.WriteString(", " + formatHex(int64(i.Imm)) + ", ")
 		reg(i.Rd)
 	case synShiftImm:
 		b.WriteString(name + flag + "\t")
 		reg(i.Rs1)
-		b.WriteString(", " + hex(int64(int32(i.Imm))) + ", ")
+		b.WriteString(", " + formatHex(int64(int32(i.Imm))) + ", ")
 		reg(i.Rd)
 	case synRR:
 		b.WriteString(name + flag)
@@ -105,9 +105,9 @@ func (i Inst) Format(b *strings.Builder) {
 		b.WriteString(", ")
 		i.formatMem(b)
 	case synBR:
-		b.WriteString("b" + cc + "\t" + hex(int64(i.Imm)))
+		b.WriteString("b" + cc + "\t" + formatHex(int64(i.Imm)))
 	case synBRR:
-		b.WriteString("b" + cc + ".r\t" + hex(int64(uint16(i.Imm))))
+		b.WriteString("b" + cc + ".r\t" + formatHex(int64(uint16(i.Imm))))
 	case synSCC:
 		b.WriteString("s" + cc + "\t")
 		reg(i.Rd)
@@ -120,7 +120,7 @@ func (i Inst) formatMem(b *strings.Builder) {
 	base := "%" + i.Rs1.String()
 	switch i.Class {
 	case SLS:
-		b.WriteString("[" + hex(int64(i.Imm)) + "]")
+		b.WriteString("[" + formatHex(int64(i.Imm)) + "]")
 	case RRM:
 		b.WriteByte('[')
 		if pre {
