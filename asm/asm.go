@@ -199,6 +199,8 @@ type assembler struct {
 	line     srcLine // the line being assembled
 	defining *macro  // a .macro being collected
 	defDepth int
+	calls    []Pos // positions of the macro invocations being expanded
+	expanded bool  // the statement just assembled was a macro invocation
 }
 
 func newAssembler(opt Options) *assembler {
@@ -468,9 +470,15 @@ func (a *assembler) statement(st string, off int, depth int) {
 	if err := a.statementTokens(p, depth); err != nil {
 		a.report(err, p.at(first))
 	}
-	if a.cur == startSect && a.cur.offset() > start {
+	if a.cur == startSect && a.cur.offset() > start && !a.expanded {
+		// Bytes of an expanded macro body are listed against the
+		// invocation, line by line.
+		if n := len(a.calls); n > 0 {
+			pos = a.calls[0]
+		}
 		a.listing = append(a.listing, listEntry{pos: pos, text: a.line.text, sect: a.cur, off: start, n: a.cur.offset() - start})
 	}
+	a.expanded = false
 }
 
 func (a *assembler) statementTokens(p *parser, depth int) error {

@@ -703,7 +703,10 @@ func (a *assembler) expandMacro(m *macro, p *parser, t token, depth int) error {
 		body[i] = srcLine{text: r.Replace(l.text), pos: l.pos}
 	}
 	saved := a.line
+	a.calls = append(a.calls, p.at(t))
 	a.lines(body, depth+1)
+	a.calls = a.calls[:len(a.calls)-1]
 	a.line = saved
+	a.expanded = true
 	return nil
 }

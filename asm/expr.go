@@ -218,6 +218,10 @@ func (a *assembler) evalDepth(e *expr, depth int) (value, error) {
 			s.evaluating = true
 			v, err := a.evalDepth(s.equ, depth+1)
 			s.evaluating = false
+			if pe, ok := err.(*posError); ok && pe.pos.Line != e.pos.Line {
+				// Report at the use, naming the symbol whose value failed.
+				return v, evalError(e, "%s (in the value of %s, set at %v)", pe.msg, s.name, s.defPos)
+			}
 			return v, err
 		}
 		if s.isAbs {

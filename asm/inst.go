@@ -507,7 +507,11 @@ func (a *assembler) resolve(s *section, f *fixup) {
 	}
 	w, err := isa.Encode(in)
 	if err != nil {
-		a.errorf(f.pos, "%s", err.Error())
+		pos := f.pos
+		if f.inst.imm != nil {
+			pos = f.inst.imm.pos
+		}
+		a.errorf(pos, "%s", err.Error())
 		return
 	}
 	if rel != nil {

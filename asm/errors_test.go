@@ -1,0 +1,80 @@
+package asm
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestErrors checks testdata/errors.s: every line marked ERROR "re" gives an
+// error matching re, and no other line gives one (the style of Go's
+// cmd/asm tests: the expectation stands beside the source line).
+func TestErrors(t *testing.T) {
+	src, err := os.ReadFile("testdata/errors.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]*regexp.Regexp{}
+	mark := regexp.MustCompile(`! ERROR "((?:[^"\\]|\\.)*)"`)
+	for i, line := range strings.Split(string(src), "\n") {
+		if m := mark.FindStringSubmatch(line); m != nil {
+			want[i+1] = regexp.MustCompile(strings.ReplaceAll(m[1], `\"`, `"`))
+		}
+	}
+	_, err = Assemble([]Source{{"errors.s", src}}, Options{})
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("want an ErrorList, got %v", err)
+	}
+	got := map[int][]string{}
+	for _, e := range list {
+		if e.Pos.File != "errors.s" {
+			t.Errorf("error in file %q: %v", e.Pos.File, e)
+		}
+		got[e.Pos.Line] = append(got[e.Pos.Line], e.Msg)
+	}
+	for line, re := range want {
+		msgs := got[line]
+		ok := false
+		for _, m := range msgs {
+			ok = ok || re.MatchString(m)
+		}
+		if !ok {
+			t.Errorf("line %d: want an error matching %q, got %q", line, re, msgs)
+		}
+	}
+	for line, msgs := range got {
+		if want[line] == nil {
+			t.Errorf("line %d: unexpected errors %q", line, msgs)
+		}
+	}
+}
+
+// An error prints as file:line:col, the source line and a caret.
+func TestErrorFormat(t *testing.T) {
+	_, err := Assemble([]Source{{"f.s", []byte("\tnop\n\tadd\t%r1, 0x12345, %r2\n")}}, Options{})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	want := "f.s:2:11: error: immediate 0x12345 cannot be encoded: it must fit in the upper or lower 16 bits\n" +
+		"\tadd\t%r1, 0x12345, %r2\n" +
+		"\t   \t     ^"
+	if err.Error() != want {
+		t.Errorf("got\n%s\nwant\n%s", err, want)
+	}
+}
+
+// The number of errors reported is capped.
+func TestErrorCap(t *testing.T) {
+	src := strings.Repeat("\tbogus\n", 500)
+	_, err := Assemble([]Source{{"many.s", []byte(src)}}, Options{})
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("got %v", err)
+	}
+	if len(list) != maxErrors+1 || !strings.Contains(list[len(list)-1].Msg, "too many errors") {
+		t.Errorf("got %d errors, last %q", len(list), list[len(list)-1].Msg)
+	}
+}
