@@ -34,6 +34,8 @@ type Options struct {
 	IncludeDirs []string
 	// ReadFile reads included files; nil means os.ReadFile.
 	ReadFile func(name string) ([]byte, error)
+	// Listing keeps what Result.Listing needs.
+	Listing bool
 }
 
 // Result is an assembled object and its listing.
@@ -201,6 +203,11 @@ type assembler struct {
 	defDepth int
 	calls    []Pos // positions of the macro invocations being expanded
 	expanded bool  // the statement just assembled was a macro invocation
+	tokBuf   []token
+	stmtBuf  []string
+	offBuf   []int
+	exprSlab []expr
+	parser   parser
 }
 
 func newAssembler(opt Options) *assembler {
@@ -334,6 +341,10 @@ func defaultSectionFlags(name string) (uint32, uint32) {
 // emit appends bytes to the current section.
 func (a *assembler) emit(b ...byte) {
 	s := a.cur
+	if int64(s.offset())+int64(len(b)) > maxSection {
+		a.errorf(a.line.pos, "section %s exceeds %d MiB", s.name, maxSection>>20)
+		return
+	}
 	if s.nobits() {
 		for _, c := range b {
 			if c != 0 {
@@ -347,13 +358,17 @@ func (a *assembler) emit(b ...byte) {
 	s.data = append(s.data, b...)
 }
 
-// emitZeros appends n zero bytes (or fill bytes).
+// maxSection caps a section's size: far above the LANai's 32 MiB code reach,
+// low enough that bad input cannot exhaust memory.
+const maxSection = 64 << 20
+
+// emitFill appends n fill bytes.
 func (a *assembler) emitFill(n int64, fill byte) {
-	if n < 0 || n > 1<<28 {
-		a.errorf(a.line.pos, "fill size %d out of range", n)
+	s := a.cur
+	if n < 0 || int64(s.offset())+n > maxSection {
+		a.errorf(a.line.pos, "fill size %d out of range (a section may hold at most %d MiB)", n, maxSection>>20)
 		return
 	}
-	s := a.cur
 	if s.nobits() {
 		if fill != 0 {
 			a.errorf(a.line.pos, "non-zero fill in section %s, which has no contents (nobits)", s.name)
@@ -425,7 +440,8 @@ func (a *assembler) lines(src []srcLine, depth int) {
 			continue
 		}
 		a.line = l
-		stmts, offs := splitStatements(l.text, &inBlock)
+		stmts, offs := splitStatements(a.stmtBuf[:0], a.offBuf[:0], l.text, &inBlock)
+		a.stmtBuf, a.offBuf = stmts[:0], offs[:0]
 		for k, st := range stmts {
 			a.statement(st, offs[k], depth)
 			if a.defining != nil && k+1 < len(stmts) {
@@ -444,7 +460,8 @@ func (a *assembler) live() bool {
 // statement assembles one statement.
 func (a *assembler) statement(st string, off int, depth int) {
 	pos := a.line.pos
-	toks, lerr := lexStatement(st, off)
+	toks, lerr := lexStatement(a.tokBuf, st, off)
+	a.tokBuf = toks
 	if lerr != nil {
 		if a.live() {
 			pos.Col = lerr.col
@@ -452,7 +469,12 @@ func (a *assembler) statement(st string, off int, depth int) {
 		}
 		return
 	}
-	p := &parser{a: a, toks: toks, pos: pos}
+	// The parser is reused; a macro expansion nests statements, so the
+	// current one is saved and restored around this one.
+	saved := a.parser
+	a.parser = parser{a: a, toks: toks, pos: pos}
+	p := &a.parser
+	defer func() { a.parser = saved }()
 	first := p.peek()
 	// Conditionals are seen even in skipped blocks.
 	if first.kind == tIdent && condDirectives[strings.ToLower(first.text)] {
@@ -470,7 +492,7 @@ func (a *assembler) statement(st string, off int, depth int) {
 	if err := a.statementTokens(p, depth); err != nil {
 		a.report(err, p.at(first))
 	}
-	if a.cur == startSect && a.cur.offset() > start && !a.expanded {
+	if a.opt.Listing && a.cur == startSect && a.cur.offset() > start && !a.expanded {
 		// Bytes of an expanded macro body are listed against the
 		// invocation, line by line.
 		if n := len(a.calls); n > 0 {
@@ -522,8 +544,10 @@ func (a *assembler) statementTokens(p *parser, depth int) error {
 		}
 		return p.errAt(t, "unknown directive %s", t.text)
 	}
-	if m, ok := a.macros[t.text]; ok {
-		return a.expandMacro(m, p, t, depth)
+	if len(a.macros) > 0 {
+		if m, ok := a.macros[t.text]; ok {
+			return a.expandMacro(m, p, t, depth)
+		}
 	}
 	return a.instruction(p, t)
 }

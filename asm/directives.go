@@ -424,7 +424,7 @@ func dirFill(a *assembler, p *parser, t token) error {
 	if size < 0 || size > 8 {
 		return p.errAt(t, ".fill size %d out of range 0..8", size)
 	}
-	if repeat < 0 || repeat*size > 1<<28 {
+	if repeat < 0 || repeat*size > maxSection {
 		return p.errAt(t, ".fill repeat count %d out of range", repeat)
 	}
 	for i := int64(0); i < repeat; i++ {
@@ -654,10 +654,16 @@ func firstWord(s string) string {
 	return s[:i]
 }
 
+// maxExpansions caps the macro expansions of one assembly.
+const maxExpansions = 100000
+
 // expandMacro substitutes the arguments into a macro's body and assembles it.
 func (a *assembler) expandMacro(m *macro, p *parser, t token, depth int) error {
 	if depth > 100 {
 		return p.errAt(t, "macro expansion nests too deeply (recursive macro %s?)", m.name)
+	}
+	if a.expand >= maxExpansions {
+		return p.errAt(t, "more than %d macro expansions", maxExpansions)
 	}
 	// Arguments are the raw text between commas.
 	var args []string

@@ -18,7 +18,7 @@ func TestEncodings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Assemble([]Source{{"encodings.s", src}}, Options{})
+	res, err := Assemble([]Source{{"encodings.s", src}}, Options{Listing: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func (p *parser) parseBinary(minPrec int) (*expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		x = &expr{op: eBinary, bin: t.text, x: x, y: y, pos: p.at(t)}
+		x = p.a.newExpr(expr{op: eBinary, bin: t.text, x: x, y: y, pos: p.at(t)})
 	}
 }
 
@@ -144,16 +144,16 @@ func (p *parser) parseUnary() (*expr, error) {
 	pos := p.at(t)
 	switch t.kind {
 	case tNum:
-		return &expr{op: eNum, val: int64(t.val), pos: pos}, nil
+		return p.a.newExpr(expr{op: eNum, val: int64(t.val), pos: pos}), nil
 	case tLocalRef:
 		s, err := p.a.localRef(t.text)
 		if err != nil {
 			return nil, &posError{pos, err.Error()}
 		}
-		return &expr{op: eSym, sym: s, pos: pos}, nil
+		return p.a.newExpr(expr{op: eSym, sym: s, pos: pos}), nil
 	case tIdent:
 		if t.text == "." {
-			return &expr{op: eSym, sym: p.a.here(), pos: pos}, nil
+			return p.a.newExpr(expr{op: eSym, sym: p.a.here(), pos: pos}), nil
 		}
 		if l := strings.ToLower(t.text); (l == "hi" || l == "lo") && p.peek().is("(") {
 			p.next()
@@ -168,9 +168,9 @@ func (p *parser) parseUnary() (*expr, error) {
 			if l == "lo" {
 				op = eLo
 			}
-			return &expr{op: op, x: x, pos: pos}, nil
+			return p.a.newExpr(expr{op: op, x: x, pos: pos}), nil
 		}
-		return &expr{op: eSym, sym: p.a.lookup(t.text), pos: pos}, nil
+		return p.a.newExpr(expr{op: eSym, sym: p.a.lookup(t.text), pos: pos}), nil
 	case tPunct:
 		switch t.text {
 		case "(":
@@ -188,10 +188,33 @@ func (p *parser) parseUnary() (*expr, error) {
 			if t.text == "+" {
 				return x, nil
 			}
-			return &expr{op: op, x: x, pos: pos}, nil
+			return p.a.newExpr(expr{op: op, x: x, pos: pos}), nil
 		}
 	}
 	return nil, &posError{pos, fmt.Sprintf("expected an expression, found %v", t)}
+}
+
+// newExpr allocates an expression node from a slab, sparing the garbage
+// collector one object per node.
+func (a *assembler) newExpr(e expr) *expr {
+	if len(a.exprSlab) == 0 {
+		a.exprSlab = make([]expr, 1024)
+	}
+	n := &a.exprSlab[0]
+	a.exprSlab = a.exprSlab[1:]
+	*n = e
+	return n
+}
+
+// isConstant reports whether an expression involves no symbol at all.
+func (e *expr) isConstant() bool {
+	switch e.op {
+	case eNum:
+		return true
+	case eSym:
+		return false
+	}
+	return e.x.isConstant() && (e.y == nil || e.y.isConstant())
 }
 
 // evalError is an evaluation failure at an expression's position.

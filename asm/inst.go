@@ -234,7 +234,7 @@ var memMnemonics = map[string]memAccess{
 // instruction parses an instruction and reserves its word.
 func (a *assembler) instruction(p *parser, t token) error {
 	mn := strings.ToLower(t.text)
-	var ops []operand
+	ops := make([]operand, 0, 4)
 	for !p.atEnd() {
 		o, err := p.parseOperand()
 		if err != nil {
@@ -261,7 +261,15 @@ func (a *assembler) instruction(p *parser, t token) error {
 	if a.cur.align < 4 {
 		a.cur.align = 4
 	}
-	a.addFixup(fixup{kind: fixInst, inst: spec, pos: p.at(t)})
+	f := fixup{kind: fixInst, inst: spec, pos: p.at(t), off: a.cur.offset()}
+	// An instruction whose operand is already a constant is encoded now;
+	// the others wait until every symbol is defined.
+	if spec.imm == nil || spec.imm.isConstant() {
+		a.emit(0, 0, 0, 0)
+		a.resolveNow(a.cur, &f)
+		return nil
+	}
+	a.addFixup(f)
 	a.emit(0, 0, 0, 0)
 	return nil
 }
@@ -468,10 +476,10 @@ func (a *assembler) buildMem(p *parser, t token, acc memAccess, ops []operand) (
 		}
 		s.imm = m.off
 		if m.incr != 0 {
-			s.imm = &expr{op: eNum, val: int64(m.incr) * int64(acc.size), pos: p.at(t)}
+			s.imm = a.newExpr(expr{op: eNum, val: int64(m.incr) * int64(acc.size), pos: p.at(t)})
 		}
 		if s.imm == nil {
-			s.imm = &expr{op: eNum, pos: p.at(t)}
+			s.imm = a.newExpr(expr{op: eNum, pos: p.at(t)})
 		}
 	}
 	return s, nil
@@ -495,7 +503,12 @@ func pqMode(pre, post, nonzero, symbolic bool) isa.Mode {
 func (a *assembler) resolve(s *section, f *fixup) {
 	saved := a.line
 	a.line = srcLine{text: f.line, pos: Pos{File: f.pos.File, Line: f.pos.Line}}
-	defer func() { a.line = saved }()
+	a.resolveNow(s, f)
+	a.line = saved
+}
+
+// resolveNow patches a fixup whose values can be computed.
+func (a *assembler) resolveNow(s *section, f *fixup) {
 	if f.kind == fixData {
 		a.resolveData(s, f)
 		return

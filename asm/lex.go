@@ -43,13 +43,26 @@ func isIdentStart(c byte) bool {
 
 func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
-// twoCharPuncts are the punctuation pairs read as one token.
-var twoCharPuncts = []string{"<<", ">>", "==", "!=", "<=", ">=", "&&", "||", "<>"}
+// isTwoCharPunct reports the punctuation pairs read as one token: << >> ==
+// != <= >= && || <>.
+func isTwoCharPunct(a, b byte) bool {
+	switch a {
+	case '<':
+		return b == '<' || b == '=' || b == '>'
+	case '>':
+		return b == '>' || b == '='
+	case '=', '!':
+		return b == '='
+	case '&', '|':
+		return b == a
+	}
+	return false
+}
 
-// lexStatement splits one statement into tokens. base is the column of the
-// statement's first byte in its line, minus one.
-func lexStatement(s string, base int) ([]token, *lexError) {
-	var toks []token
+// lexStatement splits one statement into tokens, appended to toks[:0]. base
+// is the column of the statement's first byte in its line, minus one.
+func lexStatement(toks []token, s string, base int) ([]token, *lexError) {
+	toks = toks[:0]
 	i := 0
 	for i < len(s) {
 		c := s[i]
@@ -91,10 +104,8 @@ func lexStatement(s string, base int) ([]token, *lexError) {
 				return nil, &lexError{col, fmt.Sprintf("unexpected character %q", c)}
 			}
 			n := 1
-			for _, p := range twoCharPuncts {
-				if strings.HasPrefix(s[i:], p) {
-					n = 2
-				}
+			if i+1 < len(s) && isTwoCharPunct(c, s[i+1]) {
+				n = 2
 			}
 			toks = append(toks, token{kind: tPunct, text: s[i : i+n], col: col})
 			i += n
@@ -252,21 +263,29 @@ func lexChar(s string) (uint64, int, error) {
 // splitStatements removes comments from a line and splits it at ';'. It
 // returns each statement with its starting offset in the line. inBlock
 // carries an open /* comment across lines.
-func splitStatements(line string, inBlock *bool) (stmts []string, offs []int) {
-	var cur strings.Builder
-	start := -1
-	flush := func() {
-		if start >= 0 {
-			stmts = append(stmts, cur.String())
-			offs = append(offs, start)
-		}
-		cur.Reset()
-		start = -1
-	}
+// The results are appended to stmts and offs.
+func splitStatements(stmts []string, offs []int, line string, inBlock *bool) ([]string, []int) {
 	// '#' as the first non-blank character starts a comment (C preprocessor
 	// line markers included).
 	if t := strings.TrimLeft(line, " \t"); !*inBlock && strings.HasPrefix(t, "#") {
-		return nil, nil
+		return stmts, offs
+	}
+	start := -1 // start of the current statement's remaining text
+	origin := 0 // where the current statement began in the line
+	var blocked []byte
+	useBlocked := false // a block comment inside this statement: build it
+	flush := func(end int) {
+		if start >= 0 {
+			st := line[start:end]
+			if useBlocked {
+				st = string(append(blocked, line[start:end]...))
+			}
+			if st = strings.TrimRight(st, " \t\r"); st != "" {
+				stmts = append(stmts, st)
+				offs = append(offs, origin)
+			}
+		}
+		start, blocked, useBlocked = -1, nil, false
 	}
 	inStr := false
 	for i := 0; i < len(line); i++ {
@@ -276,34 +295,35 @@ func splitStatements(line string, inBlock *bool) (stmts []string, offs []int) {
 				*inBlock = false
 				i++
 				if start >= 0 {
-					cur.WriteByte(' ')
+					start = i + 1
 				}
 			}
 			continue
 		}
 		if inStr {
-			cur.WriteByte(c)
-			if c == '\\' && i+1 < len(line) {
+			if c == '\\' {
 				i++
-				cur.WriteByte(line[i])
 			} else if c == '"' {
 				inStr = false
 			}
 			continue
 		}
 		switch {
-		case c == '!':
-			flush()
-			return
-		case c == '/' && i+1 < len(line) && line[i+1] == '/':
-			flush()
-			return
+		case c == '!' || c == '/' && i+1 < len(line) && line[i+1] == '/':
+			flush(i)
+			return stmts, offs
 		case c == '/' && i+1 < len(line) && line[i+1] == '*':
+			if start >= 0 {
+				blocked = append(blocked, line[start:i]...)
+				blocked = append(blocked, ' ')
+				useBlocked = true
+				start = i + 2
+			}
 			*inBlock = true
 			i++
 			continue
 		case c == ';':
-			flush()
+			flush(i)
 			continue
 		case c == '\'' && i+2 < len(line):
 			// A character constant may hold ';' or '!'.
@@ -313,23 +333,18 @@ func splitStatements(line string, inBlock *bool) (stmts []string, offs []int) {
 			}
 			if line[i+n-1] == '\'' {
 				if start < 0 {
-					start = i
+					start, origin = i, i
 				}
-				cur.WriteString(line[i : i+n])
 				i += n - 1
 				continue
 			}
 		case c == '"':
 			inStr = true
 		}
-		if start < 0 {
-			if c == ' ' || c == '\t' {
-				continue
-			}
-			start = i
+		if start < 0 && c != ' ' && c != '\t' {
+			start, origin = i, i
 		}
-		cur.WriteByte(c)
 	}
-	flush()
-	return
+	flush(len(line))
+	return stmts, offs
 }

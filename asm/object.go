@@ -71,12 +71,16 @@ func (a *assembler) object() (*objfile.File, error) {
 		syms[s] = o
 		f.Symbols = append(f.Symbols, o)
 	}
+	sectSyms := map[*section]*objfile.Symbol{}
 	for _, s := range a.sortedSections() {
 		os := out[s]
 		for _, r := range s.relocs {
 			or := objfile.Reloc{Offset: r.off, Type: r.typ, Addend: int32(r.addend)}
 			if r.sect != nil {
-				or.Sym = f.SectionSymbol(out[r.sect])
+				if sectSyms[r.sect] == nil {
+					sectSyms[r.sect] = f.SectionSymbol(out[r.sect])
+				}
+				or.Sym = sectSyms[r.sect]
 			} else {
 				or.Sym = syms[r.sym]
 			}

@@ -49,18 +49,32 @@ func (r Reg) String() string {
 // RegByName maps a register name (without '%', lower case: "r7", "sp", "rca")
 // to its number.
 func RegByName(name string) (Reg, bool) {
-	r, ok := regByName[name]
-	return r, ok
+	if len(name) >= 2 && len(name) <= 3 && name[0] == 'r' && name[1] >= '0' && name[1] <= '9' {
+		n := int(name[1] - '0')
+		if len(name) == 3 {
+			if name[1] == '0' || name[2] < '0' || name[2] > '9' {
+				return regAlias(name)
+			}
+			n = n*10 + int(name[2]-'0')
+		}
+		if n < 32 {
+			return Reg(n), true
+		}
+		return 0, false
+	}
+	return regAlias(name)
 }
 
-var regByName = func() map[string]Reg {
-	m := make(map[string]Reg, 64)
+// regAlias maps the names that are not "r" and a number: pc, sp, fp, rv,
+// rr1, rr2, rca.
+func regAlias(name string) (Reg, bool) {
 	for i, n := range regNames {
-		m[n] = Reg(i)
-		m[fmt.Sprintf("r%d", i)] = Reg(i)
+		if n == name {
+			return Reg(i), true
+		}
 	}
-	return m
-}()
+	return 0, false
+}
 
 // Cond is a 4-bit condition code (DDDI): the odd code is the negation of the
 // even code below it.

@@ -19,7 +19,7 @@ start:
 	bt	1b                          ! => e0000000 R_LANAI_25 .L1$1+0
 	bne	1f                          ! => e6000000 R_LANAI_25 .L1$2+0
 1:	bt	.                           ! => e0000000 R_LANAI_25 .Ltmp
-	mov	end-start, %r5              ! => 02800080
+	mov	end-start, %r5              ! => 028000a0
 	ld	[data], %r6                 ! => f3000000 R_LANAI_21 data+0
 	ld	[0x1000], %r6               ! => f3001000
 	ld	[0x7ffe], %r6               ! => 83027ffe
@@ -35,6 +35,12 @@ start:
 	.macro	addk dst, k=1
 	add	\dst, \k, \dst
 	.endm
+	nop ; nop                           ! => 00000001 00000001
+	add /* a comment */ %r1, 1, %r2     ! => 01040001
+	/* a comment
+	   over lines */ sub %r1, 2, %r2    ! => 21040002
+# a preprocessor line marker
+	add %r1, 3, %r2 // C++ comment      ! => 01040003
 	addk	%r6                         ! => 03180001
 	addk	%r6, 7                      ! => 03180007
 	.if K > 0x30
@@ -45,7 +51,7 @@ start:
 	.ifdef	nosuchsymbol
 	.long 5                             ! (skipped)
 	.endif
-	.p2align 5                          ! => 15000000 15000000 15000000 15000000
+	.p2align 5                          ! => 15000000 15000000 15000000 15000000 15000000 15000000 15000000
 end:
 	.data
 	.long	0x12345678, -1              ! => 12345678 ffffffff
@@ -61,4 +67,4 @@ data:
 .Lx:	.zero	3                           ! => 000000
 	.fill	2, 2, 0x1234                ! => 12341234
 	.long	. - data                    ! => 00000027
-	.long	end - start                 ! => 00000080
+	.long	end - start                 ! => 000000a0

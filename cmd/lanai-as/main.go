@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	opt := asm.Options{IncludeDirs: incs}
+	opt := asm.Options{IncludeDirs: incs, Listing: *listing != ""}
 	if *listing != "" && len(files) > 1 && !(*compile && *out != "") {
 		fmt.Fprintln(stderr, "lanai-as: error: -l needs a single input (or -c -o to combine inputs)")
 		return 2
