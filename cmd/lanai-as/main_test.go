@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lanaiemu/objfile"
+)
+
+func runAs(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	st := run(args, &out, &errb)
+	return st, out.String() + errb.String()
+}
+
+func TestLanaiAs(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.s")
+	os.WriteFile(good, []byte("\t.globl _start\n_start:\n\tmov 0x10, %r3\n\tbt _start\n\tnop\n"), 0o644)
+	bad := filepath.Join(dir, "bad.s")
+	os.WriteFile(bad, []byte("\tnop\n\tfrob %r1\n\tadd %r1, 0x12345, %r2\n"), 0o644)
+
+	if st, msg := runAs(t, "--help"); st != 0 || !strings.Contains(msg, "usage: lanai-as") {
+		t.Errorf("--help: status %d, %q", st, msg)
+	}
+	if st, _ := runAs(t); st != 2 {
+		t.Errorf("no input: status %d, want 2", st)
+	}
+	if st, _ := runAs(t, "-bogus", good); st != 2 {
+		t.Errorf("bad flag: status %d, want 2", st)
+	}
+	obj := filepath.Join(dir, "good.o")
+	lst := filepath.Join(dir, "good.lst")
+	if st, msg := runAs(t, "-c", "-o", obj, "-l", lst, good); st != 0 {
+		t.Fatalf("-c: status %d: %s", st, msg)
+	}
+	data, _ := os.ReadFile(obj)
+	f, err := objfile.ReadELF(data)
+	if err != nil || f.Kind != objfile.REL || f.Section(".text") == nil || f.Section(".text").Size != 12 {
+		t.Errorf("object: %v %+v", err, f)
+	}
+	if l, _ := os.ReadFile(lst); !strings.Contains(string(l), "01800010") {
+		t.Errorf("listing lacks the mov word:\n%s", l)
+	}
+	exe := filepath.Join(dir, "good.elf")
+	if st, msg := runAs(t, "-o", exe, good); st != 0 {
+		t.Fatalf("link: status %d: %s", st, msg)
+	}
+	data, _ = os.ReadFile(exe)
+	if f, err := objfile.ReadELF(data); err != nil || f.Kind != objfile.EXEC {
+		t.Errorf("executable: %v", err)
+	}
+	st, msg := runAs(t, "-c", "-o", filepath.Join(dir, "bad.o"), bad)
+	if st != 1 || !strings.Contains(msg, "bad.s:2:2: error: unknown instruction") || !strings.Contains(msg, "bad.s:3:11: error") {
+		t.Errorf("bad input: status %d, %q", st, msg)
+	}
+	if st, msg := runAs(t, "-c", filepath.Join(dir, "missing.s")); st != 1 || !strings.Contains(msg, "missing.s") {
+		t.Errorf("missing file: status %d, %q", st, msg)
+	}
+}
