@@ -198,7 +198,8 @@ type assembler struct {
 	depth    int
 	fileSym  string
 	listing  []listEntry
-	line     srcLine // the line being assembled
+	line     srcLine  // the line being assembled
+	linePtr  *srcLine // where it is kept (fixups refer to it)
 	defining *macro  // a .macro being collected
 	defDepth int
 	calls    []Pos // positions of the macro invocations being expanded
@@ -434,12 +435,13 @@ func (a *assembler) file(name string, text []byte, depth int) {
 // lines assembles lines, with conditionals and macro definitions.
 func (a *assembler) lines(src []srcLine, depth int) {
 	inBlock := false
-	for _, l := range src {
+	for i := range src {
+		l := src[i]
 		if a.defining != nil {
 			a.collectMacroLine(l)
 			continue
 		}
-		a.line = l
+		a.line, a.linePtr = l, &src[i]
 		stmts, offs := splitStatements(a.stmtBuf[:0], a.offBuf[:0], l.text, &inBlock)
 		a.stmtBuf, a.offBuf = stmts[:0], offs[:0]
 		for k, st := range stmts {
@@ -616,9 +618,9 @@ func (a *assembler) include(name string, p *parser, t token, depth int) error {
 			tried = append(tried, path)
 			continue
 		}
-		saved := a.line
+		saved, savedPtr := a.line, a.linePtr
 		a.file(path, text, depth+1)
-		a.line = saved
+		a.line, a.linePtr = saved, savedPtr
 		return nil
 	}
 	return p.errAt(t, "cannot find include file %q (tried %s)", name, strings.Join(tried, ", "))

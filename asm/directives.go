@@ -367,7 +367,7 @@ func dataDirective(size int) directive {
 			if err != nil {
 				return err
 			}
-			a.addFixup(fixup{kind: fixData, size: size, e: e, pos: e.pos})
+			a.addFixup(fixup{kind: fixData, size: uint8(size), e: e, col: int32(e.pos.Col)})
 			a.emit(make([]byte, size)...)
 			if !p.accept(",") {
 				return endStatement(p)
@@ -708,11 +708,11 @@ func (a *assembler) expandMacro(m *macro, p *parser, t token, depth int) error {
 	for i, l := range m.body {
 		body[i] = srcLine{text: r.Replace(l.text), pos: l.pos}
 	}
-	saved := a.line
+	saved, savedPtr := a.line, a.linePtr
 	a.calls = append(a.calls, p.at(t))
 	a.lines(body, depth+1)
 	a.calls = a.calls[:len(a.calls)-1]
-	a.line = saved
+	a.line, a.linePtr = saved, savedPtr
 	a.expanded = true
 	return nil
 }

@@ -44,17 +44,22 @@ const (
 // fixup is a value to patch into a section once every symbol is known.
 type fixup struct {
 	kind fixKind
+	size uint8 // fixData
+	col  int32
 	off  uint32
-	size int   // fixData
 	e    *expr // fixData
+	line *srcLine
 	inst instSpec
-	pos  Pos
-	line string
+}
+
+// pos is the position the fixup reports errors at.
+func (f *fixup) pos() Pos {
+	return Pos{File: f.line.pos.File, Line: f.line.pos.Line, Col: int(f.col)}
 }
 
 func (a *assembler) addFixup(f fixup) {
 	f.off = a.cur.offset()
-	f.line = a.line.text
+	f.line = a.linePtr
 	a.cur.fixups = append(a.cur.fixups, f)
 }
 
@@ -261,7 +266,7 @@ func (a *assembler) instruction(p *parser, t token) error {
 	if a.cur.align < 4 {
 		a.cur.align = 4
 	}
-	f := fixup{kind: fixInst, inst: spec, pos: p.at(t), off: a.cur.offset()}
+	f := fixup{kind: fixInst, inst: spec, col: int32(t.col), off: a.cur.offset(), line: a.linePtr}
 	// An instruction whose operand is already a constant is encoded now;
 	// the others wait until every symbol is defined.
 	if spec.imm == nil || spec.imm.isConstant() {
@@ -502,7 +507,7 @@ func pqMode(pre, post, nonzero, symbolic bool) isa.Mode {
 // resolve patches one fixup.
 func (a *assembler) resolve(s *section, f *fixup) {
 	saved := a.line
-	a.line = srcLine{text: f.line, pos: Pos{File: f.pos.File, Line: f.pos.Line}}
+	a.line = *f.line
 	a.resolveNow(s, f)
 	a.line = saved
 }
@@ -515,12 +520,12 @@ func (a *assembler) resolveNow(s *section, f *fixup) {
 	}
 	in, rel, err := a.finishInst(f)
 	if err != nil {
-		a.report(err, f.pos)
+		a.report(err, f.pos())
 		return
 	}
 	w, err := isa.Encode(in)
 	if err != nil {
-		pos := f.pos
+		pos := f.pos()
 		if f.inst.imm != nil {
 			pos = f.inst.imm.pos
 		}
@@ -702,29 +707,30 @@ func movConst(in isa.Inst, k uint32, e *expr) (isa.Inst, *reloc, error) {
 func (a *assembler) resolveData(s *section, f *fixup) {
 	v, err := a.eval(f.e)
 	if err != nil {
-		a.report(err, f.pos)
+		a.report(err, f.pos())
 		return
 	}
 	if !v.isConst() {
 		if f.size != 4 || v.variant != eNum {
-			a.errorf(f.pos, "only a 4-byte value (.long) can hold a symbol's address")
+			a.errorf(f.pos(), "only a 4-byte value (.long) can hold a symbol's address")
 			return
 		}
 		a.addReloc(s, &reloc{off: f.off, typ: objfile.R_LANAI_32, sym: v.sym, addend: v.off})
 		return
 	}
-	bits := uint(8 * f.size)
+	size := int(f.size)
+	bits := uint(8 * size)
 	if bits < 64 && (v.off < -1<<(bits-1) || v.off >= 1<<bits) {
-		a.errorf(f.pos, "value %d does not fit in %d bytes", v.off, f.size)
+		a.errorf(f.pos(), "value %d does not fit in %d bytes", v.off, size)
 		return
 	}
 	if s.nobits() {
 		if v.off != 0 {
-			a.errorf(f.pos, "non-zero data in section %s, which has no contents (nobits)", s.name)
+			a.errorf(f.pos(), "non-zero data in section %s, which has no contents (nobits)", s.name)
 		}
 		return
 	}
-	for i := 0; i < f.size; i++ {
-		s.data[int(f.off)+i] = byte(uint64(v.off) >> (8 * (f.size - 1 - i)))
+	for i := 0; i < size; i++ {
+		s.data[int(f.off)+i] = byte(uint64(v.off) >> (8 * (size - 1 - i)))
 	}
 }

@@ -40,3 +40,19 @@ func TestCondHolds(t *testing.T) {
 		}
 	}
 }
+
+// Decoding and encoding allocate nothing: the emulator predecodes through them.
+func TestDecodeAllocatesNothing(t *testing.T) {
+	words := []uint32{0x03981234, 0xC3999706, 0x8116FFFC, 0xF39B4FFF, 0xE6001001, 0xA39A9002}
+	n := testing.AllocsPerRun(100, func() {
+		for _, w := range words {
+			in := Decode(w)
+			if _, err := Encode(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per run", n)
+	}
+}
