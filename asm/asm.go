@@ -200,7 +200,7 @@ type assembler struct {
 	listing  []listEntry
 	line     srcLine  // the line being assembled
 	linePtr  *srcLine // where it is kept (fixups refer to it)
-	defining *macro  // a .macro being collected
+	defining *macro   // a .macro being collected
 	defDepth int
 	calls    []Pos // positions of the macro invocations being expanded
 	expanded bool  // the statement just assembled was a macro invocation
