@@ -1,0 +1,79 @@
+/* lanai.h - console output, cycle counter and exit for C programs running on
+ * the lanaiemu LANai emulator (firmware/crt; docs/runtime.md).
+ *
+ * Everything here talks to the simulation-control device, an emulator-only
+ * peripheral at 0xFFFFF000 (outside the real LANai 9.2 memory map):
+ *
+ *   0xFFFFF000  EXIT       write: stop the simulation, exit code = value
+ *   0xFFFFF004  PUTC       write: print the low byte on the console
+ *   0xFFFFF008  CYCLES_LO  read: cycle counter bits 31..0 (latches HI)
+ *   0xFFFFF00C  CYCLES_HI  read: cycle counter bits 63..32 as latched
+ *
+ * The functions are static inline and need nothing but crt0.s; all of them
+ * compile to r0-relative loads and stores (e.g. `st %r6, -4092[%r0]`). */
+#ifndef LANAI_H
+#define LANAI_H
+
+#define LANAI_SIMCTL_BASE 0xFFFFF000u
+#define LANAI_SIMCTL_REG(off) (*(volatile unsigned int *)(LANAI_SIMCTL_BASE + (off)))
+#define LANAI_SIMCTL_EXIT LANAI_SIMCTL_REG(0x0)
+#define LANAI_SIMCTL_PUTC LANAI_SIMCTL_REG(0x4)
+#define LANAI_SIMCTL_CYCLES_LO LANAI_SIMCTL_REG(0x8)
+#define LANAI_SIMCTL_CYCLES_HI LANAI_SIMCTL_REG(0xC)
+
+/* Write one character (the low byte of c) to the console. */
+static inline void lanai_putchar(int c) { LANAI_SIMCTL_PUTC = (unsigned char)c; }
+
+/* Write a NUL-terminated string, without a newline. */
+static inline void lanai_print(const char *s)
+{
+	while (*s != 0)
+		lanai_putchar(*s++);
+}
+
+/* Write a string and a newline, like puts. */
+static inline void lanai_puts(const char *s)
+{
+	lanai_print(s);
+	lanai_putchar('\n');
+}
+
+/* Write v as 8 lower-case hex digits (no prefix). */
+static inline void lanai_print_hex(unsigned int v)
+{
+	for (int sh = 28; sh >= 0; sh -= 4)
+		lanai_putchar("0123456789abcdef"[(v >> sh) & 0xF]);
+}
+
+/* Write v in decimal (uses the runtime's __udivsi3/__umodsi3). */
+static inline void lanai_print_udec(unsigned int v)
+{
+	char buf[10];
+	int n = 0;
+	do {
+		buf[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		lanai_putchar(buf[--n]);
+}
+
+/* The 64-bit cycle counter: LO is read first, which latches HI, so the
+ * two halves belong to the same instant. */
+static inline unsigned long long lanai_cycles(void)
+{
+	unsigned int lo = LANAI_SIMCTL_CYCLES_LO;
+	unsigned int hi = LANAI_SIMCTL_CYCLES_HI;
+	return (unsigned long long)hi << 32 | lo;
+}
+
+/* Stop the simulation with the given exit code (as returning it from main
+ * does). Spins if the simulation-control device is absent. */
+static inline __attribute__((noreturn)) void lanai_exit(int code)
+{
+	LANAI_SIMCTL_EXIT = (unsigned int)code;
+	for (;;)
+		;
+}
+
+#endif /* LANAI_H */
