@@ -1,0 +1,185 @@
+// Package lanai is the LANai 9.2 core: the architectural state, the
+// semantics of every instruction of package isa, the cycle model
+// (timing.go), and the run loop that predecodes each SRAM word once and
+// checks its deadline with one compare per instruction.
+//
+// The semantics follow LLVM's Lanai target where the LANai documents
+// disagree (docs/isa.md): reading pc gives the address of the instruction
+// doing the read; loads are interlocked (the next instruction sees the
+// value and pays a stall cycle); a branch or an ALU write to pc has one
+// delay slot and a load into pc two; flags live in their own register, so
+// r3 is an ordinary register.
+package lanai
+
+import (
+	"fmt"
+	"io"
+
+	"lanaiemu/isa"
+	"lanaiemu/memsys"
+)
+
+// Config configures a core.
+type Config struct {
+	ClockHz  uint64 // core clock; 0 means DefaultClockHz
+	SRAMSize uint32 // bytes of SRAM; 0 means memsys.DefaultSRAMSize
+	// AlignSilently makes unaligned word and half-word accesses ignore the
+	// low address bits, as the LANai 3 manual describes, instead of
+	// trapping (the default, which finds firmware bugs).
+	AlignSilently bool
+	// Console receives the characters written to the simulation-control
+	// device's PUTC register; nil discards them.
+	Console io.Writer
+	// Contention, if set, charges SRAM-arbitration stalls to core accesses.
+	Contention SRAMContention
+}
+
+// noLoad is the interlock register index meaning "the previous instruction
+// loaded nothing" (a bit position no source mask has set).
+const noLoad = 63
+
+// CPU is one LANai core with its memory.
+type CPU struct {
+	// R is the register file. R[0] and R[1] always hold 0 and 0xFFFFFFFF;
+	// R[2] holds the address of the instruction being executed while it
+	// executes; R[32] is where writes to r0 and r1 go.
+	R [33]uint32
+	// Flags holds Z, N, V and C.
+	Flags isa.Flags
+	// PC is the next instruction to execute; NPC and NNPC the two after it
+	// (different from PC+4 and PC+8 inside delay slots).
+	PC, NPC, NNPC uint32
+	// Cycles counts clock cycles since reset; Instret instructions
+	// executed.
+	Cycles, Instret uint64
+
+	Mem *memsys.Memory
+	cfg Config
+	pre []uop
+
+	lastLoad uint8 // register loaded by the previous instruction, or noLoad
+
+	deadline uint64 // run until Cycles reaches this
+	events   eventQueue
+	stop     *Stop // set by a handler or device to end the run
+
+	// History of control transfers (a ring), for trap reports.
+	hist    [historySize]transfer
+	histPos int
+
+	// The last store, for traces and watchpoints.
+	storeAddr uint32
+	storeSize uint8
+	stores    uint64 // stores executed (a trace notices a new one)
+
+	breakpoints map[uint32]bool
+	skipBreak   bool // Step executes an instruction even if it has a breakpoint
+	brk         uop  // the real instruction under a breakpoint, while stepping it
+	simctl      simCtl
+}
+
+// New makes a core with its memory, the simulation-control device mapped at
+// memsys.SimCtlBase, and the CPUC special register counting cycles.
+func New(cfg Config) (*CPU, error) {
+	if cfg.ClockHz == 0 {
+		cfg.ClockHz = DefaultClockHz
+	}
+	if cfg.SRAMSize == 0 {
+		cfg.SRAMSize = memsys.DefaultSRAMSize
+	}
+	mem, err := memsys.New(cfg.SRAMSize)
+	if err != nil {
+		return nil, err
+	}
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, cfg.SRAMSize/4)}
+	c.simctl.cpu = c
+	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
+	mem.OnWrite(c.invalidate)
+	if r, ok := memsys.SpecialByName("CPUC"); ok {
+		mem.Specials.Hook(r.Off, func() uint32 { return uint32(c.Cycles) }, nil)
+	}
+	c.Reset(0)
+	return c, nil
+}
+
+// Config returns the core's configuration.
+func (c *CPU) Config() Config { return c.cfg }
+
+// Reset clears the registers and counters and starts execution at entry.
+// SRAM is kept.
+func (c *CPU) Reset(entry uint32) {
+	c.R = [33]uint32{}
+	c.R[1] = 0xFFFFFFFF
+	c.Flags = 0
+	c.PC, c.NPC, c.NNPC = entry, entry+4, entry+8
+	c.Cycles, c.Instret = 0, 0
+	c.lastLoad = noLoad
+	c.stop = nil
+	c.histPos = 0
+	c.hist = [historySize]transfer{}
+	c.simctl = simCtl{cpu: c}
+	c.events = eventQueue{}
+}
+
+// invalidate forgets the predecoded words in [addr, addr+n).
+func (c *CPU) invalidate(addr, n uint32) {
+	if n == 0 {
+		return
+	}
+	first, last := addr/4, (uint64(addr)+uint64(n)-1)/4
+	for i := uint64(first); i <= last && i < uint64(len(c.pre)); i++ {
+		c.pre[i].op = opUndecoded
+	}
+}
+
+// SetBreakpoint stops runs before the instruction at addr executes.
+func (c *CPU) SetBreakpoint(addr uint32, on bool) {
+	if c.breakpoints == nil {
+		c.breakpoints = map[uint32]bool{}
+	}
+	if on {
+		c.breakpoints[addr] = true
+	} else {
+		delete(c.breakpoints, addr)
+	}
+	c.invalidate(addr, 4)
+}
+
+// Breakpoints lists the breakpoint addresses.
+func (c *CPU) Breakpoints() []uint32 {
+	var out []uint32
+	for a := range c.breakpoints {
+		out = append(out, a)
+	}
+	return out
+}
+
+// Reg reads a register as the program would (r2 gives PC).
+func (c *CPU) Reg(r isa.Reg) uint32 {
+	if r == isa.PC {
+		return c.PC
+	}
+	return c.R[r&31]
+}
+
+// SetReg writes a register (writes to r0, r1 and pc are ignored; use Jump
+// for pc).
+func (c *CPU) SetReg(r isa.Reg, v uint32) {
+	if r > isa.PC && r < 32 {
+		c.R[r] = v
+	}
+}
+
+// Jump makes execution continue at addr (outside any delay slot).
+func (c *CPU) Jump(addr uint32) { c.PC, c.NPC, c.NNPC = addr, addr+4, addr+8 }
+
+// Stopped reports why the last run stopped, or nil while it can go on.
+func (c *CPU) Stopped() *Stop { return c.stop }
+
+// Seconds converts a cycle count to simulated seconds at the core clock.
+func (c *CPU) Seconds(cycles uint64) float64 { return float64(cycles) / float64(c.cfg.ClockHz) }
+
+// String summarises the state.
+func (c *CPU) String() string {
+	return fmt.Sprintf("pc=%08x cycles=%d instret=%d", c.PC, c.Cycles, c.Instret)
+}

@@ -1,0 +1,121 @@
+package memsys
+
+import "fmt"
+
+// SpecialReg describes a special register of the LANai 9 (lanai9-hw.md
+// section 3.1): its offset from SpecialBase and name.
+type SpecialReg struct {
+	Off  uint32
+	Name string
+	Doc  string
+}
+
+// SpecialRegisters is the LANai 9 special-register table.
+var SpecialRegisters = []SpecialReg{
+	{0x050, "ISR", "interrupt status; write 1 to clear"},
+	{0x058, "EIMR", "external interrupt mask"},
+	{0x060, "IT0", "interval timer 0 (counts down at 2 MHz)"},
+	{0x068, "RTC", "real-time clock (counts up at 2 MHz)"},
+	{0x070, "LAR", "EBUS-DMA local address"},
+	{0x078, "CPUC", "CPU cycle counter"},
+	{0x0B8, "PULSE", "pulses to the DMA controller"},
+	{0x0C0, "IT1", "interval timer 1"},
+	{0x0C8, "IT2", "interval timer 2"},
+	{0x0D0, "RMW", "receive-DMA CRC pointer without CRC-32"},
+	{0x0D8, "RMC", "receive-DMA header CRC-32 pointer"},
+	{0x0E0, "RMP", "receive-DMA pointer"},
+	{0x0E8, "RML", "receive-DMA limit"},
+	{0x0F0, "SMP", "send-DMA pointer"},
+	{0x0F8, "SMH", "send-DMA routing header end"},
+	{0x100, "SML", "send-DMA limit"},
+	{0x108, "SMLT", "send-DMA limit with tail"},
+	{0x110, "SMC", "send-DMA header CRC-32 pointer"},
+	{0x118, "SA", "send align"},
+	{0x130, "MYRINET", "link control"},
+	{0x138, "DEBUG", "hardware debugging"},
+	{0x140, "LED", "board LED"},
+	{0x150, "GM_MP", "memory protection (unknown on LANai 9)"},
+	{0x1F8, "CLOCK", "clock/PLL control"},
+}
+
+// SpecialByName finds a special register by name.
+func SpecialByName(name string) (SpecialReg, bool) {
+	for _, r := range SpecialRegisters {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return SpecialReg{}, false
+}
+
+// SpecialAt names the special register at a LANai address.
+func SpecialAt(addr uint32) (SpecialReg, bool) {
+	for _, r := range SpecialRegisters {
+		if SpecialBase+r.Off == addr {
+			return r, true
+		}
+	}
+	return SpecialReg{}, false
+}
+
+// SpecialRegs is the special-register window. Until the board's engines
+// are attached (they register hooks for their registers), every listed
+// register holds what was last written to it; offsets not in the table are
+// errors.
+type SpecialRegs struct {
+	val   [SpecialSize / 4]uint32
+	known [SpecialSize / 4]bool
+	read  [SpecialSize / 4]func() uint32
+	write [SpecialSize / 4]func(uint32)
+}
+
+// NewSpecialRegs makes the window with every register zero.
+func NewSpecialRegs() *SpecialRegs {
+	s := &SpecialRegs{}
+	for _, r := range SpecialRegisters {
+		s.known[r.Off/4] = true
+	}
+	return s
+}
+
+// Hook makes a device serve a register: read (if not nil) gives its value,
+// write (if not nil) takes writes.
+func (s *SpecialRegs) Hook(off uint32, read func() uint32, write func(uint32)) {
+	s.read[off/4], s.write[off/4], s.known[off/4] = read, write, true
+}
+
+// Read32 implements Device.
+func (s *SpecialRegs) Read32(off uint32) (uint32, error) {
+	i := off / 4
+	if off%4 != 0 || i >= uint32(len(s.val)) || !s.known[i] {
+		return 0, &AccessError{SpecialBase + off, 4, false, "no special register here"}
+	}
+	if s.read[i] != nil {
+		return s.read[i](), nil
+	}
+	return s.val[i], nil
+}
+
+// Write32 implements Device.
+func (s *SpecialRegs) Write32(off uint32, v uint32) error {
+	i := off / 4
+	if off%4 != 0 || i >= uint32(len(s.val)) || !s.known[i] {
+		return &AccessError{SpecialBase + off, 4, true, "no special register here"}
+	}
+	if s.write[i] != nil {
+		s.write[i](v)
+		return nil
+	}
+	s.val[i] = v
+	return nil
+}
+
+// String lists the registers and values, for trap reports and debuggers.
+func (s *SpecialRegs) String() string {
+	out := ""
+	for _, r := range SpecialRegisters {
+		v, _ := s.Read32(r.Off)
+		out += fmt.Sprintf("%-8s %08x\n", r.Name, v)
+	}
+	return out
+}
