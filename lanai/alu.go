@@ -85,3 +85,16 @@ func special(a isa.ALU, x uint32) uint32 {
 		return uint32(bits.TrailingZeros32(x))
 	}
 }
+
+// subFlags is sub.f: x - y and its flags (C set when there is no borrow),
+// the same as alu(isa.Sub, x, y, _) without the dispatch.
+func subFlags(x, y uint32) (uint32, isa.Flags) {
+	r, borrow := bits.Sub32(x, y, 0)
+	f := isa.Flags(borrow^1) << 3 // FlagC
+	if r == 0 {
+		f |= isa.FlagZ
+	}
+	f |= isa.Flags(r>>31) << 1 // FlagN
+	f |= isa.Flags(((x^y)&(x^r))>>31) << 2
+	return r, f
+}

@@ -83,7 +83,6 @@ loop:
 				break
 			}
 		}
-		R[2] = pc
 		ll := lastLoad
 		lastLoad = noLoad
 		newnpc, newnnpc := nnpc, nnpc+4
@@ -113,6 +112,10 @@ loop:
 			R[u.rd] = R[u.rs1] & R[u.rs2]
 		case opXorR:
 			R[u.rd] = R[u.rs1] ^ R[u.rs2]
+		case opSubFI:
+			R[u.rd], c.Flags = subFlags(R[u.rs1], u.imm)
+		case opSubFR:
+			R[u.rd], c.Flags = subFlags(R[u.rs1], R[u.rs2])
 		case opLoad:
 			a := R[u.rs1] + u.imm
 			if a&3 == 0 && a < wordLimit {
@@ -141,6 +144,7 @@ loop:
 			if c.stop != nil {
 				deadline = 0
 			}
+			deadline = min(deadline, c.deadline) // the store may have scheduled an event
 		case opBT:
 			if u.imm == pc && npc == pc+4 {
 				if skipped := c.idle(pc, cycles, deadline); skipped > 0 {
@@ -165,16 +169,19 @@ loop:
 				c.record(pc, t, cycles)
 			}
 		case opJump:
+			R[2] = pc
 			if v, ok := c.compute(&u.in); ok {
 				t := v &^ 3
 				newnpc, newnnpc = t, t+4
 				c.record(pc, t, cycles)
 			}
 		case opALUI, opALUR, opSel, opSCC, opSpecial:
+			R[2] = pc
 			if v, ok := c.compute(&u.in); ok {
 				R[u.rd] = v
 			}
 		case opMem:
+			R[2] = pc
 			c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
 			t, ok := c.mem(u, pc)
 			if !ok {
@@ -189,6 +196,7 @@ loop:
 			if c.stop != nil {
 				deadline = 0
 			}
+			deadline = min(deadline, c.deadline)
 		case opInvalid:
 			c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
 			c.trap(pc, "invalid instruction %#08x", u.in.Word)
@@ -197,9 +205,6 @@ loop:
 		cycles += uint64(u.cost) + (u.srcs>>ll)&1
 		pc, npc, nnpc = npc, newnpc, newnnpc
 		instret++
-		if c.deadline < deadline { // an event was scheduled during the instruction
-			deadline = c.deadline
-		}
 	}
 	if c.stop == nil || c.stop.Kind != StopTrap && c.stop.Kind != StopBreakpoint {
 		c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
@@ -217,7 +222,7 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 	if u.op == opUndecoded {
 		b := c.Mem.SRAM[pc : pc+4]
-		*u = predecode(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+		*u = predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
 		if c.breakpoints[pc] {
 			u.op = opBreak
 		}
@@ -226,7 +231,7 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 		return u, true
 	}
 	if c.skipBreak {
-		c.brk = predecode(u.in.Word)
+		c.brk = predecode(u.in.Word, pc)
 		return &c.brk, true
 	}
 	return u, false

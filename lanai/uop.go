@@ -37,6 +37,8 @@ const (
 	opBT                  // unconditional absolute branch
 	opBRR                 // conditional relative branch
 	opJump                // an ALU instruction writing pc
+	opSubFI               // sub.f rs1, imm (the compare idiom)
+	opSubFR               // sub.f rs1, rs2
 )
 
 // sink is the register index that writes to r0 and r1 are redirected to,
@@ -56,8 +58,11 @@ type uop struct {
 	in   isa.Inst
 }
 
-// predecode turns an instruction word into a uop.
-func predecode(w uint32) uop {
+// predecode turns the instruction word at address pc into a uop. Fast
+// handlers never read pc: an RI operation on pc is folded into a constant
+// (pc is known here), and any other instruction reading pc takes its
+// class's general handler, which sets r2 first.
+func predecode(w, pc uint32) uop {
 	in := isa.Decode(w)
 	u := uop{in: in, rd: uint8(in.Rd), rs1: uint8(in.Rs1), rs2: uint8(in.Rs2), cond: in.Cond, imm: in.Imm}
 	u.cost = uint8(costOf(in))
@@ -71,9 +76,12 @@ func predecode(w uint32) uop {
 	case isa.RI:
 		u.srcs = 1 << in.Rs1
 		u.op = riOps[in.ALU]
-		if in.F || u.op == opALUI {
+		switch {
+		case in.F && in.ALU == isa.Sub:
+			u.op = opSubFI
+		case in.F || u.op == opALUI:
 			u.op = opALUI
-		} else if in.Rd <= isa.R1 {
+		case in.Rd <= isa.R1:
 			u.op = opNop
 		}
 	case isa.RR:
@@ -81,6 +89,8 @@ func predecode(w uint32) uop {
 		switch {
 		case in.ALU == isa.Sel:
 			u.op = opSel
+		case in.F && in.ALU == isa.Sub && in.Cond == isa.CondT:
+			u.op = opSubFR
 		case in.F || in.Cond != isa.CondT:
 			u.op = opALUR
 		default:
@@ -125,6 +135,21 @@ func predecode(w uint32) uop {
 		}
 	case isa.BRR:
 		u.op = opBRR
+	}
+	if u.srcs&(1<<isa.PC) != 0 {
+		switch {
+		case in.Class == isa.RI && u.op >= opAddI && u.op <= opShaI:
+			v, _ := alu(in.ALU, pc, in.Imm, false) // "add %pc, 0x10, %rca"
+			u.op, u.rs1, u.imm = opAddI, 0, v
+			u.srcs &^= 1 << isa.PC
+		case u.op >= opAddI && u.op <= opXorR || u.op == opSubFI || u.op == opSubFR:
+			u.op = opALUR
+			if in.Class == isa.RI {
+				u.op = opALUI
+			}
+		case u.op == opLoad || u.op == opStore:
+			u.op = opMem
+		}
 	}
 	if in.Rd == isa.PC && computes(in.Class) {
 		u.op = opJump

@@ -1,0 +1,81 @@
+package lanai
+
+import (
+	"testing"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/objfile"
+)
+
+// benchRun runs an image to its exit b.N times and reports guest
+// instructions per host second.
+func benchRun(b *testing.B, img []byte) {
+	c, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var instr uint64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		im, err := c.Mem.LoadFile(img)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Reset(im.Entry)
+		b.StartTimer()
+		st := c.Run(1 << 40)
+		if st.Kind != StopExit {
+			b.Fatalf("stopped: %v", st.Kind)
+		}
+		instr += c.Instret
+	}
+	b.ReportMetric(float64(instr)/b.Elapsed().Seconds()/1e6, "MIPS")
+	b.ReportMetric(float64(instr)/float64(b.N), "instr/op")
+}
+
+// BenchmarkBranchy runs a corpus program (the bytecode interpreter vm.c at
+// -O2: calls, a jump table, loads and stores, data-dependent branches).
+func BenchmarkBranchy(b *testing.B) {
+	benchRun(b, buildProgram(b, "../fixtures/c/s/vm.O2.s"))
+}
+
+// tightLoop is a counted loop of the shape compilers make: load, add,
+// store, compare, branch with a filled delay slot.
+const tightLoop = `
+	.text
+	.globl	_start
+_start:
+	mov	0x1000, %r6
+	mov	hi(10000000), %r7   ! iterations
+	or	%r7, lo(10000000), %r7
+	mov	0, %r9
+.Lloop:
+	ld	0[%r6], %r8
+	add	%r8, 3, %r8
+	st	%r8, 0[%r6]
+	sub.f	%r7, 1, %r7
+	bne	.Lloop
+	add	%r9, 1, %r9
+	st	%r9, -4096[%r0]     ! exit
+	bt	.
+	nop
+`
+
+// BenchmarkTightLoop runs a six-instruction loop 10 million times.
+func BenchmarkTightLoop(b *testing.B) {
+	res, err := asm.Assemble([]asm.Source{{Name: "loop.s", Text: []byte(tightLoop)}}, asm.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	exe, err := link.Link([]*objfile.File{res.Object}, []string{"loop.s"}, link.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	img, err := exe.WriteELF()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, img)
+}
