@@ -36,6 +36,17 @@ type Options struct {
 	ReadFile func(name string) ([]byte, error)
 	// Listing keeps what Result.Listing needs.
 	Listing bool
+	// LineInfo keeps the source position of every instruction
+	// (Result.Lines), for debuggers.
+	LineInfo bool
+}
+
+// Line is the source position of an instruction.
+type Line struct {
+	Section *objfile.Section
+	Offset  uint32
+	File    string
+	Line    int
 }
 
 // Result is an assembled object and its listing.
@@ -43,6 +54,9 @@ type Result struct {
 	Object  *objfile.File
 	listing []listEntry
 	a       *assembler
+	// Lines holds, with Options.LineInfo, the source position of every
+	// instruction, in order.
+	Lines []Line
 }
 
 // Assemble assembles the sources, in order, into one relocatable object (as
@@ -69,7 +83,11 @@ func Assemble(srcs []Source, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Object: obj, listing: a.listing, a: a}, nil
+	res := &Result{Object: obj, listing: a.listing, a: a}
+	for _, l := range a.lineInfo {
+		res.Lines = append(res.Lines, Line{Section: a.outSects[l.sect], Offset: l.off, File: l.pos.File, Line: l.pos.Line})
+	}
+	return res, nil
 }
 
 // AssembleFile reads and assembles one file.
@@ -172,6 +190,12 @@ type cond struct {
 	outerLive bool
 }
 
+type lineEntry struct {
+	sect *section
+	off  uint32
+	pos  Pos
+}
+
 type listEntry struct {
 	pos  Pos
 	text string
@@ -205,6 +229,8 @@ type assembler struct {
 	calls    []Pos // positions of the macro invocations being expanded
 	expanded bool  // the statement just assembled was a macro invocation
 	tokBuf   []token
+	lineInfo []lineEntry
+	outSects map[*section]*objfile.Section
 	stmtBuf  []string
 	offBuf   []int
 	exprSlab []expr

@@ -266,6 +266,13 @@ func (a *assembler) instruction(p *parser, t token) error {
 	if a.cur.align < 4 {
 		a.cur.align = 4
 	}
+	if a.opt.LineInfo {
+		pos := a.line.pos
+		if n := len(a.calls); n > 0 {
+			pos = a.calls[0] // a macro's instructions belong to its invocation
+		}
+		a.lineInfo = append(a.lineInfo, lineEntry{a.cur, a.cur.offset(), pos})
+	}
 	f := fixup{kind: fixInst, inst: spec, col: int32(t.col), off: a.cur.offset(), line: a.linePtr}
 	// An instruction whose operand is already a constant is encoded now;
 	// the others wait until every symbol is defined.

@@ -12,6 +12,7 @@ import (
 func (a *assembler) object() (*objfile.File, error) {
 	f := &objfile.File{Kind: objfile.REL, Format: objfile.FormatELF}
 	out := map[*section]*objfile.Section{}
+	a.outSects = out
 	for _, s := range a.sortedSections() {
 		os := &objfile.Section{Name: s.name, Type: s.typ, Flags: s.flags, Align: s.align, EntSize: s.entsize}
 		if s.nobits() {

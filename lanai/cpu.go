@@ -173,6 +173,12 @@ func (c *CPU) SetReg(r isa.Reg, v uint32) {
 // Jump makes execution continue at addr (outside any delay slot).
 func (c *CPU) Jump(addr uint32) { c.PC, c.NPC, c.NNPC = addr, addr+4, addr+8 }
 
+// LastStore gives the address and size of the most recent store and how
+// many stores have executed (debuggers compare the count to see a new one).
+func (c *CPU) LastStore() (addr uint32, size uint8, count uint64) {
+	return c.storeAddr, c.storeSize, c.stores
+}
+
 // Stopped reports why the last run stopped, or nil while it can go on.
 func (c *CPU) Stopped() *Stop { return c.stop }
 

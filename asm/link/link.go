@@ -106,6 +106,11 @@ type Options struct {
 	// Warn, when not nil, receives warnings (one message per call,
 	// without a trailing newline).
 	Warn func(msg string)
+	// Placed, when not nil, is told where each input section went: the
+	// index of its object in objs, the section, and its address. Tools use
+	// it to carry per-object information (such as line tables) into the
+	// executable.
+	Placed func(obj int, sec *objfile.Section, addr uint32)
 }
 
 // Output section classes, in layout order.
@@ -121,6 +126,7 @@ var classNames = [numClasses]string{".text", ".rodata", ".data", ".bss"}
 
 // input is one object being linked.
 type input struct {
+	index int // position in Link's objs
 	name string
 	file *objfile.File
 	syms []*objfile.Symbol // file.Symbols plus unlisted relocation symbols
@@ -231,7 +237,7 @@ func Link(objs []*objfile.File, names []string, opt Options) (*objfile.File, err
 		if f.Kind != objfile.REL {
 			return nil, fmt.Errorf("%s: not a relocatable object (kind %v)", name, f.Kind)
 		}
-		l.inputs = append(l.inputs, &input{name: name, file: f})
+		l.inputs = append(l.inputs, &input{index: i, name: name, file: f})
 	}
 	if err := l.resolve(); err != nil {
 		return nil, err
@@ -466,6 +472,9 @@ func (l *linker) layout() error {
 			cur = alignUp(cur, max(uint64(is.sec.Align), 1))
 			is.addr = cur
 			cur += uint64(is.sec.Size)
+			if l.opt.Placed != nil {
+				l.opt.Placed(is.obj.index, is.sec, uint32(is.addr))
+			}
 		}
 		for _, cb := range o.commons {
 			cur = alignUp(cur, uint64(cb.g.commonAlign))

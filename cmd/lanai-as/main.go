@@ -80,6 +80,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	var objs []*objfile.File
+	var results []*asm.Result
+	opt.LineInfo = true
 	for _, f := range files {
 		res, st := assemble([]string{f}, opt, stderr)
 		if st != 0 {
@@ -92,11 +94,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		objs = append(objs, res.Object)
+		results = append(results, res)
 	}
-	exe, err := link.Link(objs, files, link.Options{})
+	// Carry each instruction's source line into the executable.
+	type key struct {
+		obj int
+		sec *objfile.Section
+	}
+	placed := map[key]uint32{}
+	exe, err := link.Link(objs, files, link.Options{Placed: func(obj int, sec *objfile.Section, addr uint32) {
+		placed[key{obj, sec}] = addr
+	}})
 	if err != nil {
 		fmt.Fprintf(stderr, "lanai-as: %v\n", err)
 		return 1
+	}
+	var lines []objfile.LineEntry
+	for i, res := range results {
+		for _, l := range res.Lines {
+			if base, ok := placed[key{i, l.Section}]; ok {
+				lines = append(lines, objfile.LineEntry{Addr: base + l.Offset, File: l.File, Line: l.Line})
+			}
+		}
+	}
+	if len(lines) > 0 {
+		data := objfile.EncodeLines(lines)
+		exe.Sections = append(exe.Sections, &objfile.Section{Name: objfile.LinesSectionName, Type: objfile.SHT_PROGBITS,
+			Align: 1, Data: data, Size: uint32(len(data))})
 	}
 	name := *out
 	if name == "" {

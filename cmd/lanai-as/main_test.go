@@ -51,8 +51,14 @@ func TestLanaiAs(t *testing.T) {
 		t.Fatalf("link: status %d: %s", st, msg)
 	}
 	data, _ = os.ReadFile(exe)
-	if f, err := objfile.ReadELF(data); err != nil || f.Kind != objfile.EXEC {
-		t.Errorf("executable: %v", err)
+	f, err = objfile.ReadELF(data)
+	if err != nil || f.Kind != objfile.EXEC {
+		t.Fatalf("executable: %v", err)
+	}
+	// The line table maps each instruction to its source line.
+	lines, err := f.Lines()
+	if err != nil || len(lines) != 3 || lines[0].Addr != 0 || lines[0].Line != 3 || lines[2].Line != 5 || filepath.Base(lines[2].File) != "good.s" {
+		t.Errorf("line table %+v, %v", lines, err)
 	}
 	st, msg := runAs(t, "-c", "-o", filepath.Join(dir, "bad.o"), bad)
 	if st != 1 || !strings.Contains(msg, "bad.s:2:2: error: unknown instruction") || !strings.Contains(msg, "bad.s:3:11: error") {

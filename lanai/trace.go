@@ -1,0 +1,153 @@
+package lanai
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"lanaiemu/isa"
+	"lanaiemu/objfile"
+)
+
+// Symbols maps addresses to names for traces, debuggers and reports.
+type Symbols struct {
+	addrs []uint32
+	names []string
+	byName map[string]uint32
+}
+
+// NewSymbols indexes the defined, named symbols of an executable (section
+// and file symbols excluded).
+func NewSymbols(syms []*objfile.Symbol) *Symbols {
+	s := &Symbols{byName: map[string]uint32{}}
+	type entry struct {
+		a    uint32
+		name string
+		rank int
+	}
+	var es []entry
+	for _, sym := range syms {
+		if sym.Name == "" || sym.Type == objfile.STT_SECTION || sym.Type == objfile.STT_FILE || sym.IsUndefined() || sym.IsCommon() {
+			continue
+		}
+		rank := 2 // prefer functions, then other globals, then locals
+		if sym.Type == objfile.STT_FUNC {
+			rank = 0
+		} else if sym.Bind != objfile.STB_LOCAL {
+			rank = 1
+		}
+		if strings.HasPrefix(sym.Name, ".L") {
+			rank = 3
+		}
+		es = append(es, entry{sym.Value, sym.Name, rank})
+		if _, dup := s.byName[sym.Name]; !dup || rank < 2 {
+			s.byName[sym.Name] = sym.Value
+		}
+	}
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].a != es[j].a {
+			return es[i].a < es[j].a
+		}
+		return es[i].rank < es[j].rank
+	})
+	for i, e := range es {
+		if i > 0 && es[i-1].a == e.a {
+			continue // keep the preferred name for an address
+		}
+		if e.rank == 3 {
+			continue // local labels do not name code in traces
+		}
+		s.addrs = append(s.addrs, e.a)
+		s.names = append(s.names, e.name)
+	}
+	return s
+}
+
+// Lookup gives "name+0xoff" for an address, or "" if no symbol precedes it.
+func (s *Symbols) Lookup(a uint32) string {
+	if s == nil {
+		return ""
+	}
+	i := sort.Search(len(s.addrs), func(i int) bool { return s.addrs[i] > a }) - 1
+	if i < 0 {
+		return ""
+	}
+	if off := a - s.addrs[i]; off != 0 {
+		return fmt.Sprintf("%s+%#x", s.names[i], off)
+	}
+	return s.names[i]
+}
+
+// Addr finds a symbol's address.
+func (s *Symbols) Addr(name string) (uint32, bool) {
+	if s == nil {
+		return 0, false
+	}
+	a, ok := s.byName[name]
+	return a, ok
+}
+
+// Tracer writes one line per executed instruction: cycle, pc,
+// symbol+offset, encoding, disassembly, then the registers, flags and
+// memory the instruction wrote. Tracing steps the core one instruction at a
+// time (the logged path); a run without a tracer takes the fast path, and
+// both execute the same instruction handlers.
+type Tracer struct {
+	w    *bufio.Writer
+	syms *Symbols
+}
+
+// NewTracer makes a tracer writing to w.
+func NewTracer(w io.Writer, syms *Symbols) *Tracer {
+	return &Tracer{w: bufio.NewWriterSize(w, 1<<16), syms: syms}
+}
+
+// RunTraced is Run with a line of trace per instruction.
+func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
+	defer tr.w.Flush()
+	limit := c.Cycles + budget
+	if limit < c.Cycles {
+		limit = ^uint64(0)
+	}
+	for {
+		if c.Cycles >= limit {
+			c.stop = &Stop{Kind: StopCycleLimit}
+			return c.stop
+		}
+		before := c.R
+		flags, stores, pc, cycle := c.Flags, c.stores, c.PC, c.Cycles
+		word, _ := c.Mem.Word(pc)
+		st := c.Step()
+		if st.Kind == StopTrap {
+			return st // the instruction did not execute; the trap report says why
+		}
+		tr.line(c, cycle, pc, word, &before, flags, stores)
+		if st.Kind != StopStep {
+			return st
+		}
+	}
+}
+
+func (tr *Tracer) line(c *CPU, cycle uint64, pc, word uint32, before *[33]uint32, flags isa.Flags, stores uint64) {
+	text, _ := isa.Disassemble(word)
+	text = strings.ReplaceAll(text, "\t", " ")
+	fmt.Fprintf(tr.w, "%10d %08x %-20s %08x  %-28s", cycle, pc, tr.syms.Lookup(pc), word, text)
+	for r := 3; r < 32; r++ {
+		if c.R[r] != before[r] {
+			fmt.Fprintf(tr.w, " %s=%08x", isa.Reg(r), c.R[r])
+		}
+	}
+	if c.Flags != flags {
+		fmt.Fprintf(tr.w, " flags=%s", flagString(c.Flags))
+	}
+	if c.stores != stores {
+		if b, err := c.Mem.Read(c.storeAddr, uint32(c.storeSize)); err == nil {
+			fmt.Fprintf(tr.w, " [%08x]=%x", c.storeAddr, b)
+		} else {
+			fmt.Fprintf(tr.w, " [%08x] written", c.storeAddr)
+		}
+	}
+	tr.w.WriteByte('\n')
+}
