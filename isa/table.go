@@ -176,7 +176,7 @@ func buildForms() []form {
 	}
 
 	// RM: opcode 100S.
-	add(mk(RM, synFixed, "ld -4[%fp], %pc ! return", fWhole.is(retWord)))
+	add(mk(RM, synFixed, "ld\t-4[%fp], %pc ! return", fWhole.is(retWord)))
 	add(mk(RM, synLoad, "ld", fOp.is(0x8)))
 	add(mk(RM, synStore, "st", fOp.is(0x9)))
 

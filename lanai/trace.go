@@ -13,8 +13,8 @@ import (
 
 // Symbols maps addresses to names for traces, debuggers and reports.
 type Symbols struct {
-	addrs []uint32
-	names []string
+	addrs  []uint32
+	names  []string
 	byName map[string]uint32
 }
 

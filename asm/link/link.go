@@ -127,9 +127,9 @@ var classNames = [numClasses]string{".text", ".rodata", ".data", ".bss"}
 // input is one object being linked.
 type input struct {
 	index int // position in Link's objs
-	name string
-	file *objfile.File
-	syms []*objfile.Symbol // file.Symbols plus unlisted relocation symbols
+	name  string
+	file  *objfile.File
+	syms  []*objfile.Symbol // file.Symbols plus unlisted relocation symbols
 }
 
 // inSec is a placed input section.
