@@ -1,0 +1,122 @@
+package lanai
+
+import (
+	"strings"
+	"testing"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/objfile"
+)
+
+// runSource assembles and links a program and runs it with a budget.
+func runSource(t *testing.T, src string, budget uint64, cfg Config) (*CPU, *Stop) {
+	t.Helper()
+	res, err := asm.Assemble([]asm.Source{{Name: "p.s", Text: []byte("\t.globl _start\n_start:\n" + src)}}, asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := link.Link([]*objfile.File{res.Object}, []string{"p.s"}, link.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := exe.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := c.Mem.LoadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Reset(im.Entry)
+	return c, c.Run(budget)
+}
+
+// Bad programs stop with a trap that says what happened and where, never
+// a panic or a hang.
+func TestTraps(t *testing.T) {
+	cases := []struct {
+		name, src, reason string
+		pc                uint32
+	}{
+		{"invalid instruction", "\tnop\n\t.long 0xd0000007\n", "invalid instruction 0xd0000007", 4},
+		{"unmapped load", "\tmov 0x4000, %r6\n\tsh %r6, 16, %r6\n\tld 0[%r6], %r7\n", "4-byte read at 0x40000000: unmapped address", 8},
+		{"unaligned load", "\tmov 2, %r6\n\tld 0[%r6], %r7\n", "unaligned 4-byte read at 0x00000002", 4},
+		{"unaligned half store", "\tmov 3, %r6\n\tst.h %r7, 0[%r6]\n", "unaligned 2-byte write at 0x00000003", 4},
+		{"byte access to a device", "\tld.b -432[%r0], %r7\n", "devices take word accesses only", 0},
+		{"no special register", "\tld -4[%r0], %r7\n", "no special register here", 0},
+		{"fetch outside SRAM", "\tmov 0x3000, %r6\n\tsh %r6, 12, %r6\n\tor %r6, 0, %pc\n\tnop\n", "instruction fetch at 0x03000000, outside SRAM", 0x03000000},
+		{"deadlock", "\tbt .\n\tnop\n", "deadlock: branch to itself", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, st := runSource(t, tc.src, 1_000_000, Config{})
+			if st.Kind != StopTrap {
+				t.Fatalf("stopped with %v, want a trap", st.Kind)
+			}
+			if !strings.Contains(st.Trap.Reason, tc.reason) {
+				t.Errorf("reason %q, want %q", st.Trap.Reason, tc.reason)
+			}
+			if st.Trap.PC != tc.pc || c.PC != tc.pc {
+				t.Errorf("trap at %#x (core at %#x), want %#x", st.Trap.PC, c.PC, tc.pc)
+			}
+			rep := st.Trap.Report()
+			for _, want := range []string{"trap at pc", "instruction:", "%r31="} {
+				if !strings.Contains(rep, want) {
+					t.Errorf("report lacks %q:\n%s", want, rep)
+				}
+			}
+		})
+	}
+}
+
+// A runaway program stops at the cycle limit; silent alignment makes an
+// unaligned access use the aligned word.
+func TestLimitsAndAlignment(t *testing.T) {
+	c, st := runSource(t, ".L1:\n\tadd %r6, 1, %r6\n\tbt .L1\n\tnop\n", 10_000, Config{})
+	if st.Kind != StopCycleLimit || c.Cycles != 10_000 {
+		t.Errorf("runaway loop: %v after %d cycles", st.Kind, c.Cycles)
+	}
+	c, st = runSource(t, "\tmov 0x1002, %r6\n\tmov 0x55, %r7\n\tst %r7, 0[%r6]\n\tst %r0, -4096[%r0]\n", 1000, Config{AlignSilently: true})
+	if st.Kind != StopExit {
+		t.Fatalf("stopped with %v", st.Kind)
+	}
+	if w, _ := c.Mem.Word(0x1000); w != 0x55 {
+		t.Errorf("silently aligned store wrote %#x at 0x1000", w)
+	}
+}
+
+// An idle "bt ." loop is skipped up to the next event, with the same
+// result (cycles and state) as executing it.
+func TestIdleSkip(t *testing.T) {
+	run := func(skip bool) (uint64, uint64, uint32) {
+		c, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Mem.Write(0, []byte{0xe0, 0, 0, 0, 0, 0, 0, 1}) // bt 0; nop
+		c.Reset(0)
+		fired := uint64(0)
+		c.Schedule(1001, func() { fired = c.Cycles; c.Jump(0x100); c.Mem.Write(0x100, []byte{0x90, 0x02, 0xf0, 0x00}) }) // st %r0, -4096[%r0]
+		var st *Stop
+		if skip {
+			st = c.Run(1 << 20)
+		} else {
+			for st = c.Step(); st.Kind == StopStep; st = c.Step() {
+			}
+		}
+		if st.Kind != StopExit {
+			t.Fatalf("skip=%v: %v", skip, st.Kind)
+		}
+		return fired, c.Instret, c.PC
+	}
+	f1, n1, pc1 := run(true)
+	f2, n2, pc2 := run(false)
+	if f1 != f2 || n1 != n2 || pc1 != pc2 {
+		t.Errorf("skipping: event at cycle %d, %d instructions, pc %#x; stepping: %d, %d, %#x", f1, n1, pc1, f2, n2, pc2)
+	}
+}
