@@ -158,4 +158,3 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 }
-
