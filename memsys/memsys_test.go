@@ -1,0 +1,98 @@
+package memsys
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"lanaiemu/objfile"
+)
+
+func TestMapAndErrors(t *testing.T) {
+	if _, err := New(3); err == nil {
+		t.Error("odd SRAM size accepted")
+	}
+	if _, err := New(MaxSRAMSize + 4); err == nil {
+		t.Error("oversized SRAM accepted")
+	}
+	m, err := New(DefaultSRAMSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written [][2]uint32
+	m.OnWrite(func(a, n uint32) { written = append(written, [2]uint32{a, n}) })
+	if err := m.Write(0x100, []byte{1, 2, 3, 4}); err != nil || len(written) != 1 || written[0] != [2]uint32{0x100, 4} {
+		t.Errorf("write: %v, reported %v", err, written)
+	}
+	if w, err := m.Word(0x100); err != nil || w != 0x01020304 {
+		t.Errorf("big-endian word %#x, %v", w, err)
+	}
+	if err := m.Write(DefaultSRAMSize-2, []byte{1, 2, 3, 4}); err == nil {
+		t.Error("write past the end of SRAM accepted")
+	}
+	isr, _ := SpecialByName("ISR")
+	if err := m.WriteIO(SpecialBase+isr.Off, 4, 0x55); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := m.ReadIO(SpecialBase+isr.Off, 4); err != nil || v != 0x55 {
+		t.Errorf("ISR %#x, %v", v, err)
+	}
+	var ae *AccessError
+	if _, err := m.ReadIO(SpecialBase+4, 4); !errors.As(err, &ae) || !strings.Contains(err.Error(), "no special register") {
+		t.Errorf("unknown special register: %v", err)
+	}
+	if _, err := m.ReadIO(SpecialBase+isr.Off, 2); err == nil || !strings.Contains(err.Error(), "word accesses only") {
+		t.Errorf("half-word device access: %v", err)
+	}
+	if _, err := m.ReadIO(0x40000000, 4); err == nil || !strings.Contains(err.Error(), "unmapped") {
+		t.Errorf("unmapped: %v", err)
+	}
+	if a, ok := SpecialAt(0xFFFFFE68); !ok || a.Name != "RTC" {
+		t.Errorf("SpecialAt(RTC) = %v %v", a, ok)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	m, _ := New(64 << 10)
+	if _, err := m.LoadRaw([]byte{1, 2, 3, 4}, 2); err == nil {
+		t.Error("unaligned raw load accepted")
+	}
+	if im, err := m.LoadRaw([]byte{9, 8, 7, 6}, 0x40); err != nil || im.Entry != 0x40 {
+		t.Errorf("raw load: %v", err)
+	}
+	rel := &objfile.File{Kind: objfile.REL, Sections: []*objfile.Section{{Name: ".text", Type: objfile.SHT_PROGBITS, Flags: objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, Data: []byte{0, 0, 0, 1}, Size: 4}}}
+	b, err := rel.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.LoadFile(b); err == nil || !strings.Contains(err.Error(), "link it") {
+		t.Errorf("relocatable object: %v", err)
+	}
+	exe := &objfile.File{Kind: objfile.EXEC, Entry: 0x1000, Sections: []*objfile.Section{
+		{Name: ".text", Type: objfile.SHT_PROGBITS, Flags: objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, Addr: 0x1000, Data: []byte{0, 0, 0, 1}, Size: 4},
+		{Name: ".bss", Type: objfile.SHT_NOBITS, Flags: objfile.SHF_ALLOC | objfile.SHF_WRITE, Addr: 0x2000, Size: 8},
+	}}
+	m.Write(0x2000, []byte{0xff, 0xff})
+	b, err = exe.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := m.LoadFile(b)
+	if err != nil || im.Entry != 0x1000 {
+		t.Fatalf("load: %v", err)
+	}
+	if w, _ := m.Word(0x1000); w != 1 {
+		t.Errorf("text word %#x", w)
+	}
+	if w, _ := m.Word(0x2000); w != 0 {
+		t.Errorf(".bss not zeroed: %#x", w)
+	}
+	exe.Sections[0].Addr = 0x20000 // beyond 64 KiB of SRAM
+	b, _ = exe.WriteELF()
+	if _, err := m.LoadFile(b); err == nil || !strings.Contains(err.Error(), "outside SRAM") {
+		t.Errorf("section outside SRAM: %v", err)
+	}
+	if _, err := m.LoadFile([]byte("not an image")); err == nil {
+		t.Error("garbage accepted")
+	}
+}
