@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
-	"lanaiemu/objfile"
 )
 
 // benchRun runs an image to its exit b.N times and reports guest
@@ -65,17 +63,5 @@ _start:
 
 // BenchmarkTightLoop runs a six-instruction loop 10 million times.
 func BenchmarkTightLoop(b *testing.B) {
-	res, err := asm.Assemble([]asm.Source{{Name: "loop.s", Text: []byte(tightLoop)}}, asm.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{"loop.s"}, link.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	img, err := exe.WriteELF()
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchRun(b, img)
+	benchRun(b, linkSources(b, asm.Source{Name: "loop.s", Text: []byte(tightLoop)}))
 }

@@ -59,15 +59,7 @@ var chosenFunctions = map[string][]string{
 // firstCall runs an image to the first entry of fn and then to the return
 // to its caller, and gives the instructions and cycles in between.
 func firstCall(t *testing.T, img []byte, fn string) (uint64, uint64) {
-	c, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := c.Mem.LoadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(im.Entry)
+	c, im := load(t, img, Config{})
 	addr, ok := NewSymbols(im.Symbols).Addr(fn)
 	if !ok {
 		t.Fatalf("no symbol %s", fn)
@@ -130,15 +122,7 @@ func TestDeterminism(t *testing.T) {
 		var traces [2]bytes.Buffer
 		var cyc [2]uint64
 		for i := range traces {
-			c, err := New(Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			im, err := c.Mem.LoadFile(img)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.Reset(im.Entry)
+			c, im := load(t, img, Config{})
 			st := c.RunTraced(1<<32, NewTracer(&traces[i], NewSymbols(im.Symbols)))
 			if st.Kind != StopExit {
 				t.Fatalf("%s: %v", name, st.Kind)

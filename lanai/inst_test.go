@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/isa"
-	"lanaiemu/objfile"
 )
 
 // snippet assembles "_start:" + src + an exit, loads it, sets r6, r7, r18
@@ -19,27 +17,7 @@ func snippet(t *testing.T, src string, args ...uint32) *CPU {
 	t.Helper()
 	text := "\t.text\n\t.globl _start\n_start:\n" + src + "\n\tst %r0, -4096[%r0]\n\tbt .\n\tnop\n" +
 		"\t.data\n\t.p2align 3\ndata:\n\t.long 0x11223344, 0x8899aabb, 0xfffe0102, 0x80\n"
-	res, err := asm.Assemble([]asm.Source{{Name: "t.s", Text: []byte(text)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{"t.s"}, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := c.Mem.LoadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(im.Entry)
+	c, _ := load(t, linkSources(t, asm.Source{Name: "t.s", Text: []byte(text)}), Config{})
 	for i, r := range []isa.Reg{6, 7, 18, 19} {
 		if i < len(args) {
 			c.SetReg(r, args[i])
@@ -47,11 +25,7 @@ func snippet(t *testing.T, src string, args ...uint32) *CPU {
 	}
 	st := c.Run(10000)
 	if st.Kind != StopExit {
-		msg := st.Kind.String()
-		if st.Trap != nil {
-			msg = st.Trap.Report()
-		}
-		t.Fatalf("snippet did not exit: %s", msg)
+		t.Fatalf("snippet did not exit: %s", stopMessage(st))
 	}
 	return c
 }

@@ -5,34 +5,12 @@ import (
 	"testing"
 
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
-	"lanaiemu/objfile"
 )
 
 // runSource assembles and links a program and runs it with a budget.
 func runSource(t *testing.T, src string, budget uint64, cfg Config) (*CPU, *Stop) {
 	t.Helper()
-	res, err := asm.Assemble([]asm.Source{{Name: "p.s", Text: []byte("\t.globl _start\n_start:\n" + src)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{"p.s"}, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := c.Mem.LoadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(im.Entry)
+	c, _ := load(t, linkSources(t, asm.Source{Name: "p.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), cfg)
 	return c, c.Run(budget)
 }
 
