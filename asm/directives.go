@@ -75,6 +75,15 @@ func init() {
 	}
 }
 
+// symbolComma reads "name," at the start of a directive's operands.
+func (p *parser) symbolComma() (token, error) {
+	n := p.next()
+	if n.kind != tIdent {
+		return n, p.errAt(n, "expected a symbol name, found %v", n)
+	}
+	return n, p.expect(",")
+}
+
 // endStatement fails unless the statement is complete.
 func endStatement(p *parser) error {
 	if !p.atEnd() {
@@ -230,11 +239,8 @@ func bindDirective(bind uint8) directive {
 
 // dirType handles .type sym, @function|@object|@notype.
 func dirType(a *assembler, p *parser, t token) error {
-	n := p.next()
-	if n.kind != tIdent {
-		return p.errAt(n, "expected a symbol name, found %v", n)
-	}
-	if err := p.expect(","); err != nil {
+	n, err := p.symbolComma()
+	if err != nil {
 		return err
 	}
 	p.accept("@")
@@ -251,11 +257,8 @@ func dirType(a *assembler, p *parser, t token) error {
 }
 
 func dirSize(a *assembler, p *parser, t token) error {
-	n := p.next()
-	if n.kind != tIdent {
-		return p.errAt(n, "expected a symbol name, found %v", n)
-	}
-	if err := p.expect(","); err != nil {
+	n, err := p.symbolComma()
+	if err != nil {
 		return err
 	}
 	e, err := p.parseExpr()
@@ -441,11 +444,8 @@ func dirFill(a *assembler, p *parser, t token) error {
 
 func dirSet(once bool) directive {
 	return func(a *assembler, p *parser, t token) error {
-		n := p.next()
-		if n.kind != tIdent {
-			return p.errAt(n, "expected a symbol name, found %v", n)
-		}
-		if err := p.expect(","); err != nil {
+		n, err := p.symbolComma()
+		if err != nil {
 			return err
 		}
 		return a.assign(p, n, once)
@@ -455,11 +455,8 @@ func dirSet(once bool) directive {
 // commDirective handles .comm and .lcomm sym, size[, align].
 func commDirective(local bool) directive {
 	return func(a *assembler, p *parser, t token) error {
-		n := p.next()
-		if n.kind != tIdent {
-			return p.errAt(n, "expected a symbol name, found %v", n)
-		}
-		if err := p.expect(","); err != nil {
+		n, err := p.symbolComma()
+		if err != nil {
 			return err
 		}
 		args, err := constArgs(a, p, 1, 2)
