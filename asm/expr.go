@@ -104,6 +104,11 @@ func (p *parser) expect(s string) error {
 	return nil
 }
 
+// errCol is an error at a column of the statement's line.
+func (p *parser) errCol(col int32, format string, args ...any) error {
+	return p.errAt(token{col: int(col)}, format, args...)
+}
+
 func (p *parser) errAt(t token, format string, args ...any) error {
 	return &posError{p.at(t), fmt.Sprintf(format, args...)}
 }

@@ -69,7 +69,7 @@ type operand struct {
 	reg   isa.Reg
 	e     *expr
 	mem   memOp
-	tok   token
+	col   int32 // column of the operand's first token
 	reg2  isa.Reg // "%rA add %rB" branch form
 	isAdd bool
 }
@@ -118,7 +118,7 @@ func (p *parser) parseReg() (isa.Reg, bool, error) {
 // parseOperand reads one operand.
 func (p *parser) parseOperand() (operand, error) {
 	start := p.peek()
-	op := operand{tok: start}
+	op := operand{col: int32(start.col)}
 	r, isReg, err := p.parseReg()
 	if err != nil {
 		return op, err
@@ -240,6 +240,10 @@ var memMnemonics = map[string]memAccess{
 func (a *assembler) instruction(p *parser, t token) error {
 	mn := strings.ToLower(t.text)
 	ops := make([]operand, 0, 4)
+	if len(a.exprSlab) < 64 {
+		a.exprSlab = make([]expr, 1024)
+	}
+	slab := a.exprSlab // to give back the expression nodes of constant operands
 	for !p.atEnd() {
 		o, err := p.parseOperand()
 		if err != nil {
@@ -279,6 +283,7 @@ func (a *assembler) instruction(p *parser, t token) error {
 	if spec.imm == nil || spec.imm.isConstant() {
 		a.emit(0, 0, 0, 0)
 		a.resolveNow(a.cur, &f)
+		a.exprSlab = slab // nothing refers to this instruction's expressions any more
 		return nil
 	}
 	a.addFixup(f)
@@ -294,10 +299,10 @@ func shape(p *parser, t token, ops []operand, kinds ...opKind) error {
 	names := [...]string{"a register", "an immediate", "a memory operand"}
 	for i, k := range kinds {
 		if ops[i].kind != k {
-			return p.errAt(ops[i].tok, "operand %d of %s must be %s", i+1, t.text, names[k])
+			return p.errCol(ops[i].col, "operand %d of %s must be %s", i+1, t.text, names[k])
 		}
 		if ops[i].isAdd {
-			return p.errAt(ops[i].tok, "'add' register form is only valid in a register branch")
+			return p.errCol(ops[i].col, "'add' register form is only valid in a register branch")
 		}
 	}
 	return nil
@@ -305,23 +310,22 @@ func shape(p *parser, t token, ops []operand, kinds ...opKind) error {
 
 // splitALU parses "op[.f][.cc]" for the ALU operations.
 func splitALU(mn string) (alu isa.ALU, f bool, cc isa.Cond, ok bool) {
-	parts := strings.Split(mn, ".")
-	alu, ok = isa.ALUByName(parts[0])
+	name, rest, dotted := strings.Cut(mn, ".")
+	alu, ok = isa.ALUByName(name)
 	if !ok || alu > isa.Sha {
 		return 0, false, 0, false
 	}
-	rest := parts[1:]
-	if len(rest) > 0 && rest[0] == "f" {
-		f, rest = true, rest[1:]
+	if !dotted {
+		return alu, false, isa.CondT, true
 	}
-	if len(rest) > 0 {
-		c, ok := isa.CondByName(rest[0])
-		if !ok {
-			return 0, false, 0, false
-		}
-		cc, rest = c, rest[1:]
+	if rest == "f" {
+		return alu, true, isa.CondT, true
 	}
-	return alu, f, cc, len(rest) == 0
+	if r, ok := strings.CutPrefix(rest, "f."); ok {
+		f, rest = true, r
+	}
+	cc, ok = isa.CondByName(rest)
+	return alu, f, cc, ok
 }
 
 // buildInst turns a mnemonic and operands into an instruction spec.
@@ -432,7 +436,7 @@ func (a *assembler) buildBranch(p *parser, t token, cc isa.Cond, rel bool, ops [
 	switch {
 	case rel:
 		if o.kind != opImm {
-			return s, p.errAt(o.tok, "a relative branch takes a constant offset")
+			return s, p.errCol(o.col, "a relative branch takes a constant offset")
 		}
 		s.in = isa.Inst{Class: isa.BRR, Cond: cc}
 		s.imm, s.use = o.e, useBRR
@@ -446,7 +450,7 @@ func (a *assembler) buildBranch(p *parser, t token, cc isa.Cond, rel bool, ops [
 		s.in = isa.Inst{Class: isa.BR, Cond: cc}
 		s.imm, s.use = o.e, useBR
 	default:
-		return s, p.errAt(o.tok, "a branch target must be a label, an address or a register")
+		return s, p.errCol(o.col, "a branch target must be a label, an address or a register")
 	}
 	return s, nil
 }
@@ -539,10 +543,10 @@ func (a *assembler) resolveNow(s *section, f *fixup) {
 		a.errorf(pos, "%s", err.Error())
 		return
 	}
-	if rel != nil {
+	if rel.typ != objfile.R_LANAI_NONE {
 		w &^= relocFieldMask[rel.typ]
 		rel.off = f.off
-		a.addReloc(s, rel)
+		a.addReloc(s, &rel)
 	}
 	binary.BigEndian.PutUint32(s.data[f.off:], w)
 }
@@ -568,20 +572,20 @@ func (a *assembler) addReloc(s *section, r *reloc) {
 func fitsInt(v int64, bits uint) bool { return v >= -1<<(bits-1) && v < 1<<(bits-1) }
 
 // finishInst completes an instruction once its expression can be evaluated.
-func (a *assembler) finishInst(f *fixup) (isa.Inst, *reloc, error) {
+func (a *assembler) finishInst(f *fixup) (isa.Inst, reloc, error) {
 	s := f.inst
 	in := s.in
 	if s.imm == nil {
-		return in, nil, nil
+		return in, reloc{}, nil
 	}
 	v, err := a.eval(s.imm)
 	if err != nil {
-		return in, nil, err
+		return in, reloc{}, err
 	}
 	e := s.imm
-	symRel := func(t objfile.RelocType) *reloc { return &reloc{typ: t, sym: v.sym, addend: v.off} }
+	symRel := func(t objfile.RelocType) reloc { return reloc{typ: t, sym: v.sym, addend: v.off} }
 	if v.isConst() && (v.off < -1<<31 || v.off >= 1<<32) {
-		return in, nil, evalError(e, "value %#x does not fit in 32 bits", v.off)
+		return in, reloc{}, evalError(e, "value %#x does not fit in 32 bits", v.off)
 	}
 	k := uint32(v.off)
 	switch s.use {
@@ -594,9 +598,9 @@ func (a *assembler) finishInst(f *fixup) (isa.Inst, *reloc, error) {
 			return movConst(in, k, e)
 		case v.isConst():
 			in.Imm = k
-			return in, nil, nil
+			return in, reloc{}, nil
 		case in.ALU == isa.And:
-			return in, nil, evalError(e, "and takes a constant immediate, not a relocation")
+			return in, reloc{}, evalError(e, "and takes a constant immediate, not a relocation")
 		case v.variant == eHi:
 			in.Imm = 0xFFFF0000 // selects the high half; the relocation fills it
 			return in, symRel(objfile.R_LANAI_HI16), nil
@@ -607,16 +611,16 @@ func (a *assembler) finishInst(f *fixup) (isa.Inst, *reloc, error) {
 			in = isa.Inst{Class: isa.SLI, Rd: in.Rd}
 			return in, symRel(objfile.R_LANAI_21), nil
 		}
-		return in, nil, evalError(e, "a symbolic immediate must be written hi(%s) or lo(%s)", v.sym.name, v.sym.name)
+		return in, reloc{}, evalError(e, "a symbolic immediate must be written hi(%s) or lo(%s)", v.sym.name, v.sym.name)
 	case useShift:
 		if !v.isConst() {
-			return in, nil, evalError(e, "shift amount must be a constant")
+			return in, reloc{}, evalError(e, "shift amount must be a constant")
 		}
 		if int32(k) < -31 || int32(k) > 31 {
-			return in, nil, evalError(e, "shift amount %d out of range -31..31", int32(k))
+			return in, reloc{}, evalError(e, "shift amount %d out of range -31..31", int32(k))
 		}
 		in.Imm = k
-		return in, nil, nil
+		return in, reloc{}, nil
 	case useMemOff, useSplsOff:
 		bits := uint(16)
 		if s.use == useSplsOff {
@@ -624,39 +628,39 @@ func (a *assembler) finishInst(f *fixup) (isa.Inst, *reloc, error) {
 		}
 		if !v.isConst() {
 			if v.variant != eLo || s.use == useSplsOff {
-				return in, nil, evalError(e, "memory offset must be a constant%s", map[bool]string{true: "", false: " or lo(symbol)"}[s.use == useSplsOff])
+				return in, reloc{}, evalError(e, "memory offset must be a constant%s", map[bool]string{true: "", false: " or lo(symbol)"}[s.use == useSplsOff])
 			}
 			in.Mode, in.Imm = pqMode(s.pre, s.post, false, true), 0
 			return in, symRel(objfile.R_LANAI_LO16), nil
 		}
 		if !fitsInt(int64(int32(k)), bits) {
-			return in, nil, evalError(e, "offset %d out of range %d..%d", int32(k), -1<<(bits-1), 1<<(bits-1)-1)
+			return in, reloc{}, evalError(e, "offset %d out of range %d..%d", int32(k), -1<<(bits-1), 1<<(bits-1)-1)
 		}
 		in.Mode = pqMode(s.pre, s.post, k != 0, false)
 		if in.Mode != isa.ModeBase {
 			in.Imm = k
 		}
-		return in, nil, nil
+		return in, reloc{}, nil
 	case useAbsMem:
 		if in.Size != isa.Word {
 			if !v.isConst() || !fitsInt(int64(int32(k)), 10) {
-				return in, nil, evalError(e, "a part-word access to an absolute address needs a constant in -512..511")
+				return in, reloc{}, evalError(e, "a part-word access to an absolute address needs a constant in -512..511")
 			}
 			in.Class, in.Rs1, in.Mode, in.Imm = isa.SPLS, isa.R0, pqMode(false, false, k != 0, false), k
 			if k == 0 {
 				in.Imm = 0
 			}
-			return in, nil, nil
+			return in, reloc{}, nil
 		}
 		switch {
 		case v.isConst() && k%4 == 0 && k <= 0x1FFFFF:
 			in.Class, in.Imm = isa.SLS, k
-			return in, nil, nil
+			return in, reloc{}, nil
 		case v.isConst() && fitsInt(int64(int32(k)), 16):
 			in.Class, in.Rs1, in.Mode, in.Imm = isa.RM, isa.R0, isa.ModeOffset, k
-			return in, nil, nil
+			return in, reloc{}, nil
 		case v.isConst():
-			return in, nil, evalError(e, "memory address %#x is not word-aligned below 0x200000 and does not fit a 16-bit offset from r0", k)
+			return in, reloc{}, evalError(e, "memory address %#x is not word-aligned below 0x200000 and does not fit a 16-bit offset from r0", k)
 		case v.variant == eNum:
 			in.Class, in.Imm = isa.SLS, 0
 			return in, symRel(objfile.R_LANAI_21), nil
@@ -664,36 +668,36 @@ func (a *assembler) finishInst(f *fixup) (isa.Inst, *reloc, error) {
 			in.Class, in.Rs1, in.Mode, in.Imm = isa.RM, isa.R0, isa.ModeOffset, 0
 			return in, symRel(objfile.R_LANAI_LO16), nil
 		}
-		return in, nil, evalError(e, "hi() cannot address memory")
+		return in, reloc{}, evalError(e, "hi() cannot address memory")
 	case useBR:
 		if v.variant != eNum {
-			return in, nil, evalError(e, "a branch target cannot use hi() or lo()")
+			return in, reloc{}, evalError(e, "a branch target cannot use hi() or lo()")
 		}
 		if v.isConst() {
 			if k%4 != 0 || k >= 1<<25 {
-				return in, nil, evalError(e, "branch target %#x must be word-aligned and below 0x2000000", k)
+				return in, reloc{}, evalError(e, "branch target %#x must be word-aligned and below 0x2000000", k)
 			}
 			in.Imm = k
-			return in, nil, nil
+			return in, reloc{}, nil
 		}
 		return in, symRel(objfile.R_LANAI_25), nil
 	case useBRR:
 		if !v.isConst() {
-			return in, nil, evalError(e, "a relative branch takes a constant offset")
+			return in, reloc{}, evalError(e, "a relative branch takes a constant offset")
 		}
 		if v.off < -32768 || v.off > 0xFFFF {
-			return in, nil, evalError(e, "relative branch offset %d out of range -32768..65535", v.off)
+			return in, reloc{}, evalError(e, "relative branch offset %d out of range -32768..65535", v.off)
 		}
 		// As llvm-mc does, the low two bits are dropped: the word holds the
 		// offset in words.
 		in.Imm = uint32(int32(int16(uint16(v.off)))) &^ 3
-		return in, nil, nil
+		return in, reloc{}, nil
 	}
-	return in, nil, fmt.Errorf("internal error: unknown operand use %d", s.use)
+	return in, reloc{}, fmt.Errorf("internal error: unknown operand use %d", s.use)
 }
 
 // movConst picks the encoding llvm-mc picks for "mov K, %rd".
-func movConst(in isa.Inst, k uint32, e *expr) (isa.Inst, *reloc, error) {
+func movConst(in isa.Inst, k uint32, e *expr) (isa.Inst, reloc, error) {
 	in.Class, in.Imm = isa.RI, k
 	switch {
 	case k&0xFFFF == 0xFFFF:
@@ -705,9 +709,9 @@ func movConst(in isa.Inst, k uint32, e *expr) (isa.Inst, *reloc, error) {
 	case k < 0x200000:
 		in = isa.Inst{Class: isa.SLI, Rd: in.Rd, Imm: k}
 	default:
-		return in, nil, evalError(e, "constant %#x cannot be loaded by one mov: use mov hi(K) and or lo(K)", k)
+		return in, reloc{}, evalError(e, "constant %#x cannot be loaded by one mov: use mov hi(K) and or lo(K)", k)
 	}
-	return in, nil, nil
+	return in, reloc{}, nil
 }
 
 // resolveData patches a data directive's value.
