@@ -69,7 +69,7 @@ type operand struct {
 	reg   isa.Reg
 	e     *expr
 	mem   memOp
-	col   int32 // column of the operand's first token
+	col   int32   // column of the operand's first token
 	reg2  isa.Reg // "%rA add %rB" branch form
 	isAdd bool
 }
