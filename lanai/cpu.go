@@ -72,6 +72,11 @@ type CPU struct {
 	storeSize uint8
 	stores    uint64 // stores executed (a trace notices a new one)
 
+	// SkippedCycles counts the cycles that idle and polling loops were
+	// fast-forwarded over instead of executed.
+	SkippedCycles uint64
+	pollTrack     pollTrack
+
 	breakpoints map[uint32]bool
 	skipBreak   bool // Step executes an instruction even if it has a breakpoint
 	brk         uop  // the real instruction under a breakpoint, while stepping it
@@ -118,6 +123,7 @@ func (c *CPU) Reset(entry uint32) {
 	c.histPos = 0
 	c.hist = [historySize]transfer{}
 	c.simctl = simCtl{cpu: c}
+	c.SkippedCycles, c.pollTrack = 0, pollTrack{}
 	c.events = eventQueue{}
 }
 

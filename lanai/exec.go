@@ -150,6 +150,7 @@ loop:
 				if skipped := c.idle(pc, cycles, deadline); skipped > 0 {
 					cycles += skipped
 					instret += skipped
+					c.SkippedCycles += skipped
 				} else if c.stop != nil {
 					c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
 					break loop
@@ -161,6 +162,11 @@ loop:
 			if u.cond.Holds(c.Flags) {
 				newnpc, newnnpc = u.imm, u.imm+4
 				c.record(pc, u.imm, cycles)
+				if u.imm < pc && u.poll != pollNo && npc == pc+4 {
+					skipC, skipI := c.pollSkip(u, pc, cycles, instret, deadline)
+					cycles += skipC
+					instret += skipI
+				}
 			}
 		case opBRR:
 			if u.cond.Holds(c.Flags) {

@@ -98,3 +98,47 @@ func TestIdleSkip(t *testing.T) {
 		t.Errorf("skipping: event at cycle %d, %d instructions, pc %#x; stepping: %d, %d, %#x", f1, n1, pc1, f2, n2, pc2)
 	}
 }
+
+// A loop polling a device register is skipped up to the event that changes
+// the register, with the counts that executing it gives.
+func TestPollSkip(t *testing.T) {
+	src := `
+	mov 0x40, %r9
+.Lwait:
+	ld -424[%r0], %r7          ! EIMR (a plain special register here)
+	and %r7, 0xffff0001, %r7
+	sub.f %r7, 0, %r0
+	beq .Lwait
+	add %r9, 0, %r9            ! delay slot
+	st %r7, -4096[%r0]         ! exit with the bit
+`
+	run := func(step bool) (*CPU, *Stop) {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "poll.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+		c.Schedule(1_000_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+		if !step {
+			return c, c.Run(1 << 30)
+		}
+		st := c.Step()
+		for st.Kind == StopStep {
+			st = c.Step()
+		}
+		return c, st
+	}
+	fast, st1 := run(false)
+	slow, st2 := run(true)
+	if st1.Kind != StopExit || st2.Kind != StopExit || st1.Code != 1 {
+		t.Fatalf("stops: %v %v (code %d)", st1.Kind, st2.Kind, st1.Code)
+	}
+	if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret {
+		t.Errorf("skipping: %d cycles %d instructions; executing: %d cycles %d instructions", fast.Cycles, fast.Instret, slow.Cycles, slow.Instret)
+	}
+	if fast.SkippedCycles < 900_000 {
+		t.Errorf("only %d cycles skipped", fast.SkippedCycles)
+	}
+	// A register that changes by itself (the cycle counter) is never
+	// skipped over.
+	c, st := runSource(t, ".Lw:\n\tld -392[%r0], %r7\n\tsub.f %r7, 0x100, %r0\n\tbult .Lw\n\tnop\n\tst %r0, -4096[%r0]\n", 1<<20, Config{})
+	if st.Kind != StopExit || c.Cycles < 0x100 || c.Cycles > 0x100+16 {
+		t.Errorf("CPUC loop: %v after %d cycles", st.Kind, c.Cycles)
+	}
+}

@@ -55,6 +55,7 @@ type uop struct {
 	cost uint8  // cycles, without the load-use interlock
 	imm  uint32 // immediate, offset, address or target
 	srcs uint64 // registers read, as a bit mask (for the load-use interlock)
+	poll uint8  // backward branches: is this a polling loop (poll.go)
 	in   isa.Inst
 }
 

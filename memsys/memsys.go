@@ -36,6 +36,15 @@ type Device interface {
 	Write32(off uint32, v uint32) error
 }
 
+// Stable is implemented by devices that can say how long a register will
+// keep its value without an event: the core uses it to skip polling loops.
+type Stable interface {
+	// StableUntil gives the first cycle of the core at which the register
+	// at off may read differently without an event happening first (^0:
+	// never; the current cycle or less: it may change at any time).
+	StableUntil(off uint32) uint64
+}
+
 // mapping is a device window.
 type mapping struct {
 	base, size uint32
@@ -114,6 +123,23 @@ func (m *Memory) device(addr uint32) (Device, uint32, bool) {
 // InSRAM reports whether [addr, addr+n) lies in SRAM.
 func (m *Memory) InSRAM(addr, n uint32) bool {
 	return uint64(addr)+uint64(n) <= uint64(len(m.SRAM))
+}
+
+// StableUntil says until which core cycle a word read at addr keeps its
+// value if no event happens: SRAM forever (only events and the core's own
+// stores change it), devices as they say (see Stable), 0 if they cannot.
+func (m *Memory) StableUntil(addr uint32) uint64 {
+	if m.InSRAM(addr, 4) {
+		return ^uint64(0)
+	}
+	dev, off, ok := m.device(addr)
+	if !ok {
+		return 0
+	}
+	if s, ok := dev.(Stable); ok {
+		return s.StableUntil(off)
+	}
+	return 0
 }
 
 // ReadIO reads a word of a device: the slow path of a core load outside

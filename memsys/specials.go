@@ -63,10 +63,11 @@ func SpecialAt(addr uint32) (SpecialReg, bool) {
 // register holds what was last written to it; offsets not in the table are
 // errors.
 type SpecialRegs struct {
-	val   [SpecialSize / 4]uint32
-	known [SpecialSize / 4]bool
-	read  [SpecialSize / 4]func() uint32
-	write [SpecialSize / 4]func(uint32)
+	val    [SpecialSize / 4]uint32
+	known  [SpecialSize / 4]bool
+	read   [SpecialSize / 4]func() uint32
+	write  [SpecialSize / 4]func(uint32)
+	stable [SpecialSize / 4]func() uint64
 }
 
 // NewSpecialRegs makes the window with every register zero.
@@ -82,6 +83,28 @@ func NewSpecialRegs() *SpecialRegs {
 // write (if not nil) takes writes.
 func (s *SpecialRegs) Hook(off uint32, read func() uint32, write func(uint32)) {
 	s.read[off/4], s.write[off/4], s.known[off/4] = read, write, true
+}
+
+// HookStable tells how long a hooked register keeps its value without an
+// event (see Stable): a register with a read hook but no stable hook is
+// taken to change at any time; a plain stored register never changes by
+// itself.
+func (s *SpecialRegs) HookStable(off uint32, until func() uint64) {
+	s.stable[off/4] = until
+}
+
+// StableUntil implements Stable.
+func (s *SpecialRegs) StableUntil(off uint32) uint64 {
+	i := off / 4
+	switch {
+	case off%4 != 0 || i >= uint32(len(s.val)) || !s.known[i]:
+		return 0
+	case s.stable[i] != nil:
+		return s.stable[i]()
+	case s.read[i] != nil:
+		return 0
+	}
+	return ^uint64(0)
 }
 
 // Read32 implements Device.

@@ -1,0 +1,169 @@
+package lanai
+
+import "lanaiemu/isa"
+
+// Polling loops. NIC firmware spends its idle time in loops such as
+//
+//	.Lwait: ld  -432[%r0], %r7   ! read ISR
+//	        and %r7, 0x10, %r7
+//	        sub.f %r7, 0, %r0
+//	        beq .Lwait
+//	        nop
+//
+// which can only end when something outside the core changes what they
+// read. The core skips such a loop up to the next event (or until a
+// register it reads may change by itself, such as the RTC), in whole
+// iterations, with exactly the counts that executing it would give:
+//
+//   - statically, the loop (from the branch target to the delay slot of the
+//     taken backward branch) has at most maxPollBody instructions: loads
+//     without base update, computations and compares, and no store, no
+//     other control transfer;
+//   - dynamically, one iteration leaves every register and the flags as
+//     they were (a fixed point), so every further iteration repeats it as
+//     long as what it loads stays the same;
+//   - every address it loads from says how long it stays the same
+//     (memsys.Memory.StableUntil: SRAM until an event, device registers as
+//     their devices say).
+//
+// A loop that fails the fixed-point test several times in a row is marked
+// as not a polling loop, so counting loops pay for the test only briefly.
+
+const (
+	maxPollBody  = 12 // instructions, delay slot included
+	pollPatience = 8  // failed fixed-point tests before giving up on a loop
+)
+
+// Poll states of a backward branch's uop.
+const (
+	pollUnknown uint8 = iota
+	pollNo
+	pollYes
+)
+
+// pollTrack follows the loop being tested.
+type pollTrack struct {
+	branch   uint32 // the loop's branch
+	regs     [32]uint32
+	flags    isa.Flags
+	cycles   uint64
+	instret  uint64
+	failures int
+	valid    bool
+}
+
+// pollSkip is called when the backward branch u at pc is taken (before its
+// delay slot executes). It returns the cycles and instructions to skip.
+func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uint64, uint64) {
+	if u.poll == pollUnknown {
+		u.poll = pollNo
+		if c.pollable(u.imm, pc) {
+			u.poll = pollYes
+		}
+	}
+	if u.poll != pollYes {
+		return 0, 0
+	}
+	t := &c.pollTrack
+	same := t.valid && t.branch == pc && t.flags == c.Flags && [32]uint32(c.R[:32]) == t.regs
+	if !same {
+		if t.valid && t.branch == pc {
+			if t.failures++; t.failures >= pollPatience {
+				u.poll = pollNo
+				t.valid = false
+				return 0, 0
+			}
+		} else {
+			t.failures = 0
+		}
+		t.branch, t.flags, t.cycles, t.instret, t.valid = pc, c.Flags, cycles, instret, true
+		t.regs = [32]uint32(c.R[:32])
+		return 0, 0
+	}
+	t.failures = 0
+	iterCycles, iterInstr := cycles-t.cycles, instret-t.instret
+	t.cycles, t.instret = cycles, instret
+	if iterCycles == 0 {
+		return 0, 0
+	}
+	end := min(deadline, c.nextEvent(), c.loopInputsStable(u.imm, pc))
+	if end <= cycles+iterCycles {
+		return 0, 0
+	}
+	k := (end - cycles - 1) / iterCycles
+	t.cycles += k * iterCycles
+	t.instret += k * iterInstr
+	c.SkippedCycles += k * iterCycles
+	return k * iterCycles, k * iterInstr
+}
+
+// pollable checks the static conditions on the loop [head, branch+4].
+func (c *CPU) pollable(head, branch uint32) bool {
+	if head > branch || (branch-head)/4+2 > maxPollBody {
+		return false
+	}
+	for a := head; a <= branch+4; a += 4 {
+		if a == branch {
+			continue
+		}
+		if uint64(a)/4 >= uint64(len(c.pre)) {
+			return false
+		}
+		u := &c.pre[a/4]
+		if u.op == opUndecoded {
+			if _, ok := c.slowFetch(u, a); !ok {
+				return false
+			}
+		}
+		switch u.op {
+		case opNop, opAddI, opSubI, opOrI, opAndI, opXorI, opShI, opShaI, opALUI,
+			opAddR, opSubR, opOrR, opAndR, opXorR, opALUR, opSel, opSCC, opSpecial,
+			opSubFI, opSubFR, opLoad:
+		case opMem:
+			in := &u.in
+			if in.Store || in.Rd == isa.PC || in.Mode == isa.ModePost || in.Mode == isa.ModePre {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// loopInputsStable is the first cycle at which something the loop loads
+// may change without an event: the minimum over its loads' addresses,
+// computed from the current (fixed-point) registers.
+func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
+	until := ^uint64(0)
+	for a := head; a <= branch+4; a += 4 {
+		u := &c.pre[a/4]
+		var ea uint32
+		switch {
+		case u.op == opLoad:
+			ea = c.R[u.rs1] + u.imm
+		case u.op == opMem:
+			in := &u.in
+			switch in.Class {
+			case isa.SLS:
+				ea = in.Imm &^ 3
+			case isa.RRM:
+				r, _ := alu(in.ALU, c.R[in.Rs1], c.R[in.Rs2], false)
+				ea = c.R[in.Rs1]
+				if in.Mode == isa.ModeOffset {
+					ea = r
+				}
+			default:
+				ea = c.R[in.Rs1]
+				if in.Mode == isa.ModeOffset {
+					ea += in.Imm
+				}
+			}
+			ea &^= 3
+		default:
+			continue
+		}
+		until = min(until, c.Mem.StableUntil(ea))
+	}
+	return until
+}
