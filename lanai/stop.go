@@ -90,6 +90,27 @@ func flagString(f isa.Flags) string {
 	return string(s)
 }
 
+// Transfer is a taken control transfer: the instruction that decided it,
+// where it went, and the cycle.
+type Transfer struct {
+	From, To uint32
+	Cycle    uint64
+}
+
+// Transfers returns the most recent taken control transfers (up to 16),
+// oldest first: the fast path records them, so they show where a program
+// has been even when it was not traced.
+func (c *CPU) Transfers() []Transfer {
+	var out []Transfer
+	for i := 0; i < historySize; i++ {
+		h := c.hist[(c.histPos+i)%historySize]
+		if h.cycle != 0 || h.from != 0 || h.to != 0 {
+			out = append(out, Transfer{h.from, h.to, h.cycle})
+		}
+	}
+	return out
+}
+
 // trap stops the run with an error at the instruction at pc.
 func (c *CPU) trap(pc uint32, format string, args ...any) {
 	t := &Trap{Reason: fmt.Sprintf(format, args...), PC: pc, Flags: c.Flags, Cycles: c.Cycles}
@@ -99,11 +120,8 @@ func (c *CPU) trap(pc uint32, format string, args ...any) {
 	}
 	copy(t.Regs[:], c.R[:32])
 	t.Regs[2] = pc
-	for i := 0; i < historySize; i++ {
-		h := c.hist[(c.histPos+i)%historySize]
-		if h.cycle != 0 || h.from != 0 || h.to != 0 {
-			t.History = append(t.History, fmt.Sprintf("cycle %d: %#08x -> %#08x", h.cycle, h.from, h.to))
-		}
+	for _, h := range c.Transfers() {
+		t.History = append(t.History, fmt.Sprintf("cycle %d: %#08x -> %#08x", h.Cycle, h.From, h.To))
 	}
 	c.stop = &Stop{Kind: StopTrap, Trap: t}
 }

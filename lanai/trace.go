@@ -2,6 +2,7 @@ package lanai
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -32,17 +33,21 @@ func NewSymbols(syms []*objfile.Symbol) *Symbols {
 		if sym.Name == "" || sym.Type == objfile.STT_SECTION || sym.Type == objfile.STT_FILE || sym.IsUndefined() || sym.IsCommon() {
 			continue
 		}
-		rank := 2 // prefer functions, then other globals, then locals
-		if sym.Type == objfile.STT_FUNC {
+		// Prefer functions, then data objects, then other globals (such as
+		// the linker's _edata), then other locals; .L labels last.
+		rank := 3
+		switch {
+		case strings.HasPrefix(sym.Name, ".L"):
+			rank = 4
+		case sym.Type == objfile.STT_FUNC:
 			rank = 0
-		} else if sym.Bind != objfile.STB_LOCAL {
+		case sym.Type == objfile.STT_OBJECT:
 			rank = 1
-		}
-		if strings.HasPrefix(sym.Name, ".L") {
-			rank = 3
+		case sym.Bind != objfile.STB_LOCAL:
+			rank = 2
 		}
 		es = append(es, entry{sym.Value, sym.Name, rank})
-		if _, dup := s.byName[sym.Name]; !dup || rank < 2 {
+		if _, dup := s.byName[sym.Name]; !dup || rank < 3 {
 			s.byName[sym.Name] = sym.Value
 		}
 	}
@@ -56,7 +61,7 @@ func NewSymbols(syms []*objfile.Symbol) *Symbols {
 		if i > 0 && es[i-1].a == e.a {
 			continue // keep the preferred name for an address
 		}
-		if e.rank == 3 {
+		if e.rank == 4 {
 			continue // local labels do not name code in traces
 		}
 		s.addrs = append(s.addrs, e.a)
@@ -97,6 +102,7 @@ func (s *Symbols) Addr(name string) (uint32, bool) {
 type Tracer struct {
 	w    *bufio.Writer
 	syms *Symbols
+	buf  []byte
 }
 
 // NewTracer makes a tracer writing to w.
@@ -133,21 +139,22 @@ func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
 func (tr *Tracer) line(c *CPU, cycle uint64, pc, word uint32, before *[33]uint32, flags isa.Flags, stores uint64) {
 	text, _ := isa.Disassemble(word)
 	text = strings.ReplaceAll(text, "\t", " ")
-	fmt.Fprintf(tr.w, "%10d %08x %-20s %08x  %-28s", cycle, pc, tr.syms.Lookup(pc), word, text)
+	tr.buf = fmt.Appendf(tr.buf[:0], "%10d %08x %-20s %08x  %-28s", cycle, pc, tr.syms.Lookup(pc), word, text)
 	for r := 3; r < 32; r++ {
 		if c.R[r] != before[r] {
-			fmt.Fprintf(tr.w, " %s=%08x", isa.Reg(r), c.R[r])
+			tr.buf = fmt.Appendf(tr.buf, " %s=%08x", isa.Reg(r), c.R[r])
 		}
 	}
 	if c.Flags != flags {
-		fmt.Fprintf(tr.w, " flags=%s", flagString(c.Flags))
+		tr.buf = fmt.Appendf(tr.buf, " flags=%s", flagString(c.Flags))
 	}
 	if c.stores != stores {
 		if b, err := c.Mem.Read(c.storeAddr, uint32(c.storeSize)); err == nil {
-			fmt.Fprintf(tr.w, " [%08x]=%x", c.storeAddr, b)
+			tr.buf = fmt.Appendf(tr.buf, " [%08x]=%x", c.storeAddr, b)
 		} else {
-			fmt.Fprintf(tr.w, " [%08x] written", c.storeAddr)
+			tr.buf = fmt.Appendf(tr.buf, " [%08x] written", c.storeAddr)
 		}
 	}
+	tr.w.Write(bytes.TrimRight(tr.buf, " "))
 	tr.w.WriteByte('\n')
 }

@@ -1,0 +1,509 @@
+// Command lanai-emu runs and debugs programs for the LANai 9.2 in the
+// emulator (package lanai).
+//
+//	lanai-emu run [flags] image      run to the exit, a trap or the cycle limit
+//	lanai-emu debug [flags] image    the interactive debugger (package debugger)
+//
+// Images are ELF executables (lanai-as, lanai-ld) or LANai COFF
+// executables; --raw or --load-addr loads a raw binary instead. The
+// program's console (the simulation-control PUTC register) goes to
+// standard output; reports and the run summary go to standard error.
+//
+// Exit status of run: the program's exit code (its low 8 bits; the summary
+// shows all 32), 70 a trap, 71 the cycle limit, 66 an unreadable or bad
+// image (or an unwritable --trace/--stats file), 64 a usage error. Exit
+// status of debug: 0, 1 if a --script command failed, 66, 64.
+// docs/emulator.md is the manual.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"lanaiemu/debugger"
+	"lanaiemu/lanai"
+	"lanaiemu/memsys"
+	"lanaiemu/objfile"
+)
+
+// Exit statuses (besides the program's own exit code).
+const (
+	exitUsage  = 64 // bad command line (sysexits EX_USAGE)
+	exitImage  = 66 // the image cannot be read or loaded, or an output file cannot be written (EX_NOINPUT)
+	exitTrap   = 70 // the program trapped (EX_SOFTWARE)
+	exitCycles = 71 // the cycle limit was reached
+	exitScript = 1  // debug --script: a command failed
+)
+
+// defaultMaxCycles is run's default cycle limit: 10^10 cycles, 75 seconds
+// of LANai time at 133 MHz.
+const defaultMaxCycles = 10_000_000_000
+
+const usageText = `usage: lanai-emu run [flags] image
+       lanai-emu debug [flags] image
+       lanai-emu help
+
+run executes the program until it exits, traps or reaches the cycle limit.
+debug starts the debugger (commands from standard input, or --script FILE);
+type "help" at its prompt for the commands.
+
+The image is an ELF executable (lanai-as, lanai-ld) or a LANai COFF
+executable; --raw or --load-addr loads a raw binary at --load-addr (default
+0) and starts it there. The program's console output (the PUTC register) goes
+to standard output; reports, the summary and --trace (without =FILE) go to
+standard error.
+
+Exit status of run:
+  0-255  the program exited: the low 8 bits of its exit code (the summary
+         on standard error shows all 32 bits)
+  70     the program trapped (invalid instruction, bad or unaligned access,
+         deadlock); a report goes to standard error
+  71     the cycle limit (--max-cycles) was reached
+  66     the image could not be read or loaded, or a --trace/--stats file
+         could not be written
+  64     usage error
+Exit status of debug: 0; 1 if a command of --script failed; 66; 64.
+(A program may itself exit with 64, 66, 70 or 71: the summary and --stats
+tell them apart.)
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the command, with its streams as parameters for tests.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usageText)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "debug":
+		return debugCmd(args[1:], stdin, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usageText)
+		return 0
+	}
+	fmt.Fprintf(stderr, "lanai-emu: unknown command %q\n\n%s", args[0], usageText)
+	return exitUsage
+}
+
+// machine holds the flags that configure the core and the loader.
+type machine struct {
+	clockMHz float64
+	sramSize string
+	align    string
+	raw      bool
+	loadAddr string
+}
+
+func (m *machine) register(fs *flag.FlagSet) {
+	fs.Float64Var(&m.clockMHz, "clock", float64(lanai.DefaultClockHz)/1e6, "core clock in `MHz`")
+	fs.StringVar(&m.sramSize, "sram-size", strconv.Itoa(memsys.DefaultSRAMSize), "SRAM size in `bytes` (decimal or 0x hex, or with a K or M suffix)")
+	fs.StringVar(&m.align, "align", "trap", "unaligned accesses: `trap|silent` (silent ignores the low address bits)")
+	fs.BoolVar(&m.raw, "raw", false, "load the image as a raw binary at --load-addr")
+	fs.StringVar(&m.loadAddr, "load-addr", "", "load a raw binary at this `address` and start it there (implies --raw; default 0)")
+}
+
+// config checks the machine flags.
+func (m *machine) config(console io.Writer) (lanai.Config, error) {
+	var cfg lanai.Config
+	if m.clockMHz <= 0 || m.clockMHz > 1e6 || math.IsNaN(m.clockMHz) {
+		return cfg, fmt.Errorf("--clock %g: want a positive number of MHz", m.clockMHz)
+	}
+	cfg.ClockHz = uint64(m.clockMHz*1e6 + 0.5)
+	size, err := parseSize(m.sramSize)
+	if err != nil || size == 0 || size%4 != 0 || size > memsys.MaxSRAMSize {
+		return cfg, fmt.Errorf("--sram-size %q: want a non-zero multiple of 4 up to %#x", m.sramSize, memsys.MaxSRAMSize)
+	}
+	cfg.SRAMSize = uint32(size)
+	switch m.align {
+	case "trap":
+	case "silent":
+		cfg.AlignSilently = true
+	default:
+		return cfg, fmt.Errorf("--align %q: want trap or silent", m.align)
+	}
+	if m.loadAddr != "" {
+		m.raw = true
+		if _, err := parseSize(m.loadAddr); err != nil {
+			return cfg, fmt.Errorf("--load-addr %q: %v", m.loadAddr, err)
+		}
+	}
+	cfg.Console = console
+	return cfg, nil
+}
+
+// parseSize reads a decimal or 0x hex number with an optional K or M suffix.
+func parseSize(s string) (uint64, error) {
+	mul := uint64(1)
+	switch {
+	case strings.HasSuffix(s, "K") || strings.HasSuffix(s, "k"):
+		mul, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "M") || strings.HasSuffix(s, "m"):
+		mul, s = 1<<20, s[:len(s)-1]
+	}
+	var v uint64
+	var err error
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		v, err = strconv.ParseUint(s[2:], 16, 32)
+	} else {
+		v, err = strconv.ParseUint(s, 10, 32)
+	}
+	if err != nil || v*mul > math.MaxUint32 {
+		return 0, fmt.Errorf("bad number %q", s)
+	}
+	return v * mul, nil
+}
+
+// parseCycles reads a cycle count: decimal, 0x hex, or an exact float such
+// as 1e10.
+func parseCycles(s string) (uint64, error) {
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		return strconv.ParseUint(s[2:], 16, 64)
+	}
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return v, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f >= 1<<64 || f != math.Trunc(f) {
+		return 0, fmt.Errorf("bad cycle count %q", s)
+	}
+	return uint64(f), nil
+}
+
+// load makes a core and loads the image into it.
+func (m *machine) load(path string, console io.Writer) (*lanai.CPU, *memsys.Image, error) {
+	cfg, err := m.config(console)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := lanai.New(cfg)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	var img *memsys.Image
+	if m.raw {
+		var addr uint64
+		if m.loadAddr != "" {
+			addr, _ = parseSize(m.loadAddr)
+		}
+		img, err = c.Mem.LoadRaw(data, uint32(addr))
+	} else {
+		img, err = c.Mem.LoadFile(data)
+		if err != nil {
+			err = fmt.Errorf("%v (for a raw binary, use --raw or --load-addr)", err)
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
+	}
+	c.Reset(img.Entry)
+	return c, img, nil
+}
+
+// usageError marks errors in flag values.
+type usageError struct{ error }
+
+// parseArgs parses flags that may come before or after the one image
+// argument.
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (string, int) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return "", 0
+			}
+			return "", exitUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "lanai-emu %s: want exactly one image, got %d arguments\n", fs.Name(), len(pos))
+		fs.Usage()
+		return "", exitUsage
+	}
+	return pos[0], -1
+}
+
+// traceFlag is --trace (standard error) or --trace=FILE.
+type traceFlag struct {
+	on   bool
+	file string
+}
+
+func (t *traceFlag) String() string {
+	if t == nil || !t.on {
+		return ""
+	}
+	return t.file
+}
+
+func (t *traceFlag) Set(v string) error {
+	switch v {
+	case "true":
+		t.on, t.file = true, ""
+	case "false":
+		t.on, t.file = false, ""
+	default:
+		t.on, t.file = true, v
+	}
+	return nil
+}
+
+func (t *traceFlag) IsBoolFlag() bool { return true }
+
+// stats is what --stats writes.
+type stats struct {
+	Image        string  `json:"image"`
+	Stop         string  `json:"stop"`      // "exit", "trap" or "cycle limit"
+	ExitCode     *uint32 `json:"exit_code"` // null unless the program exited
+	Instructions uint64  `json:"instructions"`
+	Cycles       uint64  `json:"cycles"`
+	CPI          float64 `json:"cpi"`
+	ClockHz      uint64  `json:"clock_hz"`
+	SimSeconds   float64 `json:"sim_seconds"`
+	HostSeconds  float64 `json:"host_seconds"`
+	MIPS         float64 `json:"mips"` // host speed: instructions per host microsecond
+	PC           uint32  `json:"pc"`   // where the program stopped
+	Trap         string  `json:"trap,omitempty"`
+}
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var m machine
+	m.register(fs)
+	maxCycles := fs.String("max-cycles", strconv.FormatUint(defaultMaxCycles, 10), "stop after this many `cycles` (exit status 71)")
+	statsFile := fs.String("stats", "", "write run statistics as JSON to this `file`")
+	quiet := fs.Bool("quiet", false, "no summary on standard error (reports of traps and the cycle limit remain)")
+	var trace traceFlag
+	fs.Var(&trace, "trace", "write a trace line per instruction to standard error, or with --trace=FILE to FILE")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText+"\nFlags of run:\n")
+		fs.PrintDefaults()
+	}
+	path, st := parseArgs(fs, args, stderr)
+	if st >= 0 {
+		return st
+	}
+	budget, err := parseCycles(*maxCycles)
+	if err != nil || budget == 0 {
+		fmt.Fprintf(stderr, "lanai-emu run: --max-cycles %q: want a positive number of cycles\n", *maxCycles)
+		return exitUsage
+	}
+	console := bufio.NewWriterSize(stdout, 4096)
+	defer console.Flush()
+	c, img, err := m.load(path, console)
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+		if _, ok := err.(usageError); ok {
+			return exitUsage
+		}
+		return exitImage
+	}
+	loc := newLocator(img)
+
+	var stop *lanai.Stop
+	var traceOut io.Writer = stderr
+	var traceFile *os.File
+	if trace.on && trace.file != "" {
+		if traceFile, err = os.Create(trace.file); err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+			return exitImage
+		}
+		traceOut = traceFile
+	}
+	start := time.Now()
+	if trace.on {
+		stop = c.RunTraced(budget, lanai.NewTracer(traceOut, loc.syms))
+	} else {
+		stop = c.Run(budget)
+	}
+	host := time.Since(start).Seconds()
+	console.Flush()
+	if traceFile != nil {
+		if err := traceFile.Close(); err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+			return exitImage
+		}
+	}
+
+	s := stats{Image: path, Stop: stop.Kind.String(), Instructions: c.Instret, Cycles: c.Cycles,
+		ClockHz: c.Config().ClockHz, SimSeconds: c.Seconds(c.Cycles), HostSeconds: host, PC: c.PC}
+	if c.Instret > 0 {
+		s.CPI = float64(c.Cycles) / float64(c.Instret)
+	}
+	if host > 0 {
+		s.MIPS = float64(c.Instret) / host / 1e6
+	}
+	status := 0
+	switch stop.Kind {
+	case lanai.StopExit:
+		code := stop.Code
+		s.ExitCode = &code
+		status = int(code & 0xff)
+		if !*quiet {
+			fmt.Fprintf(stderr, "lanai-emu: exit code %#x (%d), exit status %d\n", code, int32(code), status)
+		}
+	case lanai.StopTrap:
+		s.PC = stop.Trap.PC
+		s.Trap = stop.Trap.Reason
+		fmt.Fprintf(stderr, "lanai-emu: trap at %s\n%s", loc.where(stop.Trap.PC), stop.Trap.Report())
+		status = exitTrap
+	case lanai.StopCycleLimit:
+		fmt.Fprintf(stderr, "lanai-emu: cycle limit of %d cycles reached at %s (raise it with --max-cycles)\n", budget, loc.where(c.PC))
+		status = exitCycles
+	default:
+		fmt.Fprintf(stderr, "lanai-emu: the run stopped unexpectedly (%s) at %s\n", stop.Kind, loc.where(c.PC))
+		status = exitTrap
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "lanai-emu: %d instructions, %d cycles, CPI %.3f, simulated %s at %g MHz; host %.3f s, %.1f MIPS\n",
+			s.Instructions, s.Cycles, s.CPI, debugger.FormatSeconds(s.SimSeconds), float64(s.ClockHz)/1e6, s.HostSeconds, s.MIPS)
+	}
+	if *statsFile != "" {
+		b, _ := json.MarshalIndent(s, "", "  ")
+		if err := os.WriteFile(*statsFile, append(b, '\n'), 0o644); err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+			return exitImage
+		}
+	}
+	return status
+}
+
+// locator names addresses for reports: symbol+offset and file:line.
+type locator struct {
+	syms  *lanai.Symbols
+	lines map[uint32]objfile.LineEntry
+}
+
+func newLocator(img *memsys.Image) *locator {
+	l := &locator{syms: lanai.NewSymbols(img.Symbols), lines: map[uint32]objfile.LineEntry{}}
+	if img.File != nil {
+		if ls, err := img.File.Lines(); err == nil {
+			for _, e := range ls {
+				l.lines[e.Addr] = e
+			}
+		}
+	}
+	return l
+}
+
+// where gives "pc 0x00001234 <sym+0x4> (file.s:12)".
+func (l *locator) where(pc uint32) string {
+	s := fmt.Sprintf("pc 0x%08x", pc)
+	if name := l.syms.Lookup(pc); name != "" {
+		s += " <" + name + ">"
+	}
+	if e, ok := l.lines[pc]; ok {
+		s += fmt.Sprintf(" (%s:%d)", filepath.Base(e.File), e.Line)
+	}
+	return s
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("debug", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var m machine
+	m.register(fs)
+	script := fs.String("script", "", "read commands from this `file` (each is echoed after the prompt) and stop at its end")
+	maxCycles := fs.String("max-cycles", strconv.FormatUint(debugger.DefaultMaxCycles, 10), "cycle budget of each command that runs the program")
+	var srcDirs multiFlag
+	fs.Var(&srcDirs, "source-dir", "search this `directory` for source files of the line table (repeatable; the image's directory is searched last)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText+"\nFlags of debug:\n")
+		fs.PrintDefaults()
+	}
+	path, st := parseArgs(fs, args, stderr)
+	if st >= 0 {
+		return st
+	}
+	budget, err := parseCycles(*maxCycles)
+	if err != nil || budget == 0 {
+		fmt.Fprintf(stderr, "lanai-emu debug: --max-cycles %q: want a positive number of cycles\n", *maxCycles)
+		return exitUsage
+	}
+	var scriptData []byte
+	if *script != "" {
+		if scriptData, err = os.ReadFile(*script); err != nil {
+			fmt.Fprintf(stderr, "lanai-emu debug: %v\n", err)
+			return exitImage
+		}
+	}
+	c, img, err := m.load(path, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-emu debug: %v\n", err)
+		if _, ok := err.(usageError); ok {
+			return exitUsage
+		}
+		return exitImage
+	}
+	d := debugger.New(c, img, stdout)
+	d.MaxCycles = budget
+	d.SourceDirs = append(srcDirs, filepath.Dir(path))
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-sig:
+				d.Interrupt()
+			case <-done:
+				return
+			}
+		}
+	}()
+
+	d.Intro(path)
+	if *script != "" {
+		d.Script(strings.NewReader(string(scriptData)))
+		if d.Errors() > 0 {
+			return exitScript
+		}
+		return 0
+	}
+	echo := true
+	if f, ok := stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			echo = false
+		}
+	}
+	d.Interact(stdin, echo)
+	return 0
+}

@@ -1,0 +1,700 @@
+package debugger
+
+import (
+	"fmt"
+	"strings"
+
+	"lanaiemu/isa"
+	"lanaiemu/lanai"
+	"lanaiemu/memsys"
+)
+
+// command is one debugger command.
+type command struct {
+	name    string
+	aliases []string
+	usage   string
+	help    string
+	run     func(d *Debugger, args []string)
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"step", []string{"s", "stepi", "si"}, "step [N]", "execute N instructions (default 1), stopping early at a breakpoint or watchpoint", (*Debugger).cmdStep},
+		{"next", []string{"n", "nexti", "ni"}, "next [N]", "like step, but run a call to its return point as one step", (*Debugger).cmdNext},
+		{"continue", []string{"c", "cont"}, "continue", "run until a breakpoint, a watchpoint, the exit or a trap", (*Debugger).cmdContinue},
+		{"until", []string{"u", "advance"}, "until LOC", "run until pc reaches LOC (or a breakpoint, watchpoint, exit or trap)", (*Debugger).cmdUntil},
+		{"finish", []string{"fin"}, "finish", "run until the current function returns to its caller", (*Debugger).cmdFinish},
+		{"break", []string{"b", "br"}, "break [LOC]", "set a breakpoint at LOC (default: pc)", (*Debugger).cmdBreak},
+		{"delete", []string{"d"}, "delete [N...]", "delete breakpoints/watchpoints N (default: all)", (*Debugger).cmdDelete},
+		{"watch", []string{"w"}, "watch ADDR [LEN]", "stop when a store touches LEN bytes at ADDR (default: the symbol's size, or 4)", (*Debugger).cmdWatch},
+		{"info", []string{"i"}, "info WHAT", "WHAT: registers, breakpoints, watchpoints, symbols [TEXT], specials (special registers), line [LOC]", (*Debugger).cmdInfo},
+		{"regs", []string{"registers"}, "regs", "same as info registers", (*Debugger).cmdRegs},
+		{"print", []string{"p"}, "print REG|&ADDR|ADDR", "a register's value, an address, or the word stored at an address", (*Debugger).cmdPrint},
+		{"x", nil, "x[/N] [ADDR]", "dump N words (default 8) at ADDR (default: after the last dump), with ASCII", nil},
+		{"disas", []string{"disassemble", "dis"}, "disas [ADDR] [N]", "disassemble N instructions at ADDR, or around pc (=> marks pc, b a breakpoint)", (*Debugger).cmdDisas},
+		{"cycles", nil, "cycles", "cycle counter, instructions executed, simulated time", (*Debugger).cmdCycles},
+		{"history", []string{"hist"}, "history [N]", fmt.Sprintf("the last N instructions executed (default 16, at most %d)", HistorySize), (*Debugger).cmdHistory},
+		{"list", []string{"l"}, "list [LOC]", "source lines around pc (or LOC), from the line table", (*Debugger).cmdList},
+		{"backtrace", []string{"bt", "where"}, "backtrace", "the chain of calls, from the frame pointers", (*Debugger).cmdBacktrace},
+		{"trace", nil, "trace on|off", "print a trace line for each instruction executed", (*Debugger).cmdTrace},
+		{"help", []string{"h", "?"}, "help", "this list", (*Debugger).cmdHelp},
+		{"quit", []string{"q", "exit"}, "quit", "leave the debugger", nil},
+	}
+}
+
+// lookupCommand finds a command by name or alias.
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+		for _, a := range c.aliases {
+			if a == name {
+				return c, true
+			}
+		}
+	}
+	return command{}, false
+}
+
+func (d *Debugger) cmdHelp(args []string) {
+	d.printf("Commands (aliases in parentheses):\n")
+	for _, c := range commands {
+		al := ""
+		if len(c.aliases) > 0 {
+			al = " (" + strings.Join(c.aliases, ", ") + ")"
+		}
+		d.printf("  %-28s %s%s\n", c.usage, c.help, al)
+	}
+	d.printf("LOC and ADDR: 0x hex or decimal numbers, symbols, %%registers, joined by + and -\n" +
+		"(main+0x10, %%fp-8); LOC may also be FILE:LINE (matched by base name or path).\n" +
+		"An empty line repeats step, next, x or list.\n")
+}
+
+// noArgs checks that a command got no arguments.
+func (d *Debugger) noArgs(name string, args []string) bool {
+	if len(args) > 0 {
+		d.errorf("%s takes no arguments", name)
+		return false
+	}
+	return true
+}
+
+// optCount reads an optional count argument.
+func (d *Debugger) optCount(name string, args []string, def, max int) (int, bool) {
+	switch len(args) {
+	case 0:
+		return def, true
+	case 1:
+		n, err := parseCount(args[0], max)
+		if err != nil {
+			d.errorf("%s: %v", name, err)
+			return 0, false
+		}
+		return n, true
+	}
+	d.errorf("usage: %s [N]", name)
+	return 0, false
+}
+
+func (d *Debugger) cmdStep(args []string) {
+	n, ok := d.optCount("step", args, 1, 1<<30)
+	if !ok || !d.running() {
+		return
+	}
+	d.report(d.resume(goal{steps: n}))
+}
+
+func (d *Debugger) cmdNext(args []string) {
+	n, ok := d.optCount("next", args, 1, 1<<30)
+	if !ok || !d.running() {
+		return
+	}
+	var o outcome
+	for i := 0; i < n; i++ {
+		g := goal{steps: 1}
+		if ret, ok := d.callReturn(d.cpu.PC); ok {
+			sp := d.cpu.Reg(isa.SP)
+			g = goal{at: true, addr: ret, cond: func() bool { return d.cpu.Reg(isa.SP) >= sp }}
+		}
+		if o = d.resume(g); o.kind != stopGoal {
+			break
+		}
+	}
+	d.report(o)
+}
+
+func (d *Debugger) cmdContinue(args []string) {
+	if !d.noArgs("continue", args) || !d.running() {
+		return
+	}
+	d.report(d.resume(goal{}))
+}
+
+func (d *Debugger) cmdUntil(args []string) {
+	if len(args) == 0 {
+		d.errorf("usage: until LOC")
+		return
+	}
+	a, _, err := d.location(strings.Join(args, " "))
+	if err != nil {
+		d.errorf("until: %v", err)
+		return
+	}
+	if !d.running() {
+		return
+	}
+	d.report(d.resume(goal{at: true, addr: a}))
+}
+
+func (d *Debugger) cmdFinish(args []string) {
+	if !d.noArgs("finish", args) || !d.running() {
+		return
+	}
+	c := d.cpu
+	ra, callerSP, _, err := d.frame(c.PC, c.Reg(isa.SP), c.Reg(isa.FP))
+	if err != nil {
+		d.errorf("finish: %v", err)
+		return
+	}
+	name := d.label(c.PC)
+	if f, ok := d.funcAt(c.PC); ok {
+		name = f.name
+	}
+	d.printf("Run till exit from %s (returns to %s)\n", name, d.addrName(ra))
+	o := d.resume(goal{at: true, addr: ra, cond: func() bool { return c.Reg(isa.SP) >= callerSP }})
+	d.report(o)
+	if o.kind == stopGoal {
+		rv := c.Reg(isa.RV)
+		d.printf("Value returned: rv = 0x%08x (%d)\n", rv, int32(rv))
+	}
+}
+
+func (d *Debugger) cmdBreak(args []string) {
+	a := d.cpu.PC
+	if len(args) > 0 {
+		var err error
+		if a, _, err = d.location(strings.Join(args, " ")); err != nil {
+			d.errorf("break: %v", err)
+			return
+		}
+	}
+	if a%4 != 0 || !d.cpu.Mem.InSRAM(a, 4) {
+		d.errorf("break: 0x%08x is not an instruction address (a word of SRAM)", a)
+		return
+	}
+	if p := d.breakAt(a); p != nil {
+		d.printf("Breakpoint %d is already at %s\n", p.id, d.describe(a))
+		return
+	}
+	p := &point{id: d.nextID, addr: a, what: d.describe(a)}
+	d.nextID++
+	d.points = append(d.points, p)
+	d.cpu.SetBreakpoint(a, true)
+	d.printf("Breakpoint %d at %s\n", p.id, p.what)
+}
+
+func (d *Debugger) cmdDelete(args []string) {
+	if len(args) == 0 {
+		for _, p := range d.points {
+			if !p.watch {
+				d.cpu.SetBreakpoint(p.addr, false)
+			}
+		}
+		d.points = nil
+		d.printf("Deleted all breakpoints and watchpoints.\n")
+		return
+	}
+	for _, a := range args {
+		n, err := parseCount(a, 1<<30)
+		idx := -1
+		for i, p := range d.points {
+			if err == nil && p.id == n {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			d.errorf("delete: no breakpoint or watchpoint %q", a)
+			continue
+		}
+		p := d.points[idx]
+		d.points = append(d.points[:idx], d.points[idx+1:]...)
+		if !p.watch {
+			d.cpu.SetBreakpoint(p.addr, false)
+			d.printf("Deleted breakpoint %d.\n", p.id)
+		} else {
+			d.printf("Deleted watchpoint %d.\n", p.id)
+		}
+	}
+}
+
+func (d *Debugger) cmdWatch(args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		d.errorf("usage: watch ADDR [LEN]")
+		return
+	}
+	a, err := d.eval(args[0])
+	if err != nil {
+		d.errorf("watch: %v", err)
+		return
+	}
+	n := uint32(4)
+	if len(args) == 2 {
+		c, err := parseCount(args[1], 1<<24)
+		if err != nil {
+			d.errorf("watch: %v", err)
+			return
+		}
+		n = uint32(c)
+	} else {
+		for _, s := range d.named {
+			if s.name == args[0] && s.size > 0 {
+				n = s.size
+			}
+		}
+	}
+	p := &point{id: d.nextID, watch: true, addr: a, len: n, what: d.addrName(a)}
+	d.nextID++
+	p.old = d.snapshot(p)
+	d.points = append(d.points, p)
+	d.printf("Watchpoint %d: %d bytes at %s (the program now runs one instruction at a time)\n", p.id, n, p.what)
+}
+
+func (d *Debugger) cmdInfo(args []string) {
+	if len(args) == 0 {
+		d.errorf("usage: info registers|breakpoints|watchpoints|symbols [TEXT]|specials|line [LOC]")
+		return
+	}
+	sub, rest := args[0], args[1:]
+	switch {
+	case strings.HasPrefix("registers", sub) && sub != "" && sub[0] == 'r':
+		d.cmdRegs(rest)
+	case sub == "b" || sub == "br" || strings.HasPrefix("breakpoints", sub) && len(sub) >= 3:
+		d.showPoints(false)
+	case sub == "w" || strings.HasPrefix("watchpoints", sub) && len(sub) >= 3:
+		d.showPoints(true)
+	case strings.HasPrefix("symbols", sub) && len(sub) >= 3:
+		d.showSymbols(strings.Join(rest, " "))
+	case strings.HasPrefix("specials", sub) && len(sub) >= 3:
+		d.printf("%s", d.cpu.Mem.Specials.String())
+	case sub == "line":
+		a := d.cpu.PC
+		if len(rest) > 0 {
+			var err error
+			if a, _, err = d.location(strings.Join(rest, " ")); err != nil {
+				d.errorf("info line: %v", err)
+				return
+			}
+		}
+		if e, ok := d.lineAt(a); ok {
+			d.printf("0x%08x is %s:%d\n", a, e.File, e.Line)
+		} else {
+			d.printf("no line information for %s\n", d.addrName(a))
+		}
+	default:
+		d.errorf("info: unknown subject %q (registers, breakpoints, watchpoints, symbols, specials, line)", sub)
+	}
+}
+
+func (d *Debugger) showPoints(watch bool) {
+	any := false
+	for _, p := range d.points {
+		if p.watch != watch {
+			continue
+		}
+		if !any {
+			d.printf("Num  Type        Address     Hits  What\n")
+			any = true
+		}
+		if p.watch {
+			d.printf("%-4d watchpoint  0x%08x  %4d  %d bytes at %s\n", p.id, p.addr, p.hits, p.len, p.what)
+		} else {
+			d.printf("%-4d breakpoint  0x%08x  %4d  %s\n", p.id, p.addr, p.hits, p.what)
+		}
+	}
+	if !any {
+		if watch {
+			d.printf("No watchpoints.\n")
+		} else {
+			d.printf("No breakpoints.\n")
+		}
+	}
+}
+
+func (d *Debugger) showSymbols(filter string) {
+	n := 0
+	for _, s := range d.named {
+		if filter != "" && !strings.Contains(s.name, filter) {
+			continue
+		}
+		kind := "data"
+		if s.fn {
+			kind = "func"
+		}
+		d.printf("0x%08x %6d %s  %s\n", s.addr, s.size, kind, s.name)
+		n++
+	}
+	if n == 0 {
+		d.printf("No symbols%s.\n", map[bool]string{true: " match " + fmt.Sprintf("%q", filter), false: ""}[filter != ""])
+	}
+}
+
+func (d *Debugger) cmdRegs(args []string) {
+	if !d.noArgs("info registers", args) {
+		return
+	}
+	c := d.cpu
+	for i := 0; i < 32; i += 4 {
+		for j := i; j < i+4; j++ {
+			sep := "   "
+			if j == i+3 {
+				sep = "\n"
+			}
+			d.printf("%-3s %08x%s", isa.Reg(j), c.Reg(isa.Reg(j)), sep)
+		}
+	}
+	d.printf("pc  %s  npc 0x%08x  flags %s\n", d.describe(c.PC), c.NPC, flagString(c.Flags))
+}
+
+// flagString shows the flags as "zNvC" (upper case when set) and in hex.
+func flagString(f isa.Flags) string {
+	s := []byte("znvc")
+	for i, bit := range []isa.Flags{isa.FlagZ, isa.FlagN, isa.FlagV, isa.FlagC} {
+		if f&bit != 0 {
+			s[i] -= 'a' - 'A'
+		}
+	}
+	return fmt.Sprintf("%s (%#x)", s, uint8(f))
+}
+
+func (d *Debugger) cmdPrint(args []string) {
+	expr := strings.Join(args, " ")
+	if expr == "" {
+		d.errorf("usage: print REG|&ADDR|ADDR")
+		return
+	}
+	c := d.cpu
+	single := !strings.ContainsAny(expr, "+- ")
+	name := strings.TrimLeft(expr, "%$")
+	if single {
+		_, isSym := d.syms.Addr(expr)
+		bareOK := expr[0] == '%' || expr[0] == '$' || !isSym
+		switch strings.ToLower(name) {
+		case "flags":
+			if bareOK {
+				d.printf("flags = %s\n", flagString(c.Flags))
+				return
+			}
+		case "npc":
+			if bareOK {
+				d.printf("npc = %s\n", d.addrName(c.NPC))
+				return
+			}
+		}
+		if r, ok := regByName(name); ok && bareOK {
+			v := c.Reg(r)
+			lab := ""
+			if r == isa.PC || r == isa.RCA {
+				lab = d.codeLabel(v)
+			}
+			d.printf("%s = 0x%08x (%d)%s\n", r, v, int32(v), lab)
+			return
+		}
+		if sr, ok := memsys.SpecialByName(strings.ToUpper(name)); ok && bareOK {
+			v, err := c.Mem.Specials.Read32(sr.Off)
+			if err != nil {
+				d.errorf("print: %v", err)
+				return
+			}
+			d.printf("%s (0x%08x) = 0x%08x (%d)\n", sr.Name, memsys.SpecialBase+sr.Off, v, int32(v))
+			return
+		}
+		if expr[0] == '%' || expr[0] == '$' {
+			d.errorf("print: no register %q", expr)
+			return
+		}
+	}
+	if strings.HasPrefix(expr, "&") {
+		a, err := d.eval(expr[1:])
+		if err != nil {
+			d.errorf("print: %v", err)
+			return
+		}
+		d.printf("%s = %s\n", expr, d.describe(a))
+		return
+	}
+	a, err := d.eval(expr)
+	if err != nil {
+		d.errorf("print: %v", err)
+		return
+	}
+	v, err := d.readWord(a)
+	if err != nil {
+		d.errorf("print: %v", err)
+		return
+	}
+	d.printf("[%s] = 0x%08x (%d)\n", d.addrName(a), v, int32(v))
+}
+
+// codeLabel annotates a value that points into a function.
+func (d *Debugger) codeLabel(v uint32) string {
+	if _, ok := d.funcAt(v); ok && v%4 == 0 {
+		if l := d.label(v); l != "" {
+			return " <" + l + ">"
+		}
+	}
+	return ""
+}
+
+// readWord reads the big-endian word at a: from SRAM (any alignment), or
+// from a device.
+func (d *Debugger) readWord(a uint32) (uint32, error) {
+	m := d.cpu.Mem
+	if m.InSRAM(a, 4) {
+		b, err := m.Read(a, 4)
+		if err != nil {
+			return 0, err
+		}
+		return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]), nil
+	}
+	return m.ReadIO(a, 4)
+}
+
+// cmdX dumps memory.
+func (d *Debugger) cmdX(count string, args []string) {
+	n := 8
+	if count = strings.TrimRight(count, "xw"); count != "" {
+		var err error
+		if n, err = parseCount(count, 4096); err != nil {
+			d.errorf("x: %v", err)
+			return
+		}
+	}
+	a := d.xNext
+	if len(args) == 0 && !d.xSet {
+		d.errorf("usage: x[/N] ADDR (a bare x continues after the previous dump)")
+		return
+	}
+	if len(args) > 0 {
+		var err error
+		if a, err = d.eval(strings.Join(args, " ")); err != nil {
+			d.errorf("x: %v", err)
+			return
+		}
+	}
+	for i := 0; i < n; i += 4 {
+		line := a + uint32(4*i)
+		lab := ""
+		if l := d.label(line); l != "" {
+			lab = "<" + l + ">"
+		}
+		var words, ascii strings.Builder
+		for j := i; j < i+4 && j < n; j++ {
+			wa := a + uint32(4*j)
+			v, err := d.readWord(wa)
+			if err != nil {
+				words.WriteString(" --------")
+				ascii.WriteString("    ")
+				continue
+			}
+			fmt.Fprintf(&words, " %08x", v)
+			for k := 24; k >= 0; k -= 8 {
+				ch := byte(v >> k)
+				if ch < 0x20 || ch > 0x7e {
+					ch = '.'
+				}
+				ascii.WriteByte(ch)
+			}
+		}
+		d.printf("0x%08x %-20s%-36s  |%s|\n", line, lab, words.String(), ascii.String())
+	}
+	d.xNext, d.xSet = a+uint32(4*n), true
+}
+
+// asmText disassembles the word w at pc with the mnemonic padded and a
+// branch's target named.
+func (d *Debugger) asmText(pc, w uint32) string {
+	in := isa.Decode(w)
+	if !in.Valid() {
+		return "(invalid)"
+	}
+	text := in.String()
+	if m, ops, found := strings.Cut(text, "\t"); found {
+		text = fmt.Sprintf("%-7s %s", m, ops)
+	}
+	target, branch := in.Imm, in.Class == isa.BR
+	if in.Class == isa.BRR {
+		target, branch = pc+in.Imm, true
+	}
+	if branch {
+		if l := d.label(target); l != "" {
+			text += " <" + l + ">"
+		}
+	}
+	return text
+}
+
+// instLine shows the instruction at pc: a marker, the address and its
+// symbol, the encoding, the disassembly and the source position.
+func (d *Debugger) instLine(pc uint32, mark string) string {
+	lab := ""
+	if l := d.label(pc); l != "" {
+		lab = "<" + l + ">"
+	}
+	enc, text := "????????", "(not a word of SRAM)"
+	if w, err := d.cpu.Mem.Word(pc); err == nil {
+		enc, text = fmt.Sprintf("%08x", w), d.asmText(pc, w)
+	}
+	s := fmt.Sprintf("%-3s 0x%08x %-20s %s  %-28s %s", mark, pc, lab, enc, text, d.posString(pc))
+	return strings.TrimRight(s, " ")
+}
+
+func (d *Debugger) cmdDisas(args []string) {
+	c := d.cpu
+	var start uint32
+	n := 0
+	switch {
+	case len(args) > 2:
+		d.errorf("usage: disas [ADDR] [N]")
+		return
+	case len(args) >= 1:
+		a, err := d.eval(args[0])
+		if err != nil {
+			d.errorf("disas: %v", err)
+			return
+		}
+		start = a &^ 3
+		if len(args) == 2 {
+			if n, err = parseCount(args[1], 4096); err != nil {
+				d.errorf("disas: %v", err)
+				return
+			}
+		} else if f, ok := d.funcAt(start); ok && f.addr == start && f.size > 0 {
+			n = int(min(f.size/4, 256))
+		} else {
+			n = 12
+		}
+	default:
+		start, n = c.PC-4*4, 12
+		if c.PC < 16 {
+			start = 0
+		}
+		if f, ok := d.funcAt(c.PC); ok && f.size > 0 {
+			if f.size/4 <= 40 {
+				start, n = f.addr, int(f.size/4)
+			} else if start < f.addr {
+				start = f.addr
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		a := start + uint32(4*i)
+		if a < start {
+			break
+		}
+		for _, s := range d.named {
+			if s.addr == a {
+				d.printf("<%s>:\n", s.name)
+				break
+			}
+		}
+		mark := ""
+		if a == c.PC {
+			mark = "=>"
+		} else if d.breakAt(a) != nil {
+			mark = "b"
+		}
+		d.printf("%s\n", d.instLine(a, mark))
+	}
+}
+
+func (d *Debugger) cmdCycles(args []string) {
+	if !d.noArgs("cycles", args) {
+		return
+	}
+	c := d.cpu
+	cpi := 0.0
+	if c.Instret > 0 {
+		cpi = float64(c.Cycles) / float64(c.Instret)
+	}
+	d.printf("cycles %d, instructions %d, CPI %.3f, simulated time %s at %g MHz\n",
+		c.Cycles, c.Instret, cpi, FormatSeconds(c.Seconds(c.Cycles)), float64(c.Config().ClockHz)/1e6)
+}
+
+// FormatSeconds formats a duration in seconds with a unit (ns, us, ms, s)
+// and four significant digits.
+func FormatSeconds(s float64) string {
+	switch {
+	case s == 0:
+		return "0 s"
+	case s < 1e-6:
+		return fmt.Sprintf("%.4g ns", s*1e9)
+	case s < 1e-3:
+		return fmt.Sprintf("%.4g us", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.4g ms", s*1e3)
+	}
+	return fmt.Sprintf("%.4g s", s)
+}
+
+func (d *Debugger) cmdHistory(args []string) {
+	n, ok := d.optCount("history", args, 16, HistorySize)
+	if !ok {
+		return
+	}
+	if d.histLen == 0 {
+		d.printf("No instructions executed yet.\n")
+		return
+	}
+	n = min(n, d.histLen)
+	for i := n; i >= 1; i-- {
+		e := d.hist[(d.histPos-i+HistorySize)%HistorySize]
+		if e.gap > 0 {
+			d.printf("   ... %d instructions run at full speed (not recorded) ...\n", e.gap)
+			continue
+		}
+		d.printf("%s\n", d.instLine(e.pc, "-"+fmt.Sprint(i)))
+	}
+}
+
+func (d *Debugger) cmdBacktrace(args []string) {
+	if !d.noArgs("backtrace", args) {
+		return
+	}
+	c := d.cpu
+	pc, sp, fp := c.PC, c.Reg(isa.SP), c.Reg(isa.FP)
+	for depth := 0; depth < 256; depth++ {
+		d.printf("#%-2d %s\n", depth, d.describe(pc))
+		f, ok := d.funcAt(pc)
+		if !ok || f.name == "_start" {
+			return
+		}
+		ra, csp, cfp, err := d.frame(pc, sp, fp)
+		if err != nil {
+			d.printf("    (%v)\n", err)
+			return
+		}
+		if ra == 0 {
+			return
+		}
+		pc, sp, fp = ra, csp, cfp
+	}
+	d.printf("    (more frames not shown)\n")
+}
+
+func (d *Debugger) cmdTrace(args []string) {
+	if len(args) != 1 || args[0] != "on" && args[0] != "off" {
+		d.errorf("usage: trace on|off")
+		return
+	}
+	if args[0] == "on" {
+		d.tracer = lanai.NewTracer(d.out, d.syms)
+		d.printf("Tracing on: a line per instruction (cycle, pc, symbol, encoding, disassembly, what it wrote); the program runs one instruction at a time.\n")
+	} else {
+		d.tracer = nil
+		d.printf("Tracing off.\n")
+	}
+}

@@ -1,0 +1,263 @@
+package debugger
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"lanaiemu/isa"
+	"lanaiemu/objfile"
+)
+
+// Address expressions: terms joined by + and -, with an optional leading
+// sign. A term is a number (0x hex or decimal), a register (%sp, $r3, or a
+// bare register name that is not a symbol) or a symbol name. A leading '*'
+// (gdb's "break *ADDR") is ignored.
+
+// eval evaluates an address expression.
+func (d *Debugger) eval(expr string) (uint32, error) {
+	s := strings.TrimSpace(expr)
+	s = strings.TrimPrefix(s, "*")
+	if s == "" {
+		return 0, fmt.Errorf("missing address")
+	}
+	var sum uint32
+	sign := uint32(1)
+	expectTerm := true
+	for i := 0; i < len(s); {
+		ch := s[i]
+		switch {
+		case ch == ' ' || ch == '\t':
+			i++
+			continue
+		case ch == '+' || ch == '-':
+			if ch == '-' {
+				sign = -sign
+			}
+			expectTerm = true
+			i++
+			continue
+		}
+		if !expectTerm {
+			return 0, fmt.Errorf("bad address expression %q: expected + or - before %q", expr, s[i:])
+		}
+		j := i
+		if ch == '%' || ch == '$' {
+			j++
+		}
+		for j < len(s) && isNameChar(s[j]) {
+			j++
+		}
+		tok := s[i:j]
+		if tok == "" || tok == "%" || tok == "$" {
+			return 0, fmt.Errorf("bad address expression %q: unexpected %q", expr, s[i:])
+		}
+		v, err := d.term(tok)
+		if err != nil {
+			return 0, err
+		}
+		sum += sign * v
+		sign = 1
+		expectTerm = false
+		i = j
+	}
+	if expectTerm {
+		return 0, fmt.Errorf("bad address expression %q: it ends with an operator", expr)
+	}
+	return sum, nil
+}
+
+func isNameChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '$'
+}
+
+// term evaluates one term of an address expression.
+func (d *Debugger) term(tok string) (uint32, error) {
+	if tok[0] == '%' || tok[0] == '$' {
+		r, ok := regByName(tok[1:])
+		if !ok {
+			return 0, fmt.Errorf("no register %q", tok)
+		}
+		return d.cpu.Reg(r), nil
+	}
+	if tok[0] >= '0' && tok[0] <= '9' {
+		return parseNumber(tok)
+	}
+	if a, ok := d.syms.Addr(tok); ok {
+		return a, nil
+	}
+	if r, ok := regByName(tok); ok {
+		return d.cpu.Reg(r), nil
+	}
+	return 0, fmt.Errorf("no symbol %q", tok)
+}
+
+// parseNumber reads 0x hex or decimal.
+func parseNumber(s string) (uint32, error) {
+	var v uint64
+	var err error
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		v, err = strconv.ParseUint(s[2:], 16, 32)
+	} else {
+		v, err = strconv.ParseUint(s, 10, 32)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bad number %q (use 0x hex or decimal, at most 32 bits)", s)
+	}
+	return uint32(v), nil
+}
+
+// parseCount reads a positive count.
+func parseCount(s string, max int) (int, error) {
+	v, err := parseNumber(s)
+	if err != nil || v == 0 || int64(v) > int64(max) {
+		return 0, fmt.Errorf("bad count %q (1 to %d)", s, max)
+	}
+	return int(v), nil
+}
+
+// regByName accepts the register names of package isa in any case.
+func regByName(name string) (isa.Reg, bool) {
+	return isa.RegByName(strings.ToLower(name))
+}
+
+// location resolves a breakpoint location: FILE:LINE through the line
+// table, or an address expression. It also describes the location.
+func (d *Debugger) location(arg string) (uint32, string, error) {
+	if file, line, ok := splitFileLine(arg); ok {
+		e, err := d.lineAddr(file, line)
+		if err != nil {
+			return 0, "", err
+		}
+		return e.Addr, d.describe(e.Addr), nil
+	}
+	a, err := d.eval(arg)
+	if err != nil {
+		return 0, "", err
+	}
+	return a, d.describe(a), nil
+}
+
+// splitFileLine recognises FILE:LINE.
+func splitFileLine(s string) (string, int, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 || i == len(s)-1 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n <= 0 {
+		return "", 0, false
+	}
+	return s[:i], n, true
+}
+
+// matchFile reports whether the line table's file name names the file
+// the user wrote: the same base name when the user gave a bare name, the
+// same path (or a path ending in the user's) otherwise.
+func matchFile(table, user string) bool {
+	if !strings.ContainsRune(user, '/') {
+		return filepath.Base(table) == user
+	}
+	t, u := filepath.Clean(table), filepath.Clean(user)
+	if t == u || strings.HasSuffix(t, "/"+strings.TrimPrefix(u, "./")) {
+		return true
+	}
+	if at, err := filepath.Abs(t); err == nil {
+		if au, err := filepath.Abs(u); err == nil && at == au {
+			return true
+		}
+	}
+	return false
+}
+
+// lineAddr finds the first instruction of FILE:LINE, or of the first line
+// after it that has code.
+func (d *Debugger) lineAddr(file string, line int) (objfile.LineEntry, error) {
+	if len(d.lines) == 0 {
+		return objfile.LineEntry{}, fmt.Errorf("the image has no line table (build it with lanai-as, which records one)")
+	}
+	var best objfile.LineEntry
+	found, known := false, false
+	for _, e := range d.lines {
+		if !matchFile(e.File, file) {
+			continue
+		}
+		known = true
+		if e.Line < line {
+			continue
+		}
+		if !found || e.Line < best.Line || e.Line == best.Line && e.Addr < best.Addr {
+			best, found = e, true
+		}
+	}
+	if !known {
+		return best, fmt.Errorf("no file %q in the line table", file)
+	}
+	if !found {
+		return best, fmt.Errorf("no code at or after %s:%d", file, line)
+	}
+	return best, nil
+}
+
+// lineAt gives the source position of the instruction at pc.
+func (d *Debugger) lineAt(pc uint32) (objfile.LineEntry, bool) {
+	i := sort.Search(len(d.lines), func(i int) bool { return d.lines[i].Addr >= pc })
+	if i < len(d.lines) && d.lines[i].Addr == pc {
+		return d.lines[i], true
+	}
+	return objfile.LineEntry{}, false
+}
+
+// posString gives "file:line" (base name) for pc, or "".
+func (d *Debugger) posString(pc uint32) string {
+	if e, ok := d.lineAt(pc); ok {
+		return fmt.Sprintf("%s:%d", filepath.Base(e.File), e.Line)
+	}
+	return ""
+}
+
+// label gives "name+0xoff" for an address inside the image, or "".
+func (d *Debugger) label(a uint32) string {
+	if a >= d.imgEnd && d.img.File != nil {
+		return ""
+	}
+	i := sort.Search(len(d.labels), func(i int) bool { return d.labels[i].addr > a }) - 1
+	if i < 0 {
+		return ""
+	}
+	if off := a - d.labels[i].addr; off != 0 {
+		return fmt.Sprintf("%s+%#x", d.labels[i].name, off)
+	}
+	return d.labels[i].name
+}
+
+// addrName gives "0x00001234 <name+0x4>" or "0x00001234".
+func (d *Debugger) addrName(a uint32) string {
+	if l := d.label(a); l != "" {
+		return fmt.Sprintf("0x%08x <%s>", a, l)
+	}
+	return fmt.Sprintf("0x%08x", a)
+}
+
+// describe gives an address with its symbol and source position.
+func (d *Debugger) describe(a uint32) string {
+	s := d.addrName(a)
+	if p := d.posString(a); p != "" {
+		s += " at " + p
+	}
+	return s
+}
+
+// funcAt finds the function containing pc: the function symbol whose range
+// holds it, or (for symbols without sizes) the nearest one before it.
+func (d *Debugger) funcAt(pc uint32) (symbol, bool) {
+	i := sort.Search(len(d.funcs), func(i int) bool { return d.funcs[i].addr > pc }) - 1
+	for j := i; j >= 0 && d.funcs[j].addr == d.funcs[i].addr; j-- {
+		if f := d.funcs[j]; f.size == 0 || pc-f.addr < f.size {
+			return f, true
+		}
+	}
+	return symbol{}, false
+}
