@@ -1,0 +1,872 @@
+package fabric
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"lanaiemu/sim"
+)
+
+// Errors. Functions wrap them with details; test with errors.Is.
+var (
+	ErrUnknownNode   = errors.New("unknown node")
+	ErrUnknownSwitch = errors.New("unknown switch")
+	ErrUnknownLink   = errors.New("unknown link")
+	ErrBadPort       = errors.New("bad port")
+	ErrPortInUse     = errors.New("port already connected")
+	ErrNotConnected  = errors.New("port not connected")
+	ErrExists        = errors.New("already exists")
+	ErrBadArgument   = errors.New("bad argument")
+	ErrEmptyPacket   = errors.New("empty packet")
+	ErrBadRoute      = errors.New("bad route byte")
+	ErrNoRoute       = errors.New("route to nowhere")
+	ErrUnstripped    = errors.New("route bytes left at an endpoint")
+	ErrNoPath        = errors.New("no path")
+	// ErrTimeout is given to a sender whose packet was blocked longer than
+	// its network timeout while its transmission was still going on.
+	ErrTimeout = errors.New("network timeout")
+)
+
+// Defaults (docs/fabric.md gives the sources).
+const (
+	// RateMyrinetLAN is 1.28 Gb/s Myrinet-LAN in bytes/s: the NetVM link.
+	RateMyrinetLAN uint64 = 160_000_000
+	// RateMyrinet2000 is 2.0 Gb/s Myrinet-2000 in bytes/s.
+	RateMyrinet2000 uint64 = 250_000_000
+	// DefaultLinkLatency is a cable plus two PHYs: Myricom's 0.5 us
+	// port-to-port through one switch less a 0.3 us switch, split over two
+	// links.
+	DefaultLinkLatency = 100 * sim.Nanosecond
+	// DefaultSwitchLatency is lanai9-hw.md §7.4 switch_latency.
+	DefaultSwitchLatency = 300 * sim.Nanosecond
+)
+
+// MyrinetTimeout is the network (blocking) timeout selected by the TIMEOUT
+// bits (6 and 7) of a LANai 9 MYRINET register value: 0 -> 1/16 s,
+// 1 -> 1/4 s, 2 -> 1 s (inferred), 3 -> 4 s (lanai9-hw.md §3.4).
+func MyrinetTimeout(reg uint32) sim.Time {
+	switch (reg >> 6) & 3 {
+	case 0:
+		return sim.Second / 16
+	case 1:
+		return sim.Second / 4
+	case 2:
+		return sim.Second
+	}
+	return 4 * sim.Second
+}
+
+// Config holds the parameters of a fabric.
+type Config struct {
+	// Link is what the builders (BackToBack, Star, Tree, Clos) use for
+	// every cable.
+	Link LinkParams
+	// SwitchLatency is the per-hop fall-through latency of new switches.
+	SwitchLatency sim.Time
+	// Timeout is the initial network timeout of every endpoint (see
+	// SetTimeout); 0 disables timeouts.
+	Timeout sim.Time
+	// Routing is how switches read route bytes.
+	Routing RouteMode
+	// DeliverUnstripped delivers a packet that reaches an endpoint with
+	// route bytes left, with those bytes in front (as the real receive
+	// engine stores them), instead of dropping it (DropUnstripped).
+	DeliverUnstripped bool
+}
+
+// DefaultConfig is 160 MB/s links of 100 ns, 0.3 us switches, relative
+// routes and the 1/16 s timeout of a MYRINET register with no timeout bits
+// set (what Cplant's rtsmcp.9 writes).
+func DefaultConfig() Config {
+	return Config{
+		Link:          LinkParams{Rate: RateMyrinetLAN, Latency: DefaultLinkLatency},
+		SwitchLatency: DefaultSwitchLatency,
+		Timeout:       MyrinetTimeout(0),
+		Routing:       RouteRelative,
+	}
+}
+
+// Endpoint is what a board implements to receive from the fabric.
+type Endpoint interface {
+	// Ready reports whether the receive engine can take a packet now (a
+	// buffer is armed). It is asked when a packet's head arrives, and
+	// again at the times given to Fabric.Ready.
+	Ready() bool
+	// Deliver hands over a packet (the slice is the endpoint's to keep).
+	// It is called at time first, when the head is accepted; the last
+	// byte has arrived at last (RECV_INT time). Nothing else arrives on the
+	// port before last.
+	Deliver(pkt []byte, first, last sim.Time)
+}
+
+// Fabric is a Myrinet network: endpoints, switches, links and the packets
+// in flight. It is driven by the sim.Queue given to New and is not safe for
+// concurrent use.
+type Fabric struct {
+	q     *sim.Queue
+	rng   *sim.Rand
+	cfg   Config
+	eps   map[int]*endp // lookup only; iterate nodes
+	nodes []int         // endpoint ids, ascending
+	sws   []*swtch
+	links []*link
+
+	global *Faults
+	obs    Observer
+	totals Totals
+	nextID uint64
+	alt    map[[2]int][][]byte
+
+	timerSeq uint64 // timer sequence numbers
+
+	timers  timerHeap // network-timeout deadlines of stalls (some stale)
+	timerAt sim.Time  // when the one queued timer event fires (Never: none)
+	live    int       // packets sent whose fate is not decided yet
+	held    int       // transmitters and receivers held by packets
+}
+
+// New makes an empty fabric driven by q. rng is the scenario's generator
+// for faults (nil: a generator seeded with 0).
+func New(q *sim.Queue, rng *sim.Rand, cfg Config) (*Fabric, error) {
+	if q == nil {
+		return nil, fmt.Errorf("fabric: nil queue: %w", ErrBadArgument)
+	}
+	if cfg.Routing > RouteAbsolute {
+		return nil, fmt.Errorf("fabric: route mode %d: %w", cfg.Routing, ErrBadArgument)
+	}
+	if rng == nil {
+		rng = sim.NewRand(0)
+	}
+	return &Fabric{q: q, rng: rng, cfg: cfg, eps: map[int]*endp{}, alt: map[[2]int][][]byte{}, timerAt: sim.Never}, nil
+}
+
+// Config returns the fabric's configuration.
+func (f *Fabric) Config() Config { return f.cfg }
+
+// WireTime is the time n bytes take on a link of rate bytes/s, rounded up
+// to a picosecond (sim.Never if it does not fit).
+func WireTime(n int, rate uint64) sim.Time {
+	if n <= 0 {
+		return 0
+	}
+	if rate == 0 {
+		return sim.Never
+	}
+	hi, lo := bits.Mul64(uint64(n), uint64(sim.Second))
+	if hi >= rate {
+		return sim.Never
+	}
+	q, r := bits.Div64(hi, lo, rate)
+	if r != 0 {
+		q++
+	}
+	return sim.Time(q)
+}
+
+func satAdd(a, b sim.Time) sim.Time {
+	if s := a + b; s >= a {
+		return s
+	}
+	return sim.Never
+}
+
+// SetTimeout sets the network timeout applied to packets node sends (what
+// its board's MYRINET register selects: MyrinetTimeout). 0 disables it.
+func (f *Fabric) SetTimeout(node int, t sim.Time) error {
+	e, ok := f.eps[node]
+	if !ok {
+		return fmt.Errorf("fabric: node %d: %w", node, ErrUnknownNode)
+	}
+	e.timeout = t
+	return nil
+}
+
+// packet is one Send: shared by the worms that carry it (two or more when
+// it is detoured).
+type packet struct {
+	id        uint64
+	src, dst  int
+	route     []byte
+	data      []byte
+	submitted sim.Time
+	done      func(sim.Time, error)
+	timeout   sim.Time
+	timedOut  bool
+	senderHop *hop
+	corrupted bool
+	altRouted bool
+	detours   int
+	rec       *PacketRecord
+}
+
+type stallKind uint8
+
+const (
+	stallTx     stallKind = iota + 1 // head waits for a switch's output link
+	stallRx                          // head waits for the far end to drain the previous packet
+	stallEP                          // head waits for the receiver to be ready
+	stallJitter                      // head held by an injected delay
+)
+
+// worm is a packet's passage from where it enters the network (its sender,
+// or the near end of its detour link) to where its head is consumed.
+type worm struct {
+	p      *packet
+	ri     int    // route bytes consumed so far
+	hops   []*hop // links entered, in order
+	detour *link  // the link this worm re-crosses after a detour: no faults there
+	first  bool   // the worm leaving the sender (its first hop is the sender's port)
+
+	stalled bool
+	kind    stallKind
+	since   sim.Time
+	gen     uint64 // changes when a stall ends: stale timeouts see it
+
+	waitTx  *link // link whose transmitter the head waits for
+	txSince sim.Time
+	waitRx  *link // link whose receiver the head waits for
+	waitEP  *endp // endpoint whose readiness the head waits for
+}
+
+// hop is a worm's occupation of one link: the transmitter from g to txEnd,
+// the receiver from the head's arrival to rxEnd.
+type hop struct {
+	w      *worm
+	l      *link
+	n      int // wire bytes
+	wait   sim.Time
+	g      sim.Time
+	txEnd  sim.Time
+	rxEnd  sim.Time
+	txGen  uint64
+	rxGen  uint64
+	sender bool
+
+	rxKnown, txDone, rxDone bool
+	txExt, rxExt            bool // pending: to be extended by the current stall
+}
+
+func (f *Fabric) at(t sim.Time, fn func()) { f.q.Schedule(t, -1, fn) }
+
+// Send hands a packet to the fabric at time at (times before the queue's
+// present count as now): route is the source route, pkt the bytes after it
+// (both are copied). The packet waits for the sender's port if an earlier
+// packet still uses it. done, if not nil, is called when the sender's
+// transmission ends: when the last byte has left the port (err nil, also
+// for packets that are later dropped), or when the network timeout reset
+// the path while it was still sending (ErrTimeout). A node's packets take
+// its port in the order of their times (Send order at equal times).
+//
+// Send rejects, without calling done, an unknown or unconnected sender, an
+// empty packet, and route bytes without the route bit.
+func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(at sim.Time, err error)) error {
+	e, ok := f.eps[src]
+	if !ok {
+		return fmt.Errorf("fabric: send from node %d: %w", src, ErrUnknownNode)
+	}
+	if e.port.out == nil {
+		return fmt.Errorf("fabric: send from node %d: %w", src, ErrNotConnected)
+	}
+	if len(pkt) == 0 {
+		return fmt.Errorf("fabric: send from node %d: %w", src, ErrEmptyPacket)
+	}
+	for i, b := range route {
+		if b&RouteBit == 0 {
+			return fmt.Errorf("fabric: send from node %d: route byte %d is %#02x: %w", src, i, b, ErrBadRoute)
+		}
+	}
+	if at < f.q.Now() {
+		at = f.q.Now()
+	}
+	f.nextID++
+	p := &packet{
+		id:        f.nextID,
+		src:       src,
+		dst:       f.destination(e, route),
+		route:     append([]byte(nil), route...),
+		data:      append([]byte(nil), pkt...),
+		submitted: at,
+		done:      done,
+		timeout:   e.timeout,
+	}
+	if f.obs != nil {
+		p.rec = &PacketRecord{ID: p.id, Src: src, Len: len(pkt), Submitted: at}
+	}
+	e.stats.Sent++
+	e.stats.SentBytes += uint64(len(pkt))
+	f.totals.Sent++
+	f.live++
+	f.at(at, func() { f.start(p) })
+	return nil
+}
+
+// destination is the node route leads to from e, or -1.
+func (f *Fabric) destination(e *endp, route []byte) int {
+	l := e.port.out
+	for i := 0; ; i++ {
+		if l.toEP != nil {
+			if i < len(route) {
+				return -1
+			}
+			return l.toEP.node
+		}
+		if i >= len(route) {
+			return -1
+		}
+		out, _ := DecodeRouteByte(f.cfg.Routing, l.to.Num, route[i])
+		s := l.toSW
+		if out < 0 || out >= len(s.ports) || s.ports[out].out == nil {
+			return -1
+		}
+		l = s.ports[out].out
+	}
+}
+
+// Ready tells the fabric that node's receiver may have become ready: at
+// time at, a packet waiting for it is delivered if Endpoint.Ready says so.
+func (f *Fabric) Ready(node int, at sim.Time) error {
+	e, ok := f.eps[node]
+	if !ok {
+		return fmt.Errorf("fabric: ready on node %d: %w", node, ErrUnknownNode)
+	}
+	f.at(at, func() {
+		w := e.waiting
+		if w != nil && e.impl != nil && e.impl.Ready() {
+			f.accept(w, w.hops[len(w.hops)-1], e)
+		}
+	})
+	return nil
+}
+
+// start puts a packet on its sender's port.
+func (f *Fabric) start(p *packet) {
+	if g := f.global; g != nil && g.AltRoutePPM > 0 && p.dst >= 0 && f.rng.Chance(g.AltRoutePPM) {
+		f.altRoute(p)
+	}
+	w := &worm{p: p, first: true}
+	f.request(w, f.eps[p.src].port.out)
+}
+
+// altRoute moves p to another route to its destination, if there is one.
+func (f *Fabric) altRoute(p *packet) {
+	key := [2]int{p.src, p.dst}
+	rs, ok := f.alt[key]
+	if !ok {
+		rs, _ = f.Routes(p.src, p.dst, 8)
+		f.alt[key] = rs
+	}
+	var others [][]byte
+	for _, r := range rs {
+		if string(r) != string(p.route) {
+			others = append(others, r)
+		}
+	}
+	if len(others) == 0 {
+		return
+	}
+	p.route = others[f.rng.Intn(len(others))]
+	p.altRouted = true
+	f.totals.AltRouted++
+	f.eps[p.src].stats.AltRouted++
+}
+
+// request: w's head wants link l's transmitter, now.
+func (f *Fabric) request(w *worm, l *link) {
+	if l.txOwner == nil && len(l.txWait) == 0 {
+		f.grant(w, l)
+		return
+	}
+	w.waitTx = l
+	w.txSince = f.q.Now()
+	l.txWait = append(l.txWait, w)
+	if len(w.hops) > 0 {
+		f.stallBegin(w, stallTx)
+	}
+}
+
+// grant gives w's head link l's transmitter, now.
+func (f *Fabric) grant(w *worm, l *link) {
+	now := f.q.Now()
+	if w.stalled {
+		f.stallEnd(w)
+	}
+	var wait sim.Time
+	if w.waitTx == l {
+		wait = now - w.txSince
+		w.waitTx = nil
+	}
+	p := w.p
+	n := len(p.route) - w.ri + len(p.data)
+	h := &hop{w: w, l: l, n: n, wait: wait, g: now, txEnd: satAdd(now, WireTime(n, l.Rate))}
+	if k := len(w.hops); k > 0 {
+		// Cut-through: the tail cannot leave before it has come in and
+		// crossed the switch; the previous link's receiver drains as it
+		// leaves.
+		prev := w.hops[k-1]
+		var sw sim.Time
+		if l.fromSW != nil {
+			sw = l.fromSW.latency
+		}
+		in := satAdd(prev.txEnd, prev.l.Latency)
+		if up := satAdd(in, sw); up > h.txEnd {
+			h.txEnd = up
+		}
+		rx := h.txEnd - sw
+		if rx < in {
+			rx = in
+		}
+		if rx < now {
+			rx = now
+		}
+		prev.rxEnd, prev.rxKnown = rx, true
+		f.schedRx(prev)
+	} else if w.first {
+		h.sender = true
+		p.senderHop = h
+	}
+	l.txOwner = h
+	f.held++
+	l.stats.Packets++
+	l.stats.Bytes += uint64(n)
+	l.stats.Wait += wait
+	w.hops = append(w.hops, h)
+	f.schedTx(h)
+	f.at(satAdd(now, l.Latency), func() { f.arrive(w, h) })
+}
+
+func (f *Fabric) schedTx(h *hop) {
+	gen := h.txGen
+	f.at(h.txEnd, func() { f.txRelease(h, gen) })
+}
+
+func (f *Fabric) schedRx(h *hop) {
+	gen := h.rxGen
+	f.at(h.rxEnd, func() { f.rxRelease(h, gen) })
+}
+
+// txRelease: h's tail has left the near end of its link.
+func (f *Fabric) txRelease(h *hop, gen uint64) {
+	if h.txDone || h.txGen != gen {
+		return
+	}
+	h.txDone = true
+	f.held--
+	l := h.l
+	l.stats.Busy += h.txEnd - h.g
+	if l.txOwner == h {
+		l.txOwner = nil
+	}
+	if h.sender {
+		p := h.w.p
+		if p.done != nil {
+			var err error
+			if p.timedOut {
+				err = ErrTimeout
+			}
+			p.done(h.txEnd, err)
+		}
+	}
+	if l.txOwner == nil && len(l.txWait) > 0 {
+		next := l.txWait[0]
+		l.txWait = l.txWait[1:]
+		f.grant(next, l)
+	}
+}
+
+// rxRelease: h's tail has drained from the far end of its link.
+func (f *Fabric) rxRelease(h *hop, gen uint64) {
+	if h.rxDone || h.rxGen != gen {
+		return
+	}
+	h.rxDone = true
+	l := h.l
+	if l.rxOwner != h {
+		return
+	}
+	l.rxOwner = nil
+	f.held--
+	if len(l.rxWait) > 0 {
+		next := l.rxWait[0]
+		l.rxWait = l.rxWait[1:]
+		next.waitRx = nil
+		nh := next.hops[len(next.hops)-1]
+		l.rxOwner = nh
+		f.held++
+		f.stallEnd(next)
+		f.farEnd(next, nh)
+	}
+}
+
+// arrive: w's head reaches the far end of h's link.
+func (f *Fabric) arrive(w *worm, h *hop) {
+	l := h.l
+	if l.rxOwner != nil || len(l.rxWait) > 0 {
+		w.waitRx = l
+		l.rxWait = append(l.rxWait, w)
+		f.stallBegin(w, stallRx)
+		return
+	}
+	l.rxOwner = h
+	f.held++
+	f.farEnd(w, h)
+}
+
+// farEnd: w's head is at the far end of h's link and owns its receiver.
+func (f *Fabric) farEnd(w *worm, h *hop) {
+	l := h.l
+	e := l.toEP
+	if e != nil && w.ri < len(w.p.route) && !f.cfg.DeliverUnstripped {
+		f.sink(w, h, DropUnstripped)
+		return
+	}
+	var jitter sim.Time
+	if !(w.detour == l && h == w.hops[0]) {
+		sets := [2]*Faults{l.faults}
+		if e != nil {
+			sets[1] = f.global
+		}
+		for _, fl := range sets {
+			if fl == nil {
+				continue
+			}
+			switch act, d := f.draw(fl, w, &jitter); act {
+			case faultDrop:
+				f.sink(w, h, DropFault)
+				return
+			case faultDetour:
+				f.detour(w, h, d)
+				return
+			}
+		}
+	}
+	if jitter > 0 {
+		f.stallBegin(w, stallJitter)
+		f.at(satAdd(f.q.Now(), jitter), func() {
+			f.stallEnd(w)
+			f.forward(w, h)
+		})
+		return
+	}
+	f.forward(w, h)
+}
+
+// forward: w's head, at the far end of h's link, goes on: into the
+// receiver, or through the switch.
+func (f *Fabric) forward(w *worm, h *hop) {
+	l := h.l
+	p := w.p
+	if e := l.toEP; e != nil {
+		if e.impl == nil {
+			f.sink(w, h, DropNoEndpoint)
+			return
+		}
+		if e.impl.Ready() {
+			f.accept(w, h, e)
+			return
+		}
+		e.waiting = w
+		w.waitEP = e
+		f.stallBegin(w, stallEP)
+		return
+	}
+	s := l.toSW
+	if w.ri >= len(p.route) {
+		f.sink(w, h, DropNoRoute)
+		return
+	}
+	out, _ := DecodeRouteByte(f.cfg.Routing, l.to.Num, p.route[w.ri])
+	w.ri++
+	if out < 0 || out >= len(s.ports) || s.ports[out].out == nil {
+		f.sink(w, h, DropNoRoute)
+		return
+	}
+	next := s.ports[out].out
+	f.at(satAdd(f.q.Now(), s.latency), func() { f.request(w, next) })
+}
+
+// accept delivers w's packet to endpoint e, now.
+func (f *Fabric) accept(w *worm, h *hop, e *endp) {
+	if w.stalled {
+		f.stallEnd(w)
+	}
+	e.waiting = nil
+	w.waitEP = nil
+	l := h.l
+	p := w.p
+	first := f.q.Now()
+	last := satAdd(first, WireTime(h.n, l.Rate))
+	if t := satAdd(h.txEnd, l.Latency); t > last {
+		last = t
+	}
+	h.rxEnd, h.rxKnown = last, true
+	f.schedRx(h)
+	data := p.data
+	if w.ri < len(p.route) {
+		data = append(append([]byte(nil), p.route[w.ri:]...), p.data...)
+	}
+	e.stats.Delivered++
+	e.stats.DeliveredBytes += uint64(len(data))
+	f.totals.Delivered++
+	f.finish(w, NotDropped, first, last)
+	e.impl.Deliver(data, first, last)
+}
+
+// drain makes h's far end absorb the rest of the packet at the rate it
+// comes in.
+func (f *Fabric) drain(h *hop) {
+	rx := satAdd(h.txEnd, h.l.Latency)
+	if now := f.q.Now(); rx < now {
+		rx = now
+	}
+	h.rxEnd, h.rxKnown = rx, true
+	f.schedRx(h)
+}
+
+// sink: w's head is consumed at the far end of h's link: the packet is lost.
+func (f *Fabric) sink(w *worm, h *hop, cause DropCause) {
+	f.drain(h)
+	h.l.stats.Drops[cause]++
+	f.finish(w, cause, 0, 0)
+}
+
+// detour pulls w's packet aside at the far end of h's link; after delay it
+// crosses that link again as a new worm.
+func (f *Fabric) detour(w *worm, h *hop, delay sim.Time) {
+	f.drain(h)
+	p := w.p
+	if p.detours == 0 {
+		f.totals.Detoured++
+		f.eps[p.src].stats.Detoured++
+	}
+	p.detours++
+	f.recordHops(w)
+	w2 := &worm{p: p, ri: h.ri(), detour: h.l}
+	l := h.l
+	f.at(satAdd(h.rxEnd, delay), func() { f.request(w2, l) })
+}
+
+// ri is the number of route bytes consumed before the packet entered h's
+// link.
+func (h *hop) ri() int { return len(h.w.p.route) + len(h.w.p.data) - h.n }
+
+// stallBegin: w's head stops, now. Everything behind it that is still
+// moving stops too, until stallEnd.
+func (f *Fabric) stallBegin(w *worm, kind stallKind) {
+	if w.stalled {
+		f.stallEnd(w)
+	}
+	now := f.q.Now()
+	w.stalled, w.kind, w.since = true, kind, now
+	for _, h := range w.hops {
+		if !h.txDone && h.txEnd > now {
+			h.txExt = true
+			h.txGen++
+		}
+		if h.rxKnown && !h.rxDone && h.rxEnd > now {
+			h.rxExt = true
+			h.rxGen++
+		}
+	}
+	if kind != stallJitter && w.p.timeout > 0 {
+		gen := w.gen
+		f.armTimeout(satAdd(now, w.p.timeout), w, gen)
+	}
+}
+
+// stallEnd: w's head moves again, now; what was stopped behind it ends
+// later by the length of the stall.
+func (f *Fabric) stallEnd(w *worm) {
+	now := f.q.Now()
+	d := now - w.since
+	for _, h := range w.hops {
+		if h.txExt {
+			h.txExt = false
+			h.txEnd = satAdd(h.txEnd, d)
+			h.l.stats.Blocked += d
+			f.schedTx(h)
+		}
+		if h.rxExt {
+			h.rxExt = false
+			h.rxEnd = satAdd(h.rxEnd, d)
+			f.schedRx(h)
+		}
+	}
+	if w.kind == stallEP && w.waitEP != nil {
+		w.waitEP.stats.NotReady += d
+	}
+	w.stalled = false
+	w.gen++
+}
+
+// expire: the network timeout of a stall. If the stall is still on, the
+// packet is dropped and its path freed now.
+func (f *Fabric) expire(w *worm, gen uint64) {
+	if !w.stalled || w.gen != gen {
+		return
+	}
+	now := f.q.Now()
+	d := now - w.since
+	switch w.kind {
+	case stallTx:
+		w.waitTx.txWait = remove(w.waitTx.txWait, w)
+		w.waitTx = nil
+	case stallRx:
+		w.waitRx.rxWait = remove(w.waitRx.rxWait, w)
+		w.waitRx = nil
+	case stallEP:
+		w.waitEP.waiting = nil
+		w.waitEP.stats.NotReady += d
+		w.waitEP = nil
+	}
+	w.stalled = false
+	w.gen++
+	p := w.p
+	p.timedOut = true
+	w.hops[len(w.hops)-1].l.stats.Drops[DropTimeout]++
+	for _, h := range w.hops {
+		if !h.txDone {
+			if h.txExt {
+				h.l.stats.Blocked += d
+			}
+			h.txExt = false
+			h.txEnd = now
+			h.txGen++
+			f.txRelease(h, h.txGen)
+		}
+		if !h.rxDone && h.l.rxOwner == h {
+			h.rxExt = false
+			h.rxEnd, h.rxKnown = now, true
+			h.rxGen++
+			f.rxRelease(h, h.rxGen)
+		}
+	}
+	f.finish(w, DropTimeout, 0, 0)
+}
+
+func remove(ws []*worm, w *worm) []*worm {
+	for i, x := range ws {
+		if x == w {
+			return append(ws[:i:i], ws[i+1:]...)
+		}
+	}
+	return ws
+}
+
+// recordHops adds w's (final) hops to the packet's record.
+func (f *Fabric) recordHops(w *worm) {
+	r := w.p.rec
+	if r == nil {
+		return
+	}
+	for _, h := range w.hops {
+		r.Hops = append(r.Hops, HopRecord{
+			Link: h.l.id, From: h.l.from, To: h.l.to, Bytes: h.n, Wait: h.wait,
+			Start: h.g, End: h.txEnd, Arrive: satAdd(h.g, h.l.Latency), Drained: h.rxEnd,
+		})
+	}
+}
+
+// finish records the fate of w's packet.
+func (f *Fabric) finish(w *worm, cause DropCause, first, last sim.Time) {
+	p := w.p
+	f.live--
+	if cause != NotDropped {
+		f.totals.Drops[cause]++
+		f.eps[p.src].stats.Drops[cause]++
+	}
+	r := p.rec
+	if r == nil || f.obs == nil {
+		return
+	}
+	f.recordHops(w)
+	r.Dst = p.dst
+	r.Route = p.route
+	r.Cause = cause
+	r.First, r.Last = first, last
+	r.SenderDone = sim.Never
+	if p.senderHop != nil {
+		r.SenderDone = p.senderHop.txEnd
+	}
+	r.Corrupted = p.corrupted
+	r.Detours = p.detours
+	r.AltRouted = p.altRouted
+	f.obs(r)
+}
+
+// Idle reports whether no packet is in the network: every packet sent has
+// been delivered or dropped and has released every link. The queue may
+// still hold one timer event, which does nothing: a runner should stop on
+// Idle rather than on an empty queue.
+func (f *Fabric) Idle() bool { return f.live == 0 && f.held == 0 }
+
+// timer is the network-timeout deadline of one stall.
+type timer struct {
+	at  sim.Time
+	seq uint64
+	w   *worm
+	gen uint64
+}
+
+type timerHeap []timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}
+
+// armTimeout records that stall gen of w times out at at. The queue holds
+// at most one timer event (the earliest deadline), so that stalls that end
+// early leave no pile of dead events behind.
+func (f *Fabric) armTimeout(at sim.Time, w *worm, gen uint64) {
+	f.timerSeq++
+	heap.Push(&f.timers, timer{at: at, seq: f.timerSeq, w: w, gen: gen})
+	f.schedTimer()
+}
+
+// schedTimer drops dead deadlines from the top and makes sure an event is
+// queued for the earliest live one.
+func (f *Fabric) schedTimer() {
+	for len(f.timers) > 0 {
+		t := f.timers[0]
+		if t.w.stalled && t.w.gen == t.gen {
+			break
+		}
+		heap.Pop(&f.timers)
+	}
+	if len(f.timers) == 0 {
+		return
+	}
+	at := f.timers[0].at
+	if at >= f.timerAt {
+		return
+	}
+	f.timerAt = at
+	f.at(at, func() { f.fireTimers(at) })
+}
+
+// fireTimers runs the timeouts due at now.
+func (f *Fabric) fireTimers(at sim.Time) {
+	if at != f.timerAt {
+		return // superseded by an earlier event
+	}
+	f.timerAt = sim.Never
+	now := f.q.Now()
+	for len(f.timers) > 0 && f.timers[0].at <= now {
+		t := heap.Pop(&f.timers).(timer)
+		f.expire(t.w, t.gen)
+	}
+	f.schedTimer()
+}
