@@ -228,13 +228,13 @@ type assembler struct {
 	defDepth int
 	calls    []Pos // positions of the macro invocations being expanded
 	expanded bool  // the statement just assembled was a macro invocation
-	tokBuf   []token
+	parsers  []*parser // one per nesting level of statements
+	nesting  int
 	lineInfo []lineEntry
 	outSects map[*section]*objfile.Section
 	stmtBuf  []string
 	offBuf   []int
 	exprSlab []expr
-	parser   parser
 }
 
 func newAssembler(opt Options) *assembler {
@@ -487,9 +487,21 @@ func (a *assembler) live() bool {
 
 // statement assembles one statement.
 func (a *assembler) statement(st string, off int, depth int) {
+	// One parser (and token buffer) per nesting level, reused from
+	// statement to statement: a macro expansion nests statements.
+	if len(a.parsers) <= a.nesting {
+		a.parsers = append(a.parsers, &parser{a: a})
+	}
+	p := a.parsers[a.nesting]
+	a.nesting++
+	a.statementAt(p, st, off, depth)
+	a.nesting--
+}
+
+func (a *assembler) statementAt(p *parser, st string, off int, depth int) {
 	pos := a.line.pos
-	toks, lerr := lexStatement(a.tokBuf, st, off)
-	a.tokBuf = toks
+	toks, lerr := lexStatement(p.toks, st, off)
+	p.toks, p.i, p.pos = toks, 0, pos
 	if lerr != nil {
 		if a.live() {
 			pos.Col = lerr.col
@@ -497,12 +509,6 @@ func (a *assembler) statement(st string, off int, depth int) {
 		}
 		return
 	}
-	// The parser is reused; a macro expansion nests statements, so the
-	// current one is saved and restored around this one.
-	saved := a.parser
-	a.parser = parser{a: a, toks: toks, pos: pos}
-	p := &a.parser
-	defer func() { a.parser = saved }()
 	first := p.peek()
 	// Conditionals are seen even in skipped blocks.
 	if first.kind == tIdent && condDirectives[strings.ToLower(first.text)] {
