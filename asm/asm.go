@@ -226,8 +226,8 @@ type assembler struct {
 	linePtr  *srcLine // where it is kept (fixups refer to it)
 	defining *macro   // a .macro being collected
 	defDepth int
-	calls    []Pos // positions of the macro invocations being expanded
-	expanded bool  // the statement just assembled was a macro invocation
+	calls    []Pos     // positions of the macro invocations being expanded
+	expanded bool      // the statement just assembled was a macro invocation
 	parsers  []*parser // one per nesting level of statements
 	nesting  int
 	lineInfo []lineEntry
