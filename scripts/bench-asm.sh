@@ -17,3 +17,12 @@ ours=$(go test ./asm -run '^$' -bench 'Assemble100k$' -benchtime 5x -count 5 | a
 echo "llvm-mc -filetype=obj: ${best} us (best of 5 runs, including process start)"
 echo "lanai asm (Assemble + WriteELF): ${ours} us (best of 5 benchmark rounds of 5 runs)"
 awk -v a="$best" -v b="$ours" 'BEGIN { printf "ratio llvm-mc / ours: %.2f (%s)\n", a/b, (a > b ? "ours is faster" : "llvm-mc is faster") }'
+# End to end, both as commands (process start, reading and writing files).
+go build -o "$tmp/" ./cmd/lanai-as
+cli=""
+for i in 1 2 3 4 5; do
+  s=$(date +%s%N); "$tmp/lanai-as" -c -o "$tmp/ours.o" "$tmp/bench.s"; e=$(date +%s%N)
+  t=$(( (e - s) / 1000 )); if [ -z "$cli" ] || [ "$t" -lt "$cli" ]; then cli=$t; fi
+done
+echo "lanai-as -c (command, end to end): ${cli} us (best of 5)"
+awk -v a="$best" -v b="$cli" 'BEGIN { printf "ratio llvm-mc / lanai-as, both commands: %.2f\n", a/b }'
