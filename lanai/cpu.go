@@ -185,6 +185,13 @@ func (c *CPU) LastStore() (addr uint32, size uint8, count uint64) {
 	return c.storeAddr, c.storeSize, c.stores
 }
 
+// Halt stops the run at the next instruction boundary with st (for
+// devices: a fault, or a request to stop).
+func (c *CPU) Halt(st *Stop) {
+	c.stop = st
+	c.deadline = 0
+}
+
 // Stopped reports why the last run stopped, or nil while it can go on.
 func (c *CPU) Stopped() *Stop { return c.stop }
 

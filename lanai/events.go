@@ -55,5 +55,9 @@ func (c *CPU) runEvents() {
 	for len(c.events.h) > 0 && c.events.h[0].at <= c.Cycles && c.stop == nil {
 		e := heap.Pop(&c.events.h).(event)
 		e.fn()
+		// An event may change what a polling loop reads between its load
+		// and its branch: the iteration in flight is no evidence of a
+		// fixed point any more.
+		c.pollTrack.valid = false
 	}
 }

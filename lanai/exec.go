@@ -127,6 +127,7 @@ loop:
 			if !c.load(u, pc, a) {
 				break loop
 			}
+			cycles = c.Cycles // a contention stall may have been charged
 			lastLoad = u.rd
 		case opStore:
 			a := R[u.rs1] + u.imm
@@ -141,6 +142,7 @@ loop:
 			if !c.store(pc, a, 4, R[u.rd]) {
 				break loop
 			}
+			cycles = c.Cycles
 			if c.stop != nil {
 				deadline = 0
 			}
@@ -193,6 +195,7 @@ loop:
 			if !ok {
 				break loop
 			}
+			cycles = c.Cycles
 			if u.in.Rd == isa.PC && !u.in.Store {
 				newnnpc = t &^ 3 // a load into pc has two delay slots
 				c.record(pc, newnnpc, cycles)
@@ -231,6 +234,9 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 		*u = predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
 		if c.breakpoints[pc] {
 			u.op = opBreak
+		}
+		if c.cfg.Contention != nil && (u.op == opLoad || u.op == opStore) {
+			u.op = opMem // SRAM arbitration is charged on the general path
 		}
 	}
 	if u.op != opBreak {
@@ -352,6 +358,9 @@ func (c *CPU) read(pc, a uint32, size uint32) (uint32, bool) {
 		a &^= size - 1
 	}
 	if c.Mem.InSRAM(a, size) {
+		if c.cfg.Contention != nil {
+			c.Cycles += c.cfg.Contention(c.Cycles, a, false)
+		}
 		b := c.Mem.SRAM[a:]
 		switch size {
 		case 4:
@@ -381,6 +390,9 @@ func (c *CPU) store(pc, a uint32, size uint32, v uint32) bool {
 	c.storeAddr, c.storeSize = a, uint8(size)
 	c.stores++
 	if c.Mem.InSRAM(a, size) {
+		if c.cfg.Contention != nil {
+			c.Cycles += c.cfg.Contention(c.Cycles, a, true)
+		}
 		b := c.Mem.SRAM[a:]
 		switch size {
 		case 4:

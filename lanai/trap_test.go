@@ -142,3 +142,23 @@ func TestPollSkip(t *testing.T) {
 		t.Errorf("CPUC loop: %v after %d cycles", st.Kind, c.Cycles)
 	}
 }
+
+// The SRAM-contention hook charges its stalls to every core access of SRAM
+// (and not to device accesses); Halt stops a run from a device.
+func TestContentionAndHalt(t *testing.T) {
+	src := "\tmov 0x1000, %r6\n\tld 0[%r6], %r7\n\tst %r7, 4[%r6]\n\tld.h 2[%r6], %r8\n\tst %r0, -4096[%r0]\n"
+	plain, _ := runSource(t, src, 1000, Config{})
+	var calls int
+	busy, st := runSource(t, src, 1000, Config{Contention: func(cycle uint64, addr uint32, write bool) uint64 {
+		calls++
+		return 3
+	}})
+	if st.Kind != StopExit || calls != 3 || busy.Cycles != plain.Cycles+9 {
+		t.Errorf("with contention: %v, %d calls, %d cycles (without: %d)", st.Kind, calls, busy.Cycles, plain.Cycles)
+	}
+	c, _ := load(t, linkSources(t, asm.Source{Name: "h.s", Text: []byte("\t.globl _start\n_start:\n.L:\n\tadd %r6, 1, %r6\n\tbt .L\n\tnop\n")}), Config{})
+	c.Schedule(500, func() { c.Halt(&Stop{Kind: StopTrap, Trap: &Trap{Reason: "device fault"}}) })
+	if st := c.Run(1 << 20); st.Kind != StopTrap || st.Trap.Reason != "device fault" || c.Cycles != 500 {
+		t.Errorf("halt: %v at %d", st.Kind, c.Cycles)
+	}
+}

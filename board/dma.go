@@ -1,0 +1,403 @@
+package board
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"lanaiemu/sim"
+)
+
+// The host DMA engine (lanai9-hw.md section 5; docs/hardware.md).
+const (
+	// NumChannels is the number of descriptor chains ("channels") the
+	// engine serves; their pointers are words 0..3 of the host pointer
+	// bank.
+	NumChannels = 4
+	// DescriptorSize is the size of a descriptor (8-byte aligned).
+	DescriptorSize = 24
+
+	// Flags in the low bits of a descriptor's next_with_flags word.
+	DMAE2L      uint32 = 1 // direction: 1 = host (EBUS) -> SRAM, 0 = SRAM -> host
+	DMATerminal uint32 = 2 // terminal: the engine stops here; written back on completion
+	DMAWake     uint32 = 4 // raise DMAWakeBit in ISR when this block completes
+	dmaFlags           = DMAE2L | DMATerminal | DMAWake
+
+	// DefaultMaxChainDescriptors bounds the descriptors a channel
+	// processes without meeting a TERMINAL one before it faults (a
+	// runaway chain).
+	DefaultMaxChainDescriptors = 1 << 20
+)
+
+// PulseChannel maps PULSE bits to channels: bit 1 (PULSE = 2) starts
+// channel 0 and bit 2 (PULSE = 4) channel 2, as Cplant's firmware and host
+// driver use them (lanai9-hw.md 5.3); bit 0 starting channel 1 is a guess.
+// Channel 3 has no PULSE bit; the host starts it (TriggerDMA).
+var PulseChannel = [3]int{1, 0, 2}
+
+// DMAWakeBit is the ISR bit a completed descriptor with the WAKE flag
+// raises, on every channel: WAKE0 (GM: DMA_INT_BIT = WAKE0_INT_BIT on L8/L9).
+const DMAWakeBit = Wake0IntBit
+
+// Descriptor is a DMA descriptor as stored in SRAM (24 bytes, big-endian).
+type Descriptor struct {
+	Next uint32    // next descriptor address (bits 31..3) | DMAWake | DMATerminal | DMAE2L
+	Csum [2]uint16 // written by the engine (docs/hardware.md)
+	Len  uint32    // bytes to move
+	LAR  uint32    // SRAM address
+	PCI  uint64    // host (PCI bus) address: eah << 32 | eal
+}
+
+// ParseDescriptor decodes a descriptor from 24 bytes.
+func ParseDescriptor(p []byte) Descriptor {
+	be := binary.BigEndian
+	return Descriptor{
+		Next: be.Uint32(p[0:]),
+		Csum: [2]uint16{be.Uint16(p[4:]), be.Uint16(p[6:])},
+		Len:  be.Uint32(p[8:]),
+		LAR:  be.Uint32(p[12:]),
+		PCI:  uint64(be.Uint32(p[16:]))<<32 | uint64(be.Uint32(p[20:])),
+	}
+}
+
+// Bytes encodes the descriptor.
+func (d Descriptor) Bytes() []byte {
+	p := make([]byte, DescriptorSize)
+	be := binary.BigEndian
+	be.PutUint32(p[0:], d.Next)
+	be.PutUint16(p[4:], d.Csum[0])
+	be.PutUint16(p[6:], d.Csum[1])
+	be.PutUint32(p[8:], d.Len)
+	be.PutUint32(p[12:], d.LAR)
+	be.PutUint32(p[16:], uint32(d.PCI>>32))
+	be.PutUint32(p[20:], uint32(d.PCI))
+	return p
+}
+
+// Checksum is the 16-bit ones'-complement sum (RFC 1071, not complemented)
+// of p taken as big-endian 16-bit words; odd says p starts at an odd
+// offset of the summed stream (its first byte is a low byte). A final odd
+// byte is the high byte of a word padded with zero. The engine writes this
+// sum into a descriptor's csum fields; ^sum is the IP checksum field.
+func Checksum(p []byte, odd bool) uint16 { return uint16(csumAdd(0, p, odd)) }
+
+func csumAdd(sum uint64, p []byte, odd bool) uint64 {
+	i := 0
+	if odd && len(p) > 0 {
+		sum += uint64(p[0])
+		i = 1
+	}
+	for ; i+1 < len(p); i += 2 {
+		sum += uint64(p[i])<<8 | uint64(p[i+1])
+	}
+	if i < len(p) {
+		sum += uint64(p[i]) << 8
+	}
+	for sum > 0xFFFF {
+		sum = sum&0xFFFF + sum>>16
+	}
+	return sum
+}
+
+type chState uint8
+
+const (
+	chIdle   chState = iota // waiting for a PULSE
+	chBusy                  // fetching or moving a descriptor
+	chHalted                // faulted; a pointer write revives it
+)
+
+// channel is one descriptor chain.
+type channel struct {
+	b      *Board
+	id     int
+	ptr    uint32 // descriptor to fetch next
+	state  chState
+	newPtr uint32 // pointer written while busy, used after the current block
+	hasNew bool
+	count  int    // descriptors since the channel started
+	gen    uint64 // bumped by reset and faults: their events do nothing
+
+	addr  uint32 // descriptor being processed
+	d     Descriptor
+	pos   uint32 // bytes moved
+	n     uint32 // bytes of the burst in flight
+	sum   uint64
+	ready sim.Time // when the next burst may start on the bus
+	buf   []byte
+}
+
+func (ch *channel) reset() {
+	ch.b.touch(&ch.b.ptrW)
+	ch.gen++
+	ch.ptr, ch.state, ch.hasNew, ch.count = 0, chIdle, false, 0
+}
+
+// setPointer is a write of the channel's pointer (host pointer bank, or
+// the LANai-side extension window). It revives a halted channel. While
+// the channel is busy the new pointer replaces the completing block's
+// next pointer.
+func (ch *channel) setPointer(v uint32) {
+	v &^= dmaFlags // the low three bits do not exist
+	if ch.state == chBusy {
+		ch.newPtr, ch.hasNew = v, true
+		return
+	}
+	ch.ptr, ch.state = v, chIdle
+	ch.b.touch(&ch.b.ptrW)
+}
+
+// pulse starts the channel at core cycle c. A pulse while the channel is
+// busy does nothing: the engine reads every next descriptor from SRAM when
+// it gets to it, so a block appended (and its predecessor's TERMINAL
+// cleared) before the pulse is seen anyway. A halted channel ignores it.
+func (ch *channel) pulse(c uint64) {
+	if ch.state != chIdle {
+		return
+	}
+	ch.state, ch.count = chBusy, 0
+	ch.b.trace(Event{Cycle: c, Kind: EvDMAStart, Channel: ch.id, Desc: ch.ptr})
+	ch.fetchFrom(c + ch.b.pci.PulseDelay)
+}
+
+// later runs f at core cycle at unless the channel was reset or faulted
+// in between.
+func (ch *channel) later(at uint64, f func(uint64)) {
+	gen := ch.gen
+	ch.b.cpu.Schedule(at, func() {
+		if ch.gen == gen {
+			f(at)
+		}
+	})
+}
+
+// fetchFrom reads the descriptor at ch.ptr in FetchAccesses SRAM cycles
+// starting at core cycle c.
+func (ch *channel) fetchFrom(c uint64) {
+	at := c + ch.b.pci.FetchAccesses
+	ch.b.takeSRAM(c, at)
+	ch.later(at, ch.fetch)
+}
+
+func (ch *channel) fetch(f uint64) {
+	b := ch.b
+	ch.addr = ch.ptr
+	if !b.mem.InSRAM(ch.addr, DescriptorSize) {
+		ch.fault(f, "descriptor [%#x, %#x) outside SRAM (%#x bytes)", ch.addr, uint64(ch.addr)+DescriptorSize, len(b.mem.SRAM))
+		return
+	}
+	d := ParseDescriptor(b.mem.SRAM[ch.addr:])
+	if d.Next&DMATerminal != 0 {
+		ch.state = chIdle
+		b.trace(Event{Cycle: f, Kind: EvDMAIdle, Channel: ch.id, Desc: ch.addr})
+		return
+	}
+	if ch.count++; ch.count > b.cfg.MaxChainDescriptors {
+		ch.fault(f, "runaway chain: %d descriptors since the channel started without a TERMINAL one", b.cfg.MaxChainDescriptors)
+		return
+	}
+	if !b.mem.InSRAM(d.LAR, d.Len) {
+		ch.fault(f, "block [%#x, %#x) outside SRAM (%#x bytes)", d.LAR, uint64(d.LAR)+uint64(d.Len), len(b.mem.SRAM))
+		return
+	}
+	if d.PCI+uint64(d.Len) < d.PCI {
+		ch.fault(f, "host range %#x + %d wraps the 64-bit address space", d.PCI, d.Len)
+		return
+	}
+	ch.d, ch.pos, ch.sum = d, 0, 0
+	b.trace(Event{Cycle: f, Kind: EvDMAFetch, Channel: ch.id, Desc: ch.addr, Bytes: d.Len})
+	switch {
+	case d.Len == 0:
+		ch.finish(f + b.pci.WriteBackAccesses)
+	case d.Next&DMAE2L != 0:
+		ch.ready = b.clock.Time(f)
+		ch.nextBurst()
+	default:
+		ch.readSRAM(f)
+		ch.ready = b.clock.Time(f + b.pci.FIFOAccesses)
+		ch.nextBurst()
+	}
+}
+
+// burstLen is the size of the next burst.
+func (ch *channel) burstLen() uint32 {
+	return min(ch.d.Len-ch.pos, ch.b.pci.BurstBytes)
+}
+
+// sramWords is the SRAM accesses that move n bytes at SRAM address a.
+func (b *Board) sramWords(a, n uint32) uint64 {
+	w := uint64(b.pci.SRAMBytes)
+	return (uint64(a)%w + uint64(n) + w - 1) / w
+}
+
+// readSRAM reads the next burst's bytes from SRAM (SRAM -> host) at core
+// cycle c; the SRAM reads occupy the cycles from c on.
+func (ch *channel) readSRAM(c uint64) {
+	n := ch.burstLen()
+	a := ch.d.LAR + ch.pos
+	ch.buf = append(ch.buf[:0], ch.b.mem.SRAM[a:a+n]...)
+	ch.b.takeSRAM(c, c+ch.b.sramWords(a, n))
+}
+
+// nextBurst books the bus for the next burst and schedules its end. A
+// host->SRAM burst waits ReadLatency before its data phases; an SRAM->host
+// burst is a posted write. Each burst occupies BurstOverhead + data-phase
+// PCI clocks, starting at the first PCI clock edge at or after it is ready
+// at which the bus is free.
+func (ch *channel) nextBurst() {
+	b, p := ch.b, ch.b.pci
+	n := ch.burstLen()
+	ch.n = n
+	host := ch.d.PCI + uint64(ch.pos)
+	phases := (host%uint64(p.BusBytes) + uint64(n) + uint64(p.BusBytes) - 1) / uint64(p.BusBytes)
+	ready := ch.ready
+	if ch.d.Next&DMAE2L != 0 {
+		ready += p.ReadLatency
+	}
+	b.busCal.prune(b.pciClock.Cycles(b.clock.Time(b.cpu.Cycles)))
+	start := b.busCal.reserve(b.pciClock.Cycles(ready), p.BurstOverhead+phases)
+	end := b.pciClock.Time(start + p.BurstOverhead + phases)
+	ch.ready = end
+	at := b.clock.Cycles(end)
+	// Book the burst's SRAM cycles now: the arbiter must know them before
+	// the core gets there. Host->SRAM writes stream behind the data phases,
+	// the last one landing FIFOAccesses after the bus; the last burst is
+	// followed by the write-back.
+	last := at
+	if ch.d.Next&DMAE2L != 0 {
+		last = at + p.FIFOAccesses
+		b.takeSRAM(last-min(last, b.sramWords(ch.d.LAR+ch.pos, n)), last)
+	}
+	if ch.pos+n == ch.d.Len {
+		b.takeSRAM(last, last+p.WriteBackAccesses)
+	}
+	ch.later(at, ch.burstDone)
+}
+
+func (ch *channel) burstDone(at uint64) {
+	b, d := ch.b, &ch.d
+	n := ch.n
+	host := d.PCI + uint64(ch.pos)
+	sa := d.LAR + ch.pos
+	odd := ch.pos&1 != 0
+	if d.Next&DMAE2L != 0 {
+		if uint32(cap(ch.buf)) < n {
+			ch.buf = make([]byte, n)
+		}
+		ch.buf = ch.buf[:n]
+		if err := b.readHost(host, ch.buf); err != nil {
+			ch.fault(at, "host read failed: %v", err)
+			return
+		}
+		b.mem.Write(sa, ch.buf) // in SRAM: checked at fetch
+		ch.sum = csumAdd(ch.sum, ch.buf, odd)
+		ch.pos += n
+		b.trace(Event{Cycle: at, Kind: EvDMABurst, Channel: ch.id, Desc: ch.addr, Bytes: n})
+		if ch.pos < d.Len {
+			ch.nextBurst()
+		} else {
+			ch.finish(at + b.pci.FIFOAccesses + b.pci.WriteBackAccesses)
+		}
+		return
+	}
+	if err := b.writeHost(host, ch.buf); err != nil {
+		ch.fault(at, "host write failed: %v", err)
+		return
+	}
+	ch.sum = csumAdd(ch.sum, ch.buf, odd)
+	ch.pos += n
+	b.trace(Event{Cycle: at, Kind: EvDMABurst, Channel: ch.id, Desc: ch.addr, Bytes: n})
+	if ch.pos < d.Len {
+		ch.readSRAM(at) // the next burst's data streams from SRAM as it goes out
+		ch.nextBurst()
+	} else {
+		ch.finish(at + b.pci.WriteBackAccesses)
+	}
+}
+
+// finish writes the descriptor back at core cycle c (the write-back's SRAM
+// accesses end there), raises WAKE, and goes on to the next descriptor.
+func (ch *channel) finish(c uint64) {
+	ch.b.takeSRAM(c-ch.b.pci.WriteBackAccesses, c)
+	ch.later(c, ch.complete)
+}
+
+func (ch *channel) complete(c uint64) {
+	b, d := ch.b, &ch.d
+	c0 := uint16(ch.sum)
+	c1 := c0
+	if d.LAR&1 != 0 {
+		c1 = c0<<8 | c0>>8
+	}
+	var wb [8]byte
+	binary.BigEndian.PutUint32(wb[0:], d.Next|DMATerminal)
+	binary.BigEndian.PutUint16(wb[4:], c0)
+	binary.BigEndian.PutUint16(wb[6:], c1)
+	b.mem.Write(ch.addr, wb[:])
+	b.trace(Event{Cycle: c, Kind: EvDMADone, Channel: ch.id, Desc: ch.addr, Bytes: d.Len})
+	if d.Next&DMAWake != 0 {
+		b.raise(c, DMAWakeBit)
+	}
+	ch.ptr = d.Next &^ dmaFlags
+	if ch.hasNew {
+		ch.ptr, ch.hasNew = ch.newPtr, false
+	}
+	b.touch(&b.ptrW)
+	ch.fetchFrom(c)
+}
+
+// fault stops the channel, records the fault and raises MEM_INT.
+func (ch *channel) fault(c uint64, format string, args ...any) {
+	b := ch.b
+	ch.state, ch.hasNew = chHalted, false
+	ch.gen++
+	f := &Fault{Channel: ch.id, Descriptor: ch.addr, Cycle: c, Reason: fmt.Sprintf(format, args...)}
+	if b.fault == nil {
+		b.fault = f
+	}
+	b.trace(Event{Cycle: c, Kind: EvDMAFault, Channel: ch.id, Desc: ch.addr, Fault: f})
+	b.raise(c, MemIntBit)
+}
+
+func (b *Board) readHost(addr uint64, p []byte) error {
+	if b.cfg.Host == nil {
+		return ErrNoHostMemory
+	}
+	return b.cfg.Host.ReadHost(addr, p)
+}
+
+func (b *Board) writeHost(addr uint64, p []byte) error {
+	if b.cfg.Host == nil {
+		return ErrNoHostMemory
+	}
+	return b.cfg.Host.WriteHost(addr, p)
+}
+
+// writePulse starts the channels whose PULSE bits are set.
+func (b *Board) writePulse(v uint32) {
+	for bit, ch := range PulseChannel {
+		if v&(1<<bit) != 0 {
+			b.ch[ch].pulse(b.cpu.Cycles)
+		}
+	}
+}
+
+// takeSRAM records that the DMA engine uses SRAM in core cycles [from, to).
+func (b *Board) takeSRAM(from, to uint64) {
+	b.sramCal.prune(b.cpu.Cycles)
+	b.sramCal.add(from, to)
+}
+
+// SRAMContention is the board's SRAM arbiter, in the form of the core's
+// lanai.SRAMContention hook: the DMA engine has priority, so a core access
+// to SRAM in a cycle the engine uses waits until the engine's run of SRAM
+// cycles ends. It returns the stall in cycles (0 outside SRAM or when the
+// engine is not using SRAM).
+func (b *Board) SRAMContention(cycle uint64, addr uint32, write bool) uint64 {
+	if !b.mem.InSRAM(addr, 1) {
+		return 0
+	}
+	if until := b.sramCal.busyUntil(cycle); until > cycle {
+		return until - cycle
+	}
+	return 0
+}

@@ -1,0 +1,116 @@
+package board
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/lanai"
+	"lanaiemu/objfile"
+)
+
+// idleSrc spins on "bt ." (the core fast-forwards it to the next event).
+const idleSrc = "\t.globl _start\n_start:\n\tbt _start\n\tnop\n"
+
+// build assembles sources (each as its own unit) and links them.
+func build(t testing.TB, srcs ...asm.Source) []byte {
+	t.Helper()
+	var objs []*objfile.File
+	var names []string
+	for _, s := range srcs {
+		res, err := asm.Assemble([]asm.Source{s}, asm.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		objs = append(objs, res.Object)
+		names = append(names, s.Name)
+	}
+	exe, err := link.Link(objs, names, link.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := exe.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+func inline(text string) asm.Source { return asm.Source{Name: "inline.s", Text: []byte(text)} }
+
+func testdata(t testing.TB, name string) asm.Source {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return asm.Source{Name: name, Text: b}
+}
+
+// boot makes a board with cfg, loads img and returns the board and the
+// image's symbols by name.
+func boot(t testing.TB, cfg Config, img []byte) (*Board, map[string]uint32) {
+	t.Helper()
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := b.Load(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms := map[string]uint32{}
+	for _, s := range im.Symbols {
+		syms[s.Name] = s.Value
+	}
+	return b, syms
+}
+
+// stopText describes a stop for failure messages.
+func stopText(st *lanai.Stop) string {
+	if st.Trap != nil {
+		return st.Trap.Report()
+	}
+	return st.Kind.String()
+}
+
+// runExit runs to the program's exit and returns its code.
+func runExit(t testing.TB, b *Board, budget uint64) uint32 {
+	t.Helper()
+	st := b.Run(budget)
+	if st.Kind != lanai.StopExit {
+		t.Fatalf("stopped with %s after %d cycles (fault: %v)", stopText(st), b.CPU().Cycles, b.Fault())
+	}
+	return st.Code
+}
+
+// at runs f from a device event at exactly core cycle c (the idle program
+// reaches every cycle), checking that it ran then.
+func at(t testing.TB, b *Board, c uint64, f func()) {
+	b.CPU().Schedule(c, func() {
+		if got := b.CPU().Cycles; got != c {
+			t.Errorf("event for cycle %d ran at %d", c, got)
+		}
+		f()
+	})
+}
+
+// coreWrite writes a special register as a core store would.
+func coreWrite(t testing.TB, b *Board, off, v uint32) {
+	t.Helper()
+	if err := b.CPU().Mem.WriteIO(0xFFFFFE00+off, 4, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// coreRead reads a special register as a core load would.
+func coreRead(t testing.TB, b *Board, off uint32) uint32 {
+	t.Helper()
+	v, err := b.CPU().Mem.ReadIO(0xFFFFFE00+off, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
