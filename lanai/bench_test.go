@@ -1,6 +1,7 @@
 package lanai
 
 import (
+	"runtime"
 	"testing"
 
 	"lanaiemu/asm"
@@ -64,4 +65,24 @@ _start:
 // BenchmarkTightLoop runs a six-instruction loop 10 million times.
 func BenchmarkTightLoop(b *testing.B) {
 	benchRun(b, linkSources(b, asm.Source{Name: "loop.s", Text: []byte(tightLoop)}))
+}
+
+// One core with 2 MiB of SRAM, predecode cache included, costs well under
+// 32 MiB of host memory.
+func TestMemoryFootprint(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c, err := New(Config{SRAMSize: 2 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	used := after.HeapAlloc - before.HeapAlloc
+	t.Logf("one core with 2 MiB SRAM: %.1f MiB", float64(used)/(1<<20))
+	if used > 32<<20 {
+		t.Errorf("%d bytes for one core", used)
+	}
+	runtime.KeepAlive(c)
 }

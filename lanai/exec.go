@@ -211,7 +211,7 @@ loop:
 			c.trap(pc, "invalid instruction %#08x", u.in.Word)
 			break loop
 		}
-		cycles += uint64(u.cost) + (u.srcs>>ll)&1
+		cycles += uint64(u.cost) + uint64(u.srcs>>ll&1)
 		pc, npc, nnpc = npc, newnpc, newnnpc
 		instret++
 	}
