@@ -368,3 +368,26 @@ func TestLoadInterlock(t *testing.T) {
 		t.Errorf("part-word load: %d cycles, want %d", spls.Cycles, indep.Cycles+PartWordExtra)
 	}
 }
+
+// BRR is relative to its own address, with one delay slot; RRM address
+// operations other than add.
+func TestRelativeBranchAndAddressOps(t *testing.T) {
+	c := snippet(t, `
+	mov 0, %r8
+	bt.r 12                  ! at 4: to 4+12 = 16
+	add %r8, 1, %r8          ! delay slot
+	add %r8, 0x100, %r8      ! skipped (at 12)
+	sub.f %r8, 1, %r0        ! at 16
+	bne.r -20                ! not taken: r8 == 1
+	add %r8, 2, %r8          ! executes (not a delay slot of a taken branch)
+	mov hi(data), %r6
+	or %r6, lo(data), %r6
+	add %r6, 12, %r7
+	mov 8, %r9
+	ld [%r7 sub %r9], %r12   ! data+4
+	mov 4, %r9
+	ld [%r6 or %r9], %r13    ! data|4 = data+4 (data is 8-aligned)
+	uld.h [%r7 sub %r9], %r14 ! data+8, half: 0xfffe
+	`)
+	want{"rv": 3, "r12": 0x8899aabb, "r13": 0x8899aabb, "r14": 0xfffe}.check(t, c)
+}
