@@ -170,6 +170,8 @@ type Board struct {
 	lastISR, lastEIMR uint32
 	rtcW              watch
 	rtcRead           uint64 // cycle of the last core read of RTC
+
+	link *Link // the link engines (link.go)
 }
 
 // watch tracks whether a register changed since the core last read it, in
@@ -233,6 +235,7 @@ func New(cfg Config) (*Board, error) {
 	sp.Hook(RegPULSE, func() uint32 { return 0 }, b.coreWrite(b.writePulse))
 	sp.HookStable(RegPULSE, func() uint64 { return ^uint64(0) })
 	b.mem.Map(DMAPointerBase, DMAPointerSize, pointerWindow{b}, "DMA channel pointers (emulator extension)")
+	b.link = newLink(b)
 	b.Reset(0)
 	return b, nil
 }
@@ -269,6 +272,7 @@ func (b *Board) Reset(entry uint32) {
 	}
 	b.sramCal, b.busCal, b.fault = calendar{}, calendar{}, nil
 	b.bank = [16]uint32{}
+	b.link.reset()
 	b.updateIRQ(0)
 }
 

@@ -1,0 +1,522 @@
+package board
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+
+	"lanaiemu/fabric"
+	"lanaiemu/sim"
+)
+
+// Link-port special registers (lanai9-hw.md section 3.1, section 4).
+const (
+	RegRMP  = 0x0E0 // receive pointer: where the next received byte goes
+	RegRML  = 0x0E8 // receive limit
+	RegSMP  = 0x0F0 // send pointer (8-byte aligned start)
+	RegSMH  = 0x0F8 // send routing-header end (stored; see docs/links.md)
+	RegSML  = 0x100 // send limit: send up to here, the packet continues
+	RegSMLT = 0x108 // send limit with tail: send up to here and end the packet
+	RegSA   = 0x118 // send align: offset (0..7) of the first byte in the word at SMP
+)
+
+// MYRINET register bits the link engines use (lanai9-hw.md section 3.4).
+const (
+	MyrinetCRC32Enable  uint32 = 1 << 1 // append CRC-32 on send, check on receive
+	MyrinetTxCRC8Enable uint32 = 1 << 2 // append CRC-8 on send
+	MyrinetRxCRC8Enable uint32 = 1 << 3 // check CRC-8 on receive
+	MyrinetTimeoutMask  uint32 = 3 << 6 // network timeout select (fabric.MyrinetTimeout)
+	linkTimeoutUnset    uint32 = ^uint32(0)
+	DefaultLinkRate            = fabric.RateMyrinetLAN // 160 MB/s, lanai9-hw.md section 7.4
+	CRC8Poly            byte   = 0x07                  // x^8+x^2+x+1, lanai9-hw.md section 4.3
+	linkMaxPacket              = 1 << 24               // a packet larger than this is cut (TX_TOO_LONG)
+	linkRecvWordBytes          = 8                     // RMP advances in 8-byte words (section 4.2)
+)
+
+// LinkStats are a board's link-engine counters.
+type LinkStats struct {
+	PacketsSent    uint64   // packets closed by SMLT and put on the wire
+	SegmentsSent   uint64   // SML/SMLT writes that sent bytes
+	BytesSent      uint64   // wire bytes sent: route, data and trailer
+	SendBusy       sim.Time // time the send engine was busy (SEND_INT clear)
+	EmptySends     uint64   // SMLT with nothing to send (SEND_INT stays set)
+	BadSends       uint64   // SML/SMLT over memory the engine cannot read (MEM_INT)
+	SendRejected   uint64   // packets the fabric refused (not connected...)
+	SendTimeouts   uint64   // packets reset by the network timeout while sending (TX_BLOCKED_INT)
+	BlockedSends   uint64   // packets whose SEND_INT waited for the fabric (back-pressure)
+	PacketsRecv    uint64   // packets delivered to the receive engine
+	BytesRecv      uint64   // bytes delivered (data and trailer)
+	BytesStored    uint64   // bytes written to SRAM
+	Overflows      uint64   // packets longer than RML-RMP (BUFF_INT)
+	CRC8Errors     uint64   // received packets whose CRC-8 did not match
+	CRC32Errors    uint64   // received packets whose CRC-32 did not match
+	RecvFaults     uint64   // receive buffers outside SRAM (MEM_INT)
+	SendInts       uint64   // times SEND_INT rose
+	RecvInts       uint64   // times RECV_INT rose
+	BuffInts       uint64   // times BUFF_INT rose
+	Interactions   uint64   // calls into the fabric (Send, Ready): for the runner
+	LastRecvCycle  uint64   // core cycle of the last RECV_INT or BUFF_INT
+	LastSendCycle  uint64   // core cycle of the last SEND_INT rise
+	LastCloseCycle uint64   // core cycle of the last SMLT write that sent a packet
+	FirstSendStart sim.Time // wire start of the first packet (for bandwidth figures)
+}
+
+// sendRec is a packet handed to the fabric whose SEND_INT is pending.
+type sendRec struct {
+	te        sim.Time // local (unblocked) end of transmission
+	fired     bool     // the local event at te has run
+	doneSeen  bool     // the fabric's done callback has run
+	doneAt    sim.Time
+	doneErr   error
+	completed bool
+}
+
+// Link is the board's pair of link engines (send and receive DMA), the
+// board's port on the fabric. It implements fabric.Endpoint.
+type Link struct {
+	b    *Board
+	rate uint64
+
+	fab  *fabric.Fabric
+	q    *sim.Queue
+	node int
+	tmo  uint32 // MYRINET timeout bits last given to the fabric
+
+	// send engine
+	smp, smh, sa, sml, smlt uint32
+	open                    bool     // a packet is open (SML segments sent)
+	cur                     []byte   // the open packet's bytes (route included)
+	virt                    sim.Time // the open packet's start as if its bytes left back to back
+	segEnd                  sim.Time // when the last segment's bytes have left
+	segGen                  uint64
+	pending                 []*sendRec
+	busySince               sim.Time
+	sendIdle                bool
+
+	// receive engine
+	rmp, rml uint32
+	rxBusy   bool // a packet is arriving (between Deliver and its last byte)
+	rxLast   sim.Time
+
+	stepInter uint64   // fabric interactions since TakeInteractions
+	stepFirst sim.Time // time of the first of them
+	rxDone    bool     // RECV_INT or BUFF_INT is up: not armed until RMP/RML are written
+
+	w     watch
+	stats LinkStats
+}
+
+func newLink(b *Board) *Link {
+	l := &Link{b: b, rate: DefaultLinkRate, node: -1, tmo: linkTimeoutUnset}
+	st := func() uint64 { return stableUnless(l.w.stale(), ^uint64(0)) }
+	reg := func(off uint32, p *uint32, write func(uint32)) {
+		b.HookSpecial(off, func() uint32 { b.saw(&l.w); return *p }, write, st)
+	}
+	reg(RegRMP, &l.rmp, func(v uint32) { l.rmp = v; l.rearm() })
+	reg(RegRML, &l.rml, func(v uint32) { l.rml = v; l.rearm() })
+	reg(RegSMP, &l.smp, func(v uint32) { l.smp = v })
+	reg(RegSMH, &l.smh, func(v uint32) { l.smh = v })
+	reg(RegSA, &l.sa, func(v uint32) { l.sa = v & 7 })
+	reg(RegSML, &l.sml, func(v uint32) { l.sml = v; l.segment(v, false) })
+	reg(RegSMLT, &l.smlt, func(v uint32) { l.smlt = v; l.segment(v, true) })
+	return l
+}
+
+// reset returns the engines to idle (SEND_INT set, receive disarmed) with
+// zero registers and counters; the fabric attachment stays.
+func (l *Link) reset() {
+	fab, q, node, rate := l.fab, l.q, l.node, l.rate
+	*l = Link{b: l.b, fab: fab, q: q, node: node, rate: rate, tmo: linkTimeoutUnset, sendIdle: true}
+	l.b.touch(&l.w)
+	l.b.isr |= SendIntBit
+	l.b.updateIRQ(l.b.cpu.Cycles)
+}
+
+// Link is the board's link port.
+func (b *Board) Link() *Link { return b.link }
+
+// SetRate sets the link rate in bytes per second (0: DefaultLinkRate). It
+// must match the fabric's rate of the board's cable for exact timing.
+func (l *Link) SetRate(rate uint64) {
+	if rate == 0 {
+		rate = DefaultLinkRate
+	}
+	l.rate = rate
+}
+
+// Rate is the link rate in bytes per second.
+func (l *Link) Rate() uint64 { return l.rate }
+
+// Connect attaches the port to fabric f as node, driven by q (the queue f
+// was made with).
+func (l *Link) Connect(f *fabric.Fabric, q *sim.Queue, node int) error {
+	if err := f.Attach(node, l); err != nil {
+		return err
+	}
+	l.fab, l.q, l.node = f, q, node
+	return nil
+}
+
+// Stats returns the link counters.
+func (l *Link) Stats() LinkStats {
+	s := l.stats
+	if !l.sendIdle {
+		s.SendBusy += l.now() - l.busySince
+	}
+	return s
+}
+
+// NextSync is the earliest time at which the send engine needs to know
+// whether the fabric blocked one of its packets (the local end of a packet
+// whose fabric completion has not been seen), or sim.Never. A runner ends
+// its step there (docs/links.md).
+func (l *Link) NextSync() sim.Time {
+	t := sim.Never
+	for _, r := range l.pending {
+		if !r.fired && !r.doneSeen && r.te < t {
+			t = r.te
+		}
+	}
+	return t
+}
+
+// NextEvent is the earliest pending link-engine event (a segment end, a
+// packet end, a received packet's last byte), or sim.Never: a node idle
+// in a polling loop may wake there.
+func (l *Link) NextEvent() sim.Time {
+	t := sim.Never
+	if l.rxBusy {
+		t = l.rxLast
+	}
+	if now := l.now(); l.segEnd > now {
+		t = min(t, l.segEnd)
+	}
+	for _, r := range l.pending {
+		e := r.te
+		if r.fired && r.doneSeen {
+			e = r.doneAt
+		}
+		if !r.fired || r.doneSeen {
+			t = min(t, e)
+		}
+	}
+	return t
+}
+
+// TakeInteractions returns the number of fabric interactions (sends,
+// re-arms) since the last call and the time of the first, and resets them.
+func (l *Link) TakeInteractions() (uint64, sim.Time) {
+	n, t := l.stepInter, l.stepFirst
+	l.stepInter = 0
+	return n, t
+}
+
+func (l *Link) interact() {
+	if l.stepInter == 0 {
+		l.stepFirst = l.now()
+	}
+	l.stepInter++
+	l.stats.Interactions++
+}
+
+func (l *Link) now() sim.Time { return l.b.clock.Time(l.b.cpu.Cycles) }
+
+func (l *Link) at(t sim.Time) uint64 { return l.b.clock.Cycles(t) }
+
+func (l *Link) myrinet() uint32 {
+	v, _ := l.b.mem.Specials.Read32(RegMYRINET)
+	return v
+}
+
+// ---- send engine ----
+
+func (l *Link) setSendIdle(idle bool) {
+	if idle == l.sendIdle {
+		return
+	}
+	l.sendIdle = idle
+	now := l.now()
+	if idle {
+		l.stats.SendBusy += now - l.busySince
+		l.stats.SendInts++
+		l.stats.LastSendCycle = l.b.cpu.Cycles
+	} else {
+		l.busySince = now
+	}
+	l.b.SetISRLevel(SendIntBit, idle)
+	l.b.touch(&l.w)
+}
+
+func (l *Link) updateSendInt() {
+	l.setSendIdle(len(l.pending) == 0 && l.now() >= l.segEnd)
+}
+
+// segment handles a write of SML (tail false) or SMLT (tail true).
+func (l *Link) segment(end uint32, tail bool) {
+	start := l.smp&^7 + l.sa
+	var data []byte
+	if end > start {
+		n := end - start
+		if n > linkMaxPacket {
+			n = linkMaxPacket
+			l.b.RaiseISR(TxTooLongIntBit)
+		}
+		d, err := l.b.mem.Read(start, n)
+		if err != nil {
+			l.stats.BadSends++
+			l.b.RaiseISR(MemIntBit)
+		} else {
+			data = d
+		}
+	}
+	now := l.now()
+	begin := max(now, l.segEnd)
+	if !l.open {
+		l.open, l.virt, l.cur = true, begin, l.cur[:0]
+	} else if begin > l.segEnd {
+		l.virt += begin - l.segEnd // the link idled between segments
+	}
+	l.cur = append(l.cur, data...)
+	if len(data) > 0 {
+		l.stats.SegmentsSent++
+	}
+	if !tail {
+		l.segEnd = l.virt + fabric.WireTime(len(l.cur), l.rate)
+		if l.segEnd > now {
+			l.setSendIdle(false)
+			l.segGen++
+			g := l.segGen
+			l.b.cpu.Schedule(l.at(l.segEnd), func() {
+				if g == l.segGen {
+					l.updateSendInt()
+				}
+			})
+		}
+		return
+	}
+	l.close()
+}
+
+// close ends the open packet: split off the route, append the trailer,
+// hand it to the fabric and schedule SEND_INT.
+func (l *Link) close() {
+	l.open = false
+	pkt := l.cur
+	l.cur = nil
+	nr := 0
+	for nr < len(pkt) && pkt[nr]&fabric.RouteBit != 0 {
+		nr++
+	}
+	route, body := pkt[:nr], pkt[nr:]
+	my := l.myrinet()
+	if len(body) > 0 {
+		if my&MyrinetCRC32Enable != 0 {
+			body = binary.BigEndian.AppendUint32(body, crc32.ChecksumIEEE(body))
+		}
+		if my&MyrinetTxCRC8Enable != 0 {
+			body = append(body, CRC8(body))
+		}
+	}
+	if len(body) == 0 {
+		// Nothing but route bytes (or nothing): no packet leaves.
+		l.stats.EmptySends++
+		l.segEnd = max(l.segEnd, l.now())
+		l.updateSendInt()
+		return
+	}
+	at := l.virt
+	if l.q != nil && at < l.q.Now() {
+		at = l.q.Now() // the fabric cannot start a packet in its past (docs/links.md)
+	}
+	wire := len(route) + len(body)
+	r := &sendRec{te: at + fabric.WireTime(wire, l.rate)}
+	l.segEnd = r.te
+	l.stats.PacketsSent++
+	l.stats.LastCloseCycle = l.b.cpu.Cycles
+	l.stats.BytesSent += uint64(wire)
+	if l.stats.PacketsSent == 1 {
+		l.stats.FirstSendStart = at
+	}
+	if l.fab != nil {
+		if t := my & MyrinetTimeoutMask; t != l.tmo {
+			l.tmo = t
+			l.fab.SetTimeout(l.node, fabric.MyrinetTimeout(my))
+		}
+		l.interact()
+		if err := l.fab.Send(l.node, route, body, at, func(t sim.Time, err error) { l.fabricDone(r, t, err) }); err != nil {
+			l.stats.SendRejected++
+			r.doneSeen, r.doneAt = true, r.te // into the void, locally timed
+		}
+	} else {
+		r.doneSeen, r.doneAt = true, r.te
+	}
+	l.pending = append(l.pending, r)
+	l.setSendIdle(false)
+	l.b.cpu.Schedule(l.at(r.te), func() { l.localEnd(r) })
+}
+
+// localEnd runs at the cycle the packet's last byte leaves an unblocked
+// link.
+func (l *Link) localEnd(r *sendRec) {
+	r.fired = true
+	switch {
+	case r.doneSeen:
+		l.finishAt(r, max(r.te, r.doneAt))
+	case l.q == nil || l.q.Now() < r.te && l.pending[0] == r:
+		// The fabric has not reached te: the packet was granted in this
+		// step, so no stall can have begun yet (docs/links.md).
+		l.complete(r, nil)
+	default:
+		l.stats.BlockedSends++ // the fabric holds it: wait for done
+	}
+}
+
+// fabricDone is the fabric's end of transmission.
+func (l *Link) fabricDone(r *sendRec, t sim.Time, err error) {
+	if r.doneSeen || r.completed {
+		return
+	}
+	r.doneSeen, r.doneAt, r.doneErr = true, t, err
+	if r.fired {
+		l.finishAt(r, t)
+	}
+}
+
+func (l *Link) finishAt(r *sendRec, t sim.Time) {
+	c := l.at(t)
+	if c <= l.b.cpu.Cycles {
+		l.complete(r, r.doneErr)
+		return
+	}
+	l.b.cpu.Schedule(c, func() { l.complete(r, r.doneErr) })
+}
+
+func (l *Link) complete(r *sendRec, err error) {
+	if r.completed {
+		return
+	}
+	r.completed = true
+	for i, p := range l.pending {
+		if p == r {
+			l.pending = append(l.pending[:i], l.pending[i+1:]...)
+			break
+		}
+	}
+	if err != nil {
+		l.stats.SendTimeouts++
+		l.b.RaiseISR(TxBlockedIntBit)
+	}
+	if l.segEnd < l.now() || len(l.pending) == 0 {
+		l.segEnd = min(l.segEnd, l.now())
+	}
+	l.updateSendInt()
+}
+
+// ---- receive engine ----
+
+// armed: a buffer is set (RMP < RML), no packet is arriving and the last
+// one's RECV_INT/BUFF_INT has been acknowledged by writing RMP or RML.
+func (l *Link) armed() bool { return l.rmp < l.rml && !l.rxBusy && !l.rxDone }
+
+// Ready implements fabric.Endpoint.
+func (l *Link) Ready() bool { return l.armed() }
+
+// rearm follows a write of RMP or RML: the receive status bits drop and,
+// if the buffer is armed, the fabric is told.
+func (l *Link) rearm() {
+	if l.rxDone {
+		l.rxDone = false
+		l.b.SetISRLevel(RecvIntBit|BuffIntBit|Orun1IntBit|Orun2IntBit|Orun4IntBit, false)
+	}
+	if l.armed() && l.fab != nil {
+		l.interact()
+		l.fab.Ready(l.node, l.now())
+	}
+}
+
+// Deliver implements fabric.Endpoint: the packet's bytes are stored when
+// its last byte has arrived.
+func (l *Link) Deliver(pkt []byte, first, last sim.Time) {
+	l.rxBusy, l.rxLast = true, last
+	l.stats.PacketsRecv++
+	l.stats.BytesRecv += uint64(len(pkt))
+	l.b.cpu.Schedule(l.at(last), func() { l.store(pkt) })
+}
+
+// store writes a received packet at RMP (checking its trailer per the
+// MYRINET register) and raises RECV_INT, or BUFF_INT when it did not fit.
+func (l *Link) store(pkt []byte) {
+	l.rxBusy = false
+	my := l.myrinet()
+	n := len(pkt)
+	if my&MyrinetRxCRC8Enable != 0 {
+		if n >= 1 {
+			c := CRC8(pkt[:n-1])
+			if pkt[n-1] != c {
+				l.stats.CRC8Errors++
+			}
+			pkt[n-1] ^= c // 0 when good
+			n--
+		} else {
+			l.stats.CRC8Errors++
+		}
+	}
+	if my&MyrinetCRC32Enable != 0 {
+		if n >= 4 {
+			c := crc32.ChecksumIEEE(pkt[:n-4])
+			got := binary.BigEndian.Uint32(pkt[n-4 : n])
+			if got != c {
+				l.stats.CRC32Errors++
+			}
+			binary.BigEndian.PutUint32(pkt[n-4:n], got^c) // 0 when good
+		} else {
+			l.stats.CRC32Errors++
+		}
+	}
+	room := uint32(0)
+	if l.rml > l.rmp {
+		room = l.rml - l.rmp
+	}
+	fits := uint32(len(pkt)) <= room
+	w := pkt
+	if !fits {
+		w = pkt[:room]
+	}
+	if err := l.b.mem.Write(l.rmp, w); err != nil {
+		l.stats.RecvFaults++
+		l.b.RaiseISR(MemIntBit)
+	} else {
+		l.stats.BytesStored += uint64(len(w))
+	}
+	l.rxDone = true
+	l.stats.LastRecvCycle = l.b.cpu.Cycles
+	if fits {
+		words := (uint32(len(pkt)) + linkRecvWordBytes - 1) &^ (linkRecvWordBytes - 1)
+		over := words - uint32(len(pkt))
+		l.rmp += words
+		l.stats.RecvInts++
+		l.b.SetISRLevel(RecvIntBit|over<<8, true)
+	} else {
+		l.rmp = l.rml
+		l.stats.Overflows++
+		l.stats.BuffInts++
+		l.b.SetISRLevel(BuffIntBit, true)
+	}
+	l.b.touch(&l.w)
+}
+
+// CRC8 is the link CRC-8 the engines append and check: polynomial
+// x^8+x^2+x+1 (CRC8Poly), initial value 0, no reflection, no final xor.
+func CRC8(data []byte) byte {
+	var c byte
+	for _, d := range data {
+		c ^= d
+		for range 8 {
+			if c&0x80 != 0 {
+				c = c<<1 ^ CRC8Poly
+			} else {
+				c <<= 1
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,240 @@
+// Package node runs several LANai boards on one Myrinet fabric on one
+// deterministic timeline (docs/timeline.md, docs/links.md).
+//
+// A World advances in steps. Every step starts with all running nodes and
+// the shared sim.Queue at the same time S and ends at
+//
+//	T = min(S + step, next shared-queue event, every link's NextSync, until)
+//
+// where step is the quantum Q <= fabric.MinLatency(). Each node's core runs
+// up to the first cycle at or after T (Clock.Cycles(T)), in node-id order;
+// then the shared queue runs every fabric event up to T. Deliveries and
+// send completions become node-local cycle events. Because the queue's
+// events mark step ends, a fabric event at time t is handled with every
+// node stopped at t: packet timing is exact. While every node is idle in a
+// skipped polling loop (few instructions, no link activity) the step grows
+// geometrically up to Config.MaxIdleStep; a node that sends during such a
+// grown step more than Q after its start is counted in Stats.LateRisk
+// (its packet may reach a node that already ran past its arrival).
+package node
+
+import (
+	"errors"
+	"fmt"
+
+	"lanaiemu/board"
+	"lanaiemu/fabric"
+	"lanaiemu/lanai"
+	"lanaiemu/sim"
+)
+
+// Config configures a World.
+type Config struct {
+	// Quantum is the base step Q (0: the fabric's MinLatency). It must not
+	// exceed MinLatency.
+	Quantum sim.Time
+	// MaxIdleStep bounds the grown step while all nodes idle (0:
+	// DefaultMaxIdleStep; Quantum or less disables growth).
+	MaxIdleStep sim.Time
+	// IdleInstructions is the most instructions a node may execute in a
+	// step and still count as idle (0: DefaultIdleInstructions).
+	IdleInstructions uint64
+}
+
+// Defaults.
+const (
+	DefaultMaxIdleStep      = 100 * sim.Microsecond
+	DefaultIdleInstructions = 64
+)
+
+// Node is one board in a World.
+type Node struct {
+	ID    int
+	Board *board.Board
+	Stop  *lanai.Stop // why the node stopped (exit or trap), nil while running
+
+	lastInstret, lastSkipped, lastCycles uint64
+}
+
+// Link is the node's link port.
+func (n *Node) Link() *board.Link { return n.Board.Link() }
+
+// NodeStats are one node's counters.
+type NodeStats struct {
+	Instructions, Cycles, SkippedCycles uint64
+	Link                                board.LinkStats
+	ISR                                 uint32
+	Exited                              bool
+	ExitCode                            uint32
+}
+
+// Stats are the counters of a World.
+type Stats struct {
+	Time      sim.Time // simulated time reached
+	Steps     uint64   // steps run
+	IdleSteps uint64   // steps longer than Q (all nodes idle)
+	LateRisk  uint64   // fabric interactions more than Q into a grown step
+	Nodes     []NodeStats
+	Fabric    fabric.Totals
+	Endpoints []fabric.EndpointStats
+}
+
+// World is N boards and one fabric on one queue.
+type World struct {
+	Q      *sim.Queue
+	Fabric *fabric.Fabric
+	Nodes  []*Node
+
+	cfg  Config
+	now  sim.Time
+	step sim.Time
+	st   Stats
+}
+
+// ErrBadConfig reports an unusable configuration.
+var ErrBadConfig = errors.New("node: bad configuration")
+
+// New connects boards[i] to f as node i. f must have been made with q and
+// have endpoints 0..len(boards)-1.
+func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*World, error) {
+	if q == nil || f == nil {
+		return nil, fmt.Errorf("%w: nil queue or fabric", ErrBadConfig)
+	}
+	L := f.MinLatency()
+	if cfg.Quantum == 0 {
+		cfg.Quantum = L
+	}
+	if cfg.Quantum == 0 || cfg.Quantum > L {
+		return nil, fmt.Errorf("%w: quantum %v, min latency %v", ErrBadConfig, cfg.Quantum, L)
+	}
+	if cfg.MaxIdleStep == 0 {
+		cfg.MaxIdleStep = DefaultMaxIdleStep
+	}
+	if cfg.IdleInstructions == 0 {
+		cfg.IdleInstructions = DefaultIdleInstructions
+	}
+	w := &World{Q: q, Fabric: f, cfg: cfg, step: cfg.Quantum, now: q.Now()}
+	for i, b := range boards {
+		if err := b.Link().Connect(f, q, i); err != nil {
+			return nil, err
+		}
+		w.Nodes = append(w.Nodes, &Node{ID: i, Board: b})
+	}
+	return w, nil
+}
+
+// Now is the time the world has reached.
+func (w *World) Now() sim.Time { return w.now }
+
+// Running reports whether some node has not stopped.
+func (w *World) Running() bool {
+	for _, n := range w.Nodes {
+		if n.Stop == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Run advances the world to until, or until every node has stopped (the
+// world stops there). It returns an error
+// if a node trapped.
+func (w *World) Run(until sim.Time) error {
+	Q := w.cfg.Quantum
+	for w.now < until && w.Running() {
+		S := w.now
+		T := min(S+w.step, until)
+		if t := w.Q.Next(); t > S && t < T {
+			T = t
+		}
+		for _, n := range w.Nodes {
+			if n.Stop != nil {
+				continue
+			}
+			if t := n.Link().NextSync(); t > S && t < T {
+				T = t
+			}
+		}
+		wake := false
+		if T-S > Q {
+			for _, n := range w.Nodes {
+				if n.Stop != nil {
+					continue
+				}
+				if e := n.Link().NextEvent(); e < T {
+					T = max(S+Q, e)
+				}
+			}
+		}
+		for _, n := range w.Nodes {
+			if n.Stop == nil && n.Link().NextEvent() <= T {
+				wake = true // a node may act right after T: back to Q
+			}
+		}
+		grown := T-S > Q
+		idle := true
+		for _, n := range w.Nodes {
+			if n.Stop != nil {
+				continue
+			}
+			cpu := n.Board.CPU()
+			c := n.Board.Clock().Cycles(T)
+			if c > cpu.Cycles {
+				st := n.Board.Run(c - cpu.Cycles)
+				if st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
+					n.Stop = st
+				}
+			}
+			k, first := n.Link().TakeInteractions()
+			skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
+			if cpu.Instret-n.lastInstret > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran {
+				idle = false
+				if k > 0 && first+Q < T {
+					w.st.LateRisk++
+				}
+			}
+			n.lastInstret, n.lastSkipped, n.lastCycles = cpu.Instret, cpu.SkippedCycles, cpu.Cycles
+		}
+		w.Q.RunUntil(T)
+		w.now = T
+		w.st.Steps++
+		if grown {
+			w.st.IdleSteps++
+		}
+		if idle && !wake && w.cfg.MaxIdleStep > Q {
+			w.step = min(2*w.step, w.cfg.MaxIdleStep)
+		} else {
+			w.step = Q
+		}
+	}
+	if w.now < until && w.Running() {
+		w.Q.RunUntil(until)
+		w.now = until
+	}
+	for _, n := range w.Nodes {
+		if n.Stop != nil && n.Stop.Kind == lanai.StopTrap {
+			return fmt.Errorf("node %d: %w", n.ID, n.Stop.Trap)
+		}
+	}
+	return nil
+}
+
+// Stats returns the world's counters.
+func (w *World) Stats() Stats {
+	s := w.st
+	s.Time = w.now
+	s.Nodes = nil
+	for _, n := range w.Nodes {
+		cpu := n.Board.CPU()
+		ns := NodeStats{Instructions: cpu.Instret, Cycles: cpu.Cycles, SkippedCycles: cpu.SkippedCycles,
+			Link: n.Link().Stats(), ISR: n.Board.ISR()}
+		if n.Stop != nil && n.Stop.Kind == lanai.StopExit {
+			ns.Exited, ns.ExitCode = true, n.Stop.Code
+		}
+		s.Nodes = append(s.Nodes, ns)
+		es, _ := w.Fabric.EndpointStats(n.ID)
+		s.Endpoints = append(s.Endpoints, es)
+	}
+	s.Fabric = w.Fabric.Totals()
+	return s
+}
