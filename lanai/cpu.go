@@ -72,9 +72,10 @@ type CPU struct {
 	storeSize uint8
 	stores    uint64 // stores executed (a trace notices a new one)
 
-	// SkippedCycles counts the cycles that idle and polling loops were
-	// fast-forwarded over instead of executed.
-	SkippedCycles uint64
+	// SkippedCycles and SkippedInstret count the cycles and instructions
+	// of the idle and polling loop iterations that were fast-forwarded over
+	// instead of executed (they are included in Cycles and Instret).
+	SkippedCycles, SkippedInstret uint64
 	pollTrack     pollTrack
 
 	breakpoints map[uint32]bool
@@ -123,7 +124,7 @@ func (c *CPU) Reset(entry uint32) {
 	c.histPos = 0
 	c.hist = [historySize]transfer{}
 	c.simctl = simCtl{cpu: c}
-	c.SkippedCycles, c.pollTrack = 0, pollTrack{}
+	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = eventQueue{}
 }
 

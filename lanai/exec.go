@@ -153,6 +153,7 @@ loop:
 					cycles += skipped
 					instret += skipped
 					c.SkippedCycles += skipped
+					c.SkippedInstret += skipped
 				} else if c.stop != nil {
 					c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
 					break loop

@@ -94,6 +94,7 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	t.cycles += k * iterCycles
 	t.instret += k * iterInstr
 	c.SkippedCycles += k * iterCycles
+	c.SkippedInstret += k * iterInstr
 	return k * iterCycles, k * iterInstr
 }
 

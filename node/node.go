@@ -53,7 +53,7 @@ type Node struct {
 	Board *board.Board
 	Stop  *lanai.Stop // why the node stopped (exit or trap), nil while running
 
-	lastInstret, lastSkipped, lastCycles uint64
+	lastInstret, lastSkipped, lastCycles, lastSkippedInstret uint64
 }
 
 // Link is the node's link port.
@@ -187,13 +187,14 @@ func (w *World) Run(until sim.Time) error {
 			}
 			k, first := n.Link().TakeInteractions()
 			skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
-			if cpu.Instret-n.lastInstret > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran {
+			executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
+			if executed > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran {
 				idle = false
 				if k > 0 && first+Q < T {
 					w.st.LateRisk++
 				}
 			}
-			n.lastInstret, n.lastSkipped, n.lastCycles = cpu.Instret, cpu.SkippedCycles, cpu.Cycles
+			n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 		}
 		w.Q.RunUntil(T)
 		w.now = T
