@@ -76,7 +76,7 @@ type CPU struct {
 	// of the idle and polling loop iterations that were fast-forwarded over
 	// instead of executed (they are included in Cycles and Instret).
 	SkippedCycles, SkippedInstret uint64
-	pollTrack     pollTrack
+	pollTrack                     pollTrack
 
 	breakpoints map[uint32]bool
 	skipBreak   bool // Step executes an instruction even if it has a breakpoint
