@@ -42,6 +42,11 @@ func (c *CPU) Schedule(at uint64, fn func()) {
 	}
 }
 
+// NextEvent is the cycle of the core's earliest scheduled event (a device's
+// next change), or ^0 when there is none. A runner that lets idle nodes
+// advance in long steps bounds the steps by it.
+func (c *CPU) NextEvent() uint64 { return c.nextEvent() }
+
 // nextEvent is the cycle of the earliest event, or ^0 when there is none.
 func (c *CPU) nextEvent() uint64 {
 	if len(c.events.h) == 0 {

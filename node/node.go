@@ -157,12 +157,20 @@ func (w *World) Run(until sim.Time) error {
 		}
 		wake := false
 		if T-S > Q {
+			// A grown step ends where a node may wake up: its link's next
+			// event or any other device event on its core (a timer, a DMA
+			// completion).
 			for _, n := range w.Nodes {
 				if n.Stop != nil {
 					continue
 				}
 				if e := n.Link().NextEvent(); e < T {
 					T = max(S+Q, e)
+				}
+				if c := n.Board.CPU().NextEvent(); c != ^uint64(0) {
+					if e := n.Board.Clock().Time(c); e < T {
+						T = max(S+Q, e)
+					}
 				}
 			}
 		}
