@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -245,7 +244,7 @@ func newAssembler(opt Options) *assembler {
 		macros:  map[string]*macro{},
 		locals:  map[string]int{},
 	}
-	a.cur = a.section(".text", "", 0, 0)
+	a.cur = a.section(".text", "", false, 0, 0)
 	return a
 }
 
@@ -322,23 +321,28 @@ func (a *assembler) localRef(ref string) (*symbol, error) {
 	return s, nil
 }
 
-// section finds or creates a section. flags is an ELF flag string ("awx");
-// when empty, defaults are derived from the name.
-func (a *assembler) section(name, flags string, typ, entsize uint32) *section {
+// sectionFlagBits maps the letters of a .section flags string.
+var sectionFlagBits = map[rune]uint32{'a': objfile.SHF_ALLOC, 'w': objfile.SHF_WRITE, 'x': objfile.SHF_EXECINSTR,
+	'M': objfile.SHF_MERGE, 'S': objfile.SHF_STRINGS}
+
+// section finds or creates a section. flags is an ELF flag string ("awx"),
+// used when explicit; otherwise the flags (and, without typ, the type) are
+// derived from the name.
+func (a *assembler) section(name, flags string, explicit bool, typ, entsize uint32) *section {
 	if s, ok := a.sectByN[name]; ok {
 		return s
 	}
 	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects)}
-	if flags == "" && typ == 0 {
-		s.flags, s.typ = defaultSectionFlags(name)
-	} else {
+	defFlags, defType := defaultSectionFlags(name)
+	s.flags = defFlags
+	if explicit {
+		s.flags = 0
 		for _, c := range flags {
-			s.flags |= map[rune]uint32{'a': objfile.SHF_ALLOC, 'w': objfile.SHF_WRITE, 'x': objfile.SHF_EXECINSTR,
-				'M': objfile.SHF_MERGE, 'S': objfile.SHF_STRINGS}[c]
+			s.flags |= sectionFlagBits[c]
 		}
-		if typ == 0 {
-			_, s.typ = defaultSectionFlags(name)
-		}
+	}
+	if typ == 0 {
+		s.typ = defType
 	}
 	if s.isCode() {
 		s.align = 4
@@ -680,9 +684,3 @@ func (m *macro) body0() Pos {
 	return Pos{}
 }
 
-// sortedSections returns the sections in creation order.
-func (a *assembler) sortedSections() []*section {
-	s := append([]*section(nil), a.sects...)
-	sort.SliceStable(s, func(i, j int) bool { return s[i].order < s[j].order })
-	return s
-}

@@ -96,7 +96,7 @@ func sectionDirective(name string) directive {
 	return func(a *assembler, p *parser, t token) error {
 		// ".text 1" (a subsection number) is accepted and ignored.
 		a.prev = a.cur
-		a.cur = a.section(name, "", 0, 0)
+		a.cur = a.section(name, "", false, 0, 0)
 		return nil
 	}
 }
@@ -111,6 +111,7 @@ func dirSection(a *assembler, p *parser, t token) error {
 		return p.errAt(n, "expected a section name, found %v", n)
 	}
 	var flags string
+	var explicit bool // a flags string was given (possibly empty)
 	var typ, entsize uint32
 	if p.accept(",") {
 		f := p.next()
@@ -122,10 +123,7 @@ func dirSection(a *assembler, p *parser, t token) error {
 				return p.errAt(f, "unknown section flag %q", c)
 			}
 		}
-		flags = f.text
-		if flags == "" {
-			flags = "-"
-		}
+		flags, explicit = f.text, true
 		if p.accept(",") {
 			if !p.accept("@") && !p.accept("%") {
 				return p.errAt(p.peek(), "expected @progbits or @nobits")
@@ -167,13 +165,7 @@ func dirSection(a *assembler, p *parser, t token) error {
 		a.stack = append(a.stack, a.cur)
 	}
 	a.prev = a.cur
-	if _, known := a.sectByN[name]; !known && flags == "-" {
-		flags = ""
-		a.cur = a.section(name, "-", typ, entsize)
-		a.cur.flags = 0
-		return nil
-	}
-	a.cur = a.section(name, flags, typ, entsize)
+	a.cur = a.section(name, flags, explicit, typ, entsize)
 	return nil
 }
 
@@ -478,7 +470,7 @@ func commDirective(local bool) directive {
 		// statics) is a local common block: allocate it in .bss.
 		if local || s.bindSet && s.bind == objfile.STB_LOCAL {
 			saved := a.cur
-			a.cur = a.section(".bss", "", 0, 0)
+			a.cur = a.section(".bss", "", false, 0, 0)
 			a.alignTo(uint32(align), nil, 0)
 			a.defineLabel(s, p.at(n))
 			a.emitFill(size, 0)

@@ -13,7 +13,7 @@ func (a *assembler) object() (*objfile.File, error) {
 	f := &objfile.File{Kind: objfile.REL, Format: objfile.FormatELF}
 	out := map[*section]*objfile.Section{}
 	a.outSects = out
-	for _, s := range a.sortedSections() {
+	for _, s := range a.sects {
 		os := &objfile.Section{Name: s.name, Type: s.typ, Flags: s.flags, Align: s.align, EntSize: s.entsize}
 		if s.nobits() {
 			os.Size = s.size
@@ -73,7 +73,7 @@ func (a *assembler) object() (*objfile.File, error) {
 		f.Symbols = append(f.Symbols, o)
 	}
 	sectSyms := map[*section]*objfile.Symbol{}
-	for _, s := range a.sortedSections() {
+	for _, s := range a.sects {
 		os := out[s]
 		for _, r := range s.relocs {
 			or := objfile.Reloc{Offset: r.off, Type: r.typ, Addend: int32(r.addend)}
