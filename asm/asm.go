@@ -683,4 +683,3 @@ func (m *macro) body0() Pos {
 	}
 	return Pos{}
 }
-
