@@ -175,7 +175,10 @@ func (w *World) Run(until sim.Time) error {
 			}
 		}
 		for _, n := range w.Nodes {
-			if n.Stop == nil && n.Link().NextEvent() <= T {
+			// Compared in cycles: the node runs to the first cycle at or
+			// after T, so a link event later in that cycle still fires.
+			clk := n.Board.Clock()
+			if n.Stop == nil && clk.Cycles(n.Link().NextEvent()) <= clk.Cycles(T) {
 				wake = true // a node may act right after T: back to Q
 			}
 		}
