@@ -1,0 +1,343 @@
+// Command lanai-sim runs several emulated LANai 9.2 boards on a Myrinet
+// fabric, described by a scenario file (package scenario) or, for simple
+// cases, by flags:
+//
+//	lanai-sim [flags] scenario.json
+//	lanai-sim --nodes 2 --topology b2b --firmware a.elf,b.elf --param 0:role=0 --time 10ms
+//
+// It prints a per-node summary on standard error, and optionally writes
+// statistics (--stats) and a Chrome trace-event timeline (--timeline).
+// Exit status: 0 success, 1 a node exited with a non-zero code, 70 a node
+// trapped, 71 the time limit was reached with a node running, 66 bad
+// input or unwritable output, 64 usage (docs/lanai-sim.md).
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"lanaiemu/scenario"
+	"lanaiemu/sim"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, " ") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+const usage = `usage: lanai-sim [flags] [scenario.json]
+
+Runs LANai boards on a Myrinet fabric. Without a scenario file, --firmware
+(and --nodes, --topology) describe the run.
+
+Exit status: 0 every node exited 0 (or, with --stop time, the time limit
+was reached with no trap); 1 a node exited with a non-zero code (unless
+--exit-codes any); 70 a node trapped; 71 the time limit was reached with a
+node still running; 66 bad input (scenario, firmware, host file) or an
+output that could not be written; 64 usage.
+
+Flags:
+`
+
+type usageError struct{ error }
+
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lanai-sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	nodes := fs.Int("nodes", 0, "number of nodes (no scenario file)")
+	topo := fs.String("topology", "", "b2b, star, tree:LEAVES:PERLEAF or clos:LEAVES:PERLEAF:SPINES (no scenario file; default b2b)")
+	firmware := fs.String("firmware", "", "comma-separated firmware: one for every node or one per node (.s files are assembled)")
+	timeS := fs.String("time", "", "simulated time limit, e.g. 10ms")
+	stop := fs.String("stop", "", "exit (every node must exit) or time (reaching the limit is success)")
+	exitCodes := fs.String("exit-codes", "", "zero (every exit code must be 0) or any")
+	seed := fs.String("seed", "", "fault seed (overrides the scenario's)")
+	var params, loads, dumps multi
+	fs.Var(&params, "param", "NODE:SYM=VAL: patch a firmware word (NODE: 3, 0-7, 0-63/2 or *; repeatable)")
+	fs.Var(&loads, "host-load", "NODE:ADDR:FILE: copy FILE into the node's host memory before the run (repeatable)")
+	fs.Var(&dumps, "host-dump", "NODE:ADDR:LEN:FILE: write host memory to FILE after the run (repeatable)")
+	statsFile := fs.String("stats", "", "write statistics as JSON to `FILE`")
+	tlFile := fs.String("timeline", "", "write a Chrome trace-event timeline to `FILE` (opens in Perfetto)")
+	progress := fs.Bool("progress", false, "print progress on standard error every second")
+	quiet := fs.Bool("quiet", false, "no summary")
+	noHost := fs.Bool("no-host-times", false, "leave the host timing figures out of --stats (byte-identical output)")
+	// Flags may follow the scenario file.
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return scenario.StatusUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	fail := func(status int, err error) int {
+		fmt.Fprintf(stderr, "lanai-sim: %v\n", err)
+		if status == scenario.StatusUsage {
+			fmt.Fprintln(stderr, "lanai-sim: run lanai-sim --help for usage")
+		}
+		return status
+	}
+	var s *scenario.Scenario
+	var err error
+	switch len(files) {
+	case 0:
+		s, err = fromFlags(*nodes, *topo, *firmware)
+		if err != nil {
+			return fail(scenario.StatusUsage, err)
+		}
+	case 1:
+		if *nodes != 0 || *topo != "" || *firmware != "" {
+			return fail(scenario.StatusUsage, errors.New("--nodes, --topology and --firmware are for runs without a scenario file"))
+		}
+		s, err = scenario.Load(files[0])
+		if err != nil {
+			return fail(scenario.StatusBadInput, err)
+		}
+	default:
+		return fail(scenario.StatusUsage, errors.New("more than one scenario file"))
+	}
+	if err := applyFlags(s, *timeS, *stop, *exitCodes, *seed, params, loads, dumps); err != nil {
+		return fail(scenario.StatusUsage, err)
+	}
+	if err := s.Check(); err != nil {
+		if len(files) == 0 {
+			return fail(scenario.StatusUsage, err)
+		}
+		return fail(scenario.StatusBadInput, err)
+	}
+	w, err := s.Build()
+	if err != nil {
+		return fail(scenario.StatusBadInput, err)
+	}
+	if *tlFile != "" {
+		w.RecordTimeline()
+	}
+	var prog func(now, until sim.Time)
+	start := time.Now()
+	if *progress {
+		last := start
+		prog = func(now, until sim.Time) {
+			if t := time.Since(last); t >= time.Second {
+				last = time.Now()
+				el := time.Since(start).Seconds()
+				fmt.Fprintf(stderr, "lanai-sim: %v of %v simulated, %.4g sim-s/host-s\n", now, until, float64(now)/float64(sim.Second)/el)
+			}
+		}
+	}
+	runErr := w.Run(prog)
+	host := time.Since(start)
+	status := w.Status()
+	st := w.Stats(host)
+	if !*quiet {
+		summary(stderr, st)
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "lanai-sim: %v\n", runErr)
+	}
+	if err := w.DumpHost(); err != nil {
+		return fail(scenario.StatusBadInput, err)
+	}
+	if *statsFile != "" {
+		if *noHost {
+			st.Host = nil
+		}
+		data, _ := json.MarshalIndent(st, "", "  ")
+		if err := os.WriteFile(*statsFile, append(data, '\n'), 0o644); err != nil {
+			return fail(scenario.StatusBadInput, err)
+		}
+	}
+	if *tlFile != "" {
+		f, err := os.Create(*tlFile)
+		if err == nil {
+			err = w.Timeline().Write(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return fail(scenario.StatusBadInput, err)
+		}
+	}
+	return status
+}
+
+func summary(w io.Writer, st scenario.Stats) {
+	for _, n := range st.Nodes {
+		how := n.Stop
+		switch {
+		case n.ExitCode != nil:
+			how = fmt.Sprintf("exit %d (%#x)", *n.ExitCode, *n.ExitCode)
+		case n.Trap != "":
+			how = "trap: " + n.Trap
+		}
+		fmt.Fprintf(w, "lanai-sim: node %d: %s; %d instructions, %d cycles (%d skipped), %.6g ms; link %d/%d packets sent/received, %d/%d bytes; DMA %d bytes; %d ISR events\n",
+			n.Node, how, n.Instructions, n.Cycles, n.SkippedCycles, n.SimSeconds*1e3, n.Link.PacketsSent, n.Link.PacketsRecv,
+			n.Link.BytesSent, n.Link.BytesRecv, n.DMABytes, n.ISREvents)
+	}
+	var drops uint64
+	for _, d := range st.Fabric.Drops {
+		drops += d
+	}
+	fmt.Fprintf(w, "lanai-sim: fabric: %d packets sent, %d delivered, %d dropped, %d corrupted\n", st.Fabric.Sent, st.Fabric.Delivered, drops, st.Fabric.Corrupted)
+	fmt.Fprintf(w, "lanai-sim: %s after %v simulated; host %.3f s, %.4g sim-s/host-s\n", st.Outcome, sim.Time(st.SimTimePS), st.Host.Seconds, st.Host.Speed)
+}
+
+// fromFlags makes a scenario from --nodes, --topology and --firmware.
+func fromFlags(nodes int, topo, firmware string) (*scenario.Scenario, error) {
+	if firmware == "" {
+		return nil, errors.New("no scenario file and no --firmware")
+	}
+	s := &scenario.Scenario{Path: "command line", Time: scenario.Duration(10 * sim.Millisecond)}
+	parts := strings.Split(topo, ":")
+	kind := parts[0]
+	if kind == "" {
+		kind = "b2b"
+	}
+	s.Topology.Kind = kind
+	nums := make([]int, len(parts)-1)
+	for i, p := range parts[1:] {
+		v, err := strconv.Atoi(p)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("--topology %s: bad size %q", topo, p)
+		}
+		nums[i] = v
+	}
+	switch {
+	case kind == "tree" && len(nums) == 2:
+		s.Topology.Leaves, s.Topology.PerLeaf = nums[0], nums[1]
+	case kind == "clos" && len(nums) == 3:
+		s.Topology.Leaves, s.Topology.PerLeaf, s.Topology.Spines = nums[0], nums[1], nums[2]
+	case (kind == "b2b" || kind == "star") && len(nums) == 0:
+	default:
+		return nil, fmt.Errorf("--topology %q: want b2b, star, tree:LEAVES:PERLEAF or clos:LEAVES:PERLEAF:SPINES", topo)
+	}
+	s.Count = nodes
+	if s.Count == 0 {
+		switch kind {
+		case "b2b":
+			s.Count = 2
+		case "tree", "clos":
+			s.Count = s.Topology.Leaves * s.Topology.PerLeaf
+		}
+	}
+	fw := strings.Split(firmware, ",")
+	spec := func(p string) scenario.NodeSpec {
+		if strings.HasSuffix(p, ".s") {
+			return scenario.NodeSpec{Asm: []string{p}}
+		}
+		return scenario.NodeSpec{Firmware: p}
+	}
+	if len(fw) == 1 {
+		s.Defaults = spec(fw[0])
+	} else {
+		if s.Count == 0 {
+			s.Count = len(fw)
+		}
+		for _, p := range fw {
+			s.Nodes = append(s.Nodes, spec(p))
+		}
+	}
+	return s, nil
+}
+
+// applyFlags puts the flags that also apply to a scenario file on top of s.
+func applyFlags(s *scenario.Scenario, timeS, stop, exitCodes, seed string, params, loads, dumps []string) error {
+	if timeS != "" {
+		t, err := scenario.ParseDuration(timeS)
+		if err != nil || t == 0 {
+			return fmt.Errorf("--time %q: want e.g. 10ms", timeS)
+		}
+		s.Time = scenario.Duration(t)
+	}
+	if stop != "" {
+		s.Stop = stop
+	}
+	if exitCodes != "" {
+		s.ExitCodes = exitCodes
+	}
+	if seed != "" {
+		v, err := scenario.ParseNum(seed)
+		if err != nil {
+			return fmt.Errorf("--seed: %v", err)
+		}
+		s.Seed = v
+	}
+	ids := func(flagName, n string) (string, error) {
+		if n == "*" || n == "all" {
+			if s.Count == 0 {
+				return "", fmt.Errorf("--%s: node * needs a known node count", flagName)
+			}
+			return fmt.Sprintf("0-%d", s.Count-1), nil
+		}
+		if n == "" {
+			return "", fmt.Errorf("--%s: missing node", flagName)
+		}
+		return n, nil
+	}
+	for _, p := range params {
+		node, rest, ok1 := strings.Cut(p, ":")
+		sym, val, ok2 := strings.Cut(rest, "=")
+		if !ok1 || !ok2 || sym == "" {
+			return fmt.Errorf("--param %q: want NODE:SYM=VAL", p)
+		}
+		v, err := scenario.ParseNum(val)
+		if err != nil || v > 0xFFFFFFFF {
+			return fmt.Errorf("--param %q: bad value", p)
+		}
+		id, err := ids("param", node)
+		if err != nil {
+			return err
+		}
+		s.Nodes = append(s.Nodes, scenario.NodeSpec{IDs: id, Params: map[string]scenario.Num{sym: scenario.Num(v)}})
+	}
+	for _, l := range loads {
+		f := strings.SplitN(l, ":", 3)
+		if len(f) != 3 || f[2] == "" {
+			return fmt.Errorf("--host-load %q: want NODE:ADDR:FILE", l)
+		}
+		a, err := scenario.ParseNum(f[1])
+		if err != nil {
+			return fmt.Errorf("--host-load %q: %v", l, err)
+		}
+		id, err := ids("host-load", f[0])
+		if err != nil {
+			return err
+		}
+		abs, _ := filepath.Abs(f[2])
+		s.Nodes = append(s.Nodes, scenario.NodeSpec{IDs: id, HostLoads: []scenario.HostLoad{{Addr: scenario.Num(a), File: abs}}})
+	}
+	for _, d := range dumps {
+		f := strings.SplitN(d, ":", 4)
+		if len(f) != 4 || f[3] == "" {
+			return fmt.Errorf("--host-dump %q: want NODE:ADDR:LEN:FILE", d)
+		}
+		a, err1 := scenario.ParseNum(f[1])
+		n, err2 := scenario.ParseNum(f[2])
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("--host-dump %q: bad address or length", d)
+		}
+		id, err := ids("host-dump", f[0])
+		if err != nil {
+			return err
+		}
+		abs, _ := filepath.Abs(f[3])
+		s.Nodes = append(s.Nodes, scenario.NodeSpec{IDs: id, HostDumps: []scenario.HostDump{{Addr: scenario.Num(a), Len: scenario.Num(n), File: abs}}})
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func lsim(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var e bytes.Buffer
+	st := run(args, &e)
+	return st, e.String()
+}
+
+var fw = filepath.Join("..", "..", "fixtures", "firmware")
+var sc = filepath.Join("..", "..", "fixtures", "scenarios")
+
+func TestFlagsPathAndStats(t *testing.T) {
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "s.json")
+	st, out := lsim(t, "--nodes", "2", "--topology", "b2b", "--firmware", filepath.Join(fw, "pingpong.s"),
+		"--param", "*:iters=10", "--param", "1:role=1", "--time", "1ms", "--exit-codes", "any", "--stats", stats)
+	if st != 0 || !strings.Contains(out, "node 1: exit 0") {
+		t.Fatalf("status %d\n%s", st, out)
+	}
+	data, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"scenario", "seed", "outcome", "status", "sim_time_ps", "sim_seconds", "steps", "fabric", "host", "nodes"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("no key %q", k)
+		}
+	}
+	if m["host"].(map[string]any)["sim_seconds_per_host_second"] == nil {
+		t.Error("no speed")
+	}
+	nodes := m["nodes"].([]any)
+	n0 := nodes[0].(map[string]any)
+	for _, k := range []string{"instructions", "cycles", "skipped_cycles", "dma_bytes", "isr_events", "exit_code", "sim_seconds", "link"} {
+		if _, ok := n0[k]; !ok {
+			t.Errorf("no node key %q", k)
+		}
+	}
+	if n0["link"].(map[string]any)["packets_recv"].(float64) != 10 || m["fabric"].(map[string]any)["delivered"].(float64) != 20 {
+		t.Errorf("stats %s", data)
+	}
+}
+
+func TestStatuses(t *testing.T) {
+	dir := t.TempDir()
+	trap := filepath.Join(dir, "trap.s")
+	os.WriteFile(trap, []byte("\t.text\n\t.globl _start\n_start:\tld 0[%r1], %r3\n\tnop\n"), 0o644)
+	pp := filepath.Join(fw, "pingpong.s")
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--firmware", trap}, 70},
+		{[]string{"--firmware", pp, "--param", "1:role=1", "--param", "*:iters=3"}, 1}, // A exits with its cycle count
+		{[]string{"--firmware", filepath.Join(sc, "idle.s"), "--time", "1us"}, 71},
+		{[]string{"--firmware", filepath.Join(sc, "idle.s"), "--time", "1us", "--stop", "time"}, 0},
+		{[]string{"--firmware", pp, "--param", "1:role=1", "--param", "*:iters=3", "--exit-codes", "any"}, 0},
+		{[]string{"--bogus"}, 64},
+		{[]string{}, 64},
+		{[]string{"--firmware", pp, "--time", "soon"}, 64},
+		{[]string{"--firmware", pp, "--param", "0:role"}, 64},
+		{[]string{"--firmware", pp, "--topology", "ring"}, 64},
+		{[]string{"--nodes", "2", filepath.Join(sc, "pingpong.json")}, 64},
+		{[]string{filepath.Join(dir, "none.json")}, 66},
+		{[]string{"--firmware", filepath.Join(dir, "none.elf")}, 66},
+		{[]string{"--firmware", pp, "--param", "0:nosuch=1"}, 66},
+		{[]string{filepath.Join(sc, "pingpong.json"), "--stats", filepath.Join(dir, "no", "s.json")}, 66},
+	}
+	for _, c := range cases {
+		if st, out := lsim(t, c.args...); st != c.want {
+			t.Errorf("%v: status %d, want %d\n%s", c.args, st, c.want, out)
+		}
+	}
+}
+
+func TestHostLoadDump(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	data := []byte(strings.Repeat("LANai host memory round trip. ", 300))
+	os.WriteFile(in, data, 0o644)
+	st, msg := lsim(t, "--quiet", "--firmware", filepath.Join(sc, "idle.s"), "--time", "10us", "--stop", "time",
+		"--host-load", "0:0x1234:"+in, "--host-dump", "0:0x1234:"+itoa(len(data))+":"+out)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, msg)
+	}
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, data) {
+		t.Fatal("round trip differs")
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestDeterminismAndTimeline(t *testing.T) {
+	dir := t.TempDir()
+	var stats, tls [2][]byte
+	for i := range 2 {
+		s, tl := filepath.Join(dir, itoa(i)+"s.json"), filepath.Join(dir, itoa(i)+"t.json")
+		st, msg := lsim(t, "--quiet", "--no-host-times", "--seed", "7", "--stats", s, "--timeline", tl, filepath.Join(sc, "faults.json"))
+		if st != 0 {
+			t.Fatalf("status %d: %s", st, msg)
+		}
+		stats[i], _ = os.ReadFile(s)
+		tls[i], _ = os.ReadFile(tl)
+	}
+	if !bytes.Equal(stats[0], stats[1]) || !bytes.Equal(tls[0], tls[1]) {
+		t.Fatal("runs differ")
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name, Cat, Ph string
+			Args          map[string]any
+		}
+	}
+	if err := json.Unmarshal(tls[0], &doc); err != nil {
+		t.Fatal(err)
+	}
+	names, cats := map[string]bool{}, map[string]int{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "M" {
+			names[e.Args["name"].(string)] = true
+		} else if e.Ph == "X" {
+			cats[e.Cat]++
+		}
+	}
+	if !names["node 0"] || !names["node 1"] || !names["fabric"] || !names["cpu"] || cats["packet"] == 0 || cats["cpu"] == 0 {
+		t.Fatalf("names %v, spans %v", names, cats)
+	}
+	var s map[string]any
+	json.Unmarshal(stats[0], &s)
+	if _, ok := s["host"]; ok {
+		t.Fatal("host figures with --no-host-times")
+	}
+	// another seed changes the fault draws
+	s2 := filepath.Join(dir, "seed.json")
+	lsim(t, "--quiet", "--no-host-times", "--seed", "8", "--stats", s2, filepath.Join(sc, "faults.json"))
+	if b, _ := os.ReadFile(s2); bytes.Equal(b, stats[0]) {
+		t.Error("seed has no effect")
+	}
+}

@@ -1,0 +1,274 @@
+package scenario
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/board"
+	"lanaiemu/fabric"
+	"lanaiemu/hostbus"
+	"lanaiemu/node"
+	"lanaiemu/objfile"
+	"lanaiemu/sim"
+	"lanaiemu/timeline"
+)
+
+// Defaults of a node.
+const (
+	DefaultHostMemory = 1 << 20
+	DefaultSample     = 10 * sim.Microsecond
+)
+
+// World is a built scenario: the boards, their host memories, the fabric
+// and the runner.
+type World struct {
+	S      *Scenario
+	Q      *sim.Queue
+	Fabric *fabric.Fabric
+	W      *node.World
+	Boards []*board.Board
+	Hosts  []*hostbus.HostMemory
+	Syms   []map[string]uint32 // per node: firmware symbols
+
+	dma      []dmaCounters
+	tl       *timeline.Recorder
+	cpuState []cpuSpan
+	dmaOpen  [][board.NumChannels]uint64
+	linkSeen map[fabric.LinkID]bool
+	trapped  bool
+	ran      bool
+}
+
+type dmaCounters struct{ bytes, descriptors, isr, faults uint64 }
+
+// Build assembles or reads the firmware, makes the host memories, boards
+// and fabric, loads the firmware, patches the parameters, copies the host
+// loads and connects everything in a node.World.
+func (s *Scenario) Build() (*World, error) {
+	cfg := fabric.DefaultConfig()
+	t := s.Topology
+	if t.LinkRate != 0 {
+		cfg.Link.Rate = uint64(t.LinkRate)
+	}
+	if t.LinkLatency != nil {
+		if *t.LinkLatency == 0 {
+			return nil, s.errf("topology.link_latency: zero")
+		}
+		cfg.Link.Latency = sim.Time(*t.LinkLatency)
+	}
+	if t.SwitchLatency != nil {
+		cfg.SwitchLatency = sim.Time(*t.SwitchLatency)
+	}
+	if t.Routing == "absolute" {
+		cfg.Routing = fabric.RouteAbsolute
+	}
+	q := &sim.Queue{}
+	rng := sim.NewRand(s.Seed)
+	var f *fabric.Fabric
+	var err error
+	switch t.Kind {
+	case "b2b":
+		f, err = fabric.BackToBack(q, rng, cfg)
+	case "star":
+		f, err = fabric.Star(q, rng, cfg, s.Count)
+	case "tree":
+		f, err = fabric.Tree(q, rng, cfg, t.Leaves, t.PerLeaf)
+	case "clos":
+		f, err = fabric.Clos(q, rng, cfg, t.Leaves, t.PerLeaf, t.Spines)
+	}
+	if err != nil {
+		return nil, s.errf("topology: %v", err)
+	}
+	fl := s.Faults
+	ff := fabric.Faults{DropPPM: fl.DropPPM, CorruptPPM: fl.CorruptPPM, DetourPPM: fl.DetourPPM, JitterPPM: fl.JitterPPM, AltRoutePPM: fl.AltRoutePPM}
+	if fl.DetourDelay != nil {
+		ff.DetourDelay = sim.Time(*fl.DetourDelay)
+	} else if fl.DetourPPM != 0 {
+		ff.DetourDelay = sim.Microsecond
+	}
+	if fl.JitterMax != nil {
+		ff.JitterMax = sim.Time(*fl.JitterMax)
+	} else if fl.JitterPPM != 0 {
+		ff.JitterMax = sim.Microsecond
+	}
+	if err := f.SetFaults(ff); err != nil {
+		return nil, s.errf("faults: %v", err)
+	}
+	w := &World{S: s, Q: q, Fabric: f, dma: make([]dmaCounters, s.Count),
+		cpuState: make([]cpuSpan, s.Count), dmaOpen: make([][board.NumChannels]uint64, s.Count)}
+	images := map[string][]byte{}
+	for i := range s.Count {
+		n := s.Node(i)
+		img, err := s.image(n, images)
+		if err != nil {
+			return nil, fmt.Errorf("nodes[%d]: %w", i, err)
+		}
+		hsize := uint64(n.HostMemory)
+		if hsize == 0 {
+			hsize = DefaultHostMemory
+		}
+		hm, err := hostbus.NewHostMemory(hsize)
+		if err != nil {
+			return nil, s.errf("nodes[%d].host_memory: %v", i, err)
+		}
+		bc := board.Config{Host: hm}
+		bc.ClockHz = uint64(n.ClockMHz * 1e6)
+		bc.SRAMSize = uint32(n.SRAM)
+		id := i
+		bc.Trace = func(e board.Event) { w.boardEvent(id, e) }
+		b, err := board.New(bc)
+		if err != nil {
+			return nil, s.errf("nodes[%d]: board: %v", i, err)
+		}
+		if n.LinkRate != 0 {
+			b.Link().SetRate(uint64(n.LinkRate))
+		} else {
+			b.Link().SetRate(cfg.Link.Rate)
+		}
+		im, err := b.Load(img)
+		if err != nil {
+			return nil, s.errf("nodes[%d]: loading firmware: %v", i, err)
+		}
+		syms := map[string]uint32{}
+		for _, sy := range im.Symbols {
+			syms[sy.Name] = sy.Value
+		}
+		for _, k := range sortedKeys(n.Params) {
+			a, err := symAddr(syms, k)
+			if err != nil {
+				return nil, s.errf("nodes[%d].params: %v (firmware %s)", i, err, firmwareName(n))
+			}
+			if err := b.CPU().Mem.Write(a, binary.BigEndian.AppendUint32(nil, uint32(n.Params[k]))); err != nil {
+				return nil, s.errf("nodes[%d].params: %s: %v", i, k, err)
+			}
+		}
+		for j, l := range n.HostLoads {
+			data, err := os.ReadFile(s.resolve(l.File))
+			if err != nil {
+				return nil, fmt.Errorf("%s: nodes[%d].host_loads[%d]: %w", s.Path, i, j, err)
+			}
+			if err := hm.Write(uint64(l.Addr), data); err != nil {
+				return nil, s.errf("nodes[%d].host_loads[%d]: %s: %v", i, j, l.File, err)
+			}
+		}
+		for j, d := range n.HostDumps {
+			if uint64(d.Addr) > hsize || uint64(d.Len) > hsize-uint64(d.Addr) {
+				return nil, s.errf("nodes[%d].host_dumps[%d]: %#x+%#x outside host memory of %#x bytes", i, j, uint64(d.Addr), uint64(d.Len), hsize)
+			}
+		}
+		w.Boards = append(w.Boards, b)
+		w.Hosts = append(w.Hosts, hm)
+		w.Syms = append(w.Syms, syms)
+	}
+	nw, err := node.New(q, f, w.Boards, node.Config{})
+	if err != nil {
+		return nil, s.errf("%v", err)
+	}
+	w.W = nw
+	return w, nil
+}
+
+func firmwareName(n NodeSpec) string {
+	if n.Firmware != "" {
+		return n.Firmware
+	}
+	return strings.Join(n.Asm, ",")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// symAddr resolves "sym" or "sym+off".
+func symAddr(syms map[string]uint32, k string) (uint32, error) {
+	name, off := k, uint64(0)
+	if a, b, ok := strings.Cut(k, "+"); ok {
+		v, err := strconv.ParseUint(b, 0, 32)
+		if err != nil {
+			return 0, fmt.Errorf("%q: bad offset", k)
+		}
+		name, off = a, v
+	}
+	a, ok := syms[name]
+	if !ok {
+		return 0, fmt.Errorf("no symbol %q", name)
+	}
+	return a + uint32(off), nil
+}
+
+// image returns the node's executable, reading or assembling it once per
+// distinct firmware.
+func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
+	key := n.Firmware + "\x00" + strings.Join(n.Asm, "\x00")
+	if img, ok := cache[key]; ok {
+		return img, nil
+	}
+	var img []byte
+	if n.Firmware != "" {
+		var err error
+		img, err = os.ReadFile(s.resolve(n.Firmware))
+		if err != nil {
+			return nil, fmt.Errorf("%s: firmware: %w", s.Path, err)
+		}
+	} else {
+		var srcs []asm.Source
+		var names []string
+		for _, p := range n.Asm {
+			text, err := os.ReadFile(s.resolve(p))
+			if err != nil {
+				return nil, fmt.Errorf("%s: asm: %w", s.Path, err)
+			}
+			srcs = append(srcs, asm.Source{Name: s.resolve(p), Text: text})
+			names = append(names, p)
+		}
+		var objs []*objfile.File
+		for _, src := range srcs {
+			res, err := asm.Assemble([]asm.Source{src}, asm.Options{})
+			if err != nil {
+				return nil, s.errf("asm: %v", err)
+			}
+			objs = append(objs, res.Object)
+		}
+		exe, err := link.Link(objs, names, link.Options{})
+		if err != nil {
+			return nil, s.errf("asm: link: %v", err)
+		}
+		img, err = exe.WriteELF()
+		if err != nil {
+			return nil, s.errf("asm: %v", err)
+		}
+	}
+	cache[key] = img
+	return img, nil
+}
+
+// DumpHost writes every host dump of the scenario.
+func (w *World) DumpHost() error {
+	for i := range w.Boards {
+		n := w.S.Node(i)
+		for j, d := range n.HostDumps {
+			buf := make([]byte, d.Len)
+			if err := w.Hosts[i].Read(uint64(d.Addr), buf); err != nil {
+				return w.S.errf("nodes[%d].host_dumps[%d]: %v", i, j, err)
+			}
+			if err := os.WriteFile(w.S.resolve(d.File), buf, 0o644); err != nil {
+				return fmt.Errorf("%s: nodes[%d].host_dumps[%d]: %w", w.S.Path, i, j, err)
+			}
+		}
+	}
+	return nil
+}

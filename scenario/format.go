@@ -1,0 +1,450 @@
+// Package scenario describes and runs a multi-board LANai simulation: a
+// JSON scenario file names the nodes (firmware, board parameters, parameter
+// words patched by symbol, host memory with files loaded into it and
+// ranges dumped from it), the Myrinet topology, injected faults, the run
+// length and the stop rule. Load reads a file, Build makes the boards,
+// host memories, fabric and node.World, and (*World).Run runs it, with an
+// optional timeline (package timeline) and statistics (docs/lanai-sim.md).
+//
+// Everything a run produces, except the host timing figures, is a
+// function of the scenario and its seed.
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"lanaiemu/sim"
+)
+
+// ErrBadScenario is wrapped by every error about the scenario's contents
+// (as opposed to files that cannot be read).
+var ErrBadScenario = errors.New("bad scenario")
+
+// Num is a JSON number or a string holding one: decimal, 0x hex, with an
+// optional K, M or G suffix (powers of 1024).
+type Num uint64
+
+// UnmarshalJSON accepts 4096, "4096", "0x1000" or "4K".
+func (n *Num) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	}
+	v, err := ParseNum(s)
+	if err != nil {
+		return err
+	}
+	*n = Num(v)
+	return nil
+}
+
+// ParseNum parses decimal, 0x hex or 0b binary, with an optional K, M or
+// G suffix (powers of 1024).
+func ParseNum(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	mul := uint64(1)
+	if l := len(s); l > 1 {
+		switch s[l-1] {
+		case 'K', 'k':
+			mul, s = 1<<10, s[:l-1]
+		case 'M':
+			mul, s = 1<<20, s[:l-1]
+		case 'G':
+			mul, s = 1<<30, s[:l-1]
+		}
+	}
+	v, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad number %q", s)
+	}
+	if v != 0 && v*mul/mul != v {
+		return 0, fmt.Errorf("number %q overflows", s)
+	}
+	return v * mul, nil
+}
+
+// Duration is a simulated time written as a string with a unit: "10ms",
+// "1.5us", "100ns", "250ps", "2s" (µs is accepted for us), or a JSON
+// number of picoseconds.
+type Duration sim.Time
+
+// UnmarshalJSON accepts "10ms" or a number of picoseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] != '"' {
+		v, err := strconv.ParseUint(string(b), 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad duration %s", b)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	t, err := ParseDuration(s)
+	*d = Duration(t)
+	return err
+}
+
+// ParseDuration parses "10ms", "1.5us", "100ns", "250ps" or "2s" into
+// picoseconds (exactly, for up to 12 decimal places).
+func ParseDuration(s string) (sim.Time, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suf string
+		v   sim.Time
+	}{{"ps", sim.Picosecond}, {"ns", sim.Nanosecond}, {"us", sim.Microsecond}, {"µs", sim.Microsecond}, {"ms", sim.Millisecond}, {"s", sim.Second}}
+	for _, u := range units {
+		num, ok := strings.CutSuffix(s, u.suf)
+		if !ok || num == "" {
+			continue
+		}
+		whole, frac, _ := strings.Cut(num, ".")
+		w, err := strconv.ParseUint(whole, 10, 64)
+		if err != nil {
+			break
+		}
+		t := sim.Time(w) * u.v
+		if sim.Time(w) != t/u.v {
+			return 0, fmt.Errorf("duration %q overflows", s)
+		}
+		scale := u.v
+		for _, c := range frac {
+			if c < '0' || c > '9' {
+				return 0, fmt.Errorf("bad duration %q", s)
+			}
+			scale /= 10
+			t += sim.Time(c-'0') * scale
+		}
+		return t, nil
+	}
+	return 0, fmt.Errorf("bad duration %q (want a number and a unit: ps, ns, us, ms, s)", s)
+}
+
+// HostLoad copies a file into a node's host memory before the run.
+type HostLoad struct {
+	Addr Num    `json:"addr"`
+	File string `json:"file"`
+}
+
+// HostDump writes Len bytes of a node's host memory at Addr to File after
+// the run.
+type HostDump struct {
+	Addr Num    `json:"addr"`
+	Len  Num    `json:"len"`
+	File string `json:"file"`
+}
+
+// NodeSpec describes one node, or (with IDs) a group of nodes. Unset
+// fields take the value of Defaults, then the built-in default.
+type NodeSpec struct {
+	// IDs selects the nodes an entry of Nodes applies to: "3", "0-63",
+	// "0-63/2" (every second), or "1,5,7". Empty: the entry's index.
+	IDs string `json:"ids,omitempty"`
+	// Firmware is an executable (ELF from lanai-ld, or COFF). Asm lists
+	// assembly sources assembled and linked instead. Paths are relative to
+	// the scenario file.
+	Firmware string   `json:"firmware,omitempty"`
+	Asm      []string `json:"asm,omitempty"`
+	// ClockMHz is the core clock (default 133). SRAM is its size (default
+	// 2M). LinkRate is the board's link rate in bytes/s (default the
+	// topology's).
+	ClockMHz float64 `json:"clock_mhz,omitempty"`
+	SRAM     Num     `json:"sram,omitempty"`
+	LinkRate Num     `json:"link_rate,omitempty"`
+	// Params are words written, big-endian, at the address of a symbol of
+	// the firmware after loading ("sym" or "sym+8").
+	Params map[string]Num `json:"params,omitempty"`
+	// HostMemory is the size of the node's host memory (a multiple of 4K;
+	// default 1M). HostLoads and HostDumps act on it.
+	HostMemory Num        `json:"host_memory,omitempty"`
+	HostLoads  []HostLoad `json:"host_loads,omitempty"`
+	HostDumps  []HostDump `json:"host_dumps,omitempty"`
+}
+
+// Topology is the network.
+type Topology struct {
+	// Kind is "b2b" (two nodes, one cable), "star" (one switch),
+	// "tree" (Leaves leaf switches of PerLeaf nodes under one root) or
+	// "clos" (Leaves x PerLeaf nodes, Spines spine switches).
+	Kind    string `json:"kind"`
+	Leaves  int    `json:"leaves,omitempty"`
+	PerLeaf int    `json:"per_leaf,omitempty"`
+	Spines  int    `json:"spines,omitempty"`
+	// LinkRate (bytes/s, default 160e6), LinkLatency (default 100ns) and
+	// SwitchLatency (default 300ns) override fabric.DefaultConfig.
+	LinkRate      Num       `json:"link_rate,omitempty"`
+	LinkLatency   *Duration `json:"link_latency,omitempty"`
+	SwitchLatency *Duration `json:"switch_latency,omitempty"`
+	// Routing is "relative" (default) or "absolute".
+	Routing string `json:"routing,omitempty"`
+}
+
+// Faults are the fabric's injected errors (fabric.Faults, applied to every
+// packet on its last link), in parts per million.
+type Faults struct {
+	DropPPM     uint32    `json:"drop_ppm,omitempty"`
+	CorruptPPM  uint32    `json:"corrupt_ppm,omitempty"`
+	DetourPPM   uint32    `json:"detour_ppm,omitempty"`
+	DetourDelay *Duration `json:"detour_delay,omitempty"`
+	JitterPPM   uint32    `json:"jitter_ppm,omitempty"`
+	JitterMax   *Duration `json:"jitter_max,omitempty"`
+	AltRoutePPM uint32    `json:"alt_route_ppm,omitempty"`
+}
+
+// Scenario is a parsed scenario file.
+type Scenario struct {
+	Name string `json:"name,omitempty"`
+	// Count is the number of nodes (default: len(Nodes), or what the
+	// topology holds).
+	Count    int        `json:"count,omitempty"`
+	Defaults NodeSpec   `json:"defaults"`
+	Nodes    []NodeSpec `json:"nodes,omitempty"`
+	Topology Topology   `json:"topology"`
+	Faults   Faults     `json:"faults"`
+	// Seed seeds the fabric's fault generator.
+	Seed uint64 `json:"seed,omitempty"`
+	// Time is the simulated time limit (required).
+	Time Duration `json:"time"`
+	// Stop is "exit" (default: the run succeeds only if every node
+	// exited; reaching Time with a node running is a failure) or "time"
+	// (reaching Time with no trap is a success).
+	Stop string `json:"stop,omitempty"`
+	// ExitCodes is "zero" (default: every exit code must be 0) or "any".
+	ExitCodes string `json:"exit_codes,omitempty"`
+	// Sample is the interval at which the run samples the nodes for the
+	// timeline and progress (default 10us); every run uses it, so the
+	// results do not depend on whether a timeline is recorded.
+	Sample *Duration `json:"sample,omitempty"`
+
+	// Dir is the directory relative paths are resolved against (the
+	// scenario file's). Path is the file's name, for messages.
+	Dir  string `json:"-"`
+	Path string `json:"-"`
+}
+
+// Load reads and checks a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse parses scenario JSON; name is used in messages and its directory
+// resolves relative paths.
+func Parse(name string, data []byte) (*Scenario, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	s := &Scenario{}
+	if err := dec.Decode(s); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+			return nil, fmt.Errorf("%s:%d: %v: %w", name, line, err, ErrBadScenario)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s: field %s: %v: %w", name, te.Field, err, ErrBadScenario)
+		}
+		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrBadScenario)
+	}
+	s.Path, s.Dir = name, filepath.Dir(name)
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Scenario) errf(format string, a ...any) error {
+	return fmt.Errorf("%s: %s: %w", s.Path, fmt.Sprintf(format, a...), ErrBadScenario)
+}
+
+// Check validates the scenario and fills in Count.
+func (s *Scenario) Check() error {
+	switch s.Topology.Kind {
+	case "b2b", "back-to-back":
+		s.Topology.Kind = "b2b"
+	case "star":
+	case "tree", "clos":
+		if s.Topology.Leaves <= 0 || s.Topology.PerLeaf <= 0 {
+			return s.errf("topology: %s needs leaves and per_leaf > 0", s.Topology.Kind)
+		}
+		if s.Topology.Kind == "clos" && s.Topology.Spines <= 0 {
+			return s.errf("topology: clos needs spines > 0")
+		}
+	case "":
+		return s.errf("topology.kind: missing (b2b, star, tree or clos)")
+	default:
+		return s.errf("topology.kind: unknown %q (b2b, star, tree or clos)", s.Topology.Kind)
+	}
+	switch s.Topology.Routing {
+	case "", "relative", "absolute":
+	default:
+		return s.errf("topology.routing: %q (relative or absolute)", s.Topology.Routing)
+	}
+	if s.Count == 0 {
+		switch s.Topology.Kind {
+		case "b2b":
+			s.Count = 2
+		case "tree", "clos":
+			s.Count = s.Topology.Leaves * s.Topology.PerLeaf
+		default:
+			s.Count = len(s.Nodes)
+		}
+	}
+	if s.Count <= 0 {
+		return s.errf("count: no nodes")
+	}
+	switch k := s.Topology.Kind; {
+	case k == "b2b" && s.Count != 2:
+		return s.errf("count: b2b has 2 nodes, not %d", s.Count)
+	case (k == "tree" || k == "clos") && s.Count != s.Topology.Leaves*s.Topology.PerLeaf:
+		return s.errf("count: %s of %dx%d has %d nodes, not %d", k, s.Topology.Leaves, s.Topology.PerLeaf, s.Topology.Leaves*s.Topology.PerLeaf, s.Count)
+	}
+	if s.Time == 0 {
+		return s.errf("time: missing or zero (e.g. \"10ms\")")
+	}
+	switch s.Stop {
+	case "", "exit", "time":
+	default:
+		return s.errf("stop: %q (exit or time)", s.Stop)
+	}
+	switch s.ExitCodes {
+	case "", "zero", "any":
+	default:
+		return s.errf("exit_codes: %q (zero or any)", s.ExitCodes)
+	}
+	if s.Sample != nil && *s.Sample == 0 {
+		return s.errf("sample: zero")
+	}
+	for i, n := range s.Nodes {
+		if _, err := s.ids(i, n); err != nil {
+			return err
+		}
+	}
+	for i := range s.Count {
+		n := s.Node(i)
+		if n.Firmware == "" && len(n.Asm) == 0 {
+			return s.errf("nodes[%d]: no firmware or asm", i)
+		}
+		if n.Firmware != "" && len(n.Asm) > 0 {
+			return s.errf("nodes[%d]: both firmware and asm", i)
+		}
+		if n.ClockMHz < 0 || n.ClockMHz > 10000 {
+			return s.errf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
+		}
+		if n.HostMemory%4096 != 0 {
+			return s.errf("nodes[%d].host_memory: %d is not a multiple of 4096", i, n.HostMemory)
+		}
+		for j, d := range n.HostDumps {
+			if d.File == "" {
+				return s.errf("nodes[%d].host_dumps[%d].file: missing", i, j)
+			}
+		}
+		for j, d := range n.HostLoads {
+			if d.File == "" {
+				return s.errf("nodes[%d].host_loads[%d].file: missing", i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// ids lists the nodes entry i of Nodes applies to.
+func (s *Scenario) ids(i int, n NodeSpec) ([]int, error) {
+	if n.IDs == "" {
+		if i >= s.Count {
+			return nil, s.errf("nodes[%d]: only %d nodes", i, s.Count)
+		}
+		return []int{i}, nil
+	}
+	var out []int
+	for _, part := range strings.Split(n.IDs, ",") {
+		rng, step := part, "1"
+		if a, b, ok := strings.Cut(part, "/"); ok {
+			rng, step = a, b
+		}
+		lo, hi, ok := strings.Cut(rng, "-")
+		if !ok {
+			hi = lo
+		}
+		a, e1 := strconv.Atoi(strings.TrimSpace(lo))
+		b, e2 := strconv.Atoi(strings.TrimSpace(hi))
+		st, e3 := strconv.Atoi(strings.TrimSpace(step))
+		if e1 != nil || e2 != nil || e3 != nil || st <= 0 || a < 0 || b < a {
+			return nil, s.errf("nodes[%d].ids: bad %q (want 3, 0-63, 0-63/2 or 1,5,7)", i, part)
+		}
+		if b >= s.Count {
+			return nil, s.errf("nodes[%d].ids: node %d out of range (%d nodes)", i, b, s.Count)
+		}
+		for k := a; k <= b; k += st {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// Node is the effective description of node i: Defaults, then every entry
+// of Nodes that applies to i, in order (set fields override, Params merge).
+func (s *Scenario) Node(i int) NodeSpec {
+	r := s.Defaults
+	r.Params = map[string]Num{}
+	for k, v := range s.Defaults.Params {
+		r.Params[k] = v
+	}
+	for j, n := range s.Nodes {
+		ids, _ := s.ids(j, n)
+		hit := false
+		for _, k := range ids {
+			hit = hit || k == i
+		}
+		if !hit {
+			continue
+		}
+		if n.Firmware != "" {
+			r.Firmware, r.Asm = n.Firmware, nil
+		}
+		if len(n.Asm) > 0 {
+			r.Asm, r.Firmware = n.Asm, ""
+		}
+		if n.ClockMHz != 0 {
+			r.ClockMHz = n.ClockMHz
+		}
+		if n.SRAM != 0 {
+			r.SRAM = n.SRAM
+		}
+		if n.LinkRate != 0 {
+			r.LinkRate = n.LinkRate
+		}
+		for k, v := range n.Params {
+			r.Params[k] = v
+		}
+		if n.HostMemory != 0 {
+			r.HostMemory = n.HostMemory
+		}
+		r.HostLoads = append(append([]HostLoad(nil), r.HostLoads...), n.HostLoads...)
+		r.HostDumps = append(append([]HostDump(nil), r.HostDumps...), n.HostDumps...)
+	}
+	r.IDs = ""
+	return r
+}
+
+// Path resolves a path of the scenario against its directory.
+func (s *Scenario) resolve(p string) string {
+	if filepath.IsAbs(p) || s.Dir == "" {
+		return p
+	}
+	return filepath.Join(s.Dir, p)
+}

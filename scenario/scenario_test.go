@@ -1,0 +1,239 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func fixture(name string) string { return filepath.Join("..", "fixtures", "scenarios", name) }
+
+func build(t *testing.T, name string) *World {
+	t.Helper()
+	s, err := Load(fixture(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func TestPingPong(t *testing.T) {
+	w := build(t, "pingpong.json")
+	if err := w.Run(nil); err != nil {
+		t.Fatal(err)
+	}
+	st := w.Stats(0)
+	if st.Status != StatusOK || st.Outcome != "exit" {
+		t.Fatalf("status %d %s", st.Status, st.Outcome)
+	}
+	ws := w.W.Stats()
+	for i, n := range st.Nodes {
+		if n.Link.PacketsRecv != 100 || n.Instructions != ws.Nodes[i].Instructions || n.Cycles != ws.Nodes[i].Cycles ||
+			n.SkippedCycles != ws.Nodes[i].SkippedCycles || n.Link.BytesSent != ws.Nodes[i].Link.BytesSent || n.ExitCode == nil {
+			t.Fatalf("node %d: %+v", i, n)
+		}
+	}
+	if st.Fabric.Delivered != 200 || st.Fabric.Sent != ws.Fabric.Sent {
+		t.Fatalf("fabric %+v", st.Fabric)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ json, want string }{
+		{"{\n\"time\": ,}", "x.json:2:"},
+		{`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"asm":["a.s"]},"bogus":1}`, "bogus"},
+		{`{"topology":{"kind":"ring"},"time":"1ms"}`, "topology.kind"},
+		{`{"topology":{"kind":"b2b"},"defaults":{"asm":["a.s"]}}`, "time"},
+		{`{"topology":{"kind":"b2b"},"time":"1 fortnight","defaults":{"asm":["a.s"]}}`, "duration"},
+		{`{"topology":{"kind":"b2b"},"time":"1ms"}`, "nodes[0]: no firmware"},
+		{`{"topology":{"kind":"clos","leaves":2},"time":"1ms"}`, "per_leaf"},
+		{`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"asm":["a.s"]},"nodes":[{"ids":"0-5"}]}`, "nodes[0].ids"},
+		{`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"asm":["a.s"],"host_memory":100}}`, "host_memory"},
+		{`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"asm":["a.s"],"sram":"lots"}}`, "bad number"},
+		{`{"topology":{"kind":"b2b"},"time":"1ms","stop":"never","defaults":{"asm":["a.s"]}}`, "stop"},
+		{`{"topology":{"kind":"b2b"},"time":"1ms","count":3,"defaults":{"asm":["a.s"]}}`, "count"},
+	}
+	for _, c := range cases {
+		_, err := Parse("x.json", []byte(c.json))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrBadScenario) {
+			t.Errorf("%s: %v, want %q", c.json, err, c.want)
+		}
+	}
+	// Build errors: missing firmware, bad symbol.
+	dir := t.TempDir()
+	s, err := Parse(filepath.Join(dir, "s.json"), []byte(`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"firmware":"none.elf"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Build(); err == nil || !strings.Contains(err.Error(), "none.elf") {
+		t.Errorf("missing firmware: %v", err)
+	}
+	s, err = Parse(fixture("x.json"), []byte(`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"asm":["idle.s"],"params":{"nosuch":1}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Build(); err == nil || !strings.Contains(err.Error(), `nodes[0].params: no symbol "nosuch"`) {
+		t.Errorf("bad symbol: %v", err)
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for s, want := range map[string]uint64{"10ms": 10e9, "1.5us": 1.5e6, "250ps": 250, "2s": 2e12, "0.1ns": 100} {
+		got, err := ParseDuration(s)
+		if err != nil || uint64(got) != want {
+			t.Errorf("%s: %v %v", s, got, err)
+		}
+	}
+}
+
+func TestHostRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	data := make([]byte, 10000)
+	for i := range data {
+		data[i] = byte(i*13 + i>>8)
+	}
+	in := filepath.Join(dir, "in.bin")
+	os.WriteFile(in, data, 0o644)
+	s, err := Load(fixture("hostio.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.bin")
+	s.Nodes = []NodeSpec{{IDs: "1", HostLoads: []HostLoad{{Addr: 0x3001, File: in}}, HostDumps: []HostDump{{Addr: 0x3001, Len: Num(len(data)), File: out}}}}
+	w, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Run(nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(0); st.Status != StatusOK || st.Outcome != "time limit" || st.Nodes[1].Instructions == 0 {
+		t.Fatalf("%+v", st)
+	}
+	if err := w.DumpHost(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, data) {
+		t.Fatal("dump differs from load")
+	}
+}
+
+func runTimeline(t *testing.T, name string) ([]byte, []byte) {
+	w := build(t, name)
+	w.RecordTimeline()
+	if err := w.Run(nil); err != nil {
+		t.Fatal(err)
+	}
+	var tl bytes.Buffer
+	if err := w.Timeline().Write(&tl); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := json.Marshal(w.Stats(0))
+	return st, tl.Bytes()
+}
+
+func TestTimelineAndDeterminism(t *testing.T) {
+	st1, tl1 := runTimeline(t, "stream.json")
+	st2, tl2 := runTimeline(t, "stream.json")
+	if !bytes.Equal(st1, st2) || !bytes.Equal(tl1, tl2) {
+		t.Fatal("runs differ")
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name, Cat, Ph string
+			Pid, Tid      int
+			Args          map[string]any
+		}
+	}
+	if err := json.Unmarshal(tl1, &doc); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	spans := map[string]int{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "M" {
+			names[e.Args["name"].(string)] = true
+		}
+		if e.Ph == "X" {
+			spans[e.Cat]++
+		}
+	}
+	for _, n := range []string{"node 0", "node 1", "fabric", "cpu", "link 0 node0->node1"} {
+		if !names[n] {
+			t.Errorf("no %q in %v", n, names)
+		}
+	}
+	if spans["packet"] != 50 || spans["cpu"] == 0 {
+		t.Errorf("spans %v", spans)
+	}
+}
+
+func TestClos64(t *testing.T) {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	t0 := time.Now()
+	w := build(t, "clos64.json")
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	tb := time.Since(t0)
+	t1 := time.Now()
+	if err := w.Run(nil); err != nil {
+		t.Fatal(err)
+	}
+	el := time.Since(t1)
+	st := w.Stats(el)
+	if st.Status != StatusOK || st.Fabric.Delivered != 64*500 || st.Fabric.Switches != 16 {
+		t.Fatalf("status %d, %+v", st.Status, st.Fabric)
+	}
+	t.Logf("64 boards: heap %.1f MB after build (%v), run to %.3f ms simulated in %v (%.4f sim-s/host-s), %d steps",
+		float64(m1.HeapAlloc-m0.HeapAlloc)/1e6, tb, st.SimSeconds*1e3, el, st.Host.Speed, st.Steps)
+}
+
+// The DMA firmware copies host src -> SRAM -> host dst: the dump at dst
+// equals the file loaded at src, and the timeline has DMA spans.
+func TestDMARoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	data := bytes.Repeat([]byte("0123456789abcdef"), 512) // 8192 bytes, the scenario's len
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	os.WriteFile(in, data, 0o644)
+	s, err := Load(fixture("dma.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Nodes = []NodeSpec{{IDs: "0", HostLoads: []HostLoad{{Addr: 0x1000, File: in}}, HostDumps: []HostDump{{Addr: 0x20000, Len: 8192, File: out}}}}
+	w, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RecordTimeline()
+	if err := w.Run(nil); err != nil {
+		t.Fatal(err)
+	}
+	st := w.Stats(0)
+	if st.Status != StatusOK || st.Nodes[0].DMABytes != 16384 || st.Nodes[0].DMADescriptors != 2 {
+		t.Fatalf("%+v", st.Nodes[0])
+	}
+	if err := w.DumpHost(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, data) {
+		t.Fatal("DMA round trip differs")
+	}
+	var tl bytes.Buffer
+	w.Timeline().Write(&tl)
+	if n := strings.Count(tl.String(), `"cat":"dma","ph":"X"`); n != 4 {
+		t.Fatalf("%d DMA spans", n)
+	}
+}
