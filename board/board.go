@@ -368,6 +368,15 @@ func (b *Board) readISR() uint32 {
 	if b.host || len(b.hz) == 0 {
 		return v
 	}
+	b.pruneHazards()
+	for i := len(b.hz) - 1; i >= 0; i-- {
+		v = v&^b.hz[i].set | b.hz[i].clr
+	}
+	return v
+}
+
+// pruneHazards forgets the hidden ISR changes that the core can now see.
+func (b *Board) pruneHazards() {
 	in := b.cpu.Instret
 	keep := b.hz[:0]
 	for _, h := range b.hz {
@@ -376,10 +385,6 @@ func (b *Board) readISR() uint32 {
 		}
 	}
 	b.hz = keep
-	for i := len(b.hz) - 1; i >= 0; i-- {
-		v = v&^b.hz[i].set | b.hz[i].clr
-	}
-	return v
 }
 
 // isrStable: ISR changes only in device events, except while a store's
@@ -405,14 +410,7 @@ func (b *Board) coreWrite(f func(uint32)) func(uint32) {
 		before := b.isr
 		f(v)
 		if after := b.isr; after != before {
-			in := b.cpu.Instret
-			keep := b.hz[:0]
-			for _, h := range b.hz {
-				if in < h.visible {
-					keep = append(keep, h)
-				}
-			}
-			b.hz = keep
+			b.pruneHazards()
 			b.hz = append(b.hz, isrChange{
 				visible: b.cpu.Instret + 1 + SpecialWriteHazard,
 				set:     after &^ before,
