@@ -451,6 +451,7 @@ func (b *Board) HookSpecial(off uint32, read func() uint32, write func(uint32), 
 	}
 	b.mem.Specials.Hook(off, read, w)
 	b.mem.Specials.HookStable(off, stable)
+	b.mem.Specials.SetPeek(b.HostReadSpecial) // tools look as the host does: no side effects
 }
 
 // Special reads a special register as the host would (no hazard): for

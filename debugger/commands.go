@@ -404,7 +404,7 @@ func (d *Debugger) cmdPrint(args []string) {
 			return
 		}
 		if sr, ok := memsys.SpecialByName(strings.ToUpper(name)); ok && bareOK {
-			v, err := c.Mem.Specials.Read32(sr.Off)
+			v, err := c.Mem.Specials.Peek(sr.Off)
 			if err != nil {
 				d.errorf("print: %v", err)
 				return

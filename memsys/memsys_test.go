@@ -96,3 +96,22 @@ func TestLoad(t *testing.T) {
 		t.Error("garbage accepted")
 	}
 }
+
+// Tools read special registers through Peek, which the owner can make
+// side-effect free.
+func TestPeek(t *testing.T) {
+	s := NewSpecialRegs()
+	reads := 0
+	isr, _ := SpecialByName("ISR")
+	s.Hook(isr.Off, func() uint32 { reads++; return 7 }, nil)
+	if v, _ := s.Peek(isr.Off); v != 7 || reads != 1 {
+		t.Errorf("without a peek: %d, %d reads", v, reads)
+	}
+	s.SetPeek(func(off uint32) (uint32, error) { return 9, nil })
+	if v, _ := s.Peek(isr.Off); v != 9 || reads != 1 {
+		t.Errorf("with a peek: %d, %d reads", v, reads)
+	}
+	if !strings.Contains(s.String(), "ISR      00000009") {
+		t.Errorf("String does not peek:\n%s", s)
+	}
+}

@@ -68,6 +68,7 @@ type SpecialRegs struct {
 	read   [SpecialSize / 4]func() uint32
 	write  [SpecialSize / 4]func(uint32)
 	stable [SpecialSize / 4]func() uint64
+	peek   func(off uint32) (uint32, error)
 }
 
 // NewSpecialRegs makes the window with every register zero.
@@ -133,11 +134,26 @@ func (s *SpecialRegs) Write32(off uint32, v uint32) error {
 	return nil
 }
 
-// String lists the registers and values, for trap reports and debuggers.
+// SetPeek installs the owner's side-effect-free reader (a board's devices
+// treat a core read as an observation: it may end a hidden write hazard or
+// count for polling-loop skipping; a tool's look must not).
+func (s *SpecialRegs) SetPeek(peek func(off uint32) (uint32, error)) { s.peek = peek }
+
+// Peek reads a register for a tool (debugger, report) without the side
+// effects of a core read, when the owner installed a peek (SetPeek).
+func (s *SpecialRegs) Peek(off uint32) (uint32, error) {
+	if s.peek != nil {
+		return s.peek(off)
+	}
+	return s.Read32(off)
+}
+
+// String lists the registers and values, for trap reports and debuggers
+// (read with Peek).
 func (s *SpecialRegs) String() string {
 	out := ""
 	for _, r := range SpecialRegisters {
-		v, _ := s.Read32(r.Off)
+		v, _ := s.Peek(r.Off)
 		out += fmt.Sprintf("%-8s %08x\n", r.Name, v)
 	}
 	return out
