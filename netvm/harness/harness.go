@@ -1,0 +1,352 @@
+// Package harness runs the NetVM firmware (firmware/netvm) on emulated
+// LANai 9.2 boards connected back to back, with a scripted host: the test
+// plays the driver and the user library by writing SRAM as host PIO would
+// (board.CPU().Mem.Write, big-endian as the contract says) and by
+// reading and writing each node's host memory (a board.HostRAM).
+//
+// Host memory of every node (one HostRAM at HostBase, HostSize bytes):
+// the status page of each endpoint e at HostBase + StatusPage + e*PageSize,
+// the kernel completions, the event queue and the system buffer at fixed
+// places, and user pages from UserPages on (allocated by AllocPage).
+package harness
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/board"
+	"lanaiemu/fabric"
+	"lanaiemu/netvm/abi"
+	"lanaiemu/node"
+	"lanaiemu/objfile"
+	"lanaiemu/sim"
+)
+
+// Host memory layout of the scripted host (offsets from HostBase).
+const (
+	HostBase   = 0x1000_0000
+	HostSize   = 1 << 20
+	StatusPage = 0x00000 // abi.MaxEndpoints pages
+	KComp      = 0x10000 // abi.KRingSlots x abi.CompSize
+	Evq        = 0x11000 // abi.EvqEntries x abi.EvqSize
+	SysBuf     = 0x20000 // N x C x abi.SysBufSlot
+	UserPages  = 0x40000 // AllocPage hands out pages from here
+)
+
+// FirmwareDir is firmware/netvm, found from this source file.
+func FirmwareDir() string {
+	_, f, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(f), "..", "..", "firmware", "netvm")
+}
+
+// Build assembles firmware/netvm/netvm.s (which includes the other files
+// and abi.inc) and links it; it returns the ELF image.
+func Build(t testing.TB) []byte {
+	t.Helper()
+	dir := FirmwareDir()
+	name := filepath.Join(dir, "netvm.s")
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := asm.Assemble([]asm.Source{{Name: name, Text: src}}, asm.Options{IncludeDirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := link.Link([]*objfile.File{res.Object}, []string{name}, link.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := exe.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// Node is one board and its scripted host.
+type Node struct {
+	ID     int
+	Board  *board.Board
+	Host   *board.HostRAM
+	next   uint64 // next free user page (offset from HostBase)
+	kslot  int    // next kernel ring slot
+	ticket uint32 // last kernel ticket
+	eslot  [abi.MaxEndpoints]int
+	etick  [abi.MaxEndpoints]uint32
+}
+
+// World is N nodes on a fabric.
+type World struct {
+	T     testing.TB
+	W     *node.World
+	Nodes []*Node
+}
+
+// NewBackToBack builds two boards back to back running img, boots them
+// through the handshake of docs/netvm.md §2.1 (route length 0: a direct
+// cable) and returns with both firmwares in FWRunning.
+func NewBackToBack(t testing.TB, img []byte) *World {
+	t.Helper()
+	q := &sim.Queue{}
+	f, err := fabric.BackToBack(q, nil, fabric.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &World{T: t}
+	var boards []*board.Board
+	for i := range 2 {
+		h := board.NewHostRAM(HostBase, HostSize)
+		b, err := board.New(board.Config{Host: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Load(img); err != nil {
+			t.Fatal(err)
+		}
+		boards = append(boards, b)
+		w.Nodes = append(w.Nodes, &Node{ID: i, Board: b, Host: h, next: UserPages})
+	}
+	w.W, err = node.New(q, f, boards, node.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Boot()
+	return w
+}
+
+// Now is the simulated time.
+func (w *World) Now() sim.Time { return w.W.Now() }
+
+// RunUntil advances the world in steps of dt until cond holds; it fails
+// the test after limit. It returns the time at which cond was seen.
+func (w *World) RunUntil(what string, dt, limit sim.Time, cond func() bool) sim.Time {
+	w.T.Helper()
+	end := w.Now() + limit
+	for !cond() {
+		if w.Now() >= end {
+			w.T.Fatalf("%s: not reached after %v (%s)", what, limit, w.describe())
+		}
+		if err := w.W.Run(w.Now() + dt); err != nil {
+			w.T.Fatalf("%s: %v", what, err)
+		}
+	}
+	return w.Now()
+}
+
+func (w *World) describe() string {
+	s := ""
+	for _, n := range w.Nodes {
+		s += fmt.Sprintf("node %d: status %d pc %#x fault %v; ", n.ID, n.Glob(abi.GlobStatus), n.Board.CPU().PC, n.Board.Fault())
+	}
+	return s
+}
+
+// Boot performs §2.1 steps 2-4 for every node.
+func (w *World) Boot() {
+	t := w.T
+	t.Helper()
+	w.RunUntil("FWWaitConfig", sim.Microsecond, 100*sim.Millisecond, func() bool {
+		for _, n := range w.Nodes {
+			if n.Glob(abi.GlobStatus) != abi.FWWaitConfig {
+				return false
+			}
+		}
+		return true
+	})
+	for _, n := range w.Nodes {
+		if n.Glob(abi.GlobMagic) != abi.Magic || n.Glob(abi.GlobVersion) != abi.Version {
+			t.Fatalf("node %d: magic %#x version %d", n.ID, n.Glob(abi.GlobMagic), n.Glob(abi.GlobVersion))
+		}
+		n.SetGlob(abi.GlobNodeID, uint32(n.ID))
+		n.SetGlob(abi.GlobNodes, uint32(len(w.Nodes)))
+		n.SetGlob(abi.GlobCredits, abi.DefaultCredits)
+		n.SetGlob(abi.GlobSysBuf, HostBase+SysBuf)
+		n.SetGlob(abi.GlobEvq, HostBase+Evq)
+		n.SetGlob(abi.GlobKComp, HostBase+KComp)
+		for peer := range w.Nodes {
+			n.PIO(abi.RouteBase+uint32(peer)*abi.RouteSize+abi.RouteLen, []byte{0}) // back to back: no route bytes
+		}
+		n.SetGlob(abi.GlobStatus, abi.FWGo)
+	}
+	w.RunUntil("FWRunning", sim.Microsecond, sim.Millisecond, func() bool {
+		for _, n := range w.Nodes {
+			if n.Glob(abi.GlobStatus) != abi.FWRunning {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// PIO writes SRAM as the host's programmed I/O does.
+func (n *Node) PIO(addr uint32, b []byte) {
+	if err := n.Board.CPU().Mem.Write(addr, b); err != nil {
+		panic(err)
+	}
+}
+
+// SRAMWord reads a big-endian SRAM word.
+func (n *Node) SRAMWord(addr uint32) uint32 {
+	b, err := n.Board.CPU().Mem.Read(addr, 4)
+	if err != nil {
+		panic(err)
+	}
+	return binary.BigEndian.Uint32(b)
+}
+
+// Glob reads a global (§2.1); SetGlob writes one.
+func (n *Node) Glob(off uint32) uint32 { return n.SRAMWord(abi.GlobBase + off) }
+
+// SetGlob writes a global word.
+func (n *Node) SetGlob(off, v uint32) { n.PIO(abi.GlobBase+off, binary.BigEndian.AppendUint32(nil, v)) }
+
+// Stat reads GlobStats + off.
+func (n *Node) Stat(off uint32) uint32 { return n.Glob(abi.GlobStats + off) }
+
+// HostWord reads a big-endian word of host memory at bus address a.
+func (n *Node) HostWord(a uint64) uint32 {
+	return binary.BigEndian.Uint32(n.Host.Data[a-HostBase:])
+}
+
+// HostBytes is the slice of host memory at bus address a.
+func (n *Node) HostBytes(a uint64, l int) []byte {
+	return n.Host.Data[a-HostBase : a-HostBase+uint64(l)]
+}
+
+// AllocPage returns the bus address of a fresh host page.
+func (n *Node) AllocPage() uint64 {
+	p := n.next + HostBase
+	n.next += abi.PageSize
+	return p
+}
+
+// StatusPageAddr is endpoint e's status page.
+func StatusPageAddr(e int) uint64 { return HostBase + StatusPage + uint64(e)*abi.PageSize }
+
+// Cmd is a command's fields: offset -> value, with a width each.
+type Field struct {
+	Off   uint32
+	Width int // 1, 2 or 4
+	Val   uint32
+}
+
+// post writes the fields of a command into the slot at base, then the
+// opcode byte last (§3.1 host steps 2-3).
+func (n *Node) post(slot uint32, op byte, fields []Field) {
+	buf := make([]byte, abi.CmdSize-1)
+	for _, f := range fields {
+		switch f.Width {
+		case 1:
+			buf[f.Off] = byte(f.Val)
+		case 2:
+			binary.BigEndian.PutUint16(buf[f.Off:], uint16(f.Val))
+		default:
+			binary.BigEndian.PutUint32(buf[f.Off:], f.Val)
+		}
+	}
+	n.PIO(slot, buf)
+	n.PIO(slot+abi.CmdOp, []byte{op})
+}
+
+// Kernel posts a kernel-ring command (§3.3) and returns its slot and ticket.
+func (n *Node) Kernel(op byte, fields ...Field) (int, uint32) {
+	s := n.kslot
+	n.kslot = (n.kslot + 1) % abi.KRingSlots
+	n.ticket++
+	fields = append(fields, Field{abi.CmdTicket, 4, n.ticket})
+	n.post(abi.KRingBase+uint32(s)*abi.CmdSize, op, fields)
+	return s, n.ticket
+}
+
+// KComp reads kernel completion record s: (status, ticket).
+func (n *Node) KComp(s int) (uint32, uint32) {
+	a := uint64(HostBase + KComp + s*abi.CompSize)
+	return n.HostWord(a + abi.CompStatus), n.HostWord(a + abi.CompTicket)
+}
+
+// Write posts a WRITE (§3.2) on endpoint e's ring; it returns slot and ticket.
+func (n *Node) Write(e int, src, length, dstOff uint32, imp, ctrImp uint16) (int, uint32) {
+	s := n.eslot[e]
+	n.eslot[e] = (s + 1) % abi.RingSlots
+	n.etick[e]++
+	if n.etick[e] == 0 {
+		n.etick[e]++
+	}
+	n.post(abi.EPRingBase+uint32(e)*abi.EPRingStride+uint32(s)*abi.CmdSize, abi.OpWrite, []Field{
+		{abi.CmdTicket, 4, n.etick[e]}, {abi.WrSrcVA, 4, src}, {abi.WrLen, 4, length},
+		{abi.WrDstOff, 4, dstOff}, {abi.WrImport, 2, uint32(imp)}, {abi.WrCtrImport, 2, uint32(ctrImp)},
+	})
+	return s, n.etick[e]
+}
+
+// Comp reads endpoint e's completion record for ring slot s.
+func (n *Node) Comp(e, s int) (uint32, uint32) {
+	a := StatusPageAddr(e) + abi.PageComp + uint64(s)*abi.CompSize
+	return n.HostWord(a + abi.CompStatus), n.HostWord(a + abi.CompTicket)
+}
+
+// Counter reads endpoint e's counter c from its status page (§6.1).
+func (n *Node) Counter(e, c int) uint64 {
+	a := StatusPageAddr(e) + abi.PageCtr + uint64(c)*8
+	return uint64(n.HostWord(a))<<32 | uint64(n.HostWord(a+4))
+}
+
+// SPTHash is §4.2's hash.
+func SPTHash(asid, vpn uint32) uint32 {
+	return (vpn ^ (vpn >> abi.SPTHashBits) ^ (asid << 4)) & (abi.SPTEntries - 1)
+}
+
+// KernelSync posts a kernel command and runs until it completes; it
+// returns the status.
+func (w *World) KernelSync(n *Node, op byte, fields ...Field) uint32 {
+	w.T.Helper()
+	s, tk := n.Kernel(op, fields...)
+	w.RunUntil(fmt.Sprintf("node %d kernel op %#x", n.ID, op), 100*sim.Nanosecond, sim.Millisecond, func() bool {
+		_, got := n.KComp(s)
+		return got == tk
+	})
+	st, _ := n.KComp(s)
+	return st
+}
+
+// MustKernel is KernelSync that requires StatusOK.
+func (w *World) MustKernel(n *Node, op byte, fields ...Field) {
+	w.T.Helper()
+	if st := w.KernelSync(n, op, fields...); st != abi.StatusOK {
+		w.T.Fatalf("node %d kernel op %#x: status %d", n.ID, op, st)
+	}
+}
+
+// OpenEP opens endpoint e with asid (§3.3 EP_OPEN).
+func (w *World) OpenEP(n *Node, e int, asid uint32) {
+	w.MustKernel(n, abi.KOpEPOpen, Field{abi.KEp, 4, uint32(e)}, Field{abi.KOpenASID, 4, asid},
+		Field{abi.KOpenPage, 4, uint32(StatusPageAddr(e))})
+}
+
+// Map maps the page at va of asid to a fresh host page with flags (SPT_MAP,
+// the driver's allocation of §4.2: the first empty entry of the probe
+// sequence, here always the home slot's sequence from scratch); it returns
+// the page's bus address.
+func (w *World) Map(n *Node, asid, va, flags uint32) uint64 {
+	w.T.Helper()
+	pa := n.AllocPage()
+	vpn := va >> abi.PageShift
+	h := SPTHash(asid, vpn)
+	idx := h
+	for i := uint32(0); i < abi.SPTProbe; i++ {
+		idx = (h + i) & (abi.SPTEntries - 1)
+		if n.SRAMWord(abi.SPTBase+idx*abi.SPTEntrySize+abi.SPTTag) == abi.SPTTagEmpty {
+			break
+		}
+	}
+	w.MustKernel(n, abi.KOpSPTMap, Field{abi.KSPTIndex, 4, idx}, Field{abi.KSPTTag, 4, vpn<<abi.PageShift | asid},
+		Field{abi.KSPTFrame, 4, uint32(pa) | flags})
+	return pa
+}
