@@ -99,8 +99,8 @@ k_check_ep:
 	mov	NVM_STATUS_BAD_CMD, %r18	! (delay slot)
 
 ! k_export: EXPORT (§3.3, §2.3). In: r9 kcmd. Out: r18 status (BadCmd:
-! key with a zero generation or bad endpoint; EpClosed; Busy: entry in
-! use). Uses r19-r22. The key is written last (it makes the entry live).
+! key with a zero generation, bad endpoint, or a region base that is not
+! page aligned (§2.3); EpClosed; Busy: entry in use). Uses r19-r22. The key is written last (it makes the entry live).
 k_export:
 	mov	1f, %r21
 	bt	k_check_ep
@@ -117,7 +117,19 @@ k_export:
 	sub.f	%r7, 0, %r0
 	bne	.Lkr_comp
 	mov	NVM_STATUS_BUSY, %r18	! (delay slot)
-	st	%r19, NVM_EXP_EP[%r21]
+	ld	NVM_K_EXP_KIND[%r9], %r7	! a region's base is page aligned (§2.3):
+	mov	KIND_MASK, %r8		! the sender cuts packets at offsets
+	and	%r7, %r8, %r7		! that are multiples of 4096 (§5.1)
+	sub.f	%r7, NVM_EXP_KIND_REGION, %r0
+	bne	2f
+	mov	NVM_STATUS_BAD_CMD, %r18	! (delay slot)
+	ld	NVM_K_EXP_BASE[%r9], %r7
+	mov	NVM_PAGE_SIZE - 1, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	bne	.Lkr_comp
+	nop
+2:	st	%r19, NVM_EXP_EP[%r21]
 	ld	NVM_K_EXP_BASE[%r9], %r7
 	st	%r7, NVM_EXP_BASE[%r21]
 	ld	NVM_K_EXP_LEN[%r9], %r7

@@ -70,6 +70,10 @@ func Build(t testing.TB) []byte {
 	return img
 }
 
+// BoardTrace, if set when a World is built, receives the device events of
+// every board (board.Config.Trace) with the node's number: a debugging aid.
+var BoardTrace func(node int, e board.Event)
+
 // Node is one board and its scripted host.
 type Node struct {
 	ID     int
@@ -103,7 +107,12 @@ func NewBackToBack(t testing.TB, img []byte) *World {
 	var boards []*board.Board
 	for i := range 2 {
 		h := board.NewHostRAM(HostBase, HostSize)
-		b, err := board.New(board.Config{Host: h})
+		cfg := board.Config{Host: h}
+		if BoardTrace != nil {
+			id, tr := i, BoardTrace
+			cfg.Trace = func(e board.Event) { tr(id, e) }
+		}
+		b, err := board.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
