@@ -1,6 +1,6 @@
 ! send.s - the endpoint rings and the sender (docs/netvm.md §3.1, §3.2,
 ! §5.1-§5.3). Included by netvm.s.
-! SLICE: synchronous, one send buffer, no window/credit checks, no
+! SLICE: two send buffers (the DMA of packet n+1 overlaps the send of n), no window/credit checks, no
 ! retransmission copy kept beyond the next packet; a non-resident source
 ! page completes the WRITE with StatusSrcFault (no parking).
 
@@ -158,12 +158,13 @@ do_write:
 ! Clobbers r6-r14. Lock-and-translate of the source page: §4.3 steps 1-5.
 send_packet:
 	PUSH_RCA
-	mov	ISR_SEND_INT, %r8	! SLICE: one buffer: wait until the
-1:	ld	ISR[%r0], %r7		! previous packet has left
-	and	%r7, %r8, %r7
+	ld	[send_cur], %r7		! this packet's buffer: r14
+	mov	NVM_BUF_STRIDE, %r8
 	sub.f	%r7, 0, %r0
-	beq	1b
-	nop
+	beq	1f
+	mov	SEND_BUF, %r14		! (delay slot)
+	add	%r14, %r8, %r14
+1:	mov	0, %r8			! SPT entry to unlock (0: none)
 	sub.f	%r25, 0, %r0
 	beq	2f			! no payload: no page to touch
 	nop
@@ -178,20 +179,27 @@ send_packet:
 	sub.f	%r9, 0, %r0
 	beq	8f
 	nop
-	st	%r8, [--%sp]		! the entry, kept over the DMA
+	! Start the DMA of the payload (host -> SRAM, channel 2) and do not
+	! wait: the previous packet may still be on the link from the other
+	! buffer. This buffer is free: its last packet left before the
+	! previous one was started.
 	mov	NVM_PAGE_SIZE - 1, %r7
 	and	%r21, %r7, %r7
 	or	%r9, %r7, %r7		! host address
-	mov	SEND_BUF + NVM_BUF_PAYLOAD, %r6
-	mov	%r25, %r8
-	mov	DIR_FROM_HOST, %r9
-	CALL	dma_sync
-	ld	[%sp++], %r8
-	mov	0, %r6
-	CALL	spt_unlock
-2:	mov	NVM_STATUS_OK, %r19
-	! The header (§5.3), field by field.
-	mov	SEND_BUF + NVM_BUF_HDR, %r6
+	mov	DESC_FROM_HOST, %r10
+	st	%r25, DESC_LEN[%r10]
+	add	%r14, NVM_BUF_PAYLOAD, %r6
+	st	%r6, DESC_LAR[%r10]
+	st	%r0, DESC_EAH[%r10]
+	st	%r7, DESC_EAL[%r10]
+	or	%r10, DESC_E2L, %r12	! next = itself, host -> SRAM
+	st	%r12, DESC_NEXT[%r10]	! written last: not TERMINAL
+	mov	PULSE_CH2, %r11
+	st	%r11, PULSE[%r0]
+2:	st	%r8, [--%sp]		! the entry, kept over the DMA
+	mov	NVM_STATUS_OK, %r19
+	! The header (§5.3), field by field, while the DMA runs.
+	add	%r14, NVM_BUF_HDR, %r6
 	mov	NVM_PKT_TYPE, %r7
 	st.h	%r7, NVM_HDR_TYPE[%r6]
 	mov	NVM_KIND_DATA, %r7
@@ -246,16 +254,46 @@ send_packet:
 	st.b	%r8, 0[%r13]
 	bt	4b
 	add	%r7, 1, %r7		! (delay slot)
-5:	mov	SEND_BUF + NVM_BUF_PAYLOAD, %r7
+	! Wait for the payload's DMA, then release the source page (the lock
+	! is held exactly while the DMA of the page runs).
+5:	ld	[%sp++], %r8
+	sub.f	%r8, 0, %r0
+	beq	6f
+	mov	DESC_FROM_HOST, %r10	! (delay slot)
+	mov	DESC_TERMINAL, %r13
+7:	ld	DESC_NEXT[%r10], %r9	! done when the engine wrote TERMINAL back
+	and	%r9, %r13, %r9
+	sub.f	%r9, 0, %r0
+	beq	7b
+	nop
+	mov	0, %r6
+	CALL	spt_unlock
+	! Wait until the previous packet has left: the link is free.
+6:	mov	ISR_SEND_INT, %r8
+6:	ld	ISR[%r0], %r7
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	6b
+	nop
+	add	%r14, NVM_BUF_PAYLOAD, %r7
 	add	%r7, %r25, %r7		! end of the packet
 	mov	SA_MASK, %r8		! SA = start mod 8 (the engine sends from SMP &^ 7 + SA)
 	and	%r12, %r8, %r8
 	st	%r8, SA[%r0]
 	st	%r12, SMP[%r0]
 	st	%r7, SMLT[%r0]
+	ld	[send_cur], %r7		! the next packet takes the other buffer
+	mov	1, %r8
+	sub	%r8, %r7, %r7
+	st	%r7, [send_cur]
 	STAT	NVM_STAT_TX_DATA
 	POP_RCA
 	RET
 8:	mov	NVM_STATUS_SRC_FAULT, %r19
 	POP_RCA
 	RET
+
+	.bss
+	.align	8
+send_cur: .zero	4		! the send buffer (0 or 1) of the next packet
+	.text
