@@ -1,26 +1,18 @@
-! netvm.s - NetVM firmware for the LANai 9.2, first slice.
+! netvm.s - NetVM firmware for the LANai 9.2 (docs/netvm.md).
 !
-! Implements (docs/netvm.md): the boot handshake (§2.1), the main polling
-! loop (kernel ring, then one slot of every open endpoint ring, then the
-! receive engine; GM-style dispatch, lanai9-hw.md §8.1), the kernel
-! commands EP_OPEN, EXPORT, IMPORT, SPT_MAP (§3.3), the user WRITE (§3.2,
-! §5.1, §5.2) for resident source pages, and the receiver (§5.4) for
-! resident destination pages, with the counter notification (§9).
+! One polling loop (GM's MCP style, lanai9-hw.md §8.1) dispatches over
+! the kernel ring, the open endpoint rings (one packet each per pass),
+! the receive engine, the send engine and the retransmission timer
+! (IT0). Nothing in the loop waits for the network: packets to send go
+! through queues that tx_poll serves whenever the send engine is idle,
+! so two boards sending to each other can never wait on each other. Host
+! DMAs are waited for (they depend on nothing but the PCI bus).
 !
-! SIMPLIFIED in this first slice [ours, temporary]; each is marked
-! "SLICE:" where it happens:
-!   - everything is synchronous: one send buffer (SendBufBase), one
-!     packet in flight, every host DMA waited for (no overlap, §5.2);
-!   - no ACK/NACK, no retransmission, no credits (§7, §8): the receiver
-!     accepts only the packet equal to its window base and drops others;
-!   - a missing/non-resident source page completes the WRITE with
-!     StatusSrcFault at once (no parking, no EvSrcFault, §5.2);
-!   - a destination page that fails the §4.3 test is dropped (no
-!     redirection into the system buffer, §5.4 step 4);
-!   - receiver-side check failures drop the packet (no NACK);
-!   - the counter is applied at once (valid here: in-order, no redirects);
-!     CTR_ARM, events, interrupts (other than the boot HOST_SIG) are not
-!     implemented; unknown/unimplemented opcodes complete with BadCmd.
+! Files (one assembly unit): netvm.s boot, loop, shared helpers;
+! kring.s the kernel ring (§3.3); send.s the endpoint rings and the
+! sender (§3.2, §5.1, §5.2); tx.s the send engine, ACK/NACK, buffers,
+! retransmission and the timer (§7, §8); recv.s the receiver, the
+! window, redirection and notifications (§5.4, §7, §8, §9).
 !
 ! Register conventions (used by every file of this firmware):
 !   r6-r14   arguments and scratch of helpers (clobbered by any CALL)
@@ -28,12 +20,14 @@
 !   r26-r28  main loop
 !   r15 (rca) return address; sp (r4) the stack, from NVM_FW_STACK_TOP.
 ! A routine is entered with CALL (return address in rca) and left with
-! RET; a routine that calls another pushes rca first.
+! RET; a routine that calls another pushes rca first. A "helper" uses
+! only r6-r14 (and the stack), so any handler may call it.
 
 	.include "abi.inc"
 
 ! ---- LANai special registers (docs/hardware.md, docs/links.md):
 ! offsets from 0 as sign-extended 16-bit r0-relative addresses.
+	.set	IT0, -416		! 0xFFFFFE60 interval timer 0 (2 MHz)
 	.set	ISR, -432		! 0xFFFFFE50 interrupt status
 	.set	RTC, -408		! 0xFFFFFE68 real-time clock
 	.set	PULSE, -328		! 0xFFFFFEB8 start DMA channels
@@ -49,6 +43,7 @@
 	.set	ISR_SEND_INT, 8		! bit 3: send engine idle (level)
 	.set	ISR_RECV_INT, 2		! bit 1: a packet was received (level)
 	.set	ISR_BUFF_INT, 4		! bit 2: a packet overflowed the buffer (level)
+	.set	ISR_TIME0, 64		! bit 6: IT0 reached 0 (latched, a 1 clears)
 ! PULSE bits
 	.set	PULSE_CH0, 2		! bit 1 starts channel 0 (SRAM -> host, Cplant's use)
 	.set	PULSE_CH2, 4		! bit 2 starts channel 2 (host -> SRAM)
@@ -66,7 +61,7 @@
 	.set	DESC_TO_HOST, NVM_DMA_DESC_BASE
 	.set	DESC_FROM_HOST, NVM_DMA_DESC_BASE + DESC_STRIDE
 
-! ---- private layout
+! ---- shifts of the contract's sizes
 	.set	SPT_ENTRY_SHIFT, 4	! log2(NVM_SPT_ENTRY_SIZE)
 	.set	EP_STATE_SHIFT, 8	! log2(NVM_EP_STATE_SIZE)
 	.set	EP_RING_SHIFT, 12	! log2(NVM_EP_RING_STRIDE)
@@ -78,13 +73,81 @@
 	.set	CTR_SHIFT, 4		! log2(NVM_CTR_SIZE)
 	.set	CTR_EP_SHIFT, 6		! log2(NVM_MAX_COUNTERS)
 	.set	PAGE_CTR_SHIFT, 3	! 8 bytes per counter in the status page
+	.set	SLOT_SHIFT, 4		! log2(NVM_SLOT_SIZE)
+	.set	SYSBUF_SHIFT, 12	! log2(NVM_SYS_BUF_SLOT)
+	.set	DEFER_SHIFT, 3		! log2(NVM_DEFER_SIZE)
+	.set	DEFER_PEER_SHIFT, 8	! log2(NVM_DEFER_MAX * NVM_DEFER_SIZE)
+	.set	EVQ_SHIFT, 5		! log2(NVM_EVQ_SIZE)
 	.set	CTR_VALUE_BYTES, 8	! CtrValueHi, CtrValueLo: one 8-byte DMA (§6.1)
-	.set	PEER_TX_SEQ, 0		! peer state: next sequence number to send
-	.set	PEER_RX_BASE, 4		!             receive window base
-	.set	SEND_BUF, NVM_SEND_BUF_BASE	! SLICE: the one send buffer
 	.set	KIND_MASK, 0xFF		! ExpKind/ImpKind: kind in the low byte
-	.set	STAT_COUNT, 12		! words of GlobStats
 	.set	SA_MASK, 7		! SA: the first byte's offset in its 8-byte word
+	.set	HALF_SEQ, 0x8000	! serial arithmetic: d < HALF_SEQ means "not before"
+	.set	EVQ_RESERVE, 64		! events rx_poll and kring_poll keep room for
+
+! ---- private layouts [ours] (docs/netvm.md: "private" regions)
+! Endpoint state bytes 16-255 (§2.2): the WRITE being executed. A WRITE
+! is taken from the ring into these fields and executed one packet per
+! main-loop pass, so that a long WRITE neither starves the other
+! endpoints nor stops the receiver.
+	.set	EP_CUR, 16		! 1 while a WRITE is being executed
+	.set	EP_SLOT, 20		! its ring slot
+	.set	EP_TICKET, 24		! its ticket
+	.set	EP_FLAGS, 28		! its CmdFlags
+	.set	EP_SRC, 32		! next source VA
+	.set	EP_LEFT, 36		! bytes left
+	.set	EP_DST, 40		! next destination offset
+	.set	EP_NODE, 44		! destination node (the import's, copied)
+	.set	EP_REP, 48		! destination endpoint
+	.set	EP_KEY, 52		! destination region key
+	.set	EP_CTRKEY, 56		! counter key, 0: none
+	.set	EP_ERRCNT, 60		! remote errors recorded (ErrCount)
+! Peer state (PeerBase + node * 128), both directions of one pair.
+	.set	P_TX_SEQ, 0		! sender: next sequence number to assign
+	.set	P_TX_SENT, 4		! sender: every number before it was sent once
+	.set	P_TX_ACKED, 8		! sender: the receiver's reported base
+	.set	P_TX_LIMIT, 12		! sender: credit limit (§8)
+	.set	P_SACK, 16		! sender: bitmap of the last ACK (bit i = acked+1+i)
+	.set	P_DEADLINE, 20		! sender: RTC time of the next retransmission
+	.set	P_RETRIES, 24		! sender: retransmissions without progress
+	.set	P_RETX_CUR, 28		! sender: retransmission cursor ...
+	.set	P_RETX_END, 32		! ... up to here
+	.set	P_IN_RETXQ, 36		! sender: the peer is in retxq
+	.set	P_DEAD, 40		! sender: declared unreachable (§7)
+	.set	P_RX_BASE, 44		! receiver: window base (§7)
+	.set	P_RX_BITS, 48		! receiver: bit i = base+i received
+	.set	P_RX_RELEASED, 52	! receiver: released[s] (§8)
+	.set	P_IN_CTRLQ, 56		! receiver: an ACK/NACK is queued
+	.set	P_NACK_STATUS, 60	! receiver: status of the NACK to send, 0: none
+	.set	P_NACK_TICKET, 64	! receiver: the failed packet's ticket (its HdrAux)
+	.set	P_NACK_EP, 68		! receiver: the failed packet's source endpoint
+	.set	P_SLOT_BASE, 72		! receiver: first system-buffer slot of this sender
+	.set	P_SLOTS_BUSY, 76	! receiver: its slots in use
+	.set	P_DEF_HEAD, 80		! receiver: deferred notifications, first ...
+	.set	P_DEF_COUNT, 84		! ... and how many
+	.set	P_BUF, 96		! sender: 32 bytes, send buffer of seq & 31
+! Send buffer (SendBufBase + b * BufStride): route, header, payload, and
+! in the 16 bytes after the largest payload our bookkeeping.
+	.set	BUF_TAIL, NVM_BUF_PAYLOAD + NVM_MTU
+	.set	BT_START, BUF_TAIL + 0	! first byte to send (the route)
+	.set	BT_END, BUF_TAIL + 4	! end of the packet
+	.set	BT_PEER, BUF_TAIL + 8	! destination node
+	.set	BT_SEQ, BUF_TAIL + 12	! sequence number
+! System-buffer slot table entry (SlotTabBase + slot * 16, §8).
+	.set	SL_BUSY, 0		! 1 while the slot holds a redirected packet
+	.set	SL_SEQ, 4		! its sequence number
+	.set	SL_TAG, 8		! VPN << 12 | ASID of its destination page
+	.set	SL_SRC, 12		! its sender
+! Deferred notification (DeferBase + (node * DeferMax + i) * 8, §9).
+	.set	DF_SEQ, 0		! sequence number of the notifying packet
+	.set	DF_CTR, 4		! ep << 16 | counter id
+! The receive area holds packets back to back; the engine is armed for
+! one packet of at most RX_ARM bytes at a time (32 + 4096 + 5, rounded
+! up to 8), right after the previous one, wrapping when it would not fit.
+	.set	RX_ARM, 4144
+	.set	RX_END, NVM_RECV_BASE + NVM_RECV_SIZE
+! The retransmission check period (IT0 ticks of 0.5 us).
+	.set	RETX_TICK, NVM_RETX_TICKS / 4
+	.set	QMASK, 63		! the byte queues below hold 64 entries
 
 ! ---- calls
 ! CALL f: the delay slot reads pc = its own address, so rca = the
@@ -103,6 +166,12 @@
 	.macro	POP_RCA
 	ld	[%sp++], %rca
 	.endm
+	.macro	PUSH r
+	st	\r, [--%sp]
+	.endm
+	.macro	POP r
+	ld	[%sp++], \r
+	.endm
 ! STAT off: GlobStats[off] += 1 (clobbers r13, r14)
 	.macro	STAT off
 	mov	NVM_GLOB_BASE + NVM_GLOB_STATS, %r13
@@ -110,16 +179,58 @@
 	add	%r14, 1, %r14
 	st	%r14, \off[%r13]
 	.endm
+! EPSTATE ep, out: out = EPStateBase + ep*EPStateSize (clobbers r13)
+	.macro	EPSTATE ep, out
+	sh	\ep, EP_STATE_SHIFT, \out
+	mov	NVM_EP_STATE_BASE, %r13
+	add	\out, %r13, \out
+	.endm
+! PEER node, out: out = PeerBase + node*PeerSize (clobbers r13)
+	.macro	PEER node, out
+	sh	\node, PEER_SHIFT, \out
+	mov	NVM_PEER_BASE, %r13
+	add	\out, %r13, \out
+	.endm
+! BUFADDR b, out: out = SendBufBase + b*BufStride (0x1040) (clobbers r13)
+	.macro	BUFADDR b, out
+	sh	\b, 12, \out
+	sh	\b, 6, %r13
+	add	\out, %r13, \out
+	mov	NVM_SEND_BUF_BASE, %r13
+	add	\out, %r13, \out
+	.endm
 
 	.bss
 	.align	8
 node_id: .zero	4		! GlobNodeID, read at FWGo
+nnodes:	.zero	4		! GlobNodes
+ncredits: .zero	4		! GlobCredits
+mode:	.zero	4		! GlobMode
+nslots:	.zero	4		! nnodes * ncredits: system-buffer slots
+slots_busy: .zero 4		! slots in use, all senders
 kr_next: .zero	4		! next kernel ring slot
-ep_mask: .zero	4		! bit e set: endpoint e is open (saves the main
-				! loop a look at 16 endpoint states per pass)
-kcmd:	.zero	NVM_CMD_SIZE	! private copy of the command being executed
+ep_mask: .zero	4		! bit e set: endpoint e is open or parked
+ev_n:	.zero	4		! events written (master copy of GlobEvqWrite)
+timer_on: .zero	4		! IT0 is running for the retransmission check
+tx_inflight: .zero 4		! the send buffer the engine was last given
+kcmd:	.zero	NVM_CMD_SIZE	! private copy of the command being taken
 	.align	8
-stage:	.zero	8		! staging for DMAs of small records to the host
+stage:	.zero	16		! staging for DMAs of small records to the host
+evrec:	.zero	NVM_EVQ_SIZE	! the event record being written
+! Byte queues of 64 entries with free-running head and tail counts:
+bufq:	.zero	64		! free send buffers (FIFO: a freed buffer is reused last)
+bufq_head: .zero 4
+bufq_tail: .zero 4
+txq:	.zero	64		! built send buffers, not yet sent
+txq_head: .zero	4
+txq_tail: .zero	4
+ctrlq:	.zero	64		! peers owed an ACK/NACK
+ctrlq_head: .zero 4
+ctrlq_tail: .zero 4
+retxq:	.zero	64		! peers with a retransmission to do
+retxq_head: .zero 4
+retxq_tail: .zero 4
+rx_cur:	.zero	4		! where the packet being received starts
 
 	.text
 	.globl	_start
@@ -137,13 +248,11 @@ _start:
 	mov	NVM_SEND_BUF_BASE, %r7
 	CALL	memzero
 	mov	NVM_GLOB_BASE + NVM_GLOB_STATS, %r6
-	add	%r6, STAT_COUNT * 4, %r7
+	add	%r6, NVM_STAT_COUNT * 4, %r7
 	CALL	memzero
 	mov	NVM_GLOB_BASE, %r16
 	st	%r0, NVM_GLOB_EVQ_WRITE[%r16]
 	st	%r0, NVM_GLOB_PANIC[%r16]
-	st	%r0, [kr_next]
-	st	%r0, [ep_mask]
 	! The two DMA descriptors, each its own next (a one-block cycle,
 	! docs/hardware.md "Chains that loop"), both TERMINAL = idle.
 	mov	DESC_TO_HOST, %r6
@@ -174,17 +283,76 @@ _start:
 	sub.f	%r7, %r8, %r0
 	bne	.Lwaitgo
 	nop
-	ld	NVM_GLOB_NODE_ID[%r16], %r7
+	! The configuration, checked: 1..MaxNodes nodes, the node id below
+	! them, 1..MaxCredits credits, a known mode; else panic 1.
+	ld	NVM_GLOB_NODES[%r16], %r17
+	sub.f	%r17, 1, %r0
+	bult	boot_panic
+	sub.f	%r17, NVM_MAX_NODES, %r0	! (delay slot)
+	bugt	boot_panic
+	ld	NVM_GLOB_NODE_ID[%r16], %r7	! (delay slot)
+	sub.f	%r7, %r17, %r0
+	buge	boot_panic
+	ld	NVM_GLOB_CREDITS[%r16], %r18	! (delay slot)
+	sub.f	%r18, 1, %r0
+	bult	boot_panic
+	sub.f	%r18, NVM_MAX_CREDITS, %r0	! (delay slot)
+	bugt	boot_panic
+	ld	NVM_GLOB_MODE[%r16], %r8	! (delay slot)
+	sub.f	%r8, NVM_MODE_STATIC, %r0
+	bugt	boot_panic
+	nop
 	st	%r7, [node_id]
+	st	%r17, [nnodes]
+	st	%r18, [ncredits]
+	st	%r8, [mode]
+	! Each peer: credit limit C before its first ACK (§8), its slots.
+	mov	0, %r6			! peer
+	mov	0, %r7			! its first slot
+1:	PEER	%r6, %r9
+	st	%r18, P_TX_LIMIT[%r9]
+	st	%r7, P_SLOT_BASE[%r9]
+	add	%r7, %r18, %r7
+	add	%r6, 1, %r6
+	sub.f	%r6, %r17, %r0
+	bne	1b
+	nop
+	st	%r7, [nslots]
+	! Every send buffer is free.
+	mov	bufq, %r6
+	mov	0, %r7
+2:	st.b	%r7, %r7[%r6]
+	add	%r7, 1, %r7
+	sub.f	%r7, NVM_SEND_BUFS, %r0
+	bne	2b
+	nop
+	st	%r7, [bufq_tail]
+	mov	-1, %r7
+	st	%r7, [tx_inflight]
 	mov	NVM_FW_RUNNING, %r7
 	st	%r7, NVM_GLOB_STATUS[%r16]
+	mov	NVM_RECV_BASE, %r6
+	st	%r6, [rx_cur]
 	CALL	rx_arm
 	bt	main_loop
 	nop
 
-! main_loop: the fixed polling order of §3.1: kernel ring, one slot of
-! every open endpoint ring (0..15, in order, found through ep_mask), the receive engine; the heartbeat
-! once per pass. Never returns. Registers: all.
+! boot_panic: a bad configuration: GlobPanic = 1, FWPanic, HOST_SIG,
+! then stop (a branch to itself, which the emulator skips as idle).
+boot_panic:
+	mov	1, %r7
+	st	%r7, NVM_GLOB_PANIC[%r16]
+	mov	NVM_FW_PANIC, %r7
+	st	%r7, NVM_GLOB_STATUS[%r16]
+	mov	NVM_ISR_HOST_SIG, %r7
+	st	%r7, ISR[%r0]
+1:	bt	1b
+	nop
+
+! main_loop: the fixed polling order of §3.1: kernel ring, one packet of
+! every open endpoint (0..15, in order, found through ep_mask), the
+! receive engine, the send engine, the retransmission timer; the
+! heartbeat once per pass. Never returns. Registers: all.
 main_loop:
 	ld	RTC[%r0], %r7
 	mov	NVM_GLOB_BASE, %r6
@@ -208,6 +376,8 @@ main_loop:
 	add	%r26, 1, %r26		! (delay slot)
 .Lepdone:
 	CALL	rx_poll
+	CALL	tx_poll
+	CALL	timer_poll
 	bt	main_loop
 	nop
 
@@ -238,9 +408,9 @@ copy_cmd:
 
 ! dma_sync: one host DMA block, waited for. In: r6 SRAM address, r7 host
 ! bus address (low 32 bits; high word 0), r8 length, r9 DIR_TO_HOST
-! (channel 0) or DIR_FROM_HOST (channel 2). Clobbers r10-r13.
-! Implements the DMA of §4.3 step 4 and every write of §6. SLICE:
-! synchronous; a later version keeps the channels busy.
+! (channel 0) or DIR_FROM_HOST (channel 2). Keeps r6-r9. Clobbers
+! r10-r13. Every DMA of the firmware is one of these: the wait depends
+! only on the PCI bus, never on the network.
 dma_sync:
 	sub.f	%r9, DIR_TO_HOST, %r0
 	mov	DESC_TO_HOST, %r10
@@ -279,6 +449,140 @@ put_comp:
 	POP_RCA
 	RET
 
+! ev_post: write the event record staged in evrec (the caller filled
+! EvA0..EvA5) as event number ev_n (§6.3), then raise HOST_SIG (§10).
+! In: r6 type (Ev*), r7 endpoint. Clobbers r6-r14. If the queue is full
+! it waits for the driver to consume (the driver's obligation; the
+! callers that can make several events keep EVQ_RESERVE records free
+! before they take work).
+ev_post:
+	PUSH_RCA
+	mov	evrec, %r9
+	st.b	%r6, NVM_EV_TYPE[%r9]
+	mov	NVM_EV_FLAG_IRQ, %r8
+	st.b	%r8, NVM_EV_FLAGS[%r9]
+	st.h	%r7, NVM_EV_EP[%r9]
+	ld	[ev_n], %r10
+	mov	NVM_GLOB_BASE, %r11
+1:	ld	NVM_GLOB_EVQ_READ[%r11], %r12
+	sub	%r10, %r12, %r12
+	sub.f	%r12, NVM_EVQ_ENTRIES, %r0
+	buge	1b
+	add	%r10, 1, %r12		! (delay slot) EvSeq = n + 1
+	st	%r12, NVM_EV_SEQ[%r9]
+	st	%r12, [ev_n]
+	mov	NVM_EVQ_ENTRIES - 1, %r8
+	and	%r10, %r8, %r10
+	sh	%r10, EVQ_SHIFT, %r10
+	ld	NVM_GLOB_EVQ[%r11], %r7
+	add	%r7, %r10, %r7
+	mov	%r9, %r6
+	mov	NVM_EVQ_SIZE, %r8
+	mov	DIR_TO_HOST, %r9
+	CALL	dma_sync
+	ld	[ev_n], %r7
+	mov	NVM_GLOB_BASE, %r11
+	st	%r7, NVM_GLOB_EVQ_WRITE[%r11]
+	mov	NVM_ISR_HOST_SIG, %r7	! after the record is in host memory
+	st	%r7, ISR[%r0]
+	STAT	NVM_STAT_IRQ
+	POP_RCA
+	RET
+
+! ev_room: is there room for EVQ_RESERVE more events? Out: r6 nonzero
+! if so. Clobbers r6, r7.
+ev_room:
+	ld	[ev_n], %r6
+	mov	NVM_GLOB_BASE, %r7
+	ld	NVM_GLOB_EVQ_READ[%r7], %r7
+	sub	%r6, %r7, %r6
+	sub.f	%r6, NVM_EVQ_ENTRIES - EVQ_RESERVE, %r0
+	mov	1, %r6
+	bule	1f
+	nop
+	mov	0, %r6
+1:	RET
+
+! ep_complete: complete endpoint r6's current WRITE with status r7: its
+! completion record (§6.1) and, if it asked (CmdFlagIRQ), an EvCmdDone
+! event; EP_CUR = 0. Clobbers r6-r14.
+ep_complete:
+	PUSH_RCA
+	EPSTATE	%r6, %r9
+	st	%r0, EP_CUR[%r9]
+	PUSH	%r6			! ep
+	PUSH	%r7			! status
+	PUSH	%r9			! state
+	ld	EP_SLOT[%r9], %r8
+	ld	NVM_EP_ST_PAGE[%r9], %r6
+	sh	%r8, COMP_SHIFT, %r8
+	add	%r6, %r8, %r6
+	add	%r6, NVM_PAGE_COMP, %r6
+	ld	EP_TICKET[%r9], %r8
+	CALL	put_comp
+	POP	%r9
+	POP	%r7
+	POP	%r6
+	ld	EP_FLAGS[%r9], %r8
+	mov	NVM_CMD_FLAG_IRQ, %r11
+	and	%r8, %r11, %r8
+	sub.f	%r8, 0, %r0
+	beq	1f
+	mov	evrec, %r10		! (delay slot)
+	ld	EP_TICKET[%r9], %r8
+	st	%r8, NVM_EV_A0[%r10]
+	st	%r7, NVM_EV_A1[%r10]
+	st	%r0, NVM_EV_A2[%r10]	! 0: a user ring
+	ld	EP_SLOT[%r9], %r8
+	st	%r8, NVM_EV_A3[%r10]
+	st	%r0, NVM_EV_A4[%r10]
+	st	%r0, NVM_EV_A5[%r10]
+	mov	%r6, %r7
+	mov	NVM_EV_CMD_DONE, %r6
+	CALL	ev_post
+1:	POP_RCA
+	RET
+
+! ep_error: record a remote error for endpoint r6 (§6.1 PageErr: ErrCount
+! += 1, ErrStatus, ErrTicket, one 12-byte DMA) and write an EvEpError
+! event. In: r6 ep (checked: < MaxEndpoints and not closed), r7 status,
+! r8 ticket, r9 remote node. Clobbers r6-r14.
+ep_error:
+	sub.f	%r6, NVM_MAX_ENDPOINTS, %r0
+	buge	9f
+	EPSTATE	%r6, %r10		! (delay slot: first instruction only)
+	ld	NVM_EP_ST_STATE[%r10], %r11
+	sub.f	%r11, NVM_EP_CLOSED, %r0
+	beq	9f
+	mov	evrec, %r11		! (delay slot)
+	st	%r8, NVM_EV_A0[%r11]
+	st	%r7, NVM_EV_A1[%r11]
+	st	%r9, NVM_EV_A2[%r11]
+	st	%r0, NVM_EV_A3[%r11]
+	st	%r0, NVM_EV_A4[%r11]
+	st	%r0, NVM_EV_A5[%r11]
+	ld	EP_ERRCNT[%r10], %r12
+	add	%r12, 1, %r12
+	st	%r12, EP_ERRCNT[%r10]
+	mov	stage, %r11
+	st	%r12, NVM_ERR_COUNT[%r11]
+	st	%r7, NVM_ERR_STATUS[%r11]
+	st	%r8, NVM_ERR_TICKET[%r11]
+	PUSH_RCA
+	PUSH	%r6
+	ld	NVM_EP_ST_PAGE[%r10], %r7
+	add	%r7, NVM_PAGE_ERR, %r7
+	mov	%r11, %r6
+	mov	12, %r8			! ErrCount, ErrStatus, ErrTicket
+	mov	DIR_TO_HOST, %r9
+	CALL	dma_sync
+	POP	%r7
+	mov	NVM_EV_EP_ERROR, %r6
+	CALL	ev_post
+	STAT	NVM_STAT_REMOTE_ERR
+	POP_RCA
+9:	RET
+
 ! spt_lookup: find the SPT entry of (asid, va) (§4.2). In: r6 ASID, r7 VA.
 ! Out: r8 entry address, or 0 on a miss. Clobbers r9-r12.
 spt_lookup:
@@ -315,10 +619,12 @@ spt_lookup:
 ! lock and translate; I: the steps]. In: r8 entry (nonzero); r6 host flags
 ! that must be clear besides P (0 for a source page, NVM_SPT_R for a
 ! destination); r7 host flags that must be set (NVM_SPT_V for a source,
-! NVM_SPT_V | NVM_SPT_W for a destination). RCNT must be 0 in both cases
-! (it is never raised in this slice). Out: r9 = host page address
-! (PFN << 12) with L set, or r9 = 0: not resident, not locked.
-! Clobbers r9-r12.
+! NVM_SPT_V | NVM_SPT_W for a destination). RCNT must be 0 (it is only
+! ever raised for destination pages). Out: r9 = host page address
+! (PFN << 12) with L set, or r9 = 0: not resident, not locked. In
+! ModeStatic the test is made once and L is not touched (static
+! pinning: the host never changes a mapping that is in use). Clobbers
+! r9-r12.
 spt_lock:
 	or	%r6, NVM_SPT_P, %r12	! forbidden flags
 	ld	NVM_SPT_FRAME[%r8], %r9
@@ -329,10 +635,14 @@ spt_lock:
 	sub.f	%r10, %r7, %r0
 	bne	9f
 	nop
-	ld	NVM_SPT_NIC[%r8], %r10	! RCNT must be 0 for a destination;
-	sh	%r10, -NVM_SPT_RCNT_SHIFT, %r11	! checked for both (never set in this slice)
+	ld	NVM_SPT_NIC[%r8], %r10
+	sh	%r10, -NVM_SPT_RCNT_SHIFT, %r11
 	sub.f	%r11, 0, %r0
 	bne	9f
+	nop
+	ld	[mode], %r10
+	sub.f	%r10, NVM_MODE_STATIC, %r0
+	beq	7f
 	nop
 	uld.b	NVM_SPT_LOCK_BYTE[%r8], %r10
 	or	%r10, NVM_SPT_L, %r10
@@ -345,7 +655,7 @@ spt_lock:
 	sub.f	%r10, %r7, %r0
 	bne	8f
 	nop
-	sh	%r9, -NVM_PAGE_SHIFT, %r9
+7:	sh	%r9, -NVM_PAGE_SHIFT, %r9
 	sh	%r9, NVM_PAGE_SHIFT, %r9	! PFN << 12
 	RET
 8:	uld.b	NVM_SPT_LOCK_BYTE[%r8], %r10	! back off: L = 0
@@ -368,12 +678,14 @@ spt_unlock:
 1:	st.b	%r10, NVM_SPT_LOCK_BYTE[%r8]
 	RET
 
-! rx_arm: (re-)arm the receive engine on the whole receive area; also
-! acknowledges RECV_INT/BUFF_INT. SLICE: one packet at a time at
-! RecvBase. Clobbers r6, r7.
+! rx_arm: arm the receive engine for one packet at rx_cur (at most
+! RX_ARM bytes); also acknowledges RECV_INT/BUFF_INT. RML is cleared
+! first, so that the engine is never armed on a wrong range between the
+! two stores. Clobbers r6, r7.
 rx_arm:
-	mov	NVM_RECV_BASE, %r6
-	mov	NVM_RECV_BASE + NVM_RECV_SIZE, %r7
+	ld	[rx_cur], %r6
+	add	%r6, RX_ARM, %r7
+	st	%r0, RML[%r0]
 	st	%r6, RMP[%r0]
 	st	%r7, RML[%r0]
 	RET
@@ -382,4 +694,5 @@ rx_arm:
 ! macros above).
 	.include "kring.s"
 	.include "send.s"
+	.include "tx.s"
 	.include "recv.s"

@@ -1,16 +1,16 @@
-! recv.s - the receiver (docs/netvm.md §5.3, §5.4, §7, §9). Included by
-! netvm.s.
-! SLICE: one packet at a time at RecvBase; the window accepts only the
-! packet equal to its base (no bitmap, no ACK/NACK); a destination page
-! failing the §4.3 test is dropped (no redirection); check failures drop
-! the packet (consumed, no NACK); the counter is applied at once (valid
-! while nothing is redirected and packets arrive in order); no CTR_ARM.
+! recv.s - the receiver (docs/netvm.md §5.3, §5.4, §7, §8, §9).
+! Included by netvm.s.
+!
+! The receive engine is armed for one packet at a time, right after the
+! previous one in the receive area; rx_poll re-arms it before it
+! processes the packet that arrived, so the next packet flows in while
+! this one is checked and DMAed to the host.
 
-! rx_poll: if a packet arrived, validate, place and notify, then re-arm.
-! In: nothing. Out: host memory, counters, statistics. Clobbers r6-r14,
-! r16-r25. Uses r16 packet, r17 bytes stored, r18 payload length, r19
-! source node, r20 peer state, r21 key, r22 export entry, r23 VA,
-! r24 endpoint, r25 offset.
+! rx_poll: if a packet arrived, re-arm, then check and dispatch it
+! (DATA to rx_data, ACK/NACK to rx_ack). A packet is left waiting
+! while the event queue lacks room for EVQ_RESERVE events. Clobbers
+! r6-r14, r16-r25. Uses r16 packet, r17 bytes stored, r18 payload length,
+! r19 source node.
 rx_poll:
 	ld	ISR[%r0], %r7
 	mov	ISR_RECV_INT | ISR_BUFF_INT, %r8
@@ -20,191 +20,390 @@ rx_poll:
 	nop
 	RET
 1:	PUSH_RCA
+	PUSH	%r7
+	CALL	ev_room
+	POP	%r7
+	sub.f	%r6, 0, %r0
+	beq	.Lrx_out
+	ld	[rx_cur], %r16		! (delay slot) the packet
+	ld	RMP[%r0], %r8		! its end (padded to 8)
+	sub	%r8, %r16, %r17		! bytes stored
+	mov	RX_END - RX_ARM, %r9	! the next packet: right after, or wrap
+	sub.f	%r8, %r9, %r0
+	bule	2f
+	nop
+	mov	NVM_RECV_BASE, %r8
+2:	st	%r8, [rx_cur]
+	PUSH	%r7
+	CALL	rx_arm
+	POP	%r7
 	mov	ISR_BUFF_INT, %r8	! too long for the receive area
 	and	%r7, %r8, %r8
 	sub.f	%r8, 0, %r0
-	bne	.Lrx_bad
-	mov	NVM_RECV_BASE, %r16	! (delay slot)
-	ld	RMP[%r0], %r17
-	sub	%r17, %r16, %r17	! bytes stored (padded to 8)
-	sub.f	%r17, NVM_HDR_SIZE + NVM_TRAILER_SIZE, %r0
-	bult	.Lrx_bad
+	bne	.Lrx_malformed
+	sub.f	%r17, NVM_HDR_SIZE + NVM_TRAILER_SIZE, %r0	! (delay slot)
+	bult	.Lrx_malformed
 	nop
 	uld.h	NVM_HDR_TYPE[%r16], %r7
 	mov	NVM_PKT_TYPE, %r8
 	sub.f	%r7, %r8, %r0
-	bne	.Lrx_bad
+	bne	.Lrx_malformed
 	nop
 	uld.h	NVM_HDR_LEN[%r16], %r18
 	mov	NVM_MTU, %r8
 	sub.f	%r18, %r8, %r0
-	bugt	.Lrx_bad
+	bugt	.Lrx_malformed
 	add	%r18, NVM_HDR_SIZE + NVM_TRAILER_SIZE, %r7	! (delay slot)
 	sub.f	%r17, %r7, %r0
-	bult	.Lrx_bad
+	bult	.Lrx_malformed
 	nop
 	! The trailer (CRC-32, CRC-8) reads received XOR computed: 0 if good.
 	add	%r16, %r18, %r6
-	add	%r6, NVM_HDR_SIZE, %r6
-	mov	0, %r7
-	mov	NVM_TRAILER_SIZE, %r8
-2:	uld.b	0[%r6], %r9
-	or	%r7, %r9, %r7
-	sub.f	%r8, 1, %r8
-	bne	2b
-	add	%r6, 1, %r6		! (delay slot)
+	uld.b	NVM_HDR_SIZE[%r6], %r7	! CRC-32 (not aligned: bytes)
+	uld.b	NVM_HDR_SIZE + 1[%r6], %r8
+	or	%r7, %r8, %r7
+	uld.b	NVM_HDR_SIZE + 2[%r6], %r8
+	or	%r7, %r8, %r7
+	uld.b	NVM_HDR_SIZE + 3[%r6], %r8
+	or	%r7, %r8, %r7
+	uld.b	NVM_HDR_SIZE + 4[%r6], %r8	! CRC-8
+	or	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
-	bne	.Lrx_bad
+	bne	.Lrx_crc
 	nop
 	uld.h	NVM_HDR_DST_NODE[%r16], %r7
 	ld	[node_id], %r8
 	sub.f	%r7, %r8, %r0
-	bne	.Lrx_bad
-	nop
-	uld.b	NVM_HDR_KIND[%r16], %r7
-	sub.f	%r7, NVM_KIND_DATA, %r0
-	bne	.Lrx_done		! SLICE: ACK/NACK are not sent, so ignored
+	bne	.Lrx_malformed
 	nop
 	uld.h	NVM_HDR_SRC_NODE[%r16], %r19
-	sub.f	%r19, NVM_MAX_NODES, %r0
-	buge	.Lrx_bad
-	sh	%r19, PEER_SHIFT, %r20	! (delay slot)
-	mov	NVM_PEER_BASE, %r7
-	add	%r20, %r7, %r20
-	! §7 window, SLICE: only the base is accepted.
-	uld.h	NVM_HDR_SEQ[%r16], %r7
-	ld	PEER_RX_BASE[%r20], %r8
-	sub.f	%r7, %r8, %r0
-	bne	.Lrx_dup
-	add	%r8, 1, %r8		! (delay slot) q is received (even if
-	mov	NVM_SEQ_MASK, %r9	! a check below consumes it, §5.4 step 2)
-	and	%r8, %r9, %r8
-	st	%r8, PEER_RX_BASE[%r20]
-	! §5.4 step 2: the export.
-	ld	NVM_HDR_KEY[%r16], %r21
-	CALL	rx_export		! r22 entry or 0, r24 its endpoint
-	sub.f	%r22, 0, %r0
-	beq	.Lrx_done
-	nop
-	ld	NVM_EXP_KIND[%r22], %r7
-	mov	KIND_MASK, %r8
-	and	%r7, %r8, %r8
-	sub.f	%r8, NVM_EXP_KIND_REGION, %r0
-	bne	.Lrx_done
-	mov	NVM_EXP_PERM_W, %r8	! (delay slot)
-	and	%r7, %r8, %r7
-	sub.f	%r7, 0, %r0
-	beq	.Lrx_done
-	nop
-	ld	NVM_HDR_OFFSET[%r16], %r25
-	ld	NVM_EXP_LEN[%r22], %r8
-	sub.f	%r25, %r8, %r0		! offset + len <= ExpLen without overflow
-	bugt	.Lrx_done
-	sub	%r8, %r25, %r8		! (delay slot)
-	sub.f	%r18, %r8, %r0
-	bugt	.Lrx_done
-	nop
-	! §5.4 step 3: place it (§4.3 with W required, R forbidden).
-	sub.f	%r18, 0, %r0
+	ld	[nnodes], %r8
+	sub.f	%r19, %r8, %r0
+	buge	.Lrx_malformed
+	uld.b	NVM_HDR_KIND[%r16], %r7	! (delay slot)
+	sub.f	%r7, NVM_KIND_DATA, %r0
 	beq	3f
+	sub.f	%r7, NVM_KIND_ACK, %r0	! (delay slot)
+	beq	4f
+	sub.f	%r7, NVM_KIND_NACK, %r0	! (delay slot)
+	bne	.Lrx_malformed
 	nop
-	ld	NVM_EXP_BASE[%r22], %r23
-	add	%r23, %r25, %r23	! destination VA
-	ld	NVM_EXP_ASID[%r22], %r6
-	mov	%r23, %r7
-	CALL	spt_lookup
-	sub.f	%r8, 0, %r0
-	beq	.Lrx_done		! SLICE: would be redirected (§5.4 step 4)
-	mov	NVM_SPT_R, %r6		! (delay slot)
-	mov	NVM_SPT_V | NVM_SPT_W, %r7
-	CALL	spt_lock
+4:	sub.f	%r18, 0, %r0		! ACK/NACK carry no payload
+	bne	.Lrx_malformed
+	nop
+	CALL	rx_ack
+	bt	.Lrx_out
+	nop
+3:	CALL	rx_data
+.Lrx_out:
+	POP_RCA
+	RET
+.Lrx_crc:
+	STAT	NVM_STAT_CRC
+	bt	.Lrx_out
+	nop
+.Lrx_malformed:
+	STAT	NVM_STAT_MALFORMED
+	bt	.Lrx_out
+	nop
+
+! rx_data: a good DATA packet at r16 (payload length r18) from node r19
+! (§5.4): the window (§7), the export checks, placement or redirection,
+! the notification (§9), the ACK. Clobbers r6-r14, r17, r20-r25. Uses
+! r20 peer state, r21 sequence number, r22 export entry, r23 VA, r24
+! endpoint, r25 ep << 16 | counter id (0xFFFFFFFF: none), r17 status.
+rx_data:
+	PUSH_RCA
+	PEER	%r19, %r20
+	uld.h	NVM_HDR_SEQ[%r16], %r21
+	ld	P_RX_BASE[%r20], %r7
+	sub	%r21, %r7, %r7		! d = q - base
+	mov	NVM_SEQ_MASK, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, HALF_SEQ, %r0
+	buge	.Lrd_dup		! q before base: a duplicate
+	sub.f	%r7, NVM_WINDOW, %r0	! (delay slot)
+	buge	.Lrd_resend		! beyond the window
+	mov	1, %r8			! (delay slot)
+	sh	%r8, %r7, %r8
+	ld	P_RX_BITS[%r20], %r9
+	and	%r9, %r8, %r9
 	sub.f	%r9, 0, %r0
-	beq	.Lrx_done		! SLICE: would be redirected
+	bne	.Lrd_dup		! received already
 	nop
-	st	%r8, [--%sp]
-	mov	NVM_PAGE_SIZE - 1, %r7
-	and	%r23, %r7, %r7
-	or	%r9, %r7, %r7
-	mov	NVM_RECV_BASE + NVM_HDR_SIZE, %r6
-	mov	%r18, %r8
-	mov	DIR_TO_HOST, %r9
-	CALL	dma_sync
-	ld	[%sp++], %r8
-	mov	1, %r6			! a destination: set D
-	CALL	spt_unlock
-3:	STAT	NVM_STAT_RX_DATA
-	! §9: the notification (covering rule trivially true in this slice).
+	mov	-1, %r25		! no counter
 	uld.b	NVM_HDR_FLAGS[%r16], %r7
 	mov	NVM_FLAG_NOTIFY, %r8
 	and	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
-	beq	.Lrx_done
+	beq	1f
 	nop
-	mov	%r24, %r25		! the region's endpoint
-	ld	NVM_HDR_CTR_KEY[%r16], %r21
-	CALL	rx_export
+	ld	P_DEF_COUNT[%r20], %r7	! room to defer its notification?
+	sub.f	%r7, NVM_DEFER_MAX, %r0
+	buge	.Lrd_resend
+	nop
+	! §5.4 step 2: the region's export, the counter's export.
+1:	mov	NVM_STATUS_KEY, %r17
+	ld	NVM_HDR_KEY[%r16], %r6
+	CALL	rx_export		! r22 entry or 0, r24 its endpoint, r17 status
 	sub.f	%r22, 0, %r0
-	beq	.Lrx_done
-	nop
-	sub.f	%r24, %r25, %r0		! the counter belongs to the same endpoint
-	bne	.Lrx_done
-	nop
-	ld	NVM_EXP_KIND[%r22], %r7
+	beq	.Lrd_error
+	ld	NVM_EXP_KIND[%r22], %r7	! (delay slot)
 	mov	KIND_MASK, %r8
+	and	%r7, %r8, %r8
+	sub.f	%r8, NVM_EXP_KIND_REGION, %r0
+	bne	.Lrd_error
+	mov	NVM_STATUS_PERM, %r17	! (delay slot)
+	mov	NVM_EXP_PERM_W, %r8
 	and	%r7, %r8, %r7
-	sub.f	%r7, NVM_EXP_KIND_COUNTER, %r0
-	bne	.Lrx_done
-	nop
-	ld	NVM_EXP_BASE[%r22], %r23	! counter id
-	sub.f	%r23, NVM_MAX_COUNTERS, %r0
-	buge	.Lrx_done
-	sh	%r24, CTR_EP_SHIFT, %r6	! (delay slot) shadow index e*64 + c
-	add	%r6, %r23, %r6
-	sh	%r6, CTR_SHIFT, %r6
-	mov	NVM_CTR_BASE, %r7
-	add	%r6, %r7, %r6		! the shadow (master copy)
-	ld	NVM_CTR_VALUE_LO[%r6], %r7
-	ld	NVM_CTR_VALUE_HI[%r6], %r8
-	add.f	%r7, 1, %r7
-	addc	%r8, 0, %r8
-	st	%r7, NVM_CTR_VALUE_LO[%r6]
-	st	%r8, NVM_CTR_VALUE_HI[%r6]
-	EPSTATE	%r24, %r9		! DMA the u64 (hi, lo) to PageCtr + 8c
-	ld	NVM_EP_ST_PAGE[%r9], %r7
-	add	%r7, NVM_PAGE_CTR, %r7
-	sh	%r23, PAGE_CTR_SHIFT, %r8
-	add	%r7, %r8, %r7
-	add	%r6, NVM_CTR_VALUE_HI, %r6
-	mov	CTR_VALUE_BYTES, %r8
+	sub.f	%r7, 0, %r0
+	beq	.Lrd_error
+	mov	NVM_STATUS_BOUNDS, %r17	! (delay slot)
+	ld	NVM_HDR_OFFSET[%r16], %r7
+	ld	NVM_EXP_LEN[%r22], %r8
+	sub.f	%r7, %r8, %r0		! offset + len <= ExpLen without overflow
+	bugt	.Lrd_error
+	sub	%r8, %r7, %r8		! (delay slot)
+	sub.f	%r18, %r8, %r0
+	bugt	.Lrd_error
+	ld	NVM_EXP_BASE[%r22], %r23	! (delay slot)
+	add	%r23, %r7, %r23		! destination VA
+	uld.b	NVM_HDR_FLAGS[%r16], %r7
+	mov	NVM_FLAG_NOTIFY, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	2f
+	mov	NVM_STATUS_COUNTER, %r17	! (delay slot)
+	PUSH	%r22
+	PUSH	%r24
+	ld	NVM_HDR_CTR_KEY[%r16], %r6
+	CALL	rx_export
+	mov	%r22, %r7		! the counter's entry
+	mov	%r24, %r8		! and endpoint
+	POP	%r24
+	POP	%r22
+	mov	NVM_STATUS_COUNTER, %r17
+	sub.f	%r7, 0, %r0
+	beq	.Lrd_error
+	sub.f	%r8, %r24, %r0		! (delay slot) same endpoint
+	bne	.Lrd_error
+	ld	NVM_EXP_KIND[%r7], %r9	! (delay slot)
+	mov	KIND_MASK, %r10
+	and	%r9, %r10, %r9
+	sub.f	%r9, NVM_EXP_KIND_COUNTER, %r0
+	bne	.Lrd_error
+	ld	NVM_EXP_BASE[%r7], %r9	! (delay slot) counter id
+	sub.f	%r9, NVM_MAX_COUNTERS, %r0
+	buge	.Lrd_error
+	sh	%r24, 16, %r25		! (delay slot)
+	or	%r25, %r9, %r25		! ep << 16 | id
+	! §5.4 step 3: place it (§4.3 with W required, R forbidden), or
+	! step 4: redirect it.
+2:	sub.f	%r18, 0, %r0
+	beq	.Lrd_placed		! nothing to place
+	ld	NVM_EXP_ASID[%r22], %r6	! (delay slot)
+	mov	%r23, %r7
+	CALL	spt_lookup
+	sub.f	%r8, 0, %r0
+	beq	rx_redirect
+	mov	NVM_SPT_R, %r6		! (delay slot)
+	mov	NVM_SPT_V | NVM_SPT_W, %r7
+	CALL	spt_lock
+	sub.f	%r9, 0, %r0
+	beq	rx_redirect
+	mov	NVM_PAGE_SIZE - 1, %r7	! (delay slot)
+	and	%r23, %r7, %r7
+	or	%r9, %r7, %r7
+	PUSH	%r8
+	add	%r16, NVM_HDR_SIZE, %r6
+	mov	%r18, %r8
 	mov	DIR_TO_HOST, %r9
 	CALL	dma_sync
-	STAT	NVM_STAT_NOTIFY
-.Lrx_done:
-	CALL	rx_arm
+	POP	%r8
+	mov	1, %r6			! a destination: set D
+	CALL	spt_unlock
+.Lrd_placed:
+	ld	P_RX_RELEASED[%r20], %r7	! placed: its credit is free (§8)
+	add	%r7, 1, %r7
+	st	%r7, P_RX_RELEASED[%r20]
+! q is received (placed, redirected or consumed): mark it, defer its
+! notification, advance the window, apply what is due, owe an ACK.
+.Lrd_accept:
+	STAT	NVM_STAT_RX_DATA
+	ld	P_RX_BASE[%r20], %r7
+	sub	%r21, %r7, %r7
+	mov	NVM_SEQ_MASK, %r8
+	and	%r7, %r8, %r7
+	mov	1, %r8
+	sh	%r8, %r7, %r8
+	ld	P_RX_BITS[%r20], %r9
+	or	%r9, %r8, %r9
+	add	%r25, 1, %r7		! a notification? (r25 = -1: none)
+	sub.f	%r7, 0, %r0
+	beq	4f
+	ld	P_DEF_HEAD[%r20], %r7	! (delay slot) defer it: at head + count
+	ld	P_DEF_COUNT[%r20], %r8
+	add	%r7, %r8, %r7
+	mov	NVM_DEFER_MAX - 1, %r10
+	and	%r7, %r10, %r7
+	add	%r8, 1, %r8
+	st	%r8, P_DEF_COUNT[%r20]
+	sh	%r7, DEFER_SHIFT, %r7
+	sh	%r19, DEFER_PEER_SHIFT, %r8
+	add	%r7, %r8, %r7
+	mov	NVM_DEFER_BASE, %r8
+	add	%r7, %r8, %r7
+	st	%r21, DF_SEQ[%r7]
+	st	%r25, DF_CTR[%r7]
+4:	ld	P_RX_BASE[%r20], %r7	! advance over the received prefix
+	mov	NVM_SEQ_MASK, %r10
+5:	mov	1, %r8
+	and	%r9, %r8, %r8
+	sub.f	%r8, 0, %r0
+	beq	6f
+	sh	%r9, -1, %r9		! (delay slot: only stored if taken ... see 6)
+	add	%r7, 1, %r7
+	bt	5b
+	and	%r7, %r10, %r7		! (delay slot)
+6:	sh	%r9, 1, %r9		! undo the last shift (bit 0 was clear)
+	st	%r9, P_RX_BITS[%r20]
+	st	%r7, P_RX_BASE[%r20]
+	mov	%r19, %r6
+	CALL	defer_process
+	mov	%r19, %r6
+	CALL	ctrlq_push
 	POP_RCA
 	RET
-.Lrx_bad:
-	STAT	NVM_STAT_CRC
-	bt	.Lrx_done
-	nop
-.Lrx_dup:
+! A duplicate: drop it, count it, re-acknowledge (§7).
+.Lrd_dup:
 	STAT	NVM_STAT_DUP
-	bt	.Lrx_done
+	mov	%r19, %r6
+	CALL	ctrlq_push
+	POP_RCA
+	RET
+! Beyond the window, or no room for its notification: drop it, NACK
+! StatusResend (unless a NACK with an error is already owed).
+.Lrd_resend:
+	ld	P_NACK_STATUS[%r20], %r7
+	sub.f	%r7, 0, %r0
+	bne	1f
+	mov	NVM_STATUS_RESEND, %r7	! (delay slot)
+	st	%r7, P_NACK_STATUS[%r20]
+	st	%r0, P_NACK_TICKET[%r20]
+	st	%r0, P_NACK_EP[%r20]
+1:	mov	%r19, %r6
+	CALL	ctrlq_push
+	POP_RCA
+	RET
+! A check failed (status r17): the packet is consumed (§5.4 step 2): its
+! credit is free, the sender gets a NACK with the status, the packet's
+! ticket (HdrAux) and endpoint.
+.Lrd_error:
+	st	%r17, P_NACK_STATUS[%r20]
+	ld	NVM_HDR_AUX[%r16], %r7
+	st	%r7, P_NACK_TICKET[%r20]
+	uld.b	NVM_HDR_SRC_EP[%r16], %r7
+	st	%r7, P_NACK_EP[%r20]
+	mov	-1, %r25		! no notification
+	bt	.Lrd_placed
 	nop
 
-! rx_export: find the live export entry of key r21 whose endpoint
-! matches HdrDstEp of the packet at r16 and is open. In: r21 key, r16
-! packet. Out: r22 entry (0 if none), r24 its endpoint. Clobbers r7, r8, r13.
+! rx_redirect: §5.4 step 4, §8: the payload goes into the lowest free
+! slot of the sender's allotment in the system buffer; the slot records
+! the packet; RCNT of the page's entry (r8, 0 if none) is incremented;
+! an EvRedirect event tells the driver. The credit stays held until
+! REDIR_DONE. (Jumped to from rx_data, which pushed rca.)
+rx_redirect:
+	PUSH	%r8
+	ld	P_SLOT_BASE[%r20], %r9	! find the free slot
+	ld	[ncredits], %r10
+	add	%r10, %r9, %r10		! end of the allotment
+1:	sub.f	%r9, %r10, %r0
+	beq	.Lrr_none
+	sh	%r9, SLOT_SHIFT, %r11	! (delay slot)
+	mov	NVM_SLOT_TAB_BASE, %r12
+	add	%r11, %r12, %r11
+	ld	SL_BUSY[%r11], %r12
+	sub.f	%r12, 0, %r0
+	beq	2f
+	nop
+	bt	1b
+	add	%r9, 1, %r9		! (delay slot)
+2:	mov	1, %r12			! take slot r9 (entry r11)
+	st	%r12, SL_BUSY[%r11]
+	st	%r21, SL_SEQ[%r11]
+	ld	NVM_EXP_ASID[%r22], %r12
+	sh	%r23, -NVM_PAGE_SHIFT, %r13
+	sh	%r13, NVM_PAGE_SHIFT, %r13
+	or	%r13, %r12, %r13
+	st	%r13, SL_TAG[%r11]
+	st	%r19, SL_SRC[%r11]
+	ld	[slots_busy], %r12
+	add	%r12, 1, %r12
+	st	%r12, [slots_busy]
+	ld	P_SLOTS_BUSY[%r20], %r12
+	add	%r12, 1, %r12
+	st	%r12, P_SLOTS_BUSY[%r20]
+	PUSH	%r9
+	mov	NVM_GLOB_BASE, %r7	! DMA the payload into the slot
+	ld	NVM_GLOB_SYS_BUF[%r7], %r7
+	sh	%r9, SYSBUF_SHIFT, %r8
+	add	%r7, %r8, %r7
+	add	%r16, NVM_HDR_SIZE, %r6
+	mov	%r18, %r8
+	mov	DIR_TO_HOST, %r9
+	CALL	dma_sync
+	POP	%r9
+	POP	%r8
+	sub.f	%r8, 0, %r0		! RCNT += 1 (the NIC word is the NIC's)
+	beq	3f
+	mov	1 << NVM_SPT_RCNT_SHIFT, %r7	! (delay slot)
+	ld	NVM_SPT_NIC[%r8], %r10
+	add	%r10, %r7, %r10
+	st	%r10, NVM_SPT_NIC[%r8]
+3:	mov	evrec, %r10		! EvRedirect (§6.3)
+	sh	%r9, 16, %r7
+	or	%r7, %r19, %r7
+	st	%r7, NVM_EV_A0[%r10]
+	ld	NVM_EXP_ASID[%r22], %r7
+	st	%r7, NVM_EV_A1[%r10]
+	st	%r23, NVM_EV_A2[%r10]
+	st	%r18, NVM_EV_A3[%r10]
+	st	%r21, NVM_EV_A4[%r10]
+	mov	0xFFFF, %r7		! the counter id, if this packet notifies
+	and	%r25, %r7, %r7
+	add	%r25, 1, %r8
+	sub.f	%r8, 0, %r0
+	bne	4f
+	nop
+	mov	-1, %r7
+4:	st	%r7, NVM_EV_A5[%r10]
+	mov	NVM_EV_REDIRECT, %r6
+	mov	%r24, %r7
+	CALL	ev_post
+	STAT	NVM_STAT_REDIRECT
+	bt	.Lrd_accept		! placed for the window, credit held
+	nop
+! No free slot: the sender broke the credit rule. Drop it, NACK resend.
+.Lrr_none:
+	POP	%r8
+	bt	.Lrd_resend
+	nop
+
+! rx_export: find the live export entry of key r6 whose endpoint is
+! HdrDstEp of the packet at r16 and is open. In: r6 key, r16 packet.
+! Out: r22 entry (0 if none), r24 its endpoint; r17 = StatusEpClosed if
+! the key is live but its endpoint is not open. Clobbers r7, r8, r13.
 rx_export:
 	mov	NVM_EXP_KEY_INDEX_MASK, %r7
-	and	%r21, %r7, %r7
+	and	%r6, %r7, %r7
 	sh	%r7, TABLE_SHIFT, %r7
 	mov	NVM_EXPORT_BASE, %r8
 	add	%r7, %r8, %r22
 	ld	NVM_EXP_KEY[%r22], %r7
-	sub.f	%r7, %r21, %r0
+	sub.f	%r7, %r6, %r0
 	bne	9f
-	sub.f	%r21, 0, %r0		! (delay slot) key 0 never matches
+	sub.f	%r6, 0, %r0		! (delay slot) key 0 never matches
 	beq	9f
 	nop
 	ld	NVM_EXP_EP[%r22], %r24
@@ -214,8 +413,144 @@ rx_export:
 	nop
 	EPSTATE	%r24, %r8
 	ld	NVM_EP_ST_STATE[%r8], %r7
-	sub.f	%r7, NVM_EP_OPEN, %r0
-	beq	8f
+	sub.f	%r7, NVM_EP_CLOSED, %r0
+	bne	8f
 	nop
+	mov	NVM_STATUS_EP_CLOSED, %r17
 9:	mov	0, %r22
 8:	RET
+
+! defer_process: apply the deferred notifications of sender r6 that are
+! due, in order (§9): the first one's packet k is due when the window
+! base is past k and no system-buffer slot of this sender holds a packet
+! with a number up to k. Clobbers r6-r14 (keeps r16-r25).
+defer_process:
+	PUSH_RCA
+	PUSH	%r16
+	PUSH	%r17
+	PUSH	%r18
+	mov	%r6, %r16		! the sender
+	PEER	%r16, %r17
+1:	ld	P_DEF_COUNT[%r17], %r7
+	sub.f	%r7, 0, %r0
+	beq	9f
+	ld	P_DEF_HEAD[%r17], %r7	! (delay slot)
+	sh	%r7, DEFER_SHIFT, %r7
+	sh	%r16, DEFER_PEER_SHIFT, %r8
+	add	%r7, %r8, %r7
+	mov	NVM_DEFER_BASE, %r8
+	add	%r7, %r8, %r18		! the entry
+	ld	DF_SEQ[%r18], %r9	! k
+	ld	P_RX_BASE[%r17], %r7	! (a) base past k: k - base "negative"
+	sub	%r9, %r7, %r7
+	mov	NVM_SEQ_MASK, %r14
+	and	%r7, %r14, %r7
+	sub.f	%r7, HALF_SEQ, %r0
+	bult	9f
+	ld	P_SLOTS_BUSY[%r17], %r7	! (delay slot) (b) no slot up to k
+	sub.f	%r7, 0, %r0
+	beq	4f
+	ld	P_SLOT_BASE[%r17], %r10	! (delay slot)
+	ld	[ncredits], %r11
+	add	%r11, %r10, %r11
+2:	sh	%r10, SLOT_SHIFT, %r12
+	mov	NVM_SLOT_TAB_BASE, %r13
+	add	%r12, %r13, %r12
+	ld	SL_BUSY[%r12], %r13
+	sub.f	%r13, 0, %r0
+	beq	3f
+	ld	SL_SEQ[%r12], %r13	! (delay slot)
+	sub	%r9, %r13, %r13		! k - seq "not negative": held back
+	and	%r13, %r14, %r13
+	sub.f	%r13, HALF_SEQ, %r0
+	bult	9f
+	nop
+3:	add	%r10, 1, %r10
+	sub.f	%r10, %r11, %r0
+	bne	2b
+	nop
+4:	ld	P_DEF_HEAD[%r17], %r7	! due: pop it, apply it
+	add	%r7, 1, %r7
+	mov	NVM_DEFER_MAX - 1, %r8
+	and	%r7, %r8, %r7
+	st	%r7, P_DEF_HEAD[%r17]
+	ld	P_DEF_COUNT[%r17], %r7
+	sub	%r7, 1, %r7
+	st	%r7, P_DEF_COUNT[%r17]
+	ld	DF_CTR[%r18], %r7
+	sh	%r7, -16, %r6		! ep
+	mov	0xFFFF, %r8
+	and	%r7, %r8, %r7		! id
+	CALL	ctr_apply
+	bt	1b
+	nop
+9:	POP	%r18
+	POP	%r17
+	POP	%r16
+	POP_RCA
+	RET
+
+! ctr_apply: counter r7 of endpoint r6 += 1 (§9): the SRAM shadow (the
+! master copy), one 8-byte DMA of the new value to the status page
+! (PageCtr + 8c), StatNotify, then the arm check. Clobbers r6-r14.
+ctr_apply:
+	PUSH_RCA
+	sh	%r6, CTR_EP_SHIFT, %r8
+	add	%r8, %r7, %r8
+	sh	%r8, CTR_SHIFT, %r8
+	mov	NVM_CTR_BASE, %r9
+	add	%r8, %r9, %r8		! the shadow
+	ld	NVM_CTR_VALUE_LO[%r8], %r9
+	ld	NVM_CTR_VALUE_HI[%r8], %r10
+	add.f	%r9, 1, %r9
+	addc	%r10, 0, %r10
+	st	%r9, NVM_CTR_VALUE_LO[%r8]
+	st	%r10, NVM_CTR_VALUE_HI[%r8]
+	PUSH	%r6
+	PUSH	%r7
+	PUSH	%r8
+	EPSTATE	%r6, %r9
+	ld	NVM_EP_ST_PAGE[%r9], %r9
+	add	%r9, NVM_PAGE_CTR, %r9
+	sh	%r7, PAGE_CTR_SHIFT, %r7
+	add	%r7, %r9, %r7
+	add	%r8, NVM_CTR_VALUE_HI, %r6
+	mov	CTR_VALUE_BYTES, %r8
+	mov	DIR_TO_HOST, %r9
+	CALL	dma_sync
+	STAT	NVM_STAT_NOTIFY
+	POP	%r6
+	POP	%r8
+	POP	%r7
+	CALL	ctr_check
+	POP_RCA
+	RET
+
+! ctr_check: the arm of a counter (§9): CtrModeOnce: when value - target
+! (low 32 bits, signed) >= 0, EvCtrWake and disarm; CtrModeEvery:
+! EvCtrWake. In: r6 shadow, r7 ep, r8 counter id. Clobbers r6-r14.
+ctr_check:
+	ld	NVM_CTR_MODE[%r6], %r9
+	sub.f	%r9, NVM_CTR_MODE_OFF, %r0
+	beq	9f
+	sub.f	%r9, NVM_CTR_MODE_EVERY, %r0	! (delay slot)
+	beq	1f
+	ld	NVM_CTR_VALUE_LO[%r6], %r10	! (delay slot) once: due?
+	ld	NVM_CTR_TARGET[%r6], %r11
+	sub.f	%r10, %r11, %r0
+	bmi	9f
+	nop
+	st	%r0, NVM_CTR_MODE[%r6]	! disarm
+1:	mov	evrec, %r10
+	st	%r8, NVM_EV_A0[%r10]
+	ld	NVM_CTR_VALUE_HI[%r6], %r11
+	st	%r11, NVM_EV_A1[%r10]
+	ld	NVM_CTR_VALUE_LO[%r6], %r11
+	st	%r11, NVM_EV_A2[%r10]
+	st	%r9, NVM_EV_A3[%r10]
+	st	%r0, NVM_EV_A4[%r10]
+	st	%r0, NVM_EV_A5[%r10]
+	mov	NVM_EV_CTR_WAKE, %r6
+	bt	ev_post			! (tail call)
+	nop
+9:	RET

@@ -1,19 +1,25 @@
 ! send.s - the endpoint rings and the sender (docs/netvm.md §3.1, §3.2,
-! §5.1-§5.3). Included by netvm.s.
-! SLICE: two send buffers (the DMA of packet n+1 overlaps the send of n), no window/credit checks, no
-! retransmission copy kept beyond the next packet; a non-resident source
-! page completes the WRITE with StatusSrcFault (no parking).
+! §5.1, §5.2). Included by netvm.s.
+!
+! A WRITE is taken from its ring, checked, copied into the endpoint's
+! private state, and then executed one packet per main-loop pass
+! (send_step): window, credit and a free send buffer, lock-and-translate
+! of the source page, DMA host -> SRAM, unlock, header, route, and the
+! packet goes into txq, which tx_poll hands to the send engine. The DMA
+! of the next packet therefore overlaps the transmission of this one.
 
-! ep_poll: serve one slot of endpoint r6's ring if the endpoint is open
-! (§3.1 firmware steps) [I: user rings by PIO; ours: formats].
-! In: r6 endpoint. Out: EPStNext advanced, completion record written to
-! the status page (§6.1). Clobbers r6-r14, r16-r25.
+! ep_poll: one step of endpoint r6: continue its WRITE, or take the next
+! command from its ring (§3.1 firmware steps). Parked and closed
+! endpoints are skipped. In: r6 endpoint. Clobbers r6-r14, r16-r25.
 ep_poll:
 	mov	%r6, %r16		! ep
 	EPSTATE	%r16, %r17		! its state
 	ld	NVM_EP_ST_STATE[%r17], %r7
 	sub.f	%r7, NVM_EP_OPEN, %r0
 	bne	9f
+	ld	EP_CUR[%r17], %r7	! (delay slot)
+	sub.f	%r7, 0, %r0
+	bne	send_step		! (tail call: send_step returns for us)
 	ld	NVM_EP_ST_NEXT[%r17], %r18	! (delay slot) slot
 	sh	%r16, EP_RING_SHIFT, %r6
 	mov	NVM_EP_RING_BASE, %r7
@@ -31,31 +37,35 @@ ep_poll:
 	mov	NVM_RING_SLOTS - 1, %r8
 	and	%r7, %r8, %r7
 	st	%r7, NVM_EP_ST_NEXT[%r17]
+	st	%r18, EP_SLOT[%r17]
+	ld	NVM_CMD_TICKET[%r9], %r7
+	st	%r7, EP_TICKET[%r17]
+	uld.b	NVM_CMD_FLAGS[%r9], %r7
+	st	%r7, EP_FLAGS[%r17]
 	uld.b	NVM_CMD_OP[%r9], %r7
 	sub.f	%r7, NVM_OP_WRITE, %r0
 	beq	2f
 	mov	NVM_STATUS_BAD_CMD, %r19	! (delay slot)
 	bt	3f
 	nop
-2:	CALL	do_write		! r19 = status
-3:	ld	NVM_EP_ST_PAGE[%r17], %r6
-	sh	%r18, COMP_SHIFT, %r7
-	add	%r6, %r7, %r6
-	add	%r6, NVM_PAGE_COMP, %r6
+2:	CALL	write_check		! r19 = status
+	sub.f	%r19, NVM_STATUS_OK, %r0
+	bne	3f
+	nop
+	POP_RCA
+	bt	send_step		! the first packet in this pass
+	nop
+3:	mov	%r16, %r6
 	mov	%r19, %r7
-	mov	kcmd, %r9
-	ld	NVM_CMD_TICKET[%r9], %r8
-	CALL	put_comp
+	CALL	ep_complete
 	POP_RCA
 	RET
 
-! do_write: check and execute the WRITE in kcmd (§3.2 checks, §5.1 cut
-! into packets that cross no source and no destination page).
-! In: r9 kcmd, r16 ep, r17 ep state. Out: r19 status. Keeps r18.
-! Uses r20 import entry, r21 source VA, r22 bytes left, r23 destination
-! offset, r24 counter key (0: none), r25 packet length.
-do_write:
-	PUSH_RCA
+! write_check: check the WRITE in kcmd (§3.2) and, if it passes, copy
+! what its execution needs into the endpoint state (the import entry may
+! be removed meanwhile: the WRITE keeps its copy) and set EP_CUR.
+! In: r9 kcmd, r16 ep, r17 ep state. Out: r19 status. Uses r20-r24.
+write_check:
 	mov	NVM_STATUS_IMPORT, %r19
 	uld.h	NVM_WR_IMPORT[%r9], %r20
 	sub.f	%r20, NVM_MAX_IMPORTS, %r0
@@ -122,178 +132,242 @@ do_write:
 	sub.f	%r24, 0, %r0
 	beq	9f
 	nop
-1:	ld	NVM_WR_SRC_VA[%r9], %r21
+1:	ld	NVM_WR_SRC_VA[%r9], %r7
+	st	%r7, EP_SRC[%r17]
+	st	%r22, EP_LEFT[%r17]
+	st	%r23, EP_DST[%r17]
+	ld	NVM_IMP_NODE[%r20], %r7
+	st	%r7, EP_NODE[%r17]
+	ld	NVM_IMP_REMOTE_EP[%r20], %r7
+	st	%r7, EP_REP[%r17]
+	ld	NVM_IMP_KEY[%r20], %r7
+	st	%r7, EP_KEY[%r17]
+	st	%r24, EP_CTRKEY[%r17]
+	mov	1, %r7
+	st	%r7, EP_CUR[%r17]
 	mov	NVM_STATUS_OK, %r19
-! One packet per pass; a zero-length WRITE is one packet of length 0.
-2:	mov	NVM_PAGE_SIZE - 1, %r8
-	and	%r21, %r8, %r7
+9:	RET
+
+! send_step: build and queue the next packet of endpoint r16's WRITE
+! (§5.1, §5.2, §5.3), or stall (window, credit or buffers exhausted,
+! or txq not yet empty: packets are built just in time, one ahead of
+! the send engine). The last packet completes the WRITE locally (§6.1)
+! once it is handed to the engine. A missing source page parks the
+! endpoint (EvSrcFault). In: r16 ep, r17 ep state. Clobbers r6-r14,
+! r18-r25. Uses r20 peer, r21 peer state, r22 src VA, r23 dst offset,
+! r24 bytes left, r25 this packet's length, r18 its buffer, r19 seq.
+send_step:
+	ld	[txq_head], %r6
+	ld	[txq_tail], %r7
+	sub.f	%r6, %r7, %r0
+	bne	9f			! one packet waits already
+	ld	EP_NODE[%r17], %r20	! (delay slot)
+	PEER	%r20, %r21
+	ld	P_DEAD[%r21], %r7
+	sub.f	%r7, 0, %r0
+	bne	.Lss_dead
+	ld	EP_SRC[%r17], %r22	! (delay slot)
+	ld	EP_DST[%r17], %r23
+	ld	EP_LEFT[%r17], %r24
+	mov	NVM_PAGE_SIZE - 1, %r8	! the length: to the nearer page end
+	and	%r22, %r8, %r7
 	mov	NVM_PAGE_SIZE, %r25
 	sub	%r25, %r7, %r25		! room in the source page
 	and	%r23, %r8, %r7
 	mov	NVM_PAGE_SIZE, %r6
 	sub	%r6, %r7, %r6		! room in the destination page
 	sub.f	%r6, %r25, %r0
-	bugt	3f
+	bugt	1f
 	nop
 	mov	%r6, %r25
-3:	sub.f	%r22, %r25, %r0
-	bugt	4f
+1:	sub.f	%r24, %r25, %r0
+	bugt	2f
 	nop
-	mov	%r22, %r25
-4:	CALL	send_packet
-	sub.f	%r19, NVM_STATUS_OK, %r0
-	bne	9f
-	add	%r21, %r25, %r21	! (delay slot)
-	add	%r23, %r25, %r23
-	sub.f	%r22, %r25, %r22
-	bne	2b
-	nop
-9:	POP_RCA
-	RET
-
-! send_packet: build and send one DATA packet (§5.2, §5.3).
-! In: r16 ep, r17 ep state, r20 import entry, r21 source VA, r22 bytes
-! left (this packet is the last if r22 = r25), r23 destination offset,
-! r24 counter key, r25 length. Out: r19 StatusOK or StatusSrcFault.
-! Clobbers r6-r14. Lock-and-translate of the source page: §4.3 steps 1-5.
-send_packet:
-	PUSH_RCA
-	ld	[send_cur], %r7		! this packet's buffer: r14
-	mov	NVM_BUF_STRIDE, %r8
+	mov	%r24, %r25
+2:	ld	P_TX_SEQ[%r21], %r19	! window: seq - acked < W (§7)
+	ld	P_TX_ACKED[%r21], %r7
+	sub	%r19, %r7, %r7
+	mov	NVM_SEQ_MASK, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, NVM_WINDOW, %r0
+	buge	9f
+	ld	P_TX_LIMIT[%r21], %r7	! (delay slot) credit: seq before limit (§8)
+	sub	%r7, %r19, %r7
+	and	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
-	beq	1f
-	mov	SEND_BUF, %r14		! (delay slot)
-	add	%r14, %r8, %r14
-1:	mov	0, %r8			! SPT entry to unlock (0: none)
-	sub.f	%r25, 0, %r0
-	beq	2f			! no payload: no page to touch
+	beq	.Lss_credit
+	sub.f	%r7, HALF_SEQ, %r0	! (delay slot)
+	buge	.Lss_credit
+	ld	[bufq_head], %r6	! (delay slot) a free buffer
+	ld	[bufq_tail], %r7
+	sub.f	%r6, %r7, %r0
+	beq	9f
+	mov	QMASK, %r7		! (delay slot)
+	and	%r6, %r7, %r7
+	mov	bufq, %r8
+	uld.b	%r7[%r8], %r18
+	ld	[tx_inflight], %r7	! not the one the engine may still send
+	sub.f	%r7, %r18, %r0
+	bne	3f
 	nop
-	ld	NVM_EP_ST_ASID[%r17], %r6
-	mov	%r21, %r7
+	ld	ISR[%r0], %r7
+	mov	ISR_SEND_INT, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	9f
+	nop
+3:	PUSH_RCA
+	add	%r6, 1, %r6		! take it (r6 = old head)
+	st	%r6, [bufq_head]
+	BUFADDR	%r18, %r14
+	sub.f	%r25, 0, %r0
+	beq	4f			! no payload: no page to touch
+	ld	NVM_EP_ST_ASID[%r17], %r6	! (delay slot)
+	mov	%r22, %r7
 	CALL	spt_lookup
 	sub.f	%r8, 0, %r0
-	beq	8f
+	beq	.Lss_fault
 	mov	0, %r6			! (delay slot) nothing forbidden besides P
 	mov	NVM_SPT_V, %r7
 	CALL	spt_lock
 	sub.f	%r9, 0, %r0
-	beq	8f
-	nop
-	! Start the DMA of the payload (host -> SRAM, channel 2) and do not
-	! wait: the previous packet may still be on the link from the other
-	! buffer. This buffer is free: its last packet left before the
-	! previous one was started.
-	mov	NVM_PAGE_SIZE - 1, %r7
-	and	%r21, %r7, %r7
+	beq	.Lss_fault
+	mov	NVM_PAGE_SIZE - 1, %r7	! (delay slot)
+	and	%r22, %r7, %r7
 	or	%r9, %r7, %r7		! host address
-	mov	DESC_FROM_HOST, %r10
-	st	%r25, DESC_LEN[%r10]
-	add	%r14, NVM_BUF_PAYLOAD, %r6
-	st	%r6, DESC_LAR[%r10]
-	st	%r0, DESC_EAH[%r10]
-	st	%r7, DESC_EAL[%r10]
-	or	%r10, DESC_E2L, %r12	! next = itself, host -> SRAM
-	st	%r12, DESC_NEXT[%r10]	! written last: not TERMINAL
-	mov	PULSE_CH2, %r11
-	st	%r11, PULSE[%r0]
-2:	st	%r8, [--%sp]		! the entry, kept over the DMA
-	mov	NVM_STATUS_OK, %r19
-	! The header (§5.3), field by field, while the DMA runs.
-	add	%r14, NVM_BUF_HDR, %r6
+	PUSH	%r8			! the entry, kept over the DMA
+	BUFADDR	%r18, %r6
+	add	%r6, NVM_BUF_PAYLOAD, %r6
+	mov	%r25, %r8
+	mov	DIR_FROM_HOST, %r9
+	CALL	dma_sync		! the lock is held exactly while it runs
+	POP	%r8
+	mov	0, %r6
+	CALL	spt_unlock
+	BUFADDR	%r18, %r14
+	! The header (§5.3).
+4:	add	%r14, NVM_BUF_HDR, %r6
 	mov	NVM_PKT_TYPE, %r7
 	st.h	%r7, NVM_HDR_TYPE[%r6]
 	mov	NVM_KIND_DATA, %r7
 	st.b	%r7, NVM_HDR_KIND[%r6]
 	mov	0, %r7			! flags
 	mov	0, %r8			! counter key
-	sub.f	%r22, %r25, %r0
-	bne	3f
+	sub.f	%r24, %r25, %r0
+	bne	5f
 	nop
 	or	%r7, NVM_FLAG_LAST, %r7
-	sub.f	%r24, 0, %r0
-	beq	3f
+	ld	EP_CTRKEY[%r17], %r8
+	sub.f	%r8, 0, %r0
+	beq	5f
 	nop
 	or	%r7, NVM_FLAG_NOTIFY, %r7
-	mov	%r24, %r8
-3:	st.b	%r7, NVM_HDR_FLAGS[%r6]
+5:	st.b	%r7, NVM_HDR_FLAGS[%r6]
 	st	%r8, NVM_HDR_CTR_KEY[%r6]
 	ld	[node_id], %r7
 	st.h	%r7, NVM_HDR_SRC_NODE[%r6]
-	ld	NVM_IMP_NODE[%r20], %r9	! the peer
-	st.h	%r9, NVM_HDR_DST_NODE[%r6]
+	st.h	%r20, NVM_HDR_DST_NODE[%r6]
 	st.b	%r16, NVM_HDR_SRC_EP[%r6]
-	ld	NVM_IMP_REMOTE_EP[%r20], %r7
+	ld	EP_REP[%r17], %r7
 	st.b	%r7, NVM_HDR_DST_EP[%r6]
 	st.h	%r25, NVM_HDR_LEN[%r6]
-	ld	NVM_IMP_KEY[%r20], %r7
+	ld	EP_KEY[%r17], %r7
 	st	%r7, NVM_HDR_KEY[%r6]
 	st	%r23, NVM_HDR_OFFSET[%r6]
-	sh	%r9, PEER_SHIFT, %r10	! sequence number from the peer state
-	mov	NVM_PEER_BASE, %r7
-	add	%r10, %r7, %r10
-	ld	PEER_TX_SEQ[%r10], %r7
-	st.h	%r7, NVM_HDR_SEQ[%r6]
-	add	%r7, 1, %r7
+	st.h	%r19, NVM_HDR_SEQ[%r6]
+	st.h	%r0, NVM_HDR_CREDIT[%r6]
+	ld	EP_TICKET[%r17], %r7
+	st	%r7, NVM_HDR_AUX[%r6]	! echoed by an error NACK
+	mov	%r6, %r7
+	mov	%r20, %r6
+	CALL	put_route		! r6 = first byte of the packet
+	st	%r6, BT_START[%r14]
+	add	%r14, NVM_BUF_PAYLOAD, %r7
+	add	%r7, %r25, %r7
+	st	%r7, BT_END[%r14]
+	st	%r20, BT_PEER[%r14]
+	st	%r19, BT_SEQ[%r14]
+	mov	31, %r7
+	and	%r19, %r7, %r7		! P_BUF[seq & 31] = buffer
+	add	%r21, %r7, %r7
+	st.b	%r18, P_BUF[%r7]
+	add	%r19, 1, %r7
 	mov	NVM_SEQ_MASK, %r8
 	and	%r7, %r8, %r7
-	st	%r7, PEER_TX_SEQ[%r10]
-	st.h	%r0, NVM_HDR_CREDIT[%r6]
-	st	%r0, NVM_HDR_AUX[%r6]
-	! The route, right-aligned before the header (§2.4, docs/links.md).
-	sh	%r9, ROUTE_SHIFT, %r10
-	mov	NVM_ROUTE_BASE, %r7
-	add	%r10, %r7, %r10		! route entry
-	uld.b	NVM_ROUTE_LEN[%r10], %r11
-	sub	%r6, %r11, %r12		! packet start
-	mov	0, %r7
-4:	sub.f	%r7, %r11, %r0
-	buge	5f
-	add	%r10, %r7, %r8		! (delay slot)
-	uld.b	NVM_ROUTE_BYTES[%r8], %r8
-	add	%r12, %r7, %r13
-	st.b	%r8, 0[%r13]
-	bt	4b
-	add	%r7, 1, %r7		! (delay slot)
-	! Wait for the payload's DMA, then release the source page (the lock
-	! is held exactly while the DMA of the page runs).
-5:	ld	[%sp++], %r8
-	sub.f	%r8, 0, %r0
-	beq	6f
-	mov	DESC_FROM_HOST, %r10	! (delay slot)
-	mov	DESC_TERMINAL, %r13
-7:	ld	DESC_NEXT[%r10], %r9	! done when the engine wrote TERMINAL back
-	and	%r9, %r13, %r9
-	sub.f	%r9, 0, %r0
-	beq	7b
+	st	%r7, P_TX_SEQ[%r21]
+	ld	[txq_tail], %r6		! txq <- buffer
+	mov	QMASK, %r7
+	and	%r6, %r7, %r7
+	mov	txq, %r8
+	st.b	%r18, %r7[%r8]
+	add	%r6, 1, %r6
+	st	%r6, [txq_tail]
+	add	%r22, %r25, %r22	! advance the WRITE
+	add	%r23, %r25, %r23
+	sub	%r24, %r25, %r24
+	st	%r22, EP_SRC[%r17]
+	st	%r23, EP_DST[%r17]
+	st	%r24, EP_LEFT[%r17]
+	sub.f	%r24, 0, %r0
+	bne	8f
 	nop
-	mov	0, %r6
-	CALL	spt_unlock
-	! Wait until the previous packet has left: the link is free.
-6:	mov	ISR_SEND_INT, %r8
-6:	ld	ISR[%r0], %r7
-	and	%r7, %r8, %r7
-	sub.f	%r7, 0, %r0
-	beq	6b
-	nop
-	add	%r14, NVM_BUF_PAYLOAD, %r7
-	add	%r7, %r25, %r7		! end of the packet
-	mov	SA_MASK, %r8		! SA = start mod 8 (the engine sends from SMP &^ 7 + SA)
-	and	%r12, %r8, %r8
-	st	%r8, SA[%r0]
-	st	%r12, SMP[%r0]
-	st	%r7, SMLT[%r0]
-	ld	[send_cur], %r7		! the next packet takes the other buffer
-	mov	1, %r8
-	sub	%r8, %r7, %r7
-	st	%r7, [send_cur]
-	STAT	NVM_STAT_TX_DATA
-	POP_RCA
+	CALL	tx_poll			! the last packet: send it first ...
+	mov	%r16, %r6		! ... then complete the WRITE locally
+	mov	NVM_STATUS_OK, %r7
+	CALL	ep_complete
+8:	POP_RCA
+9:	RET
+! Out of credit: count the stall, retry in a later pass.
+.Lss_credit:
+	STAT	NVM_STAT_CREDIT_STALL
 	RET
-8:	mov	NVM_STATUS_SRC_FAULT, %r19
+! The destination node is unreachable: the WRITE fails.
+.Lss_dead:
+	mov	%r16, %r6
+	bt	ep_complete		! (tail call)
+	mov	NVM_STATUS_TIMEOUT, %r7	! (delay slot)
+! The source page is not resident (§5.2): give the buffer back (it is
+! the head of bufq again), park the endpoint and tell the driver.
+.Lss_fault:
+	ld	[bufq_head], %r6
+	sub	%r6, 1, %r6
+	st	%r6, [bufq_head]
+	mov	NVM_EP_PARKED, %r7
+	st	%r7, NVM_EP_ST_STATE[%r17]
+	mov	evrec, %r10
+	ld	EP_TICKET[%r17], %r7
+	st	%r7, NVM_EV_A0[%r10]
+	ld	NVM_EP_ST_ASID[%r17], %r7
+	st	%r7, NVM_EV_A1[%r10]
+	sh	%r22, -NVM_PAGE_SHIFT, %r7
+	sh	%r7, NVM_PAGE_SHIFT, %r7
+	st	%r7, NVM_EV_A2[%r10]	! the missing page
+	st	%r0, NVM_EV_A3[%r10]
+	st	%r0, NVM_EV_A4[%r10]
+	st	%r0, NVM_EV_A5[%r10]
+	mov	NVM_EV_SRC_FAULT, %r6
+	mov	%r16, %r7
+	CALL	ev_post
+	STAT	NVM_STAT_SRC_FAULT
 	POP_RCA
 	RET
 
-	.bss
-	.align	8
-send_cur: .zero	4		! the send buffer (0 or 1) of the next packet
-	.text
+! put_route: store the route of node r6 right-aligned before the header
+! at r7 (§2.4, docs/links.md). Out: r6 = the packet's first byte.
+! Clobbers r7-r11.
+put_route:
+	sh	%r6, ROUTE_SHIFT, %r8
+	mov	NVM_ROUTE_BASE, %r9
+	add	%r8, %r9, %r8		! route entry
+	uld.b	NVM_ROUTE_LEN[%r8], %r9
+	sub	%r7, %r9, %r6		! packet start
+	mov	0, %r10
+1:	sub.f	%r10, %r9, %r0
+	buge	2f
+	add	%r8, %r10, %r11		! (delay slot)
+	uld.b	NVM_ROUTE_BYTES[%r11], %r11
+	add	%r6, %r10, %r7
+	st.b	%r11, 0[%r7]
+	bt	1b
+	add	%r10, 1, %r10		! (delay slot)
+2:	RET

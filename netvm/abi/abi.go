@@ -196,6 +196,9 @@ const (
 	GlobPanic = 0x2C
 	// GlobHeartbeat (u32, NIC) is the RTC, copied once per main-loop pass.
 	GlobHeartbeat = 0x30
+	// GlobMode (u32, host) selects the translation mode at FWGo: ModeNetVM
+	// or ModeStatic.
+	GlobMode = 0x34
 	// GlobStats is the start of the statistics words (u32, NIC).
 	GlobStats = 0x40
 )
@@ -226,6 +229,27 @@ const (
 	StatNack = 0x28
 	// StatLockWait counts SPT_PROTECT commands that waited for L.
 	StatLockWait = 0x2C
+	// StatMalformed counts packets dropped as malformed (bad type, length,
+	// node or kind) besides CRC errors.
+	StatMalformed = 0x30
+	// StatRemoteErr counts error NACKs received (remote errors recorded).
+	StatRemoteErr = 0x34
+	// StatPeerDead counts peers declared unreachable after RetxMax tries.
+	StatPeerDead = 0x38
+	// StatAck counts ACK packets sent.
+	StatAck = 0x3C
+	// StatCount is the number of statistics words.
+	StatCount = 16
+)
+
+// Translation modes (GlobMode).
+const (
+	// ModeNetVM: unpinned memory, the SPT lock handshake of §4.3.
+	ModeNetVM = 0
+	// ModeStatic: static pinning (the baseline): the SPT is filled at
+	// export and never changes while in use, so the firmware translates
+	// without the lock handshake.
+	ModeStatic = 1
 )
 
 // Firmware status values in GlobStatus.
@@ -521,7 +545,8 @@ const (
 	// HdrCtrKey (u32): DATA with FlagNotify: the counter's export key.
 	HdrCtrKey = 0x18
 	// HdrAux (u32): ACK: received bitmap above the base (bit i = base+1+i);
-	// NACK: the Status*; DATA: 0.
+	// NACK: the Status*; DATA: the sender's ticket (opaque to the
+	// receiver, echoed in an error NACK's HdrOffset).
 	HdrAux = 0x1C
 	// HdrSize is the size of the NetVM header.
 	HdrSize = 32

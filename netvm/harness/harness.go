@@ -84,6 +84,7 @@ type Node struct {
 	ticket uint32 // last kernel ticket
 	eslot  [abi.MaxEndpoints]int
 	etick  [abi.MaxEndpoints]uint32
+	evRead uint32 // events consumed (GlobEvqRead)
 }
 
 // World is N nodes on a fabric.
@@ -117,6 +118,9 @@ func NewBackToBack(t testing.TB, img []byte) *World {
 			t.Fatal(err)
 		}
 		if _, err := b.Load(img); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.HostWriteSpecial(board.RegEIMR, abi.IRQMask); err != nil { // §2.1 step 1
 			t.Fatal(err)
 		}
 		boards = append(boards, b)
@@ -358,4 +362,87 @@ func (w *World) Map(n *Node, asid, va, flags uint32) uint64 {
 	w.MustKernel(n, abi.KOpSPTMap, Field{abi.KSPTIndex, 4, idx}, Field{abi.KSPTTag, 4, vpn<<abi.PageShift | asid},
 		Field{abi.KSPTFrame, 4, uint32(pa) | flags})
 	return pa
+}
+
+// Event is one record of the event queue (§6.3).
+type Event struct {
+	Type  uint8
+	Flags uint8
+	Ep    uint16
+	A     [6]uint32
+	Seq   uint32
+}
+
+// Events returns the events the firmware has written since the last call,
+// in order, and acknowledges them as the driver does (GlobEvqRead). It
+// fails the test on a record whose EvSeq is not its number + 1.
+func (n *Node) Events(t testing.TB) []Event {
+	t.Helper()
+	var evs []Event
+	for {
+		a := uint64(HostBase+Evq) + uint64(n.evRead%abi.EvqEntries)*abi.EvqSize
+		if n.HostWord(a+abi.EvSeq) != n.evRead+1 {
+			break
+		}
+		b := n.HostBytes(a, abi.EvqSize)
+		e := Event{Type: b[abi.EvType], Flags: b[abi.EvFlags], Ep: binary.BigEndian.Uint16(b[abi.EvEp:]), Seq: n.evRead + 1}
+		for i := range e.A {
+			e.A[i] = binary.BigEndian.Uint32(b[abi.EvA0+4*i:])
+		}
+		evs = append(evs, e)
+		n.evRead++
+	}
+	if w := n.Glob(abi.GlobEvqWrite); w != n.evRead {
+		t.Fatalf("node %d: GlobEvqWrite %d, but %d records readable", n.ID, w, n.evRead)
+	}
+	if len(evs) > 0 {
+		n.SetGlob(abi.GlobEvqRead, n.evRead)
+	}
+	return evs
+}
+
+// RunEvents runs until node n has written at least one event and returns
+// the new events.
+func (w *World) RunEvents(n *Node, limit sim.Time) []Event {
+	w.T.Helper()
+	w.RunUntil(fmt.Sprintf("node %d event", n.ID), 100*sim.Nanosecond, limit, func() bool {
+		return n.Glob(abi.GlobEvqWrite) != n.evRead
+	})
+	return n.Events(w.T)
+}
+
+// MapAt maps the page at va of asid to the host page pa with flags
+// (SPT_MAP, as Map), for re-mapping a page that came back in.
+func (w *World) MapAt(n *Node, asid, va uint32, pa uint64, flags uint32) uint32 {
+	w.T.Helper()
+	vpn := va >> abi.PageShift
+	h := SPTHash(asid, vpn)
+	idx := h
+	for i := uint32(0); i < abi.SPTProbe; i++ {
+		idx = (h + i) & (abi.SPTEntries - 1)
+		tag := n.SRAMWord(abi.SPTBase + idx*abi.SPTEntrySize + abi.SPTTag)
+		if tag == abi.SPTTagEmpty || tag == abi.SPTTagDead || tag == vpn<<abi.PageShift|asid {
+			break
+		}
+	}
+	w.MustKernel(n, abi.KOpSPTMap, Field{abi.KSPTIndex, 4, idx}, Field{abi.KSPTTag, 4, vpn<<abi.PageShift | asid},
+		Field{abi.KSPTFrame, 4, uint32(pa) | flags})
+	return idx
+}
+
+// SPTIndex is the index of the live entry of (asid, va), or -1.
+func (n *Node) SPTIndex(asid, va uint32) int {
+	vpn := va >> abi.PageShift
+	h := SPTHash(asid, vpn)
+	for i := uint32(0); i < abi.SPTProbe; i++ {
+		idx := (h + i) & (abi.SPTEntries - 1)
+		tag := n.SRAMWord(abi.SPTBase + idx*abi.SPTEntrySize + abi.SPTTag)
+		if tag == vpn<<abi.PageShift|asid {
+			return int(idx)
+		}
+		if tag == abi.SPTTagEmpty {
+			break
+		}
+	}
+	return -1
 }

@@ -189,18 +189,59 @@ func TestWriteLatency(t *testing.T) {
 	}
 }
 
-// A WRITE whose source page is not in the SPT completes with
-// StatusSrcFault (SLICE: no parking, no EvSrcFault yet, §5.2), and nothing
-// is sent.
+// A WRITE whose source page is not in the SPT parks its endpoint (§5.2):
+// an EvSrcFault event names ticket, ASID and page; nothing is sent for the
+// page until the driver maps it and posts SRC_FAULT_DONE(StatusOK); then
+// the WRITE resumes and the bytes arrive. SRC_FAULT_DONE(StatusSrcFault)
+// completes a WRITE with StatusSrcFault instead.
 func TestWriteSourceNotResident(t *testing.T) {
-	w, _, _ := setup(t)
-	n0 := w.Nodes[0]
-	slot, tk := n0.Write(0, srcVA+2*abi.PageSize, 16, 0, impRegion, abi.NoCounter)
+	w, _, dst := setup(t)
+	n0, n1 := w.Nodes[0], w.Nodes[1]
+	va := uint32(srcVA + 2*abi.PageSize)
+	slot, tk := n0.Write(0, va+0x10, 16, 0, impRegion, abi.NoCounter)
+	evs := w.RunEvents(n0, sim.Millisecond)
+	want := Event{Type: abi.EvSrcFault, Flags: abi.EvFlagIRQ, Ep: 0, A: [6]uint32{tk, asid, va}, Seq: 1}
+	if len(evs) != 1 || evs[0] != want {
+		t.Fatalf("events %+v, want %+v", evs, want)
+	}
+	if st := n0.SRAMWord(abi.EPStateBase + abi.EPStState); st != abi.EPParked {
+		t.Fatalf("endpoint state %d, want Parked", st)
+	}
+	if !n0.Board.IRQ() {
+		t.Fatal("no host interrupt")
+	}
+	w.W.Run(w.Now() + 100*sim.Microsecond)
+	if _, got := n0.Comp(0, slot); got == tk || n0.Stat(abi.StatTxData) != 0 {
+		t.Fatal("a parked WRITE went on")
+	}
+	pa := w.Map(n0, asid, va, abi.SPTV|abi.SPTW)
+	msg := pattern(16, 0x77)
+	copy(n0.HostBytes(pa+0x10, 16), msg)
+	w.MustKernel(n0, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusOK})
+	w.RunUntil("completion", 100*sim.Nanosecond, sim.Millisecond, func() bool { _, got := n0.Comp(0, slot); return got == tk })
+	if st, _ := n0.Comp(0, slot); st != abi.StatusOK {
+		t.Fatalf("status %d, want OK", st)
+	}
+	w.RunUntil("data", 100*sim.Nanosecond, sim.Millisecond, func() bool { return bytes.Equal(n1.HostBytes(dst[0], 16), msg) })
+
+	// A bad address: the WRITE fails, the endpoint goes on.
+	slot, tk = n0.Write(0, 0x7000_0000, 16, 0, impRegion, abi.NoCounter)
+	evs = w.RunEvents(n0, sim.Millisecond)
+	if len(evs) != 1 || evs[0].Type != abi.EvSrcFault || evs[0].A[2] != 0x7000_0000 {
+		t.Fatalf("events %+v", evs)
+	}
+	if st := w.KernelSync(n0, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusBounds}); st != abi.StatusBadCmd {
+		t.Fatalf("SRC_FAULT_DONE with a bad status: %d, want BadCmd", st)
+	}
+	w.MustKernel(n0, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusSrcFault})
 	w.RunUntil("completion", 100*sim.Nanosecond, sim.Millisecond, func() bool { _, got := n0.Comp(0, slot); return got == tk })
 	if st, _ := n0.Comp(0, slot); st != abi.StatusSrcFault {
 		t.Fatalf("status %d, want SrcFault", st)
 	}
-	if tx := n0.Stat(abi.StatTxData); tx != 0 {
-		t.Fatalf("%d packets sent", tx)
+	if st := w.KernelSync(n0, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusOK}); st != abi.StatusBadCmd {
+		t.Fatalf("SRC_FAULT_DONE while not parked: %d, want BadCmd", st)
+	}
+	if got := n0.Stat(abi.StatSrcFault); got != 2 {
+		t.Fatalf("StatSrcFault %d, want 2", got)
 	}
 }
