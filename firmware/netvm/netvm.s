@@ -586,11 +586,14 @@ ep_error:
 ! spt_lookup: find the SPT entry of (asid, va) (§4.2). In: r6 ASID, r7 VA.
 ! Out: r8 entry address, or 0 on a miss. Clobbers r9-r12.
 spt_lookup:
-	sh	%r7, -NVM_PAGE_SHIFT, %r9	! vpn
+	sh	%r7, -NVM_PAGE_SHIFT, %r9	! vpn; the hash of §4.2:
 	sh	%r9, -NVM_SPT_HASH_BITS, %r10
-	xor	%r9, %r10, %r10
-	sh	%r6, 4, %r11			! asid << 4 (the hash of §4.2)
-	xor	%r10, %r11, %r10
+	sh	%r6, 3, %r11
+	xor	%r10, %r11, %r10		! hi = vpn >> 14 ^ asid << 3
+	sh	%r10, 7, %r11
+	xor	%r9, %r11, %r11			! vpn ^ hi << 7
+	sh	%r10, -7, %r10
+	xor	%r11, %r10, %r10		! ^ hi >> 7
 	mov	NVM_SPT_ENTRIES - 1, %r11
 	and	%r10, %r11, %r10		! h
 	sh	%r9, NVM_PAGE_SHIFT, %r9

@@ -261,12 +261,12 @@ rx_data:
 	and	%r9, %r8, %r8
 	sub.f	%r8, 0, %r0
 	beq	6f
-	sh	%r9, -1, %r9		! (delay slot: only stored if taken ... see 6)
+	nop
+	sh	%r9, -1, %r9
 	add	%r7, 1, %r7
 	bt	5b
 	and	%r7, %r10, %r7		! (delay slot)
-6:	sh	%r9, 1, %r9		! undo the last shift (bit 0 was clear)
-	st	%r9, P_RX_BITS[%r20]
+6:	st	%r9, P_RX_BITS[%r20]
 	st	%r7, P_RX_BASE[%r20]
 	mov	%r19, %r6
 	CALL	defer_process

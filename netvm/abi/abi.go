@@ -665,3 +665,13 @@ const (
 	// StatusResend: NACK only: dropped (window, deferred queue full); resend.
 	StatusResend = 0x80
 )
+
+// SPTHash is the home index of (asid, vpn) in the SPT (§4.2): the VPN's
+// bits above SPTHashBits and the ASID are spread over the table (shifted
+// by 7 and folded back), so that sequential pages of different regions or
+// processes land in different runs of entries and linear probing does not
+// cluster them.
+func SPTHash(asid, vpn uint32) uint32 {
+	hi := vpn>>SPTHashBits ^ asid<<3
+	return (vpn ^ hi<<7 ^ hi>>7) & (SPTEntries - 1)
+}

@@ -31,7 +31,7 @@ import (
 // Host memory layout of the scripted host (offsets from HostBase).
 const (
 	HostBase   = 0x1000_0000
-	HostSize   = 1 << 20
+	HostSize   = 4 << 20
 	StatusPage = 0x00000 // abi.MaxEndpoints pages
 	KComp      = 0x10000 // abi.KRingSlots x abi.CompSize
 	Evq        = 0x11000 // abi.EvqEntries x abi.EvqSize
@@ -84,32 +84,58 @@ type Node struct {
 	ticket uint32 // last kernel ticket
 	eslot  [abi.MaxEndpoints]int
 	etick  [abi.MaxEndpoints]uint32
-	evRead uint32 // events consumed (GlobEvqRead)
+	evRead uint32   // events consumed (GlobEvqRead)
+	free   []uint64 // pages given back by FreePage
 }
 
 // World is N nodes on a fabric.
 type World struct {
-	T     testing.TB
-	W     *node.World
-	Nodes []*Node
+	T      testing.TB
+	W      *node.World
+	Fabric *fabric.Fabric
+	Nodes  []*Node
+	opts   Options
+}
+
+// Options change how NewWorld builds the boards.
+type Options struct {
+	// Trace, if set, receives the device events of every board
+	// (board.Config.Trace) with the node's number.
+	Trace func(node int, e board.Event)
+	// Mode is written to GlobMode at boot (abi.ModeNetVM by default).
+	Mode uint32
+	// Credits is written to GlobCredits (abi.DefaultCredits if 0).
+	Credits uint32
+	// Seed seeds the fabric's fault draws (1 if 0).
+	Seed uint64
 }
 
 // NewBackToBack builds two boards back to back running img, boots them
 // through the handshake of docs/netvm.md §2.1 (route length 0: a direct
 // cable) and returns with both firmwares in FWRunning.
-func NewBackToBack(t testing.TB, img []byte) *World {
+func NewBackToBack(t testing.TB, img []byte) *World { return NewWorld(t, img, Options{}) }
+
+// NewWorld is NewBackToBack with options.
+func NewWorld(t testing.TB, img []byte, o Options) *World {
 	t.Helper()
 	q := &sim.Queue{}
-	f, err := fabric.BackToBack(q, nil, fabric.DefaultConfig())
+	seed := o.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	f, err := fabric.BackToBack(q, sim.NewRand(seed), fabric.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &World{T: t}
+	w := &World{T: t, Fabric: f, opts: o}
 	var boards []*board.Board
 	for i := range 2 {
 		h := board.NewHostRAM(HostBase, HostSize)
 		cfg := board.Config{Host: h}
-		if BoardTrace != nil {
+		if tr := o.Trace; tr != nil {
+			id := i
+			cfg.Trace = func(e board.Event) { tr(id, e) }
+		} else if BoardTrace != nil {
 			id, tr := i, BoardTrace
 			cfg.Trace = func(e board.Event) { tr(id, e) }
 		}
@@ -179,7 +205,12 @@ func (w *World) Boot() {
 		}
 		n.SetGlob(abi.GlobNodeID, uint32(n.ID))
 		n.SetGlob(abi.GlobNodes, uint32(len(w.Nodes)))
-		n.SetGlob(abi.GlobCredits, abi.DefaultCredits)
+		credits := w.opts.Credits
+		if credits == 0 {
+			credits = abi.DefaultCredits
+		}
+		n.SetGlob(abi.GlobCredits, credits)
+		n.SetGlob(abi.GlobMode, w.opts.Mode)
 		n.SetGlob(abi.GlobSysBuf, HostBase+SysBuf)
 		n.SetGlob(abi.GlobEvq, HostBase+Evq)
 		n.SetGlob(abi.GlobKComp, HostBase+KComp)
@@ -233,12 +264,24 @@ func (n *Node) HostBytes(a uint64, l int) []byte {
 	return n.Host.Data[a-HostBase : a-HostBase+uint64(l)]
 }
 
-// AllocPage returns the bus address of a fresh host page.
+// AllocPage returns the bus address of a free host page: one given back
+// by FreePage, else a fresh one.
 func (n *Node) AllocPage() uint64 {
+	if k := len(n.free); k > 0 {
+		p := n.free[k-1]
+		n.free = n.free[:k-1]
+		return p
+	}
+	if n.next+abi.PageSize > HostSize {
+		panic(fmt.Sprintf("node %d: host memory exhausted", n.ID))
+	}
 	p := n.next + HostBase
 	n.next += abi.PageSize
 	return p
 }
+
+// FreePage gives a page back for reuse by AllocPage.
+func (n *Node) FreePage(p uint64) { n.free = append(n.free, p) }
 
 // StatusPageAddr is endpoint e's status page.
 func StatusPageAddr(e int) uint64 { return HostBase + StatusPage + uint64(e)*abi.PageSize }
@@ -311,10 +354,8 @@ func (n *Node) Counter(e, c int) uint64 {
 	return uint64(n.HostWord(a))<<32 | uint64(n.HostWord(a+4))
 }
 
-// SPTHash is §4.2's hash.
-func SPTHash(asid, vpn uint32) uint32 {
-	return (vpn ^ (vpn >> abi.SPTHashBits) ^ (asid << 4)) & (abi.SPTEntries - 1)
-}
+// SPTHash is §4.2's hash (abi.SPTHash).
+func SPTHash(asid, vpn uint32) uint32 { return abi.SPTHash(asid, vpn) }
 
 // KernelSync posts a kernel command and runs until it completes; it
 // returns the status.
@@ -378,6 +419,10 @@ type Event struct {
 // fails the test on a record whose EvSeq is not its number + 1.
 func (n *Node) Events(t testing.TB) []Event {
 	t.Helper()
+	// §10: acknowledge HOST_SIG first, then drain.
+	if err := n.Board.HostWriteSpecial(board.RegISR, abi.ISRHostSig); err != nil {
+		t.Fatal(err)
+	}
 	var evs []Event
 	for {
 		a := uint64(HostBase+Evq) + uint64(n.evRead%abi.EvqEntries)*abi.EvqSize
@@ -392,7 +437,9 @@ func (n *Node) Events(t testing.TB) []Event {
 		evs = append(evs, e)
 		n.evRead++
 	}
-	if w := n.Glob(abi.GlobEvqWrite); w != n.evRead {
+	// The firmware writes a record, waits for its DMA, then the count: the
+	// count is the records readable, or one less while that happens.
+	if w := n.Glob(abi.GlobEvqWrite); w != n.evRead && w+1 != n.evRead {
 		t.Fatalf("node %d: GlobEvqWrite %d, but %d records readable", n.ID, w, n.evRead)
 	}
 	if len(evs) > 0 {

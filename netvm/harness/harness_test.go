@@ -199,16 +199,20 @@ func TestWriteSourceNotResident(t *testing.T) {
 	n0, n1 := w.Nodes[0], w.Nodes[1]
 	va := uint32(srcVA + 2*abi.PageSize)
 	slot, tk := n0.Write(0, va+0x10, 16, 0, impRegion, abi.NoCounter)
-	evs := w.RunEvents(n0, sim.Millisecond)
+	w.RunUntil("event", 100*sim.Nanosecond, sim.Millisecond, func() bool { return n0.Glob(abi.GlobEvqWrite) == 1 })
+	if !n0.Board.IRQ() {
+		t.Fatal("no host interrupt")
+	}
+	evs := n0.Events(t)
+	if n0.Board.IRQ() {
+		t.Fatal("the interrupt is still raised after the acknowledgement")
+	}
 	want := Event{Type: abi.EvSrcFault, Flags: abi.EvFlagIRQ, Ep: 0, A: [6]uint32{tk, asid, va}, Seq: 1}
 	if len(evs) != 1 || evs[0] != want {
 		t.Fatalf("events %+v, want %+v", evs, want)
 	}
 	if st := n0.SRAMWord(abi.EPStateBase + abi.EPStState); st != abi.EPParked {
 		t.Fatalf("endpoint state %d, want Parked", st)
-	}
-	if !n0.Board.IRQ() {
-		t.Fatal("no host interrupt")
 	}
 	w.W.Run(w.Now() + 100*sim.Microsecond)
 	if _, got := n0.Comp(0, slot); got == tk || n0.Stat(abi.StatTxData) != 0 {
