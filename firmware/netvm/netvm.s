@@ -44,6 +44,7 @@
 	.set	ISR_RECV_INT, 2		! bit 1: a packet was received (level)
 	.set	ISR_BUFF_INT, 4		! bit 2: a packet overflowed the buffer (level)
 	.set	ISR_TIME0, 64		! bit 6: IT0 reached 0 (latched, a 1 clears)
+	.set	ISR_MEM_INT, 0x4000	! bit 14: a DMA fault (latched, a 1 clears)
 ! PULSE bits
 	.set	PULSE_CH0, 2		! bit 1 starts channel 0 (SRAM -> host, Cplant's use)
 	.set	PULSE_CH2, 4		! bit 2 starts channel 2 (host -> SRAM)
@@ -306,11 +307,24 @@ _start:
 	st	%r17, [nnodes]
 	st	%r18, [ncredits]
 	st	%r8, [mode]
-	! Each peer: credit limit C before its first ACK (§8), its slots.
+	! Each peer: every sequence number starts at GlobSeqInit, the credit
+	! limit at GlobSeqInit + C before the first ACK (§8); its slots.
+	ld	NVM_GLOB_SEQ_INIT[%r16], %r10
+	mov	NVM_SEQ_MASK, %r11
+	and	%r10, %r11, %r10
+	add	%r10, %r18, %r12
+	and	%r12, %r11, %r12	! the first credit limit
 	mov	0, %r6			! peer
 	mov	0, %r7			! its first slot
 1:	PEER	%r6, %r9
-	st	%r18, P_TX_LIMIT[%r9]
+	st	%r10, P_TX_SEQ[%r9]
+	st	%r10, P_TX_SENT[%r9]
+	st	%r10, P_TX_ACKED[%r9]
+	st	%r10, P_RETX_CUR[%r9]
+	st	%r10, P_RETX_END[%r9]
+	st	%r10, P_RX_BASE[%r9]
+	st	%r10, P_RX_RELEASED[%r9]
+	st	%r12, P_TX_LIMIT[%r9]
 	st	%r7, P_SLOT_BASE[%r9]
 	add	%r7, %r18, %r7
 	add	%r6, 1, %r6
@@ -408,9 +422,13 @@ copy_cmd:
 
 ! dma_sync: one host DMA block, waited for. In: r6 SRAM address, r7 host
 ! bus address (low 32 bits; high word 0), r8 length, r9 DIR_TO_HOST
-! (channel 0) or DIR_FROM_HOST (channel 2). Keeps r6-r9. Clobbers
-! r10-r13. Every DMA of the firmware is one of these: the wait depends
-! only on the PCI bus, never on the network.
+! (channel 0) or DIR_FROM_HOST (channel 2). Out: r10 = 0, or nonzero if
+! the DMA faulted (a wild host address from the host: the engine halts
+! the channel and raises MEM_INT; the firmware counts StatDMAFault,
+! clears MEM_INT, marks the descriptor idle and restarts the channel,
+! and goes on). Keeps r6-r9. Clobbers r10-r13. Every DMA of the
+! firmware is one of these: the wait depends only on the PCI bus, never
+! on the network.
 dma_sync:
 	sub.f	%r9, DIR_TO_HOST, %r0
 	mov	DESC_TO_HOST, %r10
@@ -426,11 +444,32 @@ dma_sync:
 	st	%r12, DESC_NEXT[%r10]	! written last: not TERMINAL
 	st	%r11, PULSE[%r0]
 	mov	DESC_TERMINAL, %r13
+	mov	ISR_MEM_INT, %r11
 2:	ld	DESC_NEXT[%r10], %r12	! done when the engine wrote TERMINAL back
 	and	%r12, %r13, %r12
 	sub.f	%r12, 0, %r0
+	bne	3f
+	nop
+	ld	ISR[%r0], %r12		! or the channel faulted
+	and	%r12, %r11, %r12
+	sub.f	%r12, 0, %r0
 	beq	2b
 	nop
+	st	%r11, ISR[%r0]		! acknowledge MEM_INT
+	or	%r10, DESC_TERMINAL, %r12
+	st	%r12, DESC_NEXT[%r10]	! idle, and restart the channel there
+	sub.f	%r9, DIR_TO_HOST, %r0
+	bne	4f
+	nop
+	bt	5f
+	st	%r10, DMAPTR0[%r0]	! (delay slot)
+4:	st	%r10, DMAPTR2[%r0]
+5:	mov	NVM_GLOB_BASE + NVM_GLOB_STATS, %r13
+	ld	NVM_STAT_DMA_FAULT[%r13], %r12
+	add	%r12, 1, %r12
+	st	%r12, NVM_STAT_DMA_FAULT[%r13]
+	RET				! r10 nonzero: faulted
+3:	mov	0, %r10
 	RET
 
 ! put_comp: write a completion record (§6.1, §6.2): {status, ticket} as

@@ -241,18 +241,43 @@ rx_data:
 	add	%r25, 1, %r7		! a notification? (r25 = -1: none)
 	sub.f	%r7, 0, %r0
 	beq	4f
-	ld	P_DEF_HEAD[%r20], %r7	! (delay slot) defer it: at head + count
-	ld	P_DEF_COUNT[%r20], %r8
-	add	%r7, %r8, %r7
-	mov	NVM_DEFER_MAX - 1, %r10
-	and	%r7, %r10, %r7
-	add	%r8, 1, %r8
-	st	%r8, P_DEF_COUNT[%r20]
+	nop
+	! Defer it: the queue is kept in sequence order (packets may be
+	! accepted out of order), so insert from the tail.
+	sh	%r19, DEFER_PEER_SHIFT, %r11
+	mov	NVM_DEFER_BASE, %r7
+	add	%r11, %r7, %r11		! the peer's ring
+	ld	P_DEF_HEAD[%r20], %r12
+	ld	P_DEF_COUNT[%r20], %r13	! i = count
+	add	%r13, 1, %r7
+	st	%r7, P_DEF_COUNT[%r20]
+	mov	NVM_DEFER_MAX - 1, %r14
+7:	sub.f	%r13, 0, %r0
+	beq	8f
+	add	%r12, %r13, %r7		! (delay slot) slot i ...
+	sub	%r7, 1, %r8		! ... and slot i - 1
+	and	%r8, %r14, %r8
+	sh	%r8, DEFER_SHIFT, %r8
+	add	%r8, %r11, %r8
+	ld	DF_SEQ[%r8], %r10
+	sub	%r21, %r10, %r10	! entry i-1 up to q: q goes at i
+	mov	NVM_SEQ_MASK, %r14
+	and	%r10, %r14, %r10
+	mov	NVM_DEFER_MAX - 1, %r14
+	sub.f	%r10, HALF_SEQ, %r0
+	bult	8f
+	and	%r7, %r14, %r7		! (delay slot)
+	sh	%r7, DEFER_SHIFT, %r7	! else entry i-1 moves up to i
+	add	%r7, %r11, %r7
+	ld	DF_SEQ[%r8], %r10
+	st	%r10, DF_SEQ[%r7]
+	ld	DF_CTR[%r8], %r10
+	st	%r10, DF_CTR[%r7]
+	bt	7b
+	sub	%r13, 1, %r13		! (delay slot)
+8:	and	%r7, %r14, %r7		! slot i
 	sh	%r7, DEFER_SHIFT, %r7
-	sh	%r19, DEFER_PEER_SHIFT, %r8
-	add	%r7, %r8, %r7
-	mov	NVM_DEFER_BASE, %r8
-	add	%r7, %r8, %r7
+	add	%r7, %r11, %r7
 	st	%r21, DF_SEQ[%r7]
 	st	%r25, DF_CTR[%r7]
 4:	ld	P_RX_BASE[%r20], %r7	! advance over the received prefix

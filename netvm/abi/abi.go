@@ -199,6 +199,10 @@ const (
 	// GlobMode (u32, host) selects the translation mode at FWGo: ModeNetVM
 	// or ModeStatic.
 	GlobMode = 0x34
+	// GlobSeqInit (u32, host) is the first sequence number of every
+	// (sender, receiver) pair, low 16 bits (as TCP's initial sequence
+	// number; all nodes must agree).
+	GlobSeqInit = 0x38
 	// GlobStats is the start of the statistics words (u32, NIC).
 	GlobStats = 0x40
 )
@@ -238,8 +242,10 @@ const (
 	StatPeerDead = 0x38
 	// StatAck counts ACK packets sent.
 	StatAck = 0x3C
+	// StatDMAFault counts host DMAs that faulted (a wild host address).
+	StatDMAFault = 0x40
 	// StatCount is the number of statistics words.
-	StatCount = 16
+	StatCount = 17
 )
 
 // Translation modes (GlobMode).
