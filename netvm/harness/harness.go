@@ -108,6 +108,8 @@ type Options struct {
 	Credits uint32
 	// Seed seeds the fabric's fault draws (1 if 0).
 	Seed uint64
+	// SeqInit is written to GlobSeqInit (the first sequence number).
+	SeqInit uint32
 }
 
 // NewBackToBack builds two boards back to back running img, boots them
@@ -211,6 +213,7 @@ func (w *World) Boot() {
 		}
 		n.SetGlob(abi.GlobCredits, credits)
 		n.SetGlob(abi.GlobMode, w.opts.Mode)
+		n.SetGlob(abi.GlobSeqInit, w.opts.SeqInit)
 		n.SetGlob(abi.GlobSysBuf, HostBase+SysBuf)
 		n.SetGlob(abi.GlobEvq, HostBase+Evq)
 		n.SetGlob(abi.GlobKComp, HostBase+KComp)
