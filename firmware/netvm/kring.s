@@ -451,7 +451,8 @@ k_redir_done:
 	bult	.Lkr_comp
 	sub.f	%r19, NVM_K_REDIR_MAX, %r0	! (delay slot)
 	bugt	.Lkr_comp
-	mov	NVM_STATUS_OK, %r18	! (delay slot)
+	nop
+	mov	NVM_STATUS_OK, %r18
 	mov	0, %r20			! index
 1:	mov	kcmd + NVM_K_REDIR_SLOTS, %r7
 	sh	%r20, 1, %r8

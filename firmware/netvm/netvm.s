@@ -615,10 +615,10 @@ ep_error:
 	mov	12, %r8			! ErrCount, ErrStatus, ErrTicket
 	mov	DIR_TO_HOST, %r9
 	CALL	dma_sync
+	STAT	NVM_STAT_REMOTE_ERR	! counted before the event is visible
 	POP	%r7
 	mov	NVM_EV_EP_ERROR, %r6
 	CALL	ev_post
-	STAT	NVM_STAT_REMOTE_ERR
 	POP_RCA
 9:	RET
 

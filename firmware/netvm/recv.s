@@ -152,13 +152,15 @@ rx_data:
 	mov	KIND_MASK, %r8
 	and	%r7, %r8, %r8
 	sub.f	%r8, NVM_EXP_KIND_REGION, %r0
-	bne	.Lrd_error
-	mov	NVM_STATUS_PERM, %r17	! (delay slot)
+	bne	.Lrd_error		! (r17 = StatusKey)
+	nop
+	mov	NVM_STATUS_PERM, %r17
 	mov	NVM_EXP_PERM_W, %r8
 	and	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
 	beq	.Lrd_error
-	mov	NVM_STATUS_BOUNDS, %r17	! (delay slot)
+	nop
+	mov	NVM_STATUS_BOUNDS, %r17
 	ld	NVM_HDR_OFFSET[%r16], %r7
 	ld	NVM_EXP_LEN[%r22], %r8
 	sub.f	%r7, %r8, %r0		! offset + len <= ExpLen without overflow
@@ -403,10 +405,10 @@ rx_redirect:
 	nop
 	mov	-1, %r7
 4:	st	%r7, NVM_EV_A5[%r10]
+	STAT	NVM_STAT_REDIRECT	! counted before the event is visible
 	mov	NVM_EV_REDIRECT, %r6
 	mov	%r24, %r7
 	CALL	ev_post
-	STAT	NVM_STAT_REDIRECT
 	bt	.Lrd_accept		! placed for the window, credit held
 	nop
 ! No free slot: the sender broke the credit rule. Drop it, NACK resend.

@@ -345,10 +345,10 @@ send_step:
 	st	%r0, NVM_EV_A3[%r10]
 	st	%r0, NVM_EV_A4[%r10]
 	st	%r0, NVM_EV_A5[%r10]
+	STAT	NVM_STAT_SRC_FAULT	! counted before the event is visible
 	mov	NVM_EV_SRC_FAULT, %r6
 	mov	%r16, %r7
 	CALL	ev_post
-	STAT	NVM_STAT_SRC_FAULT
 	POP_RCA
 	RET
 
