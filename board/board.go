@@ -577,9 +577,11 @@ const (
 	EvDMADone                   // a descriptor completed (written back)
 	EvDMAIdle                   // the channel reached a TERMINAL descriptor (Desc) and stopped
 	EvDMAFault                  // the channel faulted (Fault)
+	EvSend                      // the send engine started a packet (Cycle: its first byte; Bytes on the wire)
+	EvRecv                      // the receive engine stored a packet (Bytes received, trailer included)
 )
 
-var evNames = [...]string{"isr", "irq", "dma-start", "dma-fetch", "dma-burst", "dma-done", "dma-idle", "dma-fault"}
+var evNames = [...]string{"isr", "irq", "dma-start", "dma-fetch", "dma-burst", "dma-done", "dma-idle", "dma-fault", "send", "recv"}
 
 func (k EventKind) String() string { return evNames[k] }
 
@@ -604,6 +606,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("%d %v %v", e.Cycle, e.Kind, e.Level)
 	case EvDMAFault:
 		return fmt.Sprintf("%d %v %v", e.Cycle, e.Kind, e.Fault)
+	case EvSend, EvRecv:
+		return fmt.Sprintf("%d %v bytes=%d", e.Cycle, e.Kind, e.Bytes)
 	}
 	return fmt.Sprintf("%d %v ch%d desc=%#x bytes=%d", e.Cycle, e.Kind, e.Channel, e.Desc, e.Bytes)
 }

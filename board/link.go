@@ -350,6 +350,7 @@ func (l *Link) close() {
 		r.doneSeen, r.doneAt = true, r.te
 	}
 	l.pending = append(l.pending, r)
+	l.b.trace(Event{Cycle: l.at(at), Kind: EvSend, Channel: -1, Bytes: uint32(wire)})
 	l.setSendIdle(false)
 	l.b.cpu.Schedule(l.at(r.te), func() { l.localEnd(r) })
 }
@@ -489,6 +490,7 @@ func (l *Link) store(pkt []byte) {
 	}
 	l.rxDone = true
 	l.stats.LastRecvCycle = l.b.cpu.Cycles
+	l.b.trace(Event{Cycle: l.b.cpu.Cycles, Kind: EvRecv, Channel: -1, Bytes: uint32(len(pkt))})
 	if fits {
 		words := (uint32(len(pkt)) + linkRecvWordBytes - 1) &^ (linkRecvWordBytes - 1)
 		over := words - uint32(len(pkt))

@@ -31,6 +31,10 @@ kring_poll:
 	mov	NVM_K_RING_SLOTS - 1, %r8
 	and	%r7, %r8, %r7
 	st	%r7, [kr_next]
+	sh	%r7, CMD_SHIFT, %r7
+	mov	NVM_K_RING_BASE, %r8
+	add	%r7, %r8, %r7
+	st	%r7, [kr_ptr]
 	uld.b	NVM_CMD_OP[%r9], %r17	! opcode
 	mov	NVM_STATUS_BAD_CMD, %r18	! status unless a handler sets another
 	sub.f	%r17, 64, %r0
@@ -93,6 +97,10 @@ k_ep_open:
 	st	%r7, NVM_EP_ST_ASID[%r20]
 	ld	NVM_K_OPEN_PAGE[%r9], %r7
 	st	%r7, NVM_EP_ST_PAGE[%r20]
+	sh	%r19, EP_RING_SHIFT, %r7	! slot 0 of its ring
+	mov	NVM_EP_RING_BASE, %r8
+	add	%r7, %r8, %r7
+	st	%r7, EP_SLOTPTR[%r20]
 	mov	NVM_EP_OPEN, %r7
 	st	%r7, NVM_EP_ST_STATE[%r20]
 	mov	1, %r7			! ep_mask |= 1 << ep

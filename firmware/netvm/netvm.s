@@ -102,6 +102,9 @@
 	.set	EP_KEY, 52		! destination region key
 	.set	EP_CTRKEY, 56		! counter key, 0: none
 	.set	EP_ERRCNT, 60		! remote errors recorded (ErrCount)
+	.set	EP_SLOTPTR, 64		! address of the next ring slot
+	.set	EP_H1, 68		! header word 1 of the WRITE's packets
+	.set	EP_H2, 72		! header word 2 (without the length)
 ! Peer state (PeerBase + node * 128), both directions of one pair.
 	.set	P_TX_SEQ, 0		! sender: next sequence number to assign
 	.set	P_TX_SENT, 4		! sender: every number before it was sent once
@@ -125,6 +128,7 @@
 	.set	P_SLOTS_BUSY, 76	! receiver: its slots in use
 	.set	P_DEF_HEAD, 80		! receiver: deferred notifications, first ...
 	.set	P_DEF_COUNT, 84		! ... and how many
+	.set	P_ACK_REL, 88		! receiver: P_RX_RELEASED in the last ACK/NACK
 	.set	P_BUF, 96		! sender: 32 bytes, send buffer of seq & 31
 ! Send buffer (SendBufBase + b * BufStride): route, header, payload, and
 ! in the 16 bytes after the largest payload our bookkeeping.
@@ -149,6 +153,13 @@
 ! The retransmission check period (IT0 ticks of 0.5 us).
 	.set	RETX_TICK, NVM_RETX_TICKS / 4
 	.set	QMASK, 63		! the byte queues below hold 64 entries
+! Packets are built at most TXQ_AHEAD ahead of the send engine: a page
+! is built (its DMA included) in less time than a page takes on the
+! link, so one packet ahead keeps the link busy, and a retransmission or
+! an ACK is never queued behind many.
+	.set	TXQ_AHEAD, 1
+	.set	ENG_IDLE, ISR_RECV_INT | ISR_BUFF_INT | ISR_TIME0	! eng_mask, txwork = 0
+	.set	ENG_BUSY, ENG_IDLE | ISR_SEND_INT			! eng_mask, txwork > 0
 
 ! ---- calls
 ! CALL f: the delay slot reads pc = its own address, so rca = the
@@ -172,6 +183,35 @@
 	.endm
 	.macro	POP r
 	ld	[%sp++], \r
+	.endm
+! TXWORK_INC, TXWORK_DEC: one entry more or less in ctrlq, retxq, txq
+! together; eng_mask follows (clobbers r13)
+	.macro	TXWORK_INC
+	ld	[txwork], %r13
+	add	%r13, 1, %r13
+	st	%r13, [txwork]
+	mov	ENG_BUSY, %r13
+	st	%r13, [eng_mask]
+	.endm
+	.macro	TXWORK_DEC
+	ld	[txwork], %r13
+	sub.f	%r13, 1, %r13
+	st	%r13, [txwork]
+	bne	.+12			! (the store below is in the delay slot)
+	mov	ENG_IDLE, %r13
+	st	%r13, [eng_mask]
+	.endm
+! PRIO_INC, PRIO_DEC: one entry more or less in ctrlq and retxq
+! together (what tx_take serves before txq; clobbers r13)
+	.macro	PRIO_INC
+	ld	[prio_work], %r13
+	add	%r13, 1, %r13
+	st	%r13, [prio_work]
+	.endm
+	.macro	PRIO_DEC
+	ld	[prio_work], %r13
+	sub	%r13, 1, %r13
+	st	%r13, [prio_work]
 	.endm
 ! STAT off: GlobStats[off] += 1 (clobbers r13, r14)
 	.macro	STAT off
@@ -210,10 +250,16 @@ mode:	.zero	4		! GlobMode
 nslots:	.zero	4		! nnodes * ncredits: system-buffer slots
 slots_busy: .zero 4		! slots in use, all senders
 kr_next: .zero	4		! next kernel ring slot
+kr_ptr:	.zero	4		! its address
 ep_mask: .zero	4		! bit e set: endpoint e is open or parked
 ev_n:	.zero	4		! events written (master copy of GlobEvqWrite)
 timer_on: .zero	4		! IT0 is running for the retransmission check
 tx_inflight: .zero 4		! the send buffer the engine was last given
+dma_kick: .zero	4		! dma_sync is inside its tx_poll call
+txwork:	.zero	4		! entries in ctrlq, retxq and txq together
+prio_work: .zero 4		! entries in ctrlq and retxq together
+eng_mask: .zero	4		! the ISR bits the main loop wakes up for: RECV,
+				! BUFF, TIME0, and SEND_INT while txwork > 0
 kcmd:	.zero	NVM_CMD_SIZE	! private copy of the command being taken
 	.align	8
 stage:	.zero	16		! staging for DMAs of small records to the host
@@ -343,6 +389,10 @@ _start:
 	st	%r7, [bufq_tail]
 	mov	-1, %r7
 	st	%r7, [tx_inflight]
+	mov	NVM_K_RING_BASE, %r7
+	st	%r7, [kr_ptr]
+	mov	ENG_IDLE, %r7
+	st	%r7, [eng_mask]
 	mov	NVM_FW_RUNNING, %r7
 	st	%r7, NVM_GLOB_STATUS[%r16]
 	mov	NVM_RECV_BASE, %r6
@@ -368,15 +418,40 @@ boot_panic:
 ! receive engine, the send engine, the retransmission timer; the
 ! heartbeat once per pass. Never returns. Registers: all.
 main_loop:
-	ld	RTC[%r0], %r7
+	ld	ISR[%r0], %r28		! the engines: anything for them?
+	ld	[eng_mask], %r7
+	and.f	%r28, %r7, %r0
+	beq	1f
+	nop
+	CALL	engines
+1:	ld	RTC[%r0], %r7
 	mov	NVM_GLOB_BASE, %r6
 	st	%r7, NVM_GLOB_HEARTBEAT[%r6]
+	ld	[kr_ptr], %r7		! a kernel command posted?
+	uld.b	NVM_CMD_OP[%r7], %r7
+	sub.f	%r7, 0, %r0
+	beq	1f
+	nop
 	CALL	kring_poll
-	ld	[ep_mask], %r27		! open endpoints, bit e = endpoint e
-	mov	0, %r26
+1:	ld	[txq_head], %r7		! TXQ_AHEAD built packets wait for the
+	ld	[txq_tail], %r8		! engine: no endpoint may add one, skip
+	sub	%r8, %r7, %r8		! them (the pass is short, SEND_INT is
+	sub.f	%r8, TXQ_AHEAD, %r0	! seen sooner)
+	buge	main_loop
+	ld	[ep_mask], %r27		! (delay slot) open endpoints, bit e = endpoint e
+	sub.f	%r27, 0, %r0
+	beq	main_loop
+	mov	0, %r26			! (delay slot)
+	ld	ISR[%r0], %r28		! the engines twice per pass when endpoints are open
+	ld	[eng_mask], %r7
+	and.f	%r28, %r7, %r0
+	beq	.Leploop
+	nop
+	CALL	engines
+	ld	[ep_mask], %r27
 .Leploop:
 	sub.f	%r27, 0, %r0		! no open endpoint above r26
-	beq	.Lepdone
+	beq	main_loop
 	mov	1, %r7			! (delay slot)
 	and	%r27, %r7, %r7
 	sub.f	%r7, 0, %r0
@@ -388,12 +463,38 @@ main_loop:
 	sh	%r27, -1, %r27		! next endpoint's bit
 	bt	.Leploop
 	add	%r26, 1, %r26		! (delay slot)
-.Lepdone:
-	CALL	rx_poll
-	CALL	tx_poll
-	CALL	timer_poll
-	bt	main_loop
+
+! engines: serve the link and timer engines from one read of ISR: the
+! receive engine first (the link stalls until it is re-armed, which
+! rx_poll does before anything else; the send engine is served during
+! rx_poll's DMA waits), the send engine, the retransmission timer.
+! In: r28 = ISR, read after an instruction that was no special-register
+! store. Clobbers r6-r25, r28.
+engines:
+	mov	ISR_RECV_INT | ISR_BUFF_INT, %r7
+	and.f	%r28, %r7, %r0
+	bne	.Leng_rx
+	mov	ISR_SEND_INT, %r7	! (delay slot)
+.Leng_tx:
+	and.f	%r28, %r7, %r0		! the send engine is idle ...
+	beq	.Leng_timer
+	ld	[txwork], %r7		! (delay slot) ... and a packet waits:
+	sub.f	%r7, 0, %r0
+	bne	tx_take			! (tail call; TIME0 is latched, the next pass sees it)
 	nop
+.Leng_timer:
+	mov	ISR_TIME0, %r7
+	and.f	%r28, %r7, %r0
+	bne	timer_poll		! (tail call)
+	nop
+	RET
+.Leng_rx:
+	PUSH_RCA			! a packet: the fastest path to the re-arm
+	CALL	rx_take			! (r28 = ISR)
+	POP_RCA
+	ld	ISR[%r0], %r28
+	bt	.Leng_tx
+	mov	ISR_SEND_INT, %r7	! (delay slot)
 
 ! memzero: zero the words of [r6, r7) (both 4-aligned). Clobbers r6.
 memzero:
@@ -420,7 +521,10 @@ copy_cmd:
 	st.b	%r0, NVM_CMD_OP[%r6]
 	RET
 
-! dma_sync: one host DMA block, waited for. In: r6 SRAM address, r7 host
+! dma_sync: one host DMA block, waited for; while it runs, a packet
+! waiting in txq is handed to the send engine as soon as the engine is
+! idle (a page's DMA takes about as long as a page on the link, so the
+! link would otherwise idle while the next page is read). In: r6 SRAM address, r7 host
 ! bus address (low 32 bits; high word 0), r8 length, r9 DIR_TO_HOST
 ! (channel 0) or DIR_FROM_HOST (channel 2). Out: r10 = 0, or nonzero if
 ! the DMA faulted (a wild host address from the host: the engine halts
@@ -443,19 +547,47 @@ dma_sync:
 	or	%r10, %r9, %r12		! next = itself, E2L per direction
 	st	%r12, DESC_NEXT[%r10]	! written last: not TERMINAL
 	st	%r11, PULSE[%r0]
-	mov	DESC_TERMINAL, %r13
 	mov	ISR_MEM_INT, %r11
-2:	ld	DESC_NEXT[%r10], %r12	! done when the engine wrote TERMINAL back
+2:	mov	DESC_TERMINAL, %r13
+	ld	DESC_NEXT[%r10], %r12	! done when the engine wrote TERMINAL back
 	and	%r12, %r13, %r12
 	sub.f	%r12, 0, %r0
 	bne	3f
 	nop
 	ld	ISR[%r0], %r12		! or the channel faulted
-	and	%r12, %r11, %r12
+	and.f	%r12, %r11, %r0
+	bne	6f
+	sh	%r12, 28, %r12		! (delay slot) SEND_INT (bit 3) to the sign
+	sub.f	%r12, 0, %r0
+	bpl	2b			! the send engine is busy
+	ld	[txwork], %r12		! (delay slot) idle: is a packet waiting?
 	sub.f	%r12, 0, %r0
 	beq	2b
-	nop
-	st	%r11, ISR[%r0]		! acknowledge MEM_INT
+	ld	[dma_kick], %r12	! (delay slot) not from inside a kick
+	sub.f	%r12, 0, %r0
+	bne	2b
+	mov	1, %r12			! (delay slot)
+	st	%r12, [dma_kick]	! start it: the link does not wait for
+	PUSH_RCA			! this DMA (tx_poll uses r6-r14)
+	PUSH	%r6
+	PUSH	%r7
+	PUSH	%r8
+	PUSH	%r9
+	PUSH	%r10
+	PUSH	%r11
+	PUSH	%r14
+	CALL	tx_poll
+	POP	%r14
+	POP	%r11
+	POP	%r10
+	POP	%r9
+	POP	%r8
+	POP	%r7
+	POP	%r6
+	POP_RCA
+	bt	2b
+	st	%r0, [dma_kick]		! (delay slot)
+6:	st	%r11, ISR[%r0]		! acknowledge MEM_INT
 	or	%r10, DESC_TERMINAL, %r12
 	st	%r12, DESC_NEXT[%r10]	! idle, and restart the channel there
 	sub.f	%r9, DIR_TO_HOST, %r0
@@ -519,12 +651,12 @@ ev_post:
 	mov	NVM_EVQ_SIZE, %r8
 	mov	DIR_TO_HOST, %r9
 	CALL	dma_sync
-	ld	[ev_n], %r7
-	mov	NVM_GLOB_BASE, %r11
-	st	%r7, NVM_GLOB_EVQ_WRITE[%r11]
+	STAT	NVM_STAT_IRQ
 	mov	NVM_ISR_HOST_SIG, %r7	! after the record is in host memory
 	st	%r7, ISR[%r0]
-	STAT	NVM_STAT_IRQ
+	ld	[ev_n], %r7		! then the count the driver may read
+	mov	NVM_GLOB_BASE, %r11
+	st	%r7, NVM_GLOB_EVQ_WRITE[%r11]
 	POP_RCA
 	RET
 
@@ -661,63 +793,50 @@ spt_lookup:
 ! lock and translate; I: the steps]. In: r8 entry (nonzero); r6 host flags
 ! that must be clear besides P (0 for a source page, NVM_SPT_R for a
 ! destination); r7 host flags that must be set (NVM_SPT_V for a source,
-! NVM_SPT_V | NVM_SPT_W for a destination). RCNT must be 0 (it is only
-! ever raised for destination pages). Out: r9 = host page address
-! (PFN << 12) with L set, or r9 = 0: not resident, not locked. In
-! ModeStatic the test is made once and L is not touched (static
-! pinning: the host never changes a mapping that is in use). Clobbers
-! r9-r12.
+! NVM_SPT_V | NVM_SPT_W for a destination). Out: r9 = host page address
+! (PFN << 12) with L set, or r9 = 0: not resident, not locked.
+! RCNT must be 0 (§4.1). Step 1's test of the host flags is made only
+! after L is set (the re-read of step 3 is the test that matters; a page
+! that fails it is unlocked at once): the common case, a resident page,
+! costs one test instead of two. The NIC word is the NIC's alone, so L is
+! set and cleared with word stores. In ModeStatic the test is made once
+! and L is not touched (static pinning: the host never changes a mapping
+! that is in use). Clobbers r9-r12.
 spt_lock:
-	or	%r6, NVM_SPT_P, %r12	! forbidden flags
-	ld	NVM_SPT_FRAME[%r8], %r9
-	and	%r9, %r12, %r10
-	sub.f	%r10, 0, %r0
-	bne	9f
-	and	%r9, %r7, %r10		! (delay slot) required flags
-	sub.f	%r10, %r7, %r0
-	bne	9f
-	nop
-	ld	NVM_SPT_NIC[%r8], %r10
+	ld	NVM_SPT_NIC[%r8], %r10	! RCNT = 0?
 	sh	%r10, -NVM_SPT_RCNT_SHIFT, %r11
 	sub.f	%r11, 0, %r0
 	bne	9f
-	nop
-	ld	[mode], %r10
-	sub.f	%r10, NVM_MODE_STATIC, %r0
-	beq	7f
-	nop
-	uld.b	NVM_SPT_LOCK_BYTE[%r8], %r10
-	or	%r10, NVM_SPT_L, %r10
-	st.b	%r10, NVM_SPT_LOCK_BYTE[%r8]	! step 2: L = 1
-	ld	NVM_SPT_FRAME[%r8], %r9		! step 3: re-read
-	and	%r9, %r12, %r10
-	sub.f	%r10, 0, %r0
+	ld	[mode], %r11		! (delay slot)
+	sub.f	%r11, NVM_MODE_STATIC, %r0
+	beq	1f
+	or	%r10, NVM_SPT_L, %r11	! (delay slot)
+	st	%r11, NVM_SPT_NIC[%r8]	! step 2: L = 1
+1:	ld	NVM_SPT_FRAME[%r8], %r9	! step 3: (re-)read the host flags
+	or	%r6, NVM_SPT_P, %r12	! forbidden
+	and	%r9, %r12, %r12
+	sub.f	%r12, 0, %r0
 	bne	8f
-	and	%r9, %r7, %r10
-	sub.f	%r10, %r7, %r0
+	and	%r9, %r7, %r12		! (delay slot) required
+	sub.f	%r12, %r7, %r0
 	bne	8f
-	nop
-7:	sh	%r9, -NVM_PAGE_SHIFT, %r9
+	sh	%r9, -NVM_PAGE_SHIFT, %r9	! (delay slot)
 	sh	%r9, NVM_PAGE_SHIFT, %r9	! PFN << 12
 	RET
-8:	uld.b	NVM_SPT_LOCK_BYTE[%r8], %r10	! back off: L = 0
-	mov	NVM_SPT_D, %r11
-	and	%r10, %r11, %r10
-	st.b	%r10, NVM_SPT_LOCK_BYTE[%r8]
+8:	st	%r10, NVM_SPT_NIC[%r8]	! back off: the word as it was (L = 0)
 9:	mov	0, %r9
 	RET
 
 ! spt_unlock: §4.3 step 5: L = 0, and D = 1 if r6 is nonzero (a
-! destination). In: r8 entry, r6. Clobbers r10, r11.
+! destination). RCNT is 0 while L is held. In: r8 entry, r6. Clobbers
+! r10, r11.
 spt_unlock:
-	uld.b	NVM_SPT_LOCK_BYTE[%r8], %r10
-	mov	NVM_SPT_D, %r11
-	and	%r10, %r11, %r10
 	sub.f	%r6, 0, %r0
-	beq	1f
-	nop
-	or	%r10, NVM_SPT_D, %r10
-1:	st.b	%r10, NVM_SPT_LOCK_BYTE[%r8]
+	bne	1f
+	mov	NVM_SPT_D, %r10		! (delay slot)
+	ld	NVM_SPT_NIC[%r8], %r11	! a source: D as it was
+	and	%r11, %r10, %r10
+1:	st	%r10, NVM_SPT_NIC[%r8]
 	RET
 
 ! rx_arm: arm the receive engine for one packet at rx_cur (at most

@@ -9,22 +9,26 @@
 ! rx_poll: if a packet arrived, re-arm, then check and dispatch it
 ! (DATA to rx_data, ACK/NACK to rx_ack). A packet is left waiting
 ! while the event queue lacks room for EVQ_RESERVE events. Clobbers
-! r6-r14, r16-r25. Uses r16 packet, r17 bytes stored, r18 payload length,
+! r6-r14, r16-r25, r28. Uses r16 packet, r17 bytes stored, r18 payload length,
 ! r19 source node.
 rx_poll:
-	ld	ISR[%r0], %r7
+	ld	ISR[%r0], %r28
 	mov	ISR_RECV_INT | ISR_BUFF_INT, %r8
-	and	%r7, %r8, %r8
+	and	%r28, %r8, %r8
 	sub.f	%r8, 0, %r0
-	bne	1f
+	bne	rx_take
 	nop
 	RET
-1:	PUSH_RCA
-	PUSH	%r7
-	CALL	ev_room
-	POP	%r7
-	sub.f	%r6, 0, %r0
-	beq	.Lrx_out
+! rx_take: rx_poll once ISR (in r28) shows RECV_INT or BUFF_INT.
+rx_take:
+	mov	%r28, %r7
+	PUSH_RCA
+	ld	[ev_n], %r8		! room for EVQ_RESERVE events?
+	mov	NVM_GLOB_BASE, %r9
+	ld	NVM_GLOB_EVQ_READ[%r9], %r9
+	sub	%r8, %r9, %r8
+	sub.f	%r8, NVM_EVQ_ENTRIES - EVQ_RESERVE, %r0
+	bugt	.Lrx_out
 	ld	[rx_cur], %r16		! (delay slot) the packet
 	ld	RMP[%r0], %r8		! its end (padded to 8)
 	sub	%r8, %r16, %r17		! bytes stored
@@ -33,10 +37,11 @@ rx_poll:
 	bule	2f
 	nop
 	mov	NVM_RECV_BASE, %r8
-2:	st	%r8, [rx_cur]
-	PUSH	%r7
-	CALL	rx_arm
-	POP	%r7
+2:	st	%r8, [rx_cur]		! re-arm there (rx_arm, inline)
+	add	%r8, RX_ARM, %r9
+	st	%r0, RML[%r0]
+	st	%r8, RMP[%r0]
+	st	%r9, RML[%r0]
 	mov	ISR_BUFF_INT, %r8	! too long for the receive area
 	and	%r7, %r8, %r8
 	sub.f	%r8, 0, %r0
@@ -44,12 +49,17 @@ rx_poll:
 	sub.f	%r17, NVM_HDR_SIZE + NVM_TRAILER_SIZE, %r0	! (delay slot)
 	bult	.Lrx_malformed
 	nop
-	uld.h	NVM_HDR_TYPE[%r16], %r7
+	! The header's first three words: type | kind | flags, source |
+	! destination node, endpoints | length.
+	ld	NVM_HDR_TYPE[%r16], %r10
+	ld	NVM_HDR_SRC_NODE[%r16], %r11
+	ld	NVM_HDR_SRC_EP[%r16], %r18
+	sh	%r10, -16, %r7
 	mov	NVM_PKT_TYPE, %r8
 	sub.f	%r7, %r8, %r0
 	bne	.Lrx_malformed
-	nop
-	uld.h	NVM_HDR_LEN[%r16], %r18
+	mov	0xFFFF, %r9		! (delay slot)
+	and	%r18, %r9, %r18		! payload length
 	mov	NVM_MTU, %r8
 	sub.f	%r18, %r8, %r0
 	bugt	.Lrx_malformed
@@ -57,30 +67,38 @@ rx_poll:
 	sub.f	%r17, %r7, %r0
 	bult	.Lrx_malformed
 	nop
-	! The trailer (CRC-32, CRC-8) reads received XOR computed: 0 if good.
+	! The trailer (CRC-32, CRC-8) reads received XOR computed: 0 if good;
+	! one word and a byte when the payload length is a multiple of 4.
 	add	%r16, %r18, %r6
-	uld.b	NVM_HDR_SIZE[%r6], %r7	! CRC-32 (not aligned: bytes)
+	mov	3, %r8
+	and	%r18, %r8, %r8
+	sub.f	%r8, 0, %r0
+	bne	5f
+	uld.b	NVM_HDR_SIZE + 4[%r6], %r7	! (delay slot) CRC-8
+	ld	NVM_HDR_SIZE[%r6], %r8
+	bt	6f
+	or	%r7, %r8, %r7		! (delay slot)
+5:	uld.b	NVM_HDR_SIZE[%r6], %r8	! CRC-32, byte by byte
+	or	%r7, %r8, %r7
 	uld.b	NVM_HDR_SIZE + 1[%r6], %r8
 	or	%r7, %r8, %r7
 	uld.b	NVM_HDR_SIZE + 2[%r6], %r8
 	or	%r7, %r8, %r7
 	uld.b	NVM_HDR_SIZE + 3[%r6], %r8
 	or	%r7, %r8, %r7
-	uld.b	NVM_HDR_SIZE + 4[%r6], %r8	! CRC-8
-	or	%r7, %r8, %r7
-	sub.f	%r7, 0, %r0
+6:	sub.f	%r7, 0, %r0
 	bne	.Lrx_crc
-	nop
-	uld.h	NVM_HDR_DST_NODE[%r16], %r7
+	and	%r11, %r9, %r7		! (delay slot) destination node
 	ld	[node_id], %r8
 	sub.f	%r7, %r8, %r0
 	bne	.Lrx_malformed
-	nop
-	uld.h	NVM_HDR_SRC_NODE[%r16], %r19
+	sh	%r11, -16, %r19		! (delay slot) source node
 	ld	[nnodes], %r8
 	sub.f	%r19, %r8, %r0
 	buge	.Lrx_malformed
-	uld.b	NVM_HDR_KIND[%r16], %r7	! (delay slot)
+	sh	%r10, -8, %r7		! (delay slot) kind
+	mov	0xFF, %r8
+	and	%r7, %r8, %r7
 	sub.f	%r7, NVM_KIND_DATA, %r0
 	beq	3f
 	sub.f	%r7, NVM_KIND_ACK, %r0	! (delay slot)
@@ -228,30 +246,58 @@ rx_data:
 	ld	P_RX_RELEASED[%r20], %r7	! placed: its credit is free (§8)
 	add	%r7, 1, %r7
 	st	%r7, P_RX_RELEASED[%r20]
-! q is received (placed, redirected or consumed): mark it, defer its
-! notification, advance the window, apply what is due, owe an ACK.
+! q is received (placed, redirected or consumed): mark it, advance the
+! window, apply or defer its notification, apply what is due, owe an ACK.
 .Lrd_accept:
 	STAT	NVM_STAT_RX_DATA
 	ld	P_RX_BASE[%r20], %r7
-	sub	%r21, %r7, %r7
-	mov	NVM_SEQ_MASK, %r8
-	and	%r7, %r8, %r7
-	mov	1, %r8
-	sh	%r8, %r7, %r8
-	ld	P_RX_BITS[%r20], %r9
-	or	%r9, %r8, %r9
-	add	%r25, 1, %r7		! a notification? (r25 = -1: none)
-	sub.f	%r7, 0, %r0
-	beq	4f
+	sub	%r21, %r7, %r8
+	mov	NVM_SEQ_MASK, %r10
+	and	%r8, %r10, %r8
+	mov	1, %r9
+	sh	%r9, %r8, %r9
+	ld	P_RX_BITS[%r20], %r8
+	or	%r8, %r9, %r9		! q's bit set
+5:	mov	1, %r8			! advance over the received prefix
+	and	%r9, %r8, %r8
+	sub.f	%r8, 0, %r0
+	beq	6f
+	nop
+	sh	%r9, -1, %r9
+	add	%r7, 1, %r7
+	bt	5b
+	and	%r7, %r10, %r7		! (delay slot)
+6:	st	%r9, P_RX_BITS[%r20]
+	st	%r7, P_RX_BASE[%r20]
+	add	%r25, 1, %r8		! a notification? (r25 = -1: none)
+	sub.f	%r8, 0, %r0
+	beq	.Lrd_due
+	ld	P_DEF_COUNT[%r20], %r13	! (delay slot)
+	! The common case: nothing deferred, no slot busy, and every packet
+	! up to q received: apply it now (§9).
+	sub.f	%r13, 0, %r0
+	bne	.Lrd_defer
+	ld	P_SLOTS_BUSY[%r20], %r8	! (delay slot)
+	sub.f	%r8, 0, %r0
+	bne	.Lrd_defer
+	sub	%r21, %r7, %r8		! (delay slot) q - base "negative": base past q
+	and	%r8, %r10, %r8
+	sub.f	%r8, HALF_SEQ, %r0
+	bult	.Lrd_defer
+	sh	%r25, -16, %r6		! (delay slot) ep
+	mov	0xFFFF, %r7
+	and	%r25, %r7, %r7		! counter id
+	CALL	ctr_apply
+	bt	.Lrd_ack
 	nop
 	! Defer it: the queue is kept in sequence order (packets may be
 	! accepted out of order), so insert from the tail.
+.Lrd_defer:
 	sh	%r19, DEFER_PEER_SHIFT, %r11
 	mov	NVM_DEFER_BASE, %r7
 	add	%r11, %r7, %r11		! the peer's ring
 	ld	P_DEF_HEAD[%r20], %r12
-	ld	P_DEF_COUNT[%r20], %r13	! i = count
-	add	%r13, 1, %r7
+	add	%r13, 1, %r7		! i = count (r13)
 	st	%r7, P_DEF_COUNT[%r20]
 	mov	NVM_DEFER_MAX - 1, %r14
 7:	sub.f	%r13, 0, %r0
@@ -282,24 +328,44 @@ rx_data:
 	add	%r7, %r11, %r7
 	st	%r21, DF_SEQ[%r7]
 	st	%r25, DF_CTR[%r7]
-4:	ld	P_RX_BASE[%r20], %r7	! advance over the received prefix
-	mov	NVM_SEQ_MASK, %r10
-5:	mov	1, %r8
-	and	%r9, %r8, %r8
-	sub.f	%r8, 0, %r0
-	beq	6f
+	ld	P_DEF_COUNT[%r20], %r13
+.Lrd_due:
+	sub.f	%r13, 0, %r0		! deferred notifications now due?
+	beq	.Lrd_ack
 	nop
-	sh	%r9, -1, %r9
-	add	%r7, 1, %r7
-	bt	5b
-	and	%r7, %r10, %r7		! (delay slot)
-6:	st	%r9, P_RX_BITS[%r20]
-	st	%r7, P_RX_BASE[%r20]
 	mov	%r19, %r6
 	CALL	defer_process
-	mov	%r19, %r6
+! The ACK (§7): owed for the last packet of a WRITE, for a packet that
+! does not advance the base (out of order, or redirected: the sender
+! learns early), for an error (NACK), or once half the credit allotment
+! has been released since the last ACK; otherwise the next one covers it
+! (ACKs are cumulative), which halves the sender's ACK processing when it
+! streams.
+.Lrd_ack:
+	uld.b	NVM_HDR_FLAGS[%r16], %r7
+	mov	NVM_FLAG_LAST, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	bne	1f
+	ld	P_RX_BITS[%r20], %r7	! (delay slot) a gap above the base?
+	sub.f	%r7, 0, %r0
+	bne	1f
+	ld	P_NACK_STATUS[%r20], %r7	! (delay slot)
+	sub.f	%r7, 0, %r0
+	bne	1f
+	ld	P_RX_RELEASED[%r20], %r7	! (delay slot)
+	ld	P_ACK_REL[%r20], %r8
+	sub	%r7, %r8, %r7
+	mov	NVM_SEQ_MASK, %r8
+	and	%r7, %r8, %r7
+	ld	[ncredits], %r8
+	sh	%r8, -1, %r8		! C / 2 (C = 1: every packet)
+	sub.f	%r7, %r8, %r0
+	bult	2f
+	nop
+1:	mov	%r19, %r6
 	CALL	ctrlq_push
-	POP_RCA
+2:	POP_RCA
 	RET
 ! A duplicate: drop it, count it, re-acknowledge (§7).
 .Lrd_dup:

@@ -20,51 +20,54 @@ ep_poll:
 	ld	EP_CUR[%r17], %r7	! (delay slot)
 	sub.f	%r7, 0, %r0
 	bne	send_step		! (tail call: send_step returns for us)
-	ld	NVM_EP_ST_NEXT[%r17], %r18	! (delay slot) slot
-	sh	%r16, EP_RING_SHIFT, %r6
-	mov	NVM_EP_RING_BASE, %r7
-	add	%r6, %r7, %r6
-	sh	%r18, CMD_SHIFT, %r7
-	add	%r6, %r7, %r6		! slot address
-	uld.b	NVM_CMD_OP[%r6], %r7
+	ld	EP_SLOTPTR[%r17], %r9	! (delay slot) the next slot
+	uld.b	NVM_CMD_OP[%r9], %r7
 	sub.f	%r7, 0, %r0
 	bne	1f
 	nop
 9:	RET
+! Take the slot: its fields are read where they are (the WRITE keeps
+! what it needs in the endpoint state), then the op byte is cleared.
 1:	PUSH_RCA
-	CALL	copy_cmd		! r9 = kcmd; the slot is taken
-	add	%r18, 1, %r7
-	mov	NVM_RING_SLOTS - 1, %r8
-	and	%r7, %r8, %r7
-	st	%r7, NVM_EP_ST_NEXT[%r17]
+	ld	NVM_EP_ST_NEXT[%r17], %r18
 	st	%r18, EP_SLOT[%r17]
-	ld	NVM_CMD_TICKET[%r9], %r7
-	st	%r7, EP_TICKET[%r17]
-	uld.b	NVM_CMD_FLAGS[%r9], %r7
-	st	%r7, EP_FLAGS[%r17]
-	uld.b	NVM_CMD_OP[%r9], %r7
+	add	%r18, 1, %r8		! the next slot, and its address
+	mov	NVM_RING_SLOTS - 1, %r10
+	and	%r8, %r10, %r8
+	st	%r8, NVM_EP_ST_NEXT[%r17]
+	sub.f	%r8, 0, %r0
+	bne	2f
+	add	%r9, NVM_CMD_SIZE, %r10	! (delay slot)
+	sub	%r10, NVM_RING_SLOTS * NVM_CMD_SIZE, %r10	! wrapped
+2:	st	%r10, EP_SLOTPTR[%r17]
+	ld	NVM_CMD_TICKET[%r9], %r8
+	st	%r8, EP_TICKET[%r17]
+	uld.b	NVM_CMD_FLAGS[%r9], %r8
+	st	%r8, EP_FLAGS[%r17]
 	sub.f	%r7, NVM_OP_WRITE, %r0
-	beq	2f
+	beq	3f
 	mov	NVM_STATUS_BAD_CMD, %r19	! (delay slot)
-	bt	3f
-	nop
-2:	CALL	write_check		! r19 = status
+	bt	4f
+	st.b	%r0, NVM_CMD_OP[%r9]	! (delay slot) taken
+3:	CALL	write_check		! r19 = status (keeps r9)
 	sub.f	%r19, NVM_STATUS_OK, %r0
-	bne	3f
-	nop
+	bne	4f
+	st.b	%r0, NVM_CMD_OP[%r9]	! (delay slot) taken
 	POP_RCA
 	bt	send_step		! the first packet in this pass
 	nop
-3:	mov	%r16, %r6
+4:	mov	%r16, %r6
 	mov	%r19, %r7
 	CALL	ep_complete
 	POP_RCA
 	RET
 
-! write_check: check the WRITE in kcmd (§3.2) and, if it passes, copy
-! what its execution needs into the endpoint state (the import entry may
-! be removed meanwhile: the WRITE keeps its copy) and set EP_CUR.
-! In: r9 kcmd, r16 ep, r17 ep state. Out: r19 status. Uses r20-r24.
+! write_check: check the WRITE in the ring slot at r9 (§3.2) and, if it
+! passes, copy what its execution needs into the endpoint state (the
+! import entry may be removed meanwhile: the WRITE keeps its copy), with
+! the header words that do not change from packet to packet, and set
+! EP_CUR. In: r9 slot, r16 ep, r17 ep state. Out: r19 status. Keeps r9.
+! Uses r7, r8, r10, r20-r24.
 write_check:
 	mov	NVM_STATUS_IMPORT, %r19
 	uld.h	NVM_WR_IMPORT[%r9], %r20
@@ -138,8 +141,15 @@ write_check:
 	st	%r23, EP_DST[%r17]
 	ld	NVM_IMP_NODE[%r20], %r7
 	st	%r7, EP_NODE[%r17]
-	ld	NVM_IMP_REMOTE_EP[%r20], %r7
-	st	%r7, EP_REP[%r17]
+	ld	[node_id], %r8		! header word 1: source node, destination node
+	sh	%r8, 16, %r8
+	or	%r8, %r7, %r8
+	st	%r8, EP_H1[%r17]
+	ld	NVM_IMP_REMOTE_EP[%r20], %r7	! word 2: source ep, destination ep (| length)
+	sh	%r7, 16, %r7
+	sh	%r16, 24, %r8
+	or	%r8, %r7, %r8
+	st	%r8, EP_H2[%r17]
 	ld	NVM_IMP_KEY[%r20], %r7
 	st	%r7, EP_KEY[%r17]
 	st	%r24, EP_CTRKEY[%r17]
@@ -150,8 +160,8 @@ write_check:
 
 ! send_step: build and queue the next packet of endpoint r16's WRITE
 ! (§5.1, §5.2, §5.3), or stall (window, credit or buffers exhausted,
-! or txq not yet empty: packets are built just in time, one ahead of
-! the send engine). The last packet completes the WRITE locally (§6.1)
+! or TXQ_AHEAD packets already wait: packets are built just in time,
+! ahead of the send engine). The last packet completes the WRITE locally (§6.1)
 ! once it is handed to the engine. A missing source page parks the
 ! endpoint (EvSrcFault). In: r16 ep, r17 ep state. Clobbers r6-r14,
 ! r18-r25. Uses r20 peer, r21 peer state, r22 src VA, r23 dst offset,
@@ -159,8 +169,9 @@ write_check:
 send_step:
 	ld	[txq_head], %r6
 	ld	[txq_tail], %r7
-	sub.f	%r6, %r7, %r0
-	bne	9f			! one packet waits already
+	sub	%r7, %r6, %r7
+	sub.f	%r7, TXQ_AHEAD, %r0
+	buge	9f			! enough packets wait already
 	ld	EP_NODE[%r17], %r20	! (delay slot)
 	PEER	%r20, %r21
 	ld	P_DEAD[%r21], %r7
@@ -245,13 +256,11 @@ send_step:
 	mov	0, %r6
 	CALL	spt_unlock
 	BUFADDR	%r18, %r14
-	! The header (§5.3).
+	! The header (§5.3), eight words, most of them prepared by
+	! write_check.
 4:	add	%r14, NVM_BUF_HDR, %r6
-	mov	NVM_PKT_TYPE, %r7
-	st.h	%r7, NVM_HDR_TYPE[%r6]
-	mov	NVM_KIND_DATA, %r7
-	st.b	%r7, NVM_HDR_KIND[%r6]
-	mov	0, %r7			! flags
+	mov	hi(NVM_PKT_TYPE << 16 | NVM_KIND_DATA << 8), %r7
+	or	%r7, lo(NVM_PKT_TYPE << 16 | NVM_KIND_DATA << 8), %r7
 	mov	0, %r8			! counter key
 	sub.f	%r24, %r25, %r0
 	bne	5f
@@ -262,20 +271,18 @@ send_step:
 	beq	5f
 	nop
 	or	%r7, NVM_FLAG_NOTIFY, %r7
-5:	st.b	%r7, NVM_HDR_FLAGS[%r6]
+5:	st	%r7, NVM_HDR_TYPE[%r6]	! type, kind, flags
 	st	%r8, NVM_HDR_CTR_KEY[%r6]
-	ld	[node_id], %r7
-	st.h	%r7, NVM_HDR_SRC_NODE[%r6]
-	st.h	%r20, NVM_HDR_DST_NODE[%r6]
-	st.b	%r16, NVM_HDR_SRC_EP[%r6]
-	ld	EP_REP[%r17], %r7
-	st.b	%r7, NVM_HDR_DST_EP[%r6]
-	st.h	%r25, NVM_HDR_LEN[%r6]
+	ld	EP_H1[%r17], %r7
+	st	%r7, NVM_HDR_SRC_NODE[%r6]	! source node, destination node
+	ld	EP_H2[%r17], %r7
+	or	%r7, %r25, %r7
+	st	%r7, NVM_HDR_SRC_EP[%r6]	! endpoints, length
 	ld	EP_KEY[%r17], %r7
 	st	%r7, NVM_HDR_KEY[%r6]
 	st	%r23, NVM_HDR_OFFSET[%r6]
-	st.h	%r19, NVM_HDR_SEQ[%r6]
-	st.h	%r0, NVM_HDR_CREDIT[%r6]
+	sh	%r19, 16, %r7
+	st	%r7, NVM_HDR_SEQ[%r6]	! sequence number, credit 0
 	ld	EP_TICKET[%r17], %r7
 	st	%r7, NVM_HDR_AUX[%r6]	! echoed by an error NACK
 	mov	%r6, %r7
@@ -302,6 +309,7 @@ send_step:
 	st.b	%r18, %r7[%r8]
 	add	%r6, 1, %r6
 	st	%r6, [txq_tail]
+	TXWORK_INC
 	add	%r22, %r25, %r22	! advance the WRITE
 	add	%r23, %r25, %r23
 	sub	%r24, %r25, %r24

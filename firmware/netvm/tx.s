@@ -15,10 +15,16 @@ tx_poll:
 	mov	ISR_SEND_INT, %r7
 	and	%r6, %r7, %r6
 	sub.f	%r6, 0, %r0
-	bne	1f
-	ld	[ctrlq_head], %r6	! (delay slot)
+	bne	tx_take
+	nop
 	RET
-1:	ld	[ctrlq_tail], %r7
+! tx_take: tx_poll once SEND_INT is known to be set.
+tx_take:
+	ld	[prio_work], %r6	! an ACK/NACK or a retransmission?
+	sub.f	%r6, 0, %r0
+	beq	.Ltx_new
+	ld	[ctrlq_head], %r6	! (delay slot)
+	ld	[ctrlq_tail], %r7
 	sub.f	%r6, %r7, %r0
 	bne	tx_ctrl
 	nop
@@ -45,6 +51,8 @@ tx_ctrl:
 	uld.b	%r7[%r8], %r8		! the peer
 	add	%r6, 1, %r6
 	st	%r6, [ctrlq_head]
+	TXWORK_DEC
+	PRIO_DEC
 	PEER	%r8, %r9
 	st	%r0, P_IN_CTRLQ[%r9]
 	mov	NVM_CTRL_BUF_BASE + NVM_BUF_HDR, %r10	! the header
@@ -61,6 +69,7 @@ tx_ctrl:
 	ld	P_RX_BASE[%r9], %r7
 	st.h	%r7, NVM_HDR_SEQ[%r10]
 	ld	P_RX_RELEASED[%r9], %r7
+	st	%r7, P_ACK_REL[%r9]
 	ld	[ncredits], %r11
 	add	%r7, %r11, %r7
 	st.h	%r7, NVM_HDR_CREDIT[%r10]	! (the store keeps the low 16 bits)
@@ -143,6 +152,8 @@ tx_retx:
 3:	ld	[retxq_head], %r6	! nothing left: pop the peer
 	add	%r6, 1, %r6
 	st	%r6, [retxq_head]
+	TXWORK_DEC
+	PRIO_DEC
 	bt	.Ltx_new
 	st	%r0, P_IN_RETXQ[%r9]	! (delay slot)
 4:	mov	31, %r7
@@ -159,8 +170,8 @@ tx_retx:
 ! tx_new: send the buffer at the head of txq for the first time. Its
 ! peer's P_TX_SENT passes it; the retransmission deadline starts when the
 ! peer had nothing outstanding; the timer starts if it is off. A packet
-! for a peer declared unreachable meanwhile is dropped (buf_fail). In:
-! r6 txq_head.
+! for a peer declared unreachable since it was built goes out, but is
+! failed at once (buf_fail). In: r6 txq_head.
 tx_new:
 	mov	QMASK, %r7
 	and	%r6, %r7, %r7
@@ -168,17 +179,28 @@ tx_new:
 	uld.b	%r7[%r8], %r12		! the buffer
 	add	%r6, 1, %r6
 	st	%r6, [txq_head]
+	TXWORK_DEC
 	BUFADDR	%r12, %r10
+	ld	BT_START[%r10], %r6	! send it first ...
+	ld	BT_END[%r10], %r7
+	mov	SA_MASK, %r8
+	and	%r6, %r8, %r8
+	st	%r8, SA[%r0]
+	st	%r6, SMP[%r0]
+	st	%r7, SMLT[%r0]
+	st	%r12, [tx_inflight]	! ... then the bookkeeping
 	ld	BT_PEER[%r10], %r8
 	PEER	%r8, %r9
+	ld	P_DEAD[%r9], %r7	! declared unreachable since it was built:
+	sub.f	%r7, 0, %r0		! it went out for nothing, and counts
+	bne	2f			! as consumed
+	nop
+	STAT	NVM_STAT_TX_DATA
 	ld	BT_SEQ[%r10], %r11
 	add	%r11, 1, %r11
 	mov	NVM_SEQ_MASK, %r7
 	and	%r11, %r7, %r11		! seq + 1
-	ld	P_DEAD[%r9], %r7
-	sub.f	%r7, 0, %r0
-	bne	2f
-	ld	P_TX_ACKED[%r9], %r7	! (delay slot)
+	ld	P_TX_ACKED[%r9], %r7
 	ld	P_TX_SENT[%r9], %r13
 	sub.f	%r7, %r13, %r0
 	bne	1f
@@ -190,14 +212,17 @@ tx_new:
 	st	%r0, P_RETRIES[%r9]
 1:	ld	[timer_on], %r7
 	sub.f	%r7, 0, %r0
-	bne	send_buf		! (tail call)
-	mov	%r12, %r6		! (delay slot)
-	mov	RETX_TICK, %r7
+	bne	3f
+	mov	RETX_TICK, %r7		! (delay slot)
 	st	%r7, IT0[%r0]
 	mov	1, %r7
-	bt	send_buf		! (tail call)
-	st	%r7, [timer_on]		! (delay slot)
-2:	st	%r11, P_TX_SENT[%r9]	! dead peer: consumed without sending
+	st	%r7, [timer_on]
+3:	RET
+2:	ld	BT_SEQ[%r10], %r11	! dead peer: consumed
+	add	%r11, 1, %r11
+	mov	NVM_SEQ_MASK, %r7
+	and	%r11, %r7, %r11
+	st	%r11, P_TX_SENT[%r9]
 	st	%r11, P_TX_ACKED[%r9]
 	mov	%r12, %r6
 	PUSH_RCA
@@ -273,6 +298,8 @@ ctrlq_push:
 	and	%r7, %r8, %r8
 	add	%r7, 1, %r7
 	st	%r7, [ctrlq_tail]
+	TXWORK_INC
+	PRIO_INC
 	mov	ctrlq, %r9
 	st.b	%r6, %r8[%r9]
 1:	RET
@@ -296,6 +323,8 @@ retx_start:
 	and	%r7, %r8, %r8
 	add	%r7, 1, %r7
 	st	%r7, [retxq_tail]
+	TXWORK_INC
+	PRIO_INC
 	mov	retxq, %r9
 	st.b	%r6, %r8[%r9]
 1:	RET

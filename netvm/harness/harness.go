@@ -110,6 +110,9 @@ type Options struct {
 	Seed uint64
 	// SeqInit is written to GlobSeqInit (the first sequence number).
 	SeqInit uint32
+	// LinkRate, if nonzero, is the rate of the cable and of both link
+	// engines in bytes per second (board.DefaultLinkRate otherwise).
+	LinkRate uint64
 }
 
 // NewBackToBack builds two boards back to back running img, boots them
@@ -125,7 +128,11 @@ func NewWorld(t testing.TB, img []byte, o Options) *World {
 	if seed == 0 {
 		seed = 1
 	}
-	f, err := fabric.BackToBack(q, sim.NewRand(seed), fabric.DefaultConfig())
+	fcfg := fabric.DefaultConfig()
+	if o.LinkRate != 0 {
+		fcfg.Link.Rate = o.LinkRate
+	}
+	f, err := fabric.BackToBack(q, sim.NewRand(seed), fcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +157,9 @@ func NewWorld(t testing.TB, img []byte, o Options) *World {
 		}
 		if err := b.HostWriteSpecial(board.RegEIMR, abi.IRQMask); err != nil { // §2.1 step 1
 			t.Fatal(err)
+		}
+		if o.LinkRate != 0 {
+			b.Link().SetRate(o.LinkRate)
 		}
 		boards = append(boards, b)
 		w.Nodes = append(w.Nodes, &Node{ID: i, Board: b, Host: h, next: UserPages})
@@ -202,6 +212,12 @@ func (w *World) Boot() {
 		return true
 	})
 	for _, n := range w.Nodes {
+		if !n.Board.IRQ() {
+			t.Fatalf("node %d: no host interrupt at FWWaitConfig", n.ID)
+		}
+		if err := n.Board.HostWriteSpecial(board.RegISR, abi.ISRHostSig); err != nil { // acknowledge it
+			t.Fatal(err)
+		}
 		if n.Glob(abi.GlobMagic) != abi.Magic || n.Glob(abi.GlobVersion) != abi.Version {
 			t.Fatalf("node %d: magic %#x version %d", n.ID, n.Glob(abi.GlobMagic), n.Glob(abi.GlobVersion))
 		}

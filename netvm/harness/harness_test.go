@@ -24,8 +24,11 @@ const (
 // and the two region pages on node 1, exports the region and a counter on
 // node 1 and imports both on node 0. It returns the host addresses of the
 // pages: src[0..1] on node 0, dst[0..1] on node 1.
-func setup(t *testing.T) (w *World, src, dst [2]uint64) {
-	w = NewBackToBack(t, Build(t))
+func setup(t *testing.T) (w *World, src, dst [2]uint64) { return setupWith(t, Options{}) }
+
+// setupWith is setup on boards built with o.
+func setupWith(t *testing.T, o Options) (w *World, src, dst [2]uint64) {
+	w = NewWorld(t, Build(t), o)
 	n0, n1 := w.Nodes[0], w.Nodes[1]
 	w.OpenEP(n0, 0, asid)
 	w.OpenEP(n1, 0, asid)
