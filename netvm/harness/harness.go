@@ -70,10 +70,6 @@ func Build(t testing.TB) []byte {
 	return img
 }
 
-// BoardTrace, if set when a World is built, receives the device events of
-// every board (board.Config.Trace) with the node's number: a debugging aid.
-var BoardTrace func(node int, e board.Event)
-
 // Node is one board and its scripted host.
 type Node struct {
 	ID     int
@@ -143,9 +139,6 @@ func NewWorld(t testing.TB, img []byte, o Options) *World {
 		cfg := board.Config{Host: h}
 		if tr := o.Trace; tr != nil {
 			id := i
-			cfg.Trace = func(e board.Event) { tr(id, e) }
-		} else if BoardTrace != nil {
-			id, tr := i, BoardTrace
 			cfg.Trace = func(e board.Event) { tr(id, e) }
 		}
 		b, err := board.New(cfg)
