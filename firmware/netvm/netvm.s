@@ -129,6 +129,9 @@
 	.set	P_DEF_HEAD, 80		! receiver: deferred notifications, first ...
 	.set	P_DEF_COUNT, 84		! ... and how many
 	.set	P_ACK_REL, 88		! receiver: P_RX_RELEASED in the last ACK/NACK
+	.set	P_STALL, 92		! sender: STALL_CREDIT | STALL_PROBE
+	.set	STALL_CREDIT, 1		!   a WRITE waits for credit
+	.set	STALL_PROBE, 2		!   a probe is due (timer_poll -> tx_ctrl)
 	.set	P_BUF, 96		! sender: 32 bytes, send buffer of seq & 31
 ! Send buffer (SendBufBase + b * BufStride): route, header, payload, and
 ! in the 16 bytes after the largest payload our bookkeeping.

@@ -325,10 +325,21 @@ send_step:
 	CALL	ep_complete
 8:	POP_RCA
 9:	RET
-! Out of credit: count the stall, retry in a later pass.
+! Out of credit: count the stall, mark it for timer_poll's probe (and
+! keep the timer running), retry in a later pass.
 .Lss_credit:
 	STAT	NVM_STAT_CREDIT_STALL
-	RET
+	ld	P_STALL[%r21], %r7
+	or	%r7, STALL_CREDIT, %r7
+	st	%r7, P_STALL[%r21]
+	ld	[timer_on], %r7
+	sub.f	%r7, 0, %r0
+	bne	1f
+	mov	RETX_TICK, %r7		! (delay slot)
+	st	%r7, IT0[%r0]
+	mov	1, %r7
+	st	%r7, [timer_on]
+1:	RET
 ! The destination node is unreachable: the WRITE fails.
 .Lss_dead:
 	mov	%r16, %r6

@@ -58,7 +58,16 @@ tx_ctrl:
 	mov	NVM_CTRL_BUF_BASE + NVM_BUF_HDR, %r10	! the header
 	mov	NVM_PKT_TYPE, %r7
 	st.h	%r7, NVM_HDR_TYPE[%r10]
-	st.b	%r0, NVM_HDR_FLAGS[%r10]
+	ld	P_STALL[%r9], %r7	! a probe due?
+	mov	STALL_PROBE, %r11
+	and	%r7, %r11, %r11
+	xor	%r7, %r11, %r7		! it goes now
+	st	%r7, P_STALL[%r9]
+	sub.f	%r11, 0, %r0
+	beq	3f
+	mov	0, %r7			! (delay slot)
+	mov	NVM_FLAG_PROBE, %r7
+3:	st.b	%r7, NVM_HDR_FLAGS[%r10]
 	ld	[node_id], %r7
 	st.h	%r7, NVM_HDR_SRC_NODE[%r10]
 	st.h	%r8, NVM_HDR_DST_NODE[%r10]
@@ -396,7 +405,19 @@ rx_ack:
 	buge	6f
 	nop
 	st	%r7, P_TX_LIMIT[%r20]
-6:	sub.f	%r24, NVM_KIND_NACK, %r0
+	sub.f	%r8, 0, %r0		! more credit: no longer stalled
+	beq	6f
+	nop
+	st	%r0, P_STALL[%r20]
+6:	uld.b	NVM_HDR_FLAGS[%r16], %r7	! a probe: answer with an ACK
+	mov	NVM_FLAG_PROBE, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	7f
+	nop
+	mov	%r19, %r6
+	CALL	ctrlq_push
+7:	sub.f	%r24, NVM_KIND_NACK, %r0
 	bne	.Lack_out
 	ld	NVM_HDR_AUX[%r16], %r7	! (delay slot)
 	sub.f	%r7, NVM_STATUS_RESEND, %r0
@@ -412,9 +433,13 @@ rx_ack:
 	nop
 
 ! timer_poll: on TIME0 (every RETX_TICK ticks while packets are
-! outstanding), retransmit for each peer whose deadline passed; after
-! RetxMax retransmissions without progress the peer is unreachable
-! (peer_dead). Clobbers r6-r14, r16-r19.
+! outstanding or a sender is out of credit), retransmit for each peer
+! whose deadline passed; after RetxMax retransmissions without progress
+! the peer is unreachable (peer_dead). A peer we are out of credit for,
+! with nothing outstanding, gets a probe (an ACK with FlagProbe, which it
+! answers with an ACK): the ACK that carried its credits may have been
+! lost, and nothing else would make it send another (TCP's persist
+! timer). Clobbers r6-r14, r16-r19.
 timer_poll:
 	ld	ISR[%r0], %r6
 	mov	ISR_TIME0, %r7
@@ -436,8 +461,20 @@ timer_poll:
 	ld	P_TX_ACKED[%r18], %r7	! (delay slot)
 	ld	P_TX_SENT[%r18], %r8
 	sub.f	%r7, %r8, %r0
+	bne	3f
+	ld	P_STALL[%r18], %r7	! (delay slot) nothing outstanding: out of credit?
+	mov	STALL_CREDIT, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
 	beq	5f
-	mov	1, %r17			! (delay slot)
+	mov	STALL_PROBE, %r7	! (delay slot) then probe: an ACK with FlagProbe
+	st	%r7, P_STALL[%r18]	! (send_step marks the stall again if it lasts)
+	mov	1, %r17
+	mov	%r16, %r6
+	CALL	ctrlq_push
+	bt	5f
+	nop
+3:	mov	1, %r17			! packets outstanding
 	ld	RTC[%r0], %r19
 	ld	P_DEADLINE[%r18], %r7
 	sub.f	%r19, %r7, %r0

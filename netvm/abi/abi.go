@@ -526,7 +526,7 @@ const (
 	HdrType = 0x00
 	// HdrKind (u8): KindData, KindAck or KindNack.
 	HdrKind = 0x02
-	// HdrFlags (u8): FlagLast, FlagNotify.
+	// HdrFlags (u8): FlagLast, FlagNotify (DATA); FlagProbe (ACK, NACK).
 	HdrFlags = 0x03
 	// HdrSrcNode (u16): the sender's node id.
 	HdrSrcNode = 0x04
@@ -568,6 +568,10 @@ const (
 	FlagLast = 0x01
 	// FlagNotify marks a last packet that increments HdrCtrKey's counter.
 	FlagNotify = 0x02
+	// FlagProbe on an ACK or NACK asks the peer for an ACK: a sender out of
+	// credit with nothing outstanding sends it on every timer tick, so that
+	// a lost ACK that carried credits cannot stall it for good.
+	FlagProbe = 0x04
 	// MyrinetCRC is the MYRINET register value NetVM uses: CRC-32, TX and
 	// RX CRC-8 (bits 1, 2, 3).
 	MyrinetCRC = 0x0E

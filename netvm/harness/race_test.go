@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"lanaiemu/fabric"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/sim"
 )
@@ -192,7 +193,14 @@ func TestRedirectThenOverwrite(t *testing.T) {
 // not serving redirects, exactly C packets from the sender are redirected
 // (its allotment of the system buffer), then the sender stalls; each
 // REDIR_DONE returns credits and the rest follows; nothing overflows.
-func TestCreditExhaustion(t *testing.T) {
+func TestCreditExhaustion(t *testing.T) { creditExhaustion(t, false) }
+
+// The same, but the ACKs that carry the first released credits are lost:
+// the sender, out of credit with nothing outstanding, probes (FlagProbe)
+// until an ACK comes back.
+func TestCreditLostACK(t *testing.T) { creditExhaustion(t, true) }
+
+func creditExhaustion(t *testing.T, lostACK bool) {
 	w := NewBackToBack(t, Build(t))
 	n0, n1 := w.Nodes[0], w.Nodes[1]
 	w.OpenEP(n0, 0, asid)
@@ -218,7 +226,13 @@ func TestCreditExhaustion(t *testing.T) {
 	}
 	pages1 := map[uint32]uint64{}
 	got := 0
+	lose := lostACK
 	for got < pages {
+		if lose { // the ACKs that return the first credits are lost
+			if err := w.Fabric.SetFaults(fabric.Faults{DropPPM: 1_000_000}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, ev := range evs {
 			va, s := ev.A[2], ev.A[0]>>16
 			if s >= abi.DefaultCredits { // node 0's slots: 0*C .. C-1
@@ -231,11 +245,21 @@ func TestCreditExhaustion(t *testing.T) {
 			redirDone(w, n1, uint16(s))
 			got++
 		}
+		if lose {
+			w.W.Run(w.Now() + 100*sim.Microsecond)
+			if err := w.Fabric.SetFaults(fabric.Faults{}); err != nil {
+				t.Fatal(err)
+			}
+			lose = false
+		}
 		if got < pages {
 			evs = w.RunEvents(n1, sim.Millisecond)
 		}
 	}
 	w.RunUntil("completion", sim.Microsecond, sim.Millisecond, func() bool { _, g := n0.Comp(0, slot); return g == tk })
+	if lostACK && n1.Stat(abi.StatAck) < 2 {
+		t.Fatal("no ACK answered a probe")
+	}
 	for i := range pages {
 		if !bytes.Equal(n1.HostBytes(pages1[dstVA+uint32(i)*abi.PageSize], abi.PageSize), pattern(abi.PageSize, byte(i))) {
 			t.Fatalf("page %d differs", i)
