@@ -153,3 +153,16 @@ func (p *Proc) Mapped(va uint32) (*Page, Prot) {
 	}
 	return nil, ProtNone
 }
+
+// Mappings calls fn for every page p maps now, in address order.
+func (p *Proc) Mappings(fn func(va uint32, m *Page, prot Prot)) {
+	vas := make([]uint32, 0, len(p.ptes))
+	for va := range p.ptes {
+		vas = append(vas, va)
+	}
+	sort.Slice(vas, func(i, j int) bool { return vas[i] < vas[j] })
+	for _, va := range vas {
+		e := p.ptes[va]
+		fn(va, e.m, e.prot)
+	}
+}

@@ -1,3 +1,5 @@
+//go:build ignore
+
 ! kring.s - the kernel command ring (docs/netvm.md §3.1, §3.3).
 ! Included by netvm.s (uses its register conventions, macros and .sets).
 ! One state machine: take the next kernel slot if posted, execute it at

@@ -1,3 +1,5 @@
+//go:build ignore
+
 ! netvm.s - NetVM firmware for the LANai 9.2 (docs/netvm.md).
 !
 ! One polling loop (GM's MCP style, lanai9-hw.md §8.1) dispatches over

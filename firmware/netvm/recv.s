@@ -1,3 +1,5 @@
+//go:build ignore
+
 ! recv.s - the receiver (docs/netvm.md §5.3, §5.4, §7, §8, §9).
 ! Included by netvm.s.
 !

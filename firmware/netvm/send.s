@@ -1,3 +1,5 @@
+//go:build ignore
+
 ! send.s - the endpoint rings and the sender (docs/netvm.md §3.1, §3.2,
 ! §5.1, §5.2). Included by netvm.s.
 !

@@ -1,3 +1,5 @@
+//go:build ignore
+
 ! tx.s - the send engine and the sender's half of the peer protocol
 ! (docs/netvm.md §7, §8): tx_poll (what to send next), ACK/NACK
 ! building, ACK/NACK processing, the send-buffer pool, retransmission and

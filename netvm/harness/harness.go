@@ -13,18 +13,15 @@ package harness
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
-	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/board"
+	fwnetvm "lanaiemu/firmware/netvm"
 	"lanaiemu/fabric"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/node"
-	"lanaiemu/objfile"
 	"lanaiemu/sim"
 )
 
@@ -45,25 +42,10 @@ func FirmwareDir() string {
 	return filepath.Join(filepath.Dir(f), "..", "..", "firmware", "netvm")
 }
 
-// Build assembles firmware/netvm/netvm.s (which includes the other files
-// and abi.inc) and links it; it returns the ELF image.
+// Build assembles and links the NetVM firmware (firmware/netvm.Image).
 func Build(t testing.TB) []byte {
 	t.Helper()
-	dir := FirmwareDir()
-	name := filepath.Join(dir, "netvm.s")
-	src, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := asm.Assemble([]asm.Source{{Name: name, Text: src}}, asm.Options{IncludeDirs: []string{dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{name}, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := exe.WriteELF()
+	img, err := fwnetvm.Image()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,379 @@
+// Package driver is the NetVM kernel module of the modelled FreeBSD 4.6
+// host (docs/netvm.md is its contract with the firmware): it configures
+// the board, owns the kernel command ring, keeps the shadow page table in
+// step with every pmap change of a NetVM process (the OS side of the
+// lock handshake, §4.3), and serves the board's interrupts: redirected
+// writes (fault the page in, one copy out of the system buffer,
+// REDIR_DONE), source faults, counter wake-ups and errors.
+//
+// It talks to the board only as a host does: programmed I/O through the
+// hostbus window (each access costs its PCI time on the calling thread)
+// and host memory the board DMAs into.
+package driver
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"lanaiemu/freebsd"
+	"lanaiemu/hostbus"
+	"lanaiemu/netvm/abi"
+	"lanaiemu/sim"
+)
+
+// Errors of the driver's system calls.
+var (
+	ErrNoEndpoint = errors.New("netvm: no free endpoint")
+	ErrTable      = errors.New("netvm: no free table entry")
+	ErrStatus     = errors.New("netvm: the board refused the command")
+	ErrBoard      = errors.New("netvm: the board did not start")
+)
+
+// Layout is where the driver's wired kernel memory is, in host physical
+// frames (below the frames the VM system manages).
+type Layout struct {
+	StatusPages uint32 // abi.MaxEndpoints pages, one per endpoint
+	KComp       uint32 // one page: kernel completion records
+	Evq         uint32 // abi.EvqEntries * abi.EvqSize bytes
+	SysBuf      uint32 // nodes * credits slots of abi.SysBufSlot bytes
+	Frames      uint32 // frames used, from 0
+}
+
+// LayoutFor places the driver's memory for a cluster of nodes: frame 0
+// unused, then the status pages, the completions, the event queue and
+// the system buffer.
+func LayoutFor(nodes, credits int) Layout {
+	l := Layout{StatusPages: 1}
+	l.KComp = l.StatusPages + abi.MaxEndpoints
+	l.Evq = l.KComp + 1
+	l.SysBuf = l.Evq + abi.EvqEntries*abi.EvqSize/freebsd.PageSize
+	l.Frames = l.SysBuf + uint32(nodes*credits)
+	return l
+}
+
+// Config is what the driver writes into the board at attach.
+type Config struct {
+	Node, Nodes int
+	Credits     int
+	Mode        uint32 // abi.ModeNetVM or abi.ModeStatic
+	// Routes[n] is the route to node n (its bytes, each with bit 7 set).
+	Routes [][]byte
+}
+
+// Stats count what the driver did.
+type Stats struct {
+	Commands, SPTMaps, SPTUnmaps, SPTProtects          int
+	LockWaits                                          int // the host found L set and waited
+	Interrupts, Events, Redirects, RedirectedBytes     int
+	SrcFaults, CtrWakes, EpErrors, SignalsDelivered    int
+	LockWaitTime                                       sim.Time
+	SPTFull                                            int // mappings not entered: no free entry in the probe sequence
+}
+
+// Driver is the NetVM driver of one host.
+type Driver struct {
+	K      *freebsd.Kernel
+	W      *hostbus.Window
+	Mem    *hostbus.HostMemory
+	Layout Layout
+	Cfg    Config
+
+	kslot   int
+	kticket uint32
+	klock   lock
+	evRead  uint32
+	tags    []uint32        // mirror of the SPT tags
+	byTag   map[uint32]int  // vpn<<12|asid -> live entry index
+	byPFN   map[uint32][]int // frame -> live entries mapping it
+	eps     [abi.MaxEndpoints]*Endpoint
+	byASID  map[uint32]*Endpoint
+	intr    freebsd.WaitQueue
+	pending bool // an interrupt arrived while the handler ran
+	redirQ  []redirect
+	redirWQ freebsd.WaitQueue
+	stats   Stats
+
+	exportOwner [abi.MaxExports]*Endpoint
+	exportGen   [abi.MaxExports]uint32
+	importOwner [abi.MaxImports]*Endpoint
+}
+
+// lock is a sleeping mutex (lockmgr) on the host's threads.
+type lock struct {
+	held bool
+	wq   freebsd.WaitQueue
+}
+
+func (l *lock) acquire(t *freebsd.Thread) {
+	for l.held {
+		t.Wait(&l.wq)
+	}
+	l.held = true
+}
+
+func (l *lock) release(k *freebsd.Kernel) {
+	l.held = false
+	k.Wakeup(&l.wq, 0)
+}
+
+// New makes the driver of one host; Attach starts the board.
+func New(k *freebsd.Kernel, w *hostbus.Window, mem *hostbus.HostMemory, lay Layout, cfg Config) *Driver {
+	d := &Driver{K: k, W: w, Mem: mem, Layout: lay, Cfg: cfg,
+		tags: make([]uint32, abi.SPTEntries), byTag: map[uint32]int{}, byPFN: map[uint32][]int{},
+		byASID: map[uint32]*Endpoint{}}
+	k.AddChecker(d.checkFrame)
+	return d
+}
+
+// Stats returns the driver's counters.
+func (d *Driver) Stats() Stats { return d.stats }
+
+// ---- programmed I/O (the board's SRAM is big-endian, §1) --------------
+
+// pio charges the PCI time of an access made at the thread's present.
+func (d *Driver) pio(t *freebsd.Thread, end sim.Time, err error) {
+	if err != nil {
+		panic(fmt.Sprintf("netvm driver: PIO: %v", err)) // the driver's addresses are the contract's: a bug
+	}
+	if end > t.Now() {
+		t.Compute(end - t.Now())
+	}
+}
+
+func (d *Driver) write32(t *freebsd.Thread, off, v uint32) {
+	d.W.At(t.Now())
+	end, err := d.W.Write32(off, bits.ReverseBytes32(v))
+	d.pio(t, end, err)
+}
+
+func (d *Driver) write8(t *freebsd.Thread, off uint32, v uint8) {
+	d.W.At(t.Now())
+	end, err := d.W.Write8(off, v)
+	d.pio(t, end, err)
+}
+
+func (d *Driver) read32(t *freebsd.Thread, off uint32) uint32 {
+	d.W.At(t.Now())
+	v, end, err := d.W.Read32(off)
+	d.pio(t, end, err)
+	return bits.ReverseBytes32(v)
+}
+
+func (d *Driver) writeBlock(t *freebsd.Thread, off uint32, p []byte) {
+	d.W.At(t.Now())
+	end, err := d.W.WriteBlock(off, p)
+	d.pio(t, end, err)
+}
+
+// glob writes a global word (§2.1).
+func (d *Driver) glob(t *freebsd.Thread, off, v uint32) { d.write32(t, abi.GlobBase+off, v) }
+
+// hostWord reads a big-endian word the board wrote into host memory.
+func (d *Driver) hostWord(addr uint64) uint32 {
+	var b [4]byte
+	if err := d.Mem.Read(addr, b[:]); err != nil {
+		panic(fmt.Sprintf("netvm driver: host memory %#x: %v", addr, err))
+	}
+	return binary.BigEndian.Uint32(b[:])
+}
+
+func frameAddr(f uint32) uint64 { return uint64(f) * freebsd.PageSize }
+
+// ---- attach (§2.1) -----------------------------------------------------
+
+// Attach runs the boot handshake with the firmware (already loaded and
+// running): it waits for FWWaitConfig, acknowledges the interrupt,
+// writes the configuration and the routes, sets FWGo and waits for
+// FWRunning. It starts the driver's interrupt and redirect threads.
+func (d *Driver) Attach(t *freebsd.Thread) error {
+	if err := d.waitStatus(t, abi.FWWaitConfig); err != nil {
+		return err
+	}
+	if d.read32(t, abi.GlobBase+abi.GlobMagic) != abi.Magic || d.read32(t, abi.GlobBase+abi.GlobVersion) != abi.Version {
+		return fmt.Errorf("%w: wrong magic or version", ErrBoard)
+	}
+	d.ackIRQ(t)
+	for off := uint32(0); off < abi.KRingSlots*abi.CompSize; off += 4 { // fresh completion records
+		if err := d.Mem.PutUint32(frameAddr(d.Layout.KComp)+uint64(off), 0); err != nil {
+			return err
+		}
+	}
+	c := d.Cfg
+	d.glob(t, abi.GlobNodeID, uint32(c.Node))
+	d.glob(t, abi.GlobNodes, uint32(c.Nodes))
+	d.glob(t, abi.GlobCredits, uint32(c.Credits))
+	d.glob(t, abi.GlobSysBuf, uint32(frameAddr(d.Layout.SysBuf)))
+	d.glob(t, abi.GlobEvq, uint32(frameAddr(d.Layout.Evq)))
+	d.glob(t, abi.GlobKComp, uint32(frameAddr(d.Layout.KComp)))
+	d.glob(t, abi.GlobMode, c.Mode)
+	d.glob(t, abi.GlobSeqInit, 0)
+	for n := range c.Nodes {
+		var r []byte
+		if n < len(c.Routes) {
+			r = c.Routes[n]
+		}
+		entry := make([]byte, abi.RouteSize)
+		entry[abi.RouteLen] = byte(len(r))
+		copy(entry[abi.RouteBytes:], r)
+		d.writeBlock(t, abi.RouteBase+uint32(n)*abi.RouteSize, entry)
+	}
+	d.glob(t, abi.GlobStatus, abi.FWGo)
+	if err := d.waitStatus(t, abi.FWRunning); err != nil {
+		return err
+	}
+	d.K.Go(fmt.Sprintf("netvm%d intr", c.Node), d.interruptThread)
+	d.K.Go(fmt.Sprintf("netvm%d redirect", c.Node), d.redirectThread)
+	return nil
+}
+
+// waitStatus polls GlobStatus every 10 us (at most 100 ms).
+func (d *Driver) waitStatus(t *freebsd.Thread, want uint32) error {
+	for i := 0; i < 10_000; i++ {
+		st := d.read32(t, abi.GlobBase+abi.GlobStatus)
+		if st == want {
+			return nil
+		}
+		if st == abi.FWPanic {
+			return fmt.Errorf("%w: firmware panic %d", ErrBoard, d.read32(t, abi.GlobBase+abi.GlobPanic))
+		}
+		t.Sleep(10 * sim.Microsecond)
+	}
+	return fmt.Errorf("%w: GlobStatus never became %d", ErrBoard, want)
+}
+
+// ---- the kernel ring (§3.1, §3.3) ----------------------------------------
+
+// Field is one argument of a command.
+type Field struct {
+	Off   uint32
+	Width int
+	Val   uint32
+}
+
+// Kernel posts a kernel-ring command and waits for its completion
+// record; it returns the status. Commands are serialised by the ring's
+// lock.
+func (d *Driver) Kernel(t *freebsd.Thread, op byte, fields ...Field) uint32 {
+	d.klock.acquire(t)
+	s := d.kslot
+	d.kslot = (d.kslot + 1) % abi.KRingSlots
+	d.kticket++
+	if d.kticket == 0 {
+		d.kticket++
+	}
+	tk := d.kticket
+	buf := make([]byte, abi.CmdSize-1)
+	binary.BigEndian.PutUint32(buf[abi.CmdTicket:], tk)
+	for _, f := range fields {
+		switch f.Width {
+		case 1:
+			buf[f.Off] = byte(f.Val)
+		case 2:
+			binary.BigEndian.PutUint16(buf[f.Off:], uint16(f.Val))
+		default:
+			binary.BigEndian.PutUint32(buf[f.Off:], f.Val)
+		}
+	}
+	slot := abi.KRingBase + uint32(s)*abi.CmdSize
+	d.writeBlock(t, slot, buf)
+	d.write8(t, slot+abi.CmdOp, op) // the op byte last
+	rec := frameAddr(d.Layout.KComp) + uint64(s)*abi.CompSize
+	for d.hostWord(rec+abi.CompTicket) != tk { // it completes in microseconds: spin on the record
+		t.Sleep(sim.Microsecond)
+	}
+	st := d.hostWord(rec + abi.CompStatus)
+	d.stats.Commands++
+	d.klock.release(d.K)
+	return st
+}
+
+// ---- interrupts (§10) and events (§6.3) ----------------------------------
+
+// IRQ is called when the board's interrupt line rises (from inside the
+// board's run: it only schedules). The handler runs after the interrupt
+// entry cost.
+func (d *Driver) IRQ(at sim.Time) {
+	d.K.Q.Schedule(at+d.K.Timing.InterruptEntry, d.K.Node, func() {
+		d.pending = true
+		d.K.Wakeup(&d.intr, 0)
+	})
+}
+
+// ackIRQ clears HOST_SIG (the host's write of 1 clears it).
+func (d *Driver) ackIRQ(t *freebsd.Thread) {
+	d.W.At(t.Now())
+	end, err := d.W.Write32(0x804000+0x050, bits.ReverseBytes32(abi.ISRHostSig))
+	d.pio(t, end, err)
+}
+
+// interruptThread is the driver's interrupt handler (an ithread): it
+// acknowledges HOST_SIG, then drains the event queue.
+func (d *Driver) interruptThread(t *freebsd.Thread) {
+	t.Intr = true
+	for {
+		for !d.pending {
+			t.Wait(&d.intr)
+		}
+		d.pending = false
+		d.stats.Interrupts++
+		d.ackIRQ(t)
+		n := 0
+		for {
+			a := frameAddr(d.Layout.Evq) + uint64(d.evRead%abi.EvqEntries)*abi.EvqSize
+			if d.hostWord(a+abi.EvSeq) != d.evRead+1 {
+				break
+			}
+			var rec [abi.EvqSize]byte
+			if err := d.Mem.Read(a, rec[:]); err != nil {
+				panic(err)
+			}
+			d.evRead++
+			n++
+			d.event(t, rec[:])
+		}
+		if n > 0 {
+			d.glob(t, abi.GlobEvqRead, d.evRead)
+		}
+	}
+}
+
+// event dispatches one event record.
+func (d *Driver) event(t *freebsd.Thread, rec []byte) {
+	d.stats.Events++
+	var a [6]uint32
+	for i := range a {
+		a[i] = binary.BigEndian.Uint32(rec[abi.EvA0+4*i:])
+	}
+	ep := int(binary.BigEndian.Uint16(rec[abi.EvEp:]))
+	switch rec[abi.EvType] {
+	case abi.EvRedirect:
+		d.stats.Redirects++
+		d.redirQ = append(d.redirQ, redirect{slot: a[0] >> 16, asid: a[1], va: a[2], len: a[3]})
+		d.K.Wakeup(&d.redirWQ, 0)
+	case abi.EvSrcFault:
+		d.stats.SrcFaults++
+		if e := d.endpoint(ep); e != nil {
+			d.K.Go("netvm srcfault", func(t *freebsd.Thread) { d.serveSrcFault(t, e, a[2]) })
+		}
+	case abi.EvCtrWake:
+		d.stats.CtrWakes++
+		if e := d.endpoint(ep); e != nil {
+			e.ctrWake(t, int(a[0]), uint64(a[1])<<32|uint64(a[2]), a[3])
+		}
+	case abi.EvEpError:
+		d.stats.EpErrors++
+		if e := d.endpoint(ep); e != nil {
+			e.errors = append(e.errors, RemoteError{Ticket: a[0], Status: a[1], Node: int(a[2])})
+		}
+	case abi.EvCmdDone:
+	}
+}
+
+func (d *Driver) endpoint(ep int) *Endpoint {
+	if ep < 0 || ep >= abi.MaxEndpoints {
+		return nil
+	}
+	return d.eps[ep]
+}

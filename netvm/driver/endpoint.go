@@ -1,0 +1,280 @@
+package driver
+
+import (
+	"fmt"
+
+	"lanaiemu/freebsd"
+	"lanaiemu/netvm/abi"
+)
+
+// RemoteError is a remote error recorded for an endpoint (§6.1).
+type RemoteError struct {
+	Ticket, Status uint32
+	Node           int
+}
+
+// Endpoint is an open endpoint: a process's connection to the board
+// (its ASID, ring, status page, exports and imports, counter waiters).
+type Endpoint struct {
+	d      *Driver
+	Index  int
+	ASID   uint32
+	Proc   *freebsd.Proc
+	errors []RemoteError
+
+	ctrWait  [abi.MaxCounters]freebsd.WaitQueue
+	handlers [abi.MaxCounters]func(t *freebsd.Thread, ctr int, value uint64)
+	exports  []uint32
+	imports  []int
+}
+
+// Driver is the endpoint's driver.
+func (e *Endpoint) Driver() *Driver { return e.d }
+
+// StatusPage is the host physical address of the endpoint's status page
+// (mapped read-only into the process, §6.1).
+func (e *Endpoint) StatusPage() uint64 { return frameAddr(e.d.Layout.StatusPages + uint32(e.Index)) }
+
+// Ring is the SRAM address of the endpoint's command ring (mapped into the
+// process through the board's window, §3.1).
+func (e *Endpoint) Ring() uint32 { return abi.EPRingBase + uint32(e.Index)*abi.EPRingStride }
+
+// Errors returns the remote errors recorded so far.
+func (e *Endpoint) Errors() []RemoteError { return e.errors }
+
+// syscall charges the system call's entry and exit.
+func (d *Driver) syscall(t *freebsd.Thread) { t.Compute(d.K.Timing.Syscall) }
+
+// Open opens an endpoint for proc (the ioctl behind nvm_open): EP_OPEN,
+// then the process's pmap hooks, and an SPT entry for every page it maps
+// already.
+func (d *Driver) Open(t *freebsd.Thread, proc *freebsd.Proc) (*Endpoint, error) {
+	d.syscall(t)
+	idx := -1
+	for i, e := range d.eps {
+		if e == nil {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return nil, ErrNoEndpoint
+	}
+	asid := uint32(proc.PID)
+	if asid == 0 || asid > abi.MaxASID || d.byASID[asid] != nil {
+		return nil, fmt.Errorf("netvm: process %d: ASID in use or out of range", proc.PID)
+	}
+	e := &Endpoint{d: d, Index: idx, ASID: asid, Proc: proc}
+	page := e.StatusPage()
+	if err := d.Mem.Write(page, make([]byte, freebsd.PageSize)); err != nil {
+		return nil, err
+	}
+	if st := d.Kernel(t, abi.KOpEPOpen, Field{abi.KEp, 4, uint32(idx)}, Field{abi.KOpenASID, 4, asid}, Field{abi.KOpenPage, 4, uint32(page)}); st != abi.StatusOK {
+		return nil, fmt.Errorf("%w: EP_OPEN %d", ErrStatus, st)
+	}
+	d.eps[idx] = e
+	d.byASID[asid] = e
+	proc.Hooks = sptHooks{d, asid}
+	proc.Mappings(func(va uint32, m *freebsd.Page, prot freebsd.Prot) { d.sptMap(t, asid, va, m.PFN, prot) })
+	return e, nil
+}
+
+// Close closes the endpoint (nvm_close): EP_CLOSE, its exports and
+// imports go with it; its SPT entries are removed (with the handshake)
+// and the process's hooks with them.
+func (e *Endpoint) Close(t *freebsd.Thread) {
+	d := e.d
+	d.syscall(t)
+	d.Kernel(t, abi.KOpEPClose, Field{abi.KEp, 4, uint32(e.Index)})
+	e.Proc.Mappings(func(va uint32, m *freebsd.Page, prot freebsd.Prot) { d.sptUnmap(t, e.ASID, va) })
+	e.Proc.Hooks = nil
+	for k := range d.exportGen {
+		if d.exportOwner[k] == e {
+			d.exportOwner[k] = nil
+		}
+	}
+	for i, o := range d.importOwner {
+		if o == e {
+			d.importOwner[i] = nil
+		}
+	}
+	d.eps[e.Index] = nil
+	delete(d.byASID, e.ASID)
+}
+
+// export allocates an export slot and a key (generation << 8 | index).
+func (d *Driver) allocExport(e *Endpoint) (uint32, bool) {
+	for i := range d.exportOwner {
+		if d.exportOwner[i] == nil {
+			d.exportOwner[i] = e
+			d.exportGen[i]++
+			if d.exportGen[i] >= 1<<24 {
+				d.exportGen[i] = 1
+			}
+			return d.exportGen[i]<<8 | uint32(i), true
+		}
+	}
+	return 0, false
+}
+
+// Export exports [va, va+n) of the process for remote writes (nvm_export;
+// va page aligned) and returns its key. Nothing is pinned.
+func (e *Endpoint) Export(t *freebsd.Thread, va, n uint32, writable bool) (uint32, error) {
+	d := e.d
+	d.syscall(t)
+	if va%freebsd.PageSize != 0 || n == 0 {
+		return 0, freebsd.ErrInval
+	}
+	key, ok := d.allocExport(e)
+	if !ok {
+		return 0, ErrTable
+	}
+	kind := uint32(abi.ExpKindRegion)
+	if writable {
+		kind |= abi.ExpPermW
+	}
+	if st := d.Kernel(t, abi.KOpExport, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KExpKey, 4, key},
+		Field{abi.KExpBase, 4, va}, Field{abi.KExpLen, 4, n}, Field{abi.KExpKind, 4, kind}); st != abi.StatusOK {
+		d.exportOwner[key&abi.ExpKeyIndexMask] = nil
+		return 0, fmt.Errorf("%w: EXPORT %d", ErrStatus, st)
+	}
+	return key, nil
+}
+
+// ExportCounter lets peers name counter id of this endpoint
+// (nvm_ctr_export) and returns its key.
+func (e *Endpoint) ExportCounter(t *freebsd.Thread, id int) (uint32, error) {
+	d := e.d
+	d.syscall(t)
+	if id < 0 || id >= abi.MaxCounters {
+		return 0, freebsd.ErrInval
+	}
+	key, ok := d.allocExport(e)
+	if !ok {
+		return 0, ErrTable
+	}
+	if st := d.Kernel(t, abi.KOpExport, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KExpKey, 4, key},
+		Field{abi.KExpBase, 4, uint32(id)}, Field{abi.KExpKind, 4, abi.ExpKindCounter}); st != abi.StatusOK {
+		d.exportOwner[key&abi.ExpKeyIndexMask] = nil
+		return 0, fmt.Errorf("%w: EXPORT %d", ErrStatus, st)
+	}
+	return key, nil
+}
+
+// Unexport withdraws an export (nvm_unexport).
+func (e *Endpoint) Unexport(t *freebsd.Thread, key uint32) error {
+	d := e.d
+	d.syscall(t)
+	i := key & abi.ExpKeyIndexMask
+	if d.exportOwner[i] != e || d.exportGen[i] != key>>8 {
+		return freebsd.ErrInval
+	}
+	if st := d.Kernel(t, abi.KOpUnexport, Field{abi.KExpKey, 4, key}); st != abi.StatusOK {
+		return fmt.Errorf("%w: UNEXPORT %d", ErrStatus, st)
+	}
+	d.exportOwner[i] = nil
+	return nil
+}
+
+// Import imports a remote region or counter (nvm_import) and returns the
+// import index the endpoint's WRITEs name. kind is abi.ExpKindRegion or
+// abi.ExpKindCounter; n is the region's length.
+func (e *Endpoint) Import(t *freebsd.Thread, node, ep int, key, n, kind uint32) (int, error) {
+	d := e.d
+	d.syscall(t)
+	idx := -1
+	for i := range d.importOwner {
+		if d.importOwner[i] == nil {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return 0, ErrTable
+	}
+	if st := d.Kernel(t, abi.KOpImport, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KImpIndex, 4, uint32(idx)},
+		Field{abi.KImpNode, 4, uint32(node)}, Field{abi.KImpEp, 4, uint32(ep)}, Field{abi.KImpKey, 4, key},
+		Field{abi.KImpLen, 4, n}, Field{abi.KImpKind, 4, kind}); st != abi.StatusOK {
+		return 0, fmt.Errorf("%w: IMPORT %d", ErrStatus, st)
+	}
+	d.importOwner[idx] = e
+	return idx, nil
+}
+
+// Unimport drops an import (nvm_unimport).
+func (e *Endpoint) Unimport(t *freebsd.Thread, idx int) error {
+	d := e.d
+	d.syscall(t)
+	if idx < 0 || idx >= abi.MaxImports || d.importOwner[idx] != e {
+		return freebsd.ErrInval
+	}
+	d.Kernel(t, abi.KOpUnimport, Field{abi.KImpIndex, 4, uint32(idx)})
+	d.importOwner[idx] = nil
+	return nil
+}
+
+// Counter is counter id's value in the status page (what the process
+// reads with a load).
+func (e *Endpoint) Counter(id int) uint64 {
+	a := e.StatusPage() + abi.PageCtr + uint64(id)*8
+	return uint64(e.d.hostWord(a))<<32 | uint64(e.d.hostWord(a+4))
+}
+
+// WaitBlock sleeps until counter id reaches target (nvm_wait_block: a
+// system call, CTR_ARM once, the interrupt, the wake-up).
+func (e *Endpoint) WaitBlock(t *freebsd.Thread, id int, target uint64) error {
+	d := e.d
+	d.syscall(t)
+	if id < 0 || id >= abi.MaxCounters {
+		return freebsd.ErrInval
+	}
+	for e.Counter(id) < target {
+		if st := d.Kernel(t, abi.KOpCtrArm, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KCtr, 4, uint32(id)},
+			Field{abi.KCtrTarget, 4, uint32(target)}, Field{abi.KCtrMode, 4, abi.CtrModeOnce}); st != abi.StatusOK {
+			return fmt.Errorf("%w: CTR_ARM %d", ErrStatus, st)
+		}
+		if e.Counter(id) >= target {
+			break
+		}
+		t.Wait(&e.ctrWait[id])
+	}
+	return nil
+}
+
+// SetHandler runs fn on a new thread of the process (after the signal
+// delivery cost) on every increment of counter id (nvm_handler_set:
+// CTR_ARM every); nil clears it.
+func (e *Endpoint) SetHandler(t *freebsd.Thread, id int, fn func(t *freebsd.Thread, ctr int, value uint64)) error {
+	d := e.d
+	d.syscall(t)
+	if id < 0 || id >= abi.MaxCounters {
+		return freebsd.ErrInval
+	}
+	e.handlers[id] = fn
+	mode := uint32(abi.CtrModeEvery)
+	if fn == nil {
+		mode = abi.CtrModeOff
+	}
+	if st := d.Kernel(t, abi.KOpCtrArm, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KCtr, 4, uint32(id)},
+		Field{abi.KCtrMode, 4, mode}); st != abi.StatusOK {
+		return fmt.Errorf("%w: CTR_ARM %d", ErrStatus, st)
+	}
+	return nil
+}
+
+// ctrWake is an EvCtrWake for counter id: wake the block waiters, run the
+// handler.
+func (e *Endpoint) ctrWake(t *freebsd.Thread, id int, value uint64, mode uint32) {
+	if id < 0 || id >= abi.MaxCounters {
+		return
+	}
+	d := e.d
+	d.K.Wakeup(&e.ctrWait[id], d.K.Timing.Wakeup)
+	if fn := e.handlers[id]; fn != nil && mode == abi.CtrModeEvery {
+		d.stats.SignalsDelivered++
+		d.K.Go(fmt.Sprintf("%s handler", e.Proc.Name), func(ht *freebsd.Thread) {
+			ht.Sleep(d.K.Timing.SignalDelivery)
+			fn(ht, id, value)
+		})
+	}
+}
