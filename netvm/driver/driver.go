@@ -64,12 +64,12 @@ type Config struct {
 
 // Stats count what the driver did.
 type Stats struct {
-	Commands, SPTMaps, SPTUnmaps, SPTProtects          int
-	LockWaits                                          int // the host found L set and waited
-	Interrupts, Events, Redirects, RedirectedBytes     int
-	SrcFaults, CtrWakes, EpErrors, SignalsDelivered    int
-	LockWaitTime                                       sim.Time
-	SPTFull                                            int // mappings not entered: no free entry in the probe sequence
+	Commands, SPTMaps, SPTUnmaps, SPTProtects       int
+	LockWaits                                       int // the host found L set and waited
+	Interrupts, Events, Redirects, RedirectedBytes  int
+	SrcFaults, CtrWakes, EpErrors, SignalsDelivered int
+	LockWaitTime                                    sim.Time
+	SPTFull                                         int // mappings not entered: no free entry in the probe sequence
 }
 
 // Driver is the NetVM driver of one host.
@@ -84,8 +84,8 @@ type Driver struct {
 	kticket uint32
 	klock   lock
 	evRead  uint32
-	tags    []uint32        // mirror of the SPT tags
-	byTag   map[uint32]int  // vpn<<12|asid -> live entry index
+	tags    []uint32         // mirror of the SPT tags
+	byTag   map[uint32]int   // vpn<<12|asid -> live entry index
 	byPFN   map[uint32][]int // frame -> live entries mapping it
 	eps     [abi.MaxEndpoints]*Endpoint
 	byASID  map[uint32]*Endpoint

@@ -116,8 +116,8 @@ func (d *Driver) sptUnmap(t *freebsd.Thread, asid, va uint32) bool {
 	}
 	e := sptAddr(idx)
 	d.write8(t, e+abi.SPTFlagsByte, abi.SPTV|abi.SPTP) // step 1: no new locks
-	d.waitUnlocked(t, e)                                // steps 2-3
-	d.write8(t, e+abi.SPTFlagsByte, 0)                  // step 4
+	d.waitUnlocked(t, e)                               // steps 2-3
+	d.write8(t, e+abi.SPTFlagsByte, 0)                 // step 4
 	nic := d.read32(t, e+abi.SPTNIC)
 	if st := d.Kernel(t, abi.KOpSPTUnmap, Field{abi.KSPTIndex, 4, uint32(idx)}); st != abi.StatusOK {
 		d.K.Fail("SPT_UNMAP of %#x at %d: status %d", tag, idx, st)

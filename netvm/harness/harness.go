@@ -18,8 +18,8 @@ import (
 	"testing"
 
 	"lanaiemu/board"
-	fwnetvm "lanaiemu/firmware/netvm"
 	"lanaiemu/fabric"
+	fwnetvm "lanaiemu/firmware/netvm"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/node"
 	"lanaiemu/sim"
