@@ -181,6 +181,9 @@ func (d *Driver) hostWord(addr uint64) uint32 {
 
 func frameAddr(f uint32) uint64 { return uint64(f) * freebsd.PageSize }
 
+// specialISR is ISR's BAR0 offset (docs/hostbus.md).
+const specialISR = 0x804000 + 0x050
+
 // ---- attach (§2.1) -----------------------------------------------------
 
 // Attach runs the boot handshake with the firmware (already loaded and
@@ -195,6 +198,9 @@ func (d *Driver) Attach(t *freebsd.Thread) error {
 		return fmt.Errorf("%w: wrong magic or version", ErrBoard)
 	}
 	d.ackIRQ(t)
+	d.W.At(t.Now()) // the board's interrupt enable (control register, little-endian)
+	end, err := d.W.Write32(hostbus.ControlOff, hostbus.CtlIntEnable)
+	d.pio(t, end, err)
 	for off := uint32(0); off < abi.KRingSlots*abi.CompSize; off += 4 { // fresh completion records
 		if err := d.Mem.PutUint32(frameAddr(d.Layout.KComp)+uint64(off), 0); err != nil {
 			return err
@@ -304,7 +310,7 @@ func (d *Driver) IRQ(at sim.Time) {
 // ackIRQ clears HOST_SIG (the host's write of 1 clears it).
 func (d *Driver) ackIRQ(t *freebsd.Thread) {
 	d.W.At(t.Now())
-	end, err := d.W.Write32(0x804000+0x050, bits.ReverseBytes32(abi.ISRHostSig))
+	end, err := d.W.Write32(specialISR, bits.ReverseBytes32(abi.ISRHostSig))
 	d.pio(t, end, err)
 }
 

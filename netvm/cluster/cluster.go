@@ -1,0 +1,207 @@
+// Package cluster wires NetVM nodes together on one deterministic
+// timeline: for each node a LANai 9.2 board running the NetVM firmware,
+// its host memory and PCI window, a FreeBSD 4.6 kernel (package
+// freebsd) and the NetVM driver; the boards on a Myrinet fabric (two back
+// to back, more on a star of switches).
+package cluster
+
+import (
+	"fmt"
+
+	"lanaiemu/board"
+	"lanaiemu/fabric"
+	fwnetvm "lanaiemu/firmware/netvm"
+	"lanaiemu/freebsd"
+	"lanaiemu/hostbus"
+	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/driver"
+	"lanaiemu/node"
+	"lanaiemu/sim"
+)
+
+// Config describes a cluster.
+type Config struct {
+	// Nodes is the number of nodes (2: back to back; more: one switch).
+	Nodes int
+	// Frames is the physical memory the VM system of each host manages,
+	// in 4 KiB pages (what the processes' working sets compete for).
+	Frames int
+	// Timing is the hosts' cost table (freebsd.DefaultTiming if zero).
+	Timing freebsd.Timing
+	// Credits per pair (abi.DefaultCredits if 0); Mode abi.ModeNetVM or
+	// abi.ModeStatic.
+	Credits int
+	Mode    uint32
+	// Seed seeds the fabric's fault draws; Faults are applied to every
+	// packet.
+	Seed   uint64
+	Faults fabric.Faults
+	// Fabric is the fabric's configuration (fabric.DefaultConfig if
+	// zero).
+	Fabric *fabric.Config
+}
+
+// Node is one node: board, host and driver.
+type Node struct {
+	ID     int
+	Board  *board.Board
+	Window *hostbus.Window
+	Mem    *hostbus.HostMemory
+	Kernel *freebsd.Kernel
+	Driver *driver.Driver
+}
+
+// Cluster is the nodes on their fabric and timeline.
+type Cluster struct {
+	Q      *sim.Queue
+	Fabric *fabric.Fabric
+	World  *node.World
+	Nodes  []*Node
+}
+
+// New builds the cluster, loads the firmware into every board and
+// attaches every driver (the boot handshake runs on the timeline).
+func New(cfg Config) (*Cluster, error) {
+	if cfg.Nodes < 2 || cfg.Nodes > abi.MaxNodes {
+		return nil, fmt.Errorf("cluster: %d nodes (2..%d)", cfg.Nodes, abi.MaxNodes)
+	}
+	if cfg.Timing == (freebsd.Timing{}) {
+		cfg.Timing = freebsd.DefaultTiming()
+	}
+	if cfg.Credits == 0 {
+		cfg.Credits = abi.DefaultCredits
+	}
+	if cfg.Frames <= 0 {
+		cfg.Frames = 4096
+	}
+	fcfg := fabric.DefaultConfig()
+	if cfg.Fabric != nil {
+		fcfg = *cfg.Fabric
+	}
+	img, err := fwnetvm.Image()
+	if err != nil {
+		return nil, err
+	}
+	q := &sim.Queue{}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	var f *fabric.Fabric
+	if cfg.Nodes == 2 {
+		f, err = fabric.BackToBack(q, sim.NewRand(seed), fcfg)
+	} else {
+		f, err = fabric.Star(q, sim.NewRand(seed), fcfg, cfg.Nodes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := f.SetFaults(cfg.Faults); err != nil {
+		return nil, err
+	}
+	c := &Cluster{Q: q, Fabric: f}
+	lay := driver.LayoutFor(cfg.Nodes, cfg.Credits)
+	var boards []*board.Board
+	for i := range cfg.Nodes {
+		n := &Node{ID: i}
+		size := uint64(lay.Frames+uint32(cfg.Frames)) * freebsd.PageSize
+		if n.Mem, err = hostbus.NewHostMemory(size); err != nil {
+			return nil, err
+		}
+		n.Board, err = board.New(board.Config{Host: n.Mem, OnIRQ: func(cycle uint64, level bool) {
+			if level && n.Driver != nil {
+				n.Driver.IRQ(n.Board.Clock().Time(cycle))
+			}
+		}})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := n.Board.Load(img); err != nil {
+			return nil, err
+		}
+		b := n.Board
+		n.Window, err = hostbus.NewWindow(b.CPU().Mem, hostbus.DefaultParams(), hostbus.Hooks{
+			ReadSpecial: b.HostReadSpecial, WriteSpecial: b.HostWriteSpecial,
+			ReadPointer: b.HostReadPointerBank, WritePointer: b.HostWritePointerBank,
+			TriggerDMA: b.TriggerDMA, InterruptEnable: b.SetHostInterruptEnable,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := b.HostWriteSpecial(board.RegEIMR, abi.IRQMask); err != nil { // §2.1 step 1
+			return nil, err
+		}
+		n.Kernel = freebsd.NewKernel(q, i, cfg.Timing, freebsd.Memory{Host: n.Mem, First: lay.Frames, Frames: cfg.Frames})
+		routes := make([][]byte, cfg.Nodes)
+		for dst := range cfg.Nodes {
+			if dst == i {
+				continue
+			}
+			rs, err := f.Routes(i, dst, 1)
+			if err != nil || len(rs) == 0 {
+				return nil, fmt.Errorf("cluster: no route from %d to %d: %v", i, dst, err)
+			}
+			routes[dst] = rs[0]
+		}
+		n.Driver = driver.New(n.Kernel, n.Window, n.Mem, lay, driver.Config{Node: i, Nodes: cfg.Nodes,
+			Credits: cfg.Credits, Mode: cfg.Mode, Routes: routes})
+		n.Kernel.StartPageout()
+		c.Nodes = append(c.Nodes, n)
+		boards = append(boards, b)
+	}
+	// Steps no longer than the interrupt entry: an interrupt raised inside
+	// a step is served after the step's end, never in its past.
+	c.World, err = node.New(q, f, boards, node.Config{MaxIdleStep: cfg.Timing.InterruptEntry})
+	if err != nil {
+		return nil, err
+	}
+	attached := 0
+	var attachErr error
+	for _, n := range c.Nodes {
+		n.Kernel.Go("attach", func(t *freebsd.Thread) {
+			if err := n.Driver.Attach(t); err != nil && attachErr == nil {
+				attachErr = fmt.Errorf("node %d: %w", n.ID, err)
+			}
+			attached++
+		})
+	}
+	for attached < len(c.Nodes) {
+		if err := c.Run(c.Q.Now() + 100*sim.Microsecond); err != nil {
+			return nil, err
+		}
+		if c.Q.Now() > sim.Second {
+			return nil, fmt.Errorf("cluster: drivers did not attach")
+		}
+	}
+	if attachErr != nil {
+		return nil, attachErr
+	}
+	return c, nil
+}
+
+// Now is the simulated time.
+func (c *Cluster) Now() sim.Time { return c.World.Now() }
+
+// Run advances the cluster to until; it stops early with the first
+// invariant violation of a host.
+func (c *Cluster) Run(until sim.Time) error {
+	for c.World.Now() < until {
+		step := min(until, c.World.Now()+10*sim.Microsecond)
+		if err := c.World.Run(step); err != nil {
+			return err
+		}
+		for _, n := range c.Nodes {
+			if err := n.Kernel.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Shutdown ends every host thread.
+func (c *Cluster) Shutdown() {
+	for _, n := range c.Nodes {
+		n.Kernel.Shutdown()
+	}
+}

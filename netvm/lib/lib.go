@@ -1,0 +1,149 @@
+// Package lib is the NetVM user library (the API of systems.md §7, in Go):
+// an endpoint opened through the driver, WRITEs posted by programmed I/O
+// straight into the endpoint's ring (no system call), local completions
+// and counters read from the status page, and the three ways to wait for
+// a counter: busy, block, handler. A wait queue and a counting semaphore
+// are built on counters (wait.go).
+package lib
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+
+	"lanaiemu/freebsd"
+	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/driver"
+	"lanaiemu/sim"
+)
+
+// NoCounter names no counter in Write.
+const NoCounter = -1
+
+// ErrBadArg is a bad argument caught by the library (the firmware checks
+// the rest and completes the WRITE with a status).
+var ErrBadArg = errors.New("netvm: bad argument")
+
+// PollInterval is the cost of one poll of a word in host memory (a
+// cached load and a compare in a loop) [assumption, docs/host.md].
+const PollInterval = 50 * sim.Nanosecond
+
+// EP is an open endpoint, as the process sees it.
+type EP struct {
+	*driver.Endpoint
+	slot    int
+	ticket  uint32
+	tickets [abi.RingSlots]uint32 // ticket posted in each slot, 0: none
+	Stats   Stats
+}
+
+// Stats count what the library did.
+type Stats struct {
+	Writes, Bytes, RingWaits, Polls int
+}
+
+// Open opens an endpoint for proc (nvm_open).
+func Open(t *freebsd.Thread, d *driver.Driver, proc *freebsd.Proc) (*EP, error) {
+	e, err := d.Open(t, proc)
+	if err != nil {
+		return nil, err
+	}
+	return &EP{Endpoint: e}, nil
+}
+
+// comp reads the completion record of ring slot s: status, ticket.
+func (ep *EP) comp(s int) (uint32, uint32) {
+	var b [abi.CompSize]byte
+	if err := ep.Driver().Mem.Read(ep.StatusPage()+abi.PageComp+uint64(s)*abi.CompSize, b[:]); err != nil {
+		panic(err)
+	}
+	return binary.BigEndian.Uint32(b[abi.CompStatus:]), binary.BigEndian.Uint32(b[abi.CompTicket:])
+}
+
+// Write posts a WRITE of n bytes from the process's address src to
+// offset off of import imp, naming counter import ctr (or NoCounter)
+// (nvm_write). It returns the ticket Test and Quiet take. The source
+// need not be resident. When the ring is full it waits for the oldest
+// slot's completion.
+func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr int) (uint32, error) {
+	if imp < 0 || imp >= abi.MaxImports || ctr >= abi.MaxImports || n > abi.MaxWrite {
+		return 0, ErrBadArg
+	}
+	s := ep.slot
+	for ep.tickets[s] != 0 {
+		if _, tk := ep.comp(s); tk == ep.tickets[s] {
+			break
+		}
+		ep.Stats.RingWaits++
+		t.Compute(PollInterval)
+	}
+	ep.slot = (s + 1) % abi.RingSlots
+	ep.ticket++
+	if ep.ticket == 0 {
+		ep.ticket++
+	}
+	ep.tickets[s] = ep.ticket
+	c := uint32(abi.NoCounter)
+	if ctr >= 0 {
+		c = uint32(ctr)
+	}
+	// The slot by 64-bit PIO writes (big-endian fields), the opcode last
+	// with the flags byte: 4 transactions.
+	d := ep.Driver()
+	slot := ep.Ring() + uint32(s)*abi.CmdSize
+	w := d.W
+	w.At(t.Now())
+	put64 := func(off uint32, hi, lo uint32) {
+		if _, err := w.Write64(slot+off, bits.ReverseBytes64(uint64(hi)<<32|uint64(lo))); err != nil {
+			panic(err)
+		}
+	}
+	put64(abi.CmdTicket, ep.ticket, src)                // ticket, source VA
+	put64(abi.WrLen, n, off)                            // length, destination offset
+	if _, err := w.Write32(slot+abi.WrImport, bits.ReverseBytes32(uint32(imp)<<16|c)); err != nil {
+		panic(err)
+	}
+	end, err := w.Write16(slot+abi.CmdFlags, uint16(abi.OpWrite)<<8) // flags 0 (byte 0x3E), op (0x3F)
+	if err != nil {
+		panic(err)
+	}
+	if end > t.Now() {
+		t.Compute(end - t.Now())
+	}
+	ep.Stats.Writes++
+	ep.Stats.Bytes += int(n)
+	return ep.ticket, nil
+}
+
+// Test reports whether the WRITE with ticket tk has completed locally
+// (its source may be reused) and its status (nvm_test).
+func (ep *EP) Test(tk uint32) (bool, uint32) {
+	for s, x := range ep.tickets {
+		if x == tk {
+			st, got := ep.comp(s)
+			return got == tk, st
+		}
+	}
+	return true, abi.StatusOK // an old ticket: its slot was reused, so it completed
+}
+
+// Quiet waits until every WRITE posted has completed locally
+// (nvm_quiet).
+func (ep *EP) Quiet(t *freebsd.Thread) {
+	for s, tk := range ep.tickets {
+		for tk != 0 {
+			if _, got := ep.comp(s); got == tk {
+				break
+			}
+			t.Compute(PollInterval)
+		}
+	}
+}
+
+// WaitBusy spins on counter id until it reaches target (nvm_wait_busy).
+func (ep *EP) WaitBusy(t *freebsd.Thread, id int, target uint64) {
+	for ep.Counter(id) < target {
+		ep.Stats.Polls++
+		t.Compute(PollInterval)
+	}
+}
