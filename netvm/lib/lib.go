@@ -98,8 +98,8 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 			panic(err)
 		}
 	}
-	put64(abi.CmdTicket, ep.ticket, src)                // ticket, source VA
-	put64(abi.WrLen, n, off)                            // length, destination offset
+	put64(abi.CmdTicket, ep.ticket, src) // ticket, source VA
+	put64(abi.WrLen, n, off)             // length, destination offset
 	if _, err := w.Write32(slot+abi.WrImport, bits.ReverseBytes32(uint32(imp)<<16|c)); err != nil {
 		panic(err)
 	}
