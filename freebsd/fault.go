@@ -90,9 +90,9 @@ func (vm *vmState) pageIn(t *Thread, o *Object, idx uint32, data []byte) *Page {
 	m := vm.allocPage(t)
 	m.Busy = true
 	o.insert(m, idx)
-	delete(o.swap, idx)
 	t.Sleep(k.Timing.PageIn)
 	copy(k.Frame(m), data)
+	delete(o.swap, idx)
 	m.Busy = false
 	m.Dirty = true // its swap copy is gone
 	vm.stats.PageIns++

@@ -37,12 +37,14 @@ const pageoutPause = 10 * sim.Millisecond
 func (vm *vmState) scan(t *Thread) int {
 	freed := 0
 	// Refill the inactive queue from the oldest active pages.
-	for n := vm.active.n; n > 0 && vm.inactive.n < vm.inactiveTarget; n-- {
+	for n := vm.active.n; n > 0 && vm.active.head != nil && vm.inactive.n < vm.inactiveTarget; n-- {
 		m := vm.active.head
 		m.Ref = false
 		vm.deactivate(m)
 	}
-	for n := vm.inactive.n; n > 0 && vm.free.n < vm.freeTarget; n-- {
+	// The hooks and the pager sleep: the queues change under the scan, so
+	// it looks at the head each time and stops when the queue is empty.
+	for n := vm.inactive.n; n > 0 && vm.inactive.head != nil && vm.free.n < vm.freeTarget; n-- {
 		m := vm.inactive.head
 		switch {
 		case m.Wire > 0 || m.Hold > 0 || m.Busy:

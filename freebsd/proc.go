@@ -75,6 +75,31 @@ func (p *Proc) Mmap(t *Thread, n uint32, prot Prot) (uint32, error) {
 	return e.Start, nil
 }
 
+// MmapAt maps n bytes of fresh anonymous memory at va (mmap with
+// MAP_FIXED|MAP_ANON): va page aligned, and no mapping may overlap.
+func (p *Proc) MmapAt(t *Thread, va, n uint32, prot Prot) error {
+	t.Compute(p.k.Timing.Syscall)
+	size := (uint64(n) + PageSize - 1) &^ (PageSize - 1)
+	if va%PageSize != 0 || size == 0 || va < UserBase || uint64(va)+size > UserTop {
+		return ErrInval
+	}
+	end := va + uint32(size)
+	for _, e := range p.entries {
+		if va < e.End && e.Start < end {
+			return ErrInval
+		}
+	}
+	e := &Entry{Start: va, End: end, Prot: prot, obj: p.k.vm.newObject(nil)}
+	i := sort.Search(len(p.entries), func(i int) bool { return p.entries[i].Start > va })
+	p.entries = append(p.entries, nil)
+	copy(p.entries[i+1:], p.entries[i:])
+	p.entries[i] = e
+	if end+PageSize > p.nextVA {
+		p.nextVA = end + PageSize
+	}
+	return nil
+}
+
 // Munmap removes the mapping that starts at va and is n bytes long
 // (whole mappings only); its pages are unmapped (the hooks run), unwired
 // and freed.
@@ -165,4 +190,40 @@ func (p *Proc) Mappings(fn func(va uint32, m *Page, prot Prot)) {
 		e := p.ptes[va]
 		fn(va, e.m, e.prot)
 	}
+}
+
+// Peek reads len(buf) bytes at va as they are now, wherever the pages are
+// (mapped, resident in the object chain, on swap, or never touched:
+// zeros), without faulting and without taking time: for checkers, not
+// for the modelled programs. ErrFault outside every mapping.
+func (p *Proc) Peek(va uint32, buf []byte) error {
+	k := p.k
+	for len(buf) > 0 {
+		off := va % PageSize
+		n := min(len(buf), PageSize-int(off))
+		page := va &^ (PageSize - 1)
+		var src []byte
+		if e := p.ptes[page]; e != nil {
+			src = k.Frame(e.m)
+		} else if ent := p.entry(page); ent != nil {
+			idx := (page - ent.Start) / PageSize
+			for o := ent.obj; o != nil && src == nil; o = o.backing {
+				m := o.pages[idx]
+				if d, ok := o.swap[idx]; ok && (m == nil || m.Busy) {
+					src = d // on swap, or being paged in
+				} else if m != nil {
+					src = k.Frame(m)
+				}
+			}
+			if src == nil {
+				src = make([]byte, PageSize)
+			}
+		} else {
+			return ErrFault
+		}
+		copy(buf[:n], src[off:])
+		va += uint32(n)
+		buf = buf[n:]
+	}
+	return nil
 }

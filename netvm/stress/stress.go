@@ -1,0 +1,419 @@
+// Package stress is `netvm stress`: random WRITEs between every pair of
+// nodes of a cluster while the hosts' page daemons evict exported and
+// source pages (the VM systems have less memory than the processes
+// touch), source buffers are unmapped and mapped again, receivers fork
+// (which write-protects their pages for copy on write), and the fabric
+// drops, corrupts and reorders packets. A checker keeps a shadow copy of
+// every destination region and of every counter, and checks every byte,
+// every counter value and the order of every notification.
+package stress
+
+import (
+	"bytes"
+	"fmt"
+
+	"lanaiemu/fabric"
+	"lanaiemu/freebsd"
+	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/lib"
+	"lanaiemu/sim"
+)
+
+// Config is one stress run.
+type Config struct {
+	Seed   uint64
+	Nodes  int
+	Writes int // WRITEs in all, spread over the senders
+	// Batch is the WRITEs a sender posts to one receiver before it waits
+	// for the batch's covering notification (8 if 0).
+	Batch int
+	// SubPages is each sender's part of each receiver's region, in pages
+	// (8 if 0); SrcPages each sender's source buffer (16 if 0).
+	SubPages, SrcPages int
+	// Frames is the VM memory of each host in pages (0: two thirds of what
+	// one process touches, so that pages are evicted all the time).
+	Frames int
+	// MaxSize is the largest WRITE (16 KiB if 0).
+	MaxSize uint32
+	// Faults are the fabric's (DefaultFaults if Clean is false and Faults
+	// is zero).
+	Faults fabric.Faults
+	Clean  bool
+	// ForkEvery and RemapEvery: a receiver forks (a child that lives a
+	// while, then exits) and a sender remaps its source buffer, about once
+	// per this many batches (0: never).
+	ForkEvery, RemapEvery int
+}
+
+// DefaultFaults drop 1 %, corrupt 1 % and detour 2 % of the packets.
+var DefaultFaults = fabric.Faults{DropPPM: 10_000, CorruptPPM: 10_000, DetourPPM: 20_000, DetourDelay: 30 * sim.Microsecond}
+
+// Result is what a run measured; the JSON of `netvm stress`.
+type Result struct {
+	Seed            uint64   `json:"seed"`
+	Nodes           int      `json:"nodes"`
+	Writes          int      `json:"writes"`
+	Bytes           uint64   `json:"bytes"`
+	Notifications   int      `json:"notifications"`
+	RedirectedPages int      `json:"redirected_pages"`
+	SrcFaults       int      `json:"src_faults"`
+	Retransmits     int      `json:"retransmits"`
+	LockWaits       int      `json:"lock_waits"`
+	Evictions       int      `json:"evictions"`
+	PageIns         int      `json:"page_ins"`
+	COWCopies       int      `json:"cow_copies"`
+	Forks           int      `json:"forks"`
+	Remaps          int      `json:"remaps"`
+	CRCErrors       int      `json:"crc_errors"`
+	Duplicates      int      `json:"duplicates"`
+	SimulatedUS     uint64   `json:"simulated_us"`
+	LostBytes       int      `json:"lost_bytes"`
+	Violations      int      `json:"violations"`
+	Problems        []string `json:"problems,omitempty"`
+}
+
+// OK reports whether nothing was lost and nothing violated.
+func (r *Result) OK() bool { return r.LostBytes == 0 && r.Violations == 0 }
+
+func (r *Result) violate(format string, a ...any) {
+	r.Violations++
+	if len(r.Problems) < 20 {
+		r.Problems = append(r.Problems, fmt.Sprintf(format, a...))
+	}
+}
+
+// host is one node's process and what the checker knows of it.
+type host struct {
+	n       *cluster.Node
+	proc    *freebsd.Proc
+	ep      *lib.EP
+	region  uint32 // VA of the exported region: Nodes * SubPages pages
+	src     uint32 // VA of the source buffer
+	key     uint32
+	ctrKeys []uint32 // counter s's key (counter s counts sender s's notifications)
+	imp     []int    // import of node j's region
+	impCtr  []int    // import of node j's counter for us
+	srcData []byte   // the checker's copy of the source buffer
+	shadow  []byte   // the checker's copy of the region
+	expect  []uint64 // notifications expected on counter s
+	seen    []uint64 // notifications seen (handler) on counter s
+	pending [][]span // per sender: the current batch's writes, for the covering check
+	mark    []uint64 // per sender: counter value that covers pending
+}
+
+type span struct{ off, n uint32 }
+
+const regionBase, srcBase = 0x4000_0000, 0x2000_0000
+
+// Run runs c and returns what it measured; err is a setup failure.
+func Run(c Config) (*Result, error) {
+	if c.Batch <= 0 {
+		c.Batch = 8
+	}
+	if c.SubPages <= 0 {
+		c.SubPages = 8
+	}
+	if c.SrcPages <= 0 {
+		c.SrcPages = 16
+	}
+	if c.MaxSize == 0 {
+		c.MaxSize = 16 << 10
+	}
+	touched := c.Nodes*c.SubPages + c.SrcPages
+	if c.Frames <= 0 {
+		c.Frames = max(24, touched*2/3)
+	}
+	faults := c.Faults
+	if faults == (fabric.Faults{}) && !c.Clean {
+		faults = DefaultFaults
+	}
+	cl, err := cluster.New(cluster.Config{Nodes: c.Nodes, Frames: c.Frames, Seed: c.Seed, Faults: faults})
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Shutdown()
+	res := &Result{Seed: c.Seed, Nodes: c.Nodes}
+	rng := sim.NewRand(c.Seed)
+	N := c.Nodes
+	sub := uint32(c.SubPages * freebsd.PageSize)
+	hs := make([]*host, N)
+	for i, n := range cl.Nodes {
+		hs[i] = &host{n: n, proc: n.Kernel.NewProc(fmt.Sprintf("app%d", i)), ctrKeys: make([]uint32, N),
+			imp: make([]int, N), impCtr: make([]int, N), shadow: make([]byte, N*int(sub)),
+			srcData: make([]byte, c.SrcPages*freebsd.PageSize), expect: make([]uint64, N), seen: make([]uint64, N),
+			pending: make([][]span, N), mark: make([]uint64, N)}
+		for k := range hs[i].srcData {
+			hs[i].srcData[k] = byte(rng.Uint64())
+		}
+	}
+	// Phase 1: every process opens, maps and exports; handlers check the
+	// order and the covering rule of every notification.
+	if err := runAll(cl, hs, func(t *freebsd.Thread, h *host) error {
+		var err error
+		if h.ep, err = lib.Open(t, h.n.Driver, h.proc); err != nil {
+			return err
+		}
+		if err := h.proc.MmapAt(t, regionBase, uint32(N)*sub, freebsd.ProtRW); err != nil {
+			return err
+		}
+		if err := h.proc.MmapAt(t, srcBase, uint32(len(h.srcData)), freebsd.ProtRW); err != nil {
+			return err
+		}
+		if err := h.proc.Write(t, srcBase, h.srcData); err != nil {
+			return err
+		}
+		if h.key, err = h.ep.Export(t, regionBase, uint32(N)*sub, true); err != nil {
+			return err
+		}
+		for s := range N {
+			if h.ctrKeys[s], err = h.ep.ExportCounter(t, s); err != nil {
+				return err
+			}
+			s := s
+			if err := h.ep.SetHandler(t, s, func(_ *freebsd.Thread, ctr int, v uint64) { notified(res, h, s, v, sub) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	// Phase 2: imports.
+	if err := runAll(cl, hs, func(t *freebsd.Thread, h *host) error {
+		for j, o := range hs {
+			if o == h {
+				continue
+			}
+			var err error
+			if h.imp[j], err = h.ep.Import(t, j, o.ep.Index, o.key, uint32(N)*sub, abi.ExpKindRegion); err != nil {
+				return err
+			}
+			me := h.n.ID
+			if h.impCtr[j], err = h.ep.Import(t, j, o.ep.Index, o.ctrKeys[me], 0, abi.ExpKindCounter); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	// Phase 3: the senders, and the receivers' forks.
+	t0 := cl.Now()
+	perSender := (c.Writes + N - 1) / N
+	done := 0
+	for i := range N {
+		h := hs[i]
+		srng := sim.NewRand(c.Seed*1000 + uint64(i) + 1)
+		h.n.Kernel.Go(fmt.Sprintf("sender%d", i), func(t *freebsd.Thread) {
+			defer func() { done++ }()
+			sendLoop(t, c, res, h, hs, srng, perSender, sub)
+		})
+	}
+	for done < N {
+		if err := cl.Run(cl.Now() + 100*sim.Microsecond); err != nil {
+			res.violate("%v", err)
+			break
+		}
+		if cl.Now()-t0 > 3600*sim.Second {
+			res.violate("the run did not finish in an hour of simulated time")
+			break
+		}
+	}
+	cl.Run(cl.Now() + 5*sim.Millisecond) // late handlers
+	res.SimulatedUS = uint64((cl.Now() - t0) / sim.Microsecond)
+	// Final checks: every region, every counter.
+	for j, h := range hs {
+		got := make([]byte, len(h.shadow))
+		if err := h.proc.Peek(regionBase, got); err != nil {
+			res.violate("node %d: region unreadable: %v", j, err)
+			continue
+		}
+		for k := range got {
+			if got[k] != h.shadow[k] {
+				res.LostBytes++
+			}
+		}
+		for s := range N {
+			if v := h.ep.Counter(s); v != h.expect[s] {
+				res.violate("node %d: counter %d = %d, want %d", j, s, v, h.expect[s])
+			}
+			if h.seen[s] != h.expect[s] {
+				res.violate("node %d: %d notifications on counter %d seen by the handler, want %d", j, h.seen[s], s, h.expect[s])
+			}
+		}
+	}
+	if res.LostBytes > 0 {
+		res.violate("%d bytes differ from the shadow copies", res.LostBytes)
+	}
+	for _, n := range cl.Nodes {
+		fw := func(off uint32) int {
+			b, _ := n.Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+off, 4)
+			return int(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+		}
+		res.RedirectedPages += fw(abi.StatRedirect)
+		res.SrcFaults += fw(abi.StatSrcFault)
+		res.Retransmits += fw(abi.StatRetx)
+		res.CRCErrors += fw(abi.StatCRC)
+		res.Duplicates += fw(abi.StatDup)
+		if fw(abi.StatPeerDead) != 0 || fw(abi.StatRemoteErr) != 0 {
+			res.violate("node %d: %d dead peers, %d remote errors", n.ID, fw(abi.StatPeerDead), fw(abi.StatRemoteErr))
+		}
+		res.LockWaits += n.Driver.Stats().LockWaits
+		vs := n.Kernel.VMStats()
+		res.Evictions += vs.Evictions
+		res.PageIns += vs.PageIns
+		res.COWCopies += vs.COWCopies
+		if err := n.Kernel.Err(); err != nil {
+			res.violate("%v", err)
+		}
+	}
+	return res, nil
+}
+
+// notified is a receiver's handler: counter s (sender s's) has value v.
+// Values come one by one, in order; when v reaches the value that covers
+// sender s's current batch, every write of the batch must be in memory.
+func notified(res *Result, h *host, s int, v uint64, sub uint32) {
+	if v != h.seen[s]+1 {
+		res.violate("node %d: counter %d went from %d to %d (out of order or twice)", h.n.ID, s, h.seen[s], v)
+	}
+	h.seen[s] = v
+	if v == h.mark[s] {
+		for _, sp := range h.pending[s] {
+			got := make([]byte, sp.n)
+			a := uint32(s)*sub + sp.off
+			h.proc.Peek(regionBase+a, got)
+			if !bytes.Equal(got, h.shadow[a:a+sp.n]) {
+				res.violate("node %d: counter %d = %d before sender %d's write at %#x (%d bytes) was in memory", h.n.ID, s, v, s, a, sp.n)
+			}
+		}
+	}
+}
+
+// sendLoop is one sender: batches of WRITEs to random receivers, each
+// batch into disjoint ranges of the sender's part of the receiver's
+// region, the last WRITE notifying; then the sender waits until the
+// receiver's handler has seen the batch's notification.
+func sendLoop(t *freebsd.Thread, c Config, res *Result, h *host, hs []*host, rng *sim.Rand, count int, sub uint32) {
+	me := h.n.ID
+	N := len(hs)
+	srcLen := uint32(len(h.srcData))
+	batches := 0
+	for sent := 0; sent < count; batches++ {
+		j := rng.Intn(N - 1)
+		if j >= me {
+			j++
+		}
+		r := hs[j]
+		k := min(c.Batch, count-sent)
+		type plan struct {
+			so, do, size uint32
+			ctr          int
+		}
+		var spans []span
+		var plans []plan
+		for w := range k {
+			size := uint32(1 + rng.Intn(int(c.MaxSize)))
+			if rng.Intn(8) == 0 {
+				size = 0
+			}
+			size = min(size, sub)
+			var do uint32
+			for try := 0; ; try++ {
+				do = uint32(rng.Intn(int(sub - size + 1)))
+				free := true
+				for _, sp := range spans {
+					if do < sp.off+sp.n && sp.off < do+size {
+						free = false
+					}
+				}
+				if free {
+					break
+				}
+				if try > 20 {
+					size, do = 0, 0
+					break
+				}
+			}
+			spans = append(spans, span{do, size})
+			so := uint32(rng.Intn(int(srcLen - size + 1)))
+			ctr := lib.NoCounter
+			if w == k-1 || rng.Intn(4) == 0 {
+				ctr = h.impCtr[j]
+				r.expect[me]++
+				res.Notifications++
+			}
+			plans = append(plans, plan{so, do, size, ctr})
+			a := uint32(me)*sub + do
+			copy(r.shadow[a:a+size], h.srcData[so:so+size])
+		}
+		r.pending[me], r.mark[me] = spans, r.expect[me] // before any of it can arrive
+		for _, pl := range plans {
+			if _, err := h.ep.Write(t, srcBase+pl.so, h.imp[j], uint32(me)*sub+pl.do, pl.size, pl.ctr); err != nil {
+				res.violate("node %d: write: %v", me, err)
+			}
+			res.Writes++
+			res.Bytes += uint64(pl.size)
+		}
+		sent += k
+		h.ep.Quiet(t)
+		for r.seen[me] < r.expect[me] { // the checker's barrier
+			t.Sleep(10 * sim.Microsecond)
+		}
+		for _, e := range h.ep.Errors() {
+			res.violate("node %d: remote error %+v", me, e)
+		}
+		// Churn between batches.
+		if c.RemapEvery > 0 && rng.Intn(c.RemapEvery) == 0 {
+			if err := h.proc.Munmap(t, srcBase, srcLen); err != nil {
+				res.violate("node %d: munmap: %v", me, err)
+			}
+			for k := range h.srcData {
+				h.srcData[k] = byte(rng.Uint64())
+			}
+			if err := h.proc.MmapAt(t, srcBase, srcLen, freebsd.ProtRW); err != nil {
+				res.violate("node %d: mmap: %v", me, err)
+			}
+			h.proc.Write(t, srcBase, h.srcData)
+			res.Remaps++
+		} else if rng.Intn(3) == 0 { // fresh data in one source page
+			p := uint32(rng.Intn(int(srcLen / freebsd.PageSize)))
+			for k := p * freebsd.PageSize; k < (p+1)*freebsd.PageSize; k++ {
+				h.srcData[k] = byte(rng.Uint64())
+			}
+			h.proc.Write(t, srcBase+p*freebsd.PageSize, h.srcData[p*freebsd.PageSize:(p+1)*freebsd.PageSize])
+		}
+		if c.ForkEvery > 0 && rng.Intn(c.ForkEvery) == 0 { // the receiver forks, on its own host
+			life := sim.Time(1+rng.Intn(5)) * sim.Millisecond
+			res.Forks++
+			r.n.Kernel.Go("fork", func(ft *freebsd.Thread) {
+				child := r.proc.Fork(ft, r.proc.Name+"-child")
+				ft.Sleep(life)
+				child.Exit(ft)
+			})
+		}
+	}
+}
+
+// runAll runs fn as a thread on every host, one host after the other,
+// each to its end.
+func runAll(cl *cluster.Cluster, hs []*host, fn func(t *freebsd.Thread, h *host) error) error {
+	for _, h := range hs {
+		var err error
+		finished := false
+		h.n.Kernel.Go("setup", func(t *freebsd.Thread) { err = fn(t, h); finished = true })
+		for !finished {
+			if e := cl.Run(cl.Now() + 100*sim.Microsecond); e != nil {
+				return e
+			}
+			if cl.Now() > 100*sim.Second {
+				return fmt.Errorf("setup of node %d did not finish", h.n.ID)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("node %d: %w", h.n.ID, err)
+		}
+	}
+	return nil
+}
