@@ -108,7 +108,7 @@ func New(cfg Config) (*Cluster, error) {
 		if n.Mem, err = hostbus.NewHostMemory(size); err != nil {
 			return nil, err
 		}
-		n.Board, err = board.New(board.Config{Host: n.Mem, OnIRQ: func(cycle uint64, level bool) {
+		n.Board, err = board.New(board.Config{Host: &watchedMemory{n.Mem, n}, OnIRQ: func(cycle uint64, level bool) {
 			if level && n.Driver != nil {
 				n.Driver.IRQ(n.Board.Clock().Time(cycle))
 			}
@@ -149,9 +149,14 @@ func New(cfg Config) (*Cluster, error) {
 		c.Nodes = append(c.Nodes, n)
 		boards = append(boards, b)
 	}
-	// Steps no longer than the interrupt entry: an interrupt raised inside
-	// a step is served after the step's end, never in its past.
-	c.World, err = node.New(q, f, boards, node.Config{MaxIdleStep: cfg.Timing.InterruptEntry})
+	// An interrupt raised inside a step is served InterruptEntry later;
+	// the runner's steps are short (one link latency) whenever the boards
+	// or the hosts are busy, and grow only while every board idles, which
+	// a board leaves on a link event or a host's access (both cut the
+	// step). Only an interrupt raised by a board's own timer could fall
+	// in a grown step; the drivers count those served late
+	// (driver.Stats.LateIRQs).
+	c.World, err = node.New(q, f, boards, node.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +191,7 @@ func (c *Cluster) Now() sim.Time { return c.World.Now() }
 // invariant violation of a host.
 func (c *Cluster) Run(until sim.Time) error {
 	for c.World.Now() < until {
-		step := min(until, c.World.Now()+10*sim.Microsecond)
+		step := min(until, c.World.Now()+sim.Millisecond)
 		if err := c.World.Run(step); err != nil {
 			return err
 		}
@@ -204,4 +209,23 @@ func (c *Cluster) Shutdown() {
 	for _, n := range c.Nodes {
 		n.Kernel.Shutdown()
 	}
+}
+
+// watchedMemory is a node's host memory as its board's DMA engine sees
+// it: every write is also told to the driver (at the board's time), so
+// that host threads spinning on host memory wake when it changes.
+type watchedMemory struct {
+	*hostbus.HostMemory
+	n *Node
+}
+
+func (m *watchedMemory) WriteHost(addr uint64, p []byte) error {
+	if err := m.HostMemory.WriteHost(addr, p); err != nil {
+		return err
+	}
+	if d := m.n.Driver; d != nil {
+		b := m.n.Board
+		d.HostWritten(addr, len(p), b.Clock().Time(b.CPU().Cycles))
+	}
+	return nil
 }

@@ -69,7 +69,9 @@ type Stats struct {
 	Interrupts, Events, Redirects, RedirectedBytes  int
 	SrcFaults, CtrWakes, EpErrors, SignalsDelivered int
 	LockWaitTime                                    sim.Time
-	SPTFull                                         int // mappings not entered: no free entry in the probe sequence
+	SPTFull                                         int      // mappings not entered: no free entry in the probe sequence
+	LateIRQs                                        int      // interrupts the timeline served after their time
+	SpinTime                                        sim.Time // time threads spent spinning on host memory
 }
 
 // Driver is the NetVM driver of one host.
@@ -94,6 +96,11 @@ type Driver struct {
 	redirQ  []redirect
 	redirWQ freebsd.WaitQueue
 	stats   Stats
+
+	watches []*watch
+	// PollInterval is one iteration of a spin on host memory (a cached
+	// load and a compare) [assumption, docs/host.md].
+	PollInterval sim.Time
 
 	exportOwner [abi.MaxExports]*Endpoint
 	exportGen   [abi.MaxExports]uint32
@@ -122,7 +129,7 @@ func (l *lock) release(k *freebsd.Kernel) {
 func New(k *freebsd.Kernel, w *hostbus.Window, mem *hostbus.HostMemory, lay Layout, cfg Config) *Driver {
 	d := &Driver{K: k, W: w, Mem: mem, Layout: lay, Cfg: cfg,
 		tags: make([]uint32, abi.SPTEntries), byTag: map[uint32]int{}, byPFN: map[uint32][]int{},
-		byASID: map[uint32]*Endpoint{}}
+		byASID: map[uint32]*Endpoint{}, PollInterval: 50 * sim.Nanosecond}
 	k.AddChecker(d.checkFrame)
 	return d
 }
@@ -286,9 +293,7 @@ func (d *Driver) Kernel(t *freebsd.Thread, op byte, fields ...Field) uint32 {
 	d.writeBlock(t, slot, buf)
 	d.write8(t, slot+abi.CmdOp, op) // the op byte last
 	rec := frameAddr(d.Layout.KComp) + uint64(s)*abi.CompSize
-	for d.hostWord(rec+abi.CompTicket) != tk { // it completes in microseconds: spin on the record
-		t.Sleep(sim.Microsecond)
-	}
+	d.Spin(t, rec, rec+abi.CompSize, func() bool { return d.hostWord(rec+abi.CompTicket) == tk }) // microseconds
 	st := d.hostWord(rec + abi.CompStatus)
 	d.stats.Commands++
 	d.klock.release(d.K)
@@ -301,6 +306,9 @@ func (d *Driver) Kernel(t *freebsd.Thread, op byte, fields ...Field) uint32 {
 // board's run: it only schedules). The handler runs after the interrupt
 // entry cost.
 func (d *Driver) IRQ(at sim.Time) {
+	if at+d.K.Timing.InterruptEntry < d.K.Q.Now() {
+		d.stats.LateIRQs++ // raised inside a grown step: served late
+	}
 	d.K.Q.Schedule(at+d.K.Timing.InterruptEntry, d.K.Node, func() {
 		d.pending = true
 		d.K.Wakeup(&d.intr, 0)
@@ -382,4 +390,57 @@ func (d *Driver) endpoint(ep int) *Endpoint {
 		return nil
 	}
 	return d.eps[ep]
+}
+
+// ---- watching host memory (spin loops without simulating each spin) -----
+
+// watch is a thread spinning on a range of host memory.
+type watch struct {
+	lo, hi uint64
+	t0     sim.Time // when the spin began (the poll phase)
+	wq     freebsd.WaitQueue
+	armed  bool
+}
+
+// HostWritten is told of every DMA write into host memory (the cluster
+// wires the board's host memory through it), at the board's time at.
+// Threads spinning on the range wake at their next poll after at.
+func (d *Driver) HostWritten(addr uint64, n int, at sim.Time) {
+	for _, w := range d.watches {
+		if !w.armed || addr >= w.hi || addr+uint64(n) <= w.lo {
+			continue
+		}
+		w.armed = false
+		p := d.PollInterval
+		if at < w.t0 {
+			at = w.t0
+		}
+		wake := w.t0 + (at-w.t0+p-1)/p*p // the first poll that sees the write
+		ww := w
+		d.K.Q.Schedule(wake, d.K.Node, func() { d.K.Wakeup(&ww.wq, 0) })
+	}
+}
+
+// Spin busy-waits until cond holds, polling [lo, hi) of host memory every
+// PollInterval (a cached load and a compare): it is simulated by waking
+// at the first poll after a DMA into the range, not by every poll. The
+// spin's CPU time is charged.
+func (d *Driver) Spin(t *freebsd.Thread, lo, hi uint64, cond func() bool) {
+	if cond() {
+		return
+	}
+	w := &watch{lo: lo, hi: hi, t0: t.Now()}
+	d.watches = append(d.watches, w)
+	for !cond() {
+		w.armed = true
+		t.Wait(&w.wq)
+	}
+	for i, x := range d.watches {
+		if x == w {
+			d.watches = append(d.watches[:i], d.watches[i+1:]...)
+			break
+		}
+	}
+	d.stats.SpinTime += t.Now() - w.t0
+	t.Compute(d.PollInterval) // the last poll and the loop's exit
 }

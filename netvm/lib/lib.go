@@ -14,7 +14,6 @@ import (
 	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/driver"
-	"lanaiemu/sim"
 )
 
 // NoCounter names no counter in Write.
@@ -23,10 +22,6 @@ const NoCounter = -1
 // ErrBadArg is a bad argument caught by the library (the firmware checks
 // the rest and completes the WRITE with a status).
 var ErrBadArg = errors.New("netvm: bad argument")
-
-// PollInterval is the cost of one poll of a word in host memory (a
-// cached load and a compare in a loop) [assumption, docs/host.md].
-const PollInterval = 50 * sim.Nanosecond
 
 // EP is an open endpoint, as the process sees it.
 type EP struct {
@@ -70,12 +65,11 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 		return 0, ErrBadArg
 	}
 	s := ep.slot
-	for ep.tickets[s] != 0 {
-		if _, tk := ep.comp(s); tk == ep.tickets[s] {
-			break
+	if tk := ep.tickets[s]; tk != 0 {
+		if _, got := ep.comp(s); got != tk {
+			ep.Stats.RingWaits++
+			ep.spinComp(t, s, tk)
 		}
-		ep.Stats.RingWaits++
-		t.Compute(PollInterval)
 	}
 	ep.slot = (s + 1) % abi.RingSlots
 	ep.ticket++
@@ -131,19 +125,21 @@ func (ep *EP) Test(tk uint32) (bool, uint32) {
 // (nvm_quiet).
 func (ep *EP) Quiet(t *freebsd.Thread) {
 	for s, tk := range ep.tickets {
-		for tk != 0 {
-			if _, got := ep.comp(s); got == tk {
-				break
-			}
-			t.Compute(PollInterval)
+		if tk != 0 {
+			ep.spinComp(t, s, tk)
 		}
 	}
 }
 
+// spinComp spins until ring slot s's completion record shows ticket tk.
+func (ep *EP) spinComp(t *freebsd.Thread, s int, tk uint32) {
+	a := ep.StatusPage() + abi.PageComp + uint64(s)*abi.CompSize
+	ep.Driver().Spin(t, a, a+abi.CompSize, func() bool { _, got := ep.comp(s); return got == tk })
+}
+
 // WaitBusy spins on counter id until it reaches target (nvm_wait_busy).
 func (ep *EP) WaitBusy(t *freebsd.Thread, id int, target uint64) {
-	for ep.Counter(id) < target {
-		ep.Stats.Polls++
-		t.Compute(PollInterval)
-	}
+	a := ep.StatusPage() + abi.PageCtr + uint64(id)*8
+	ep.Stats.Polls++
+	ep.Driver().Spin(t, a, a+8, func() bool { return ep.Counter(id) >= target })
 }

@@ -1,0 +1,114 @@
+// Command netvm runs NetVM on emulated clusters: LANai 9.2 boards running
+// the NetVM firmware, FreeBSD 4.6 host models with the NetVM driver, on a
+// Myrinet fabric, all on one deterministic timeline.
+//
+//	netvm stress --seed S --nodes N --writes W [--json FILE]
+//
+// runs random WRITEs between every pair of nodes while the hosts' page
+// daemons evict pages, senders remap their buffers, receivers fork and the
+// fabric drops, corrupts and reorders packets, and checks every byte,
+// counter and notification. It prints the result as JSON and exits 0 only
+// when nothing was lost and nothing violated (1 otherwise, 2 for a bad
+// command line, 3 when the cluster could not be set up).
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"lanaiemu/netvm/stress"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+const usage = `usage: netvm stress [flags]
+
+Examples:
+  netvm stress --seed 1 --nodes 4 --writes 2000
+  netvm stress --seed 9 --nodes 2 --writes 500 --clean --json out.json
+
+Flags of stress:
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		stressFlags(io.Discard).SetOutput(stderr)
+		fs := stressFlags(stderr)
+		fs.PrintDefaults()
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	switch args[0] {
+	case "stress":
+		return runStress(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "netvm: unknown command %q (try: netvm stress --help)\n", args[0])
+	return 2
+}
+
+type stressOpts struct {
+	cfg  stress.Config
+	json string
+}
+
+var opts stressOpts
+
+func stressFlags(out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("netvm stress", flag.ContinueOnError)
+	fs.SetOutput(out)
+	c := &opts.cfg
+	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the workload and of the fabric's faults")
+	fs.IntVar(&c.Nodes, "nodes", 4, "nodes (2: back to back; more: one switch), 2..64")
+	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
+	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
+	fs.IntVar(&c.Frames, "frames", 0, "VM memory per host in 4 KiB pages (0: two thirds of what a process touches)")
+	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
+	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
+	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
+	fs.StringVar(&opts.json, "json", "", "also write the result to this file")
+	return fs
+}
+
+func runStress(args []string, stdout, stderr io.Writer) int {
+	opts = stressOpts{}
+	fs := stressFlags(stderr)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "netvm stress: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	c := opts.cfg
+	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 {
+		fmt.Fprintln(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, the others >= 0")
+		return 2
+	}
+	res, err := stress.Run(c)
+	if err != nil {
+		fmt.Fprintf(stderr, "netvm stress: %v\n", err)
+		return 3
+	}
+	out, _ := json.MarshalIndent(res, "", "  ")
+	out = append(out, '\n')
+	stdout.Write(out)
+	if opts.json != "" {
+		if err := os.WriteFile(opts.json, out, 0o644); err != nil {
+			fmt.Fprintf(stderr, "netvm stress: %v\n", err)
+			return 3
+		}
+	}
+	if !res.OK() {
+		return 1
+	}
+	return 0
+}
