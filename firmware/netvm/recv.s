@@ -390,11 +390,23 @@ rx_data:
 	CALL	ctrlq_push
 	POP_RCA
 	RET
+! Not accepted now: owe the peer an ACK/NACK and return.
+.Lrd_resend_keep:
+	mov	%r19, %r6
+	CALL	ctrlq_push
+	POP_RCA
+	RET
 ! A check failed (status r17): the packet is consumed (§5.4 step 2): its
 ! credit is free, the sender gets a NACK with the status, the packet's
 ! ticket (HdrAux) and endpoint.
 .Lrd_error:
-	st	%r17, P_NACK_STATUS[%r20]
+	ld	P_NACK_STATUS[%r20], %r7	! one error NACK at a time: while one
+	sub.f	%r7, 0, %r0		! waits to be sent, a second erroneous
+	beq	1f			! packet is not accepted (the sender
+	sub.f	%r7, NVM_STATUS_RESEND, %r0	! (delay slot) sends it again later, and
+	bne	.Lrd_resend_keep	! its error is reported then)
+	nop
+1:	st	%r17, P_NACK_STATUS[%r20]
 	ld	NVM_HDR_AUX[%r16], %r7
 	st	%r7, P_NACK_TICKET[%r20]
 	uld.b	NVM_HDR_SRC_EP[%r16], %r7

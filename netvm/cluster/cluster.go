@@ -39,6 +39,8 @@ type Config struct {
 	// Fabric is the fabric's configuration (fabric.DefaultConfig if
 	// zero).
 	Fabric *fabric.Config
+	// Trace, if set, receives every board's device events.
+	Trace func(node int, e board.Event)
 }
 
 // Node is one node: board, host and driver.
@@ -108,11 +110,16 @@ func New(cfg Config) (*Cluster, error) {
 		if n.Mem, err = hostbus.NewHostMemory(size); err != nil {
 			return nil, err
 		}
-		n.Board, err = board.New(board.Config{Host: &watchedMemory{n.Mem, n}, OnIRQ: func(cycle uint64, level bool) {
+		bc := board.Config{Host: &watchedMemory{n.Mem, n}, OnIRQ: func(cycle uint64, level bool) {
 			if level && n.Driver != nil {
 				n.Driver.IRQ(n.Board.Clock().Time(cycle))
 			}
-		}})
+		}}
+		if tr := cfg.Trace; tr != nil {
+			id := i
+			bc.Trace = func(e board.Event) { tr(id, e) }
+		}
+		n.Board, err = board.New(bc)
 		if err != nil {
 			return nil, err
 		}
