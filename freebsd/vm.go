@@ -3,6 +3,7 @@ package freebsd
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"lanaiemu/hostbus"
 )
@@ -292,7 +293,16 @@ func (vm *vmState) release(t *Thread, o *Object) {
 		if o.ref > 0 {
 			return
 		}
-		for _, m := range o.pages {
+		idx := make([]uint32, 0, len(o.pages)) // in index order: deterministic
+		for i := range o.pages {
+			idx = append(idx, i)
+		}
+		slices.Sort(idx)
+		for _, i := range idx {
+			m := o.pages[i]
+			if m == nil { // freed while an earlier one slept
+				continue
+			}
 			for m.Busy {
 				vm.stats.BusyWaits++
 				t.Wait(&vm.busy)

@@ -1,6 +1,9 @@
 package stress
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // A short run on 3 nodes with every kind of churn and the fabric's faults:
 // nothing lost, nothing violated, and the run exercised what it claims.
@@ -15,5 +18,26 @@ func TestStressShort(t *testing.T) {
 	}
 	if res.RedirectedPages == 0 || res.Evictions == 0 || res.Retransmits == 0 || res.Forks == 0 || res.Remaps == 0 {
 		t.Fatalf("the run did not exercise the paths: %+v", *res)
+	}
+}
+
+// The same seed gives the same result, field for field.
+func TestStressDeterministic(t *testing.T) {
+	cfg := Config{Seed: 3, Nodes: 2, Writes: 60, ForkEvery: 3, RemapEvery: 3}
+	a, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatalf("two runs differ:\n%s\n%s", ja, jb)
+	}
+	if !a.OK() {
+		t.Fatalf("%+v", *a)
 	}
 }
