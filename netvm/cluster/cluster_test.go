@@ -133,3 +133,75 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("resident pages were redirected: %d more", ds2.Redirects-ds.Redirects)
 	}
 }
+
+// A counting semaphore and a wait queue homed on node 1, released from
+// node 0: P never returns before the matching V, and the waiters of the
+// queue leave in the order they came.
+func TestSemaphoreAndWaitQueue(t *testing.T) {
+	c, err := New(Config{Nodes: 2, Frames: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+	a := c.Nodes[0].Kernel.NewProc("poster")
+	b := c.Nodes[1].Kernel.NewProc("waiter")
+	var epA, epB *lib.EP
+	var region, semKey, wqKey uint32
+	runThread(t, c, 1, sim.Second, func(th *freebsd.Thread) {
+		epB, _ = lib.Open(th, c.Nodes[1].Driver, b)
+		va, _ := b.Mmap(th, freebsd.PageSize, freebsd.ProtRW)
+		region, _ = epB.Export(th, va, freebsd.PageSize, true)
+		semKey, _ = epB.ExportCounter(th, 5)
+		wqKey, _ = epB.ExportCounter(th, 6)
+	})
+	var imp, impSem, impWQ int
+	runThread(t, c, 0, sim.Second, func(th *freebsd.Thread) {
+		epA, _ = lib.Open(th, c.Nodes[0].Driver, a)
+		imp, _ = epA.Import(th, 1, epB.Index, region, freebsd.PageSize, abi.ExpKindRegion)
+		impSem, _ = epA.Import(th, 1, epB.Index, semKey, 0, abi.ExpKindCounter)
+		impWQ, _ = epA.Import(th, 1, epB.Index, wqKey, 0, abi.ExpKindCounter)
+	})
+	sem := &lib.Semaphore{EP: epB, Ctr: 5, Block: true}
+	wq := &lib.WaitQueue{EP: epB, Ctr: 6}
+	var order []int
+	var pTimes []sim.Time
+	c.Nodes[1].Kernel.Go("P", func(th *freebsd.Thread) {
+		for range 3 {
+			sem.P(th)
+			pTimes = append(pTimes, th.Now())
+		}
+	})
+	for i := range 3 {
+		i := i
+		c.Nodes[1].Kernel.Go("wq", func(th *freebsd.Thread) {
+			th.Sleep(sim.Time(i) * sim.Microsecond) // arrive in order 0, 1, 2
+			wq.Wait(th)
+			order = append(order, i)
+		})
+	}
+	var vTimes []sim.Time
+	runThread(t, c, 0, sim.Second, func(th *freebsd.Thread) {
+		for range 3 {
+			th.Sleep(100 * sim.Microsecond)
+			vTimes = append(vTimes, th.Now())
+			epA.Post(th, imp, impSem)
+			epA.Post(th, imp, impWQ)
+		}
+	})
+	c.Run(c.Now() + 2*sim.Millisecond)
+	if len(pTimes) != 3 || len(order) != 3 {
+		t.Fatalf("P returned %d times, %d waiters left", len(pTimes), len(order))
+	}
+	for i := range 3 {
+		if pTimes[i] <= vTimes[i] {
+			t.Fatalf("P %d at %v, before its V at %v", i, pTimes[i], vTimes[i])
+		}
+		if order[i] != i {
+			t.Fatalf("wait queue order %v", order)
+		}
+	}
+	if sem.TryP() {
+		t.Fatal("TryP took a unit nobody posted")
+	}
+	t.Logf("V -> P: %v, %v, %v", pTimes[0]-vTimes[0], pTimes[1]-vTimes[1], pTimes[2]-vTimes[2])
+}
