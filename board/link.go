@@ -511,6 +511,24 @@ func (l *Link) store(pkt []byte) {
 func CRC8(data []byte) byte {
 	var c byte
 	for _, d := range data {
+		c = crc8Table[c^d]
+	}
+	return c
+}
+
+// crc8Table[b] is the CRC-8 register after shifting byte b through it
+// (the table form of the bitwise definition, crc8Bitwise).
+var crc8Table = func() (t [256]byte) {
+	for i := range t {
+		t[i] = crc8Bitwise([]byte{byte(i)})
+	}
+	return t
+}()
+
+// crc8Bitwise is CRC8 bit by bit, as specified; the table is built from it.
+func crc8Bitwise(data []byte) byte {
+	var c byte
+	for _, d := range data {
 		c ^= d
 		for range 8 {
 			if c&0x80 != 0 {

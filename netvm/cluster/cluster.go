@@ -2,7 +2,7 @@
 // timeline: for each node a LANai 9.2 board running the NetVM firmware,
 // its host memory and PCI window, a FreeBSD 4.6 kernel (package
 // freebsd) and the NetVM driver; the boards on a Myrinet fabric (two back
-// to back, more on a star of switches).
+// to back, up to 16 on one switch, more on a Clos of 8-node leaves).
 package cluster
 
 import (
@@ -90,10 +90,15 @@ func New(cfg Config) (*Cluster, error) {
 		seed = 1
 	}
 	var f *fabric.Fabric
-	if cfg.Nodes == 2 {
+	switch {
+	case cfg.Nodes == 2:
 		f, err = fabric.BackToBack(q, sim.NewRand(seed), fcfg)
-	} else {
+	case cfg.Nodes <= 16:
 		f, err = fabric.Star(q, sim.NewRand(seed), fcfg, cfg.Nodes)
+	case cfg.Nodes%8 == 0: // a Clos network of 16-port switches: 8 nodes per leaf
+		f, err = fabric.Clos(q, sim.NewRand(seed), fcfg, cfg.Nodes/8, 8, 8)
+	default:
+		return nil, fmt.Errorf("cluster: %d nodes: more than 16 must be a multiple of 8 (a Clos of 8-node leaves)", cfg.Nodes)
 	}
 	if err != nil {
 		return nil, err
