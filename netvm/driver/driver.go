@@ -85,6 +85,7 @@ type Driver struct {
 	kslot   int
 	kticket uint32
 	klock   lock
+	sptLock lock
 	evRead  uint32
 	tags    []uint32         // mirror of the SPT tags
 	byTag   map[uint32]int   // vpn<<12|asid -> live entry index

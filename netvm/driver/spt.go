@@ -9,7 +9,10 @@ import (
 // The shadow page table, host side (docs/netvm.md §4): the driver keeps
 // a mirror of the tags, allocates entries (the first empty or dead one of
 // the probe sequence), and runs the OS side of the lock handshake (§4.3)
-// from the pmap hooks of every NetVM process.
+// from the pmap hooks of every NetVM process. The hooks sleep (PIO, the
+// wait for L, kernel commands), and two threads may change the same page
+// (the page daemon evicting it while a fork write-protects it): one lock
+// serialises every SPT change, and each re-reads the mirror under it.
 
 // sptHooks are the freebsd.Hooks of one endpoint's process.
 type sptHooks struct {
@@ -45,6 +48,8 @@ func hostFlags(prot freebsd.Prot) uint8 {
 // live entry of the same page with more rights, a flags-byte PIO write
 // (raising permissions needs no handshake, §4.3).
 func (d *Driver) sptMap(t *freebsd.Thread, asid, va, pfn uint32, prot freebsd.Prot) {
+	d.sptLock.acquire(t)
+	defer d.sptLock.release(d.K)
 	tag := va&^(freebsd.PageSize-1) | asid
 	if idx, ok := d.byTag[tag]; ok {
 		d.write8(t, sptAddr(idx)+abi.SPTFlagsByte, hostFlags(prot))
@@ -96,6 +101,8 @@ func (d *Driver) waitUnlocked(t *freebsd.Thread, e uint32) uint32 {
 // sptLower takes rights away from a live entry (W, for a write-protect):
 // the new flags, then wait while the NIC holds L.
 func (d *Driver) sptLower(t *freebsd.Thread, asid, va uint32, flags uint8) {
+	d.sptLock.acquire(t)
+	defer d.sptLock.release(d.K)
 	idx, ok := d.byTag[va&^(freebsd.PageSize-1)|asid]
 	if !ok {
 		return
@@ -109,6 +116,8 @@ func (d *Driver) sptLower(t *freebsd.Thread, asid, va uint32, flags uint8) {
 // sptUnmap is the whole OS side of §4.3 for an unmap: P = 1, wait for L =
 // 0, V = 0, harvest D, SPT_UNMAP. It reports D (the NIC wrote the page).
 func (d *Driver) sptUnmap(t *freebsd.Thread, asid, va uint32) bool {
+	d.sptLock.acquire(t)
+	defer d.sptLock.release(d.K)
 	tag := va&^(freebsd.PageSize-1) | asid
 	idx, ok := d.byTag[tag]
 	if !ok {
