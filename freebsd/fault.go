@@ -21,37 +21,48 @@ retry:
 		return ErrFault
 	}
 	idx := (va - e.Start) / PageSize
-	var m *Page
-	var owner *Object
-	for o := e.obj; o != nil; o = o.backing {
-		if pg := o.pages[idx]; pg != nil {
-			if pg.Busy { // being paged in or out: wait, then look again
-				vm.stats.BusyWaits++
-				t.Wait(&vm.busy)
-				goto retry
-			}
-			m, owner = pg, o
-			break
-		}
-		if data, ok := o.swap[idx]; ok {
-			m, owner = vm.pageIn(t, o, idx, data), o
-			if e != p.entry(va) { // the map changed while we slept
-				goto retry
-			}
-			break
-		}
+	m, owner, swapObj := e.lookup(idx)
+	if m != nil && m.Busy { // being paged in or out: wait, then look again
+		vm.stats.BusyWaits++
+		t.Wait(&vm.busy)
+		goto retry
 	}
-	if m == nil { // never touched: zero-fill in the front object
-		m = vm.allocPage(t)
-		m.Busy = true
-		e.obj.insert(m, idx)
-		clear(k.Frame(m))
-		t.Compute(k.Timing.PageZero)
-		vm.stats.ZeroFills++
-		m.Busy = false
+	if m == nil {
+		// Not resident: a frame first (this may sleep for the page daemon),
+		// then look again, since another thread may have brought the page
+		// in meanwhile; the page goes in busy before anything else sleeps,
+		// so that every other fault on it waits for this one.
+		n := vm.allocPage(t)
+		if m2, _, so2 := e.lookup(idx); p.entry(va) != e || m2 != nil || so2 != swapObj {
+			vm.freePage(n)
+			goto retry
+		}
+		n.Busy = true
+		if swapObj != nil { // on swap: page it in (a major fault)
+			swapObj.insert(n, idx)
+			t.Sleep(k.Timing.PageIn)
+			data, ok := swapObj.swap[idx]
+			if !ok {
+				k.Fail("page-in of object %d page %d: its swap copy vanished while the pager ran", swapObj.id, idx)
+			}
+			copy(k.Frame(n), data)
+			delete(swapObj.swap, idx)
+			n.Dirty = true // its swap copy is gone
+			vm.stats.PageIns++
+			vm.stats.MajorFaults++
+			owner = swapObj
+		} else { // never touched: zero-fill in the front object
+			e.obj.insert(n, idx)
+			clear(k.Frame(n))
+			t.Compute(k.Timing.PageZero)
+			vm.stats.ZeroFills++
+			owner = e.obj
+		}
+		n.Busy = false
+		vm.activate(n)
 		k.Wakeup(&vm.busy, 0)
-		owner = e.obj
-		if p.entry(va) != e {
+		m = n
+		if p.entry(va) != e || n.obj != owner {
 			goto retry
 		}
 	}
@@ -83,23 +94,18 @@ retry:
 	return nil
 }
 
-// pageIn brings page idx of object o in from swap (the pager's
-// latency), and returns it, resident and not busy.
-func (vm *vmState) pageIn(t *Thread, o *Object, idx uint32, data []byte) *Page {
-	k := vm.k
-	m := vm.allocPage(t)
-	m.Busy = true
-	o.insert(m, idx)
-	t.Sleep(k.Timing.PageIn)
-	copy(k.Frame(m), data)
-	delete(o.swap, idx)
-	m.Busy = false
-	m.Dirty = true // its swap copy is gone
-	vm.stats.PageIns++
-	vm.stats.MajorFaults++
-	vm.activate(m)
-	k.Wakeup(&vm.busy, 0)
-	return m
+// lookup finds page idx in the entry's object chain: the page and the
+// object holding it, or the object whose swap holds it, or nothing.
+func (e *Entry) lookup(idx uint32) (*Page, *Object, *Object) {
+	for o := e.obj; o != nil; o = o.backing {
+		if pg := o.pages[idx]; pg != nil {
+			return pg, o, nil
+		}
+		if _, ok := o.swap[idx]; ok {
+			return nil, nil, o
+		}
+	}
+	return nil, nil, nil
 }
 
 // resolve makes sure va is mapped with at least the access asked,

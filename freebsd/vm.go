@@ -249,6 +249,9 @@ func (vm *vmState) allocPage(t *Thread) *Page {
 func (vm *vmState) freePage(m *Page) {
 	k := vm.k
 	switch {
+	case m.queue == QFree:
+		k.Fail("frame %d freed twice", m.PFN)
+		return
 	case len(m.pv) > 0:
 		k.Fail("frame %d freed while mapped (%d mappings)", m.PFN, len(m.pv))
 	case m.Wire > 0 || m.Hold > 0:
@@ -299,16 +302,23 @@ func (vm *vmState) release(t *Thread, o *Object) {
 		}
 		slices.Sort(idx)
 		for _, i := range idx {
-			m := o.pages[i]
-			if m == nil { // freed while an earlier one slept
-				continue
+			for { // look again after every sleep: the page may be gone, or another
+				m := o.pages[i]
+				if m == nil {
+					break
+				}
+				if m.Busy { // being paged out (the pager frees it) or in
+					vm.stats.BusyWaits++
+					t.Wait(&vm.busy)
+					continue
+				}
+				vm.pageProtect(t, m, ProtNone) // the hooks may sleep
+				if o.pages[i] != m || m.Busy || len(m.pv) > 0 {
+					continue
+				}
+				vm.freePage(m)
+				break
 			}
-			for m.Busy {
-				vm.stats.BusyWaits++
-				t.Wait(&vm.busy)
-			}
-			vm.pageProtect(t, m, ProtNone)
-			vm.freePage(m)
 		}
 		o.swap = nil
 		o = o.backing

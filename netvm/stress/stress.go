@@ -230,10 +230,18 @@ func Run(c Config) (*Result, error) {
 			res.violate("node %d: region unreadable: %v", j, err)
 			continue
 		}
+		first := -1
 		for k := range got {
 			if got[k] != h.shadow[k] {
 				res.LostBytes++
+				if first < 0 {
+					first = k
+				}
 			}
+		}
+		if first >= 0 {
+			res.violate("node %d: region byte %#x (sender %d's part, offset %#x) is %#x, want %#x",
+				j, first, first/int(sub), first%int(sub), got[first], h.shadow[first])
 		}
 		for s := range N {
 			if v := h.ep.Counter(s); v != h.expect[s] {
