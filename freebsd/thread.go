@@ -24,6 +24,11 @@ type Kernel struct {
 	err     error // the first invariant violation, which stops the run
 	vm      vmState
 	procs   []*Proc
+	// Trace, if set, is told of every span a thread spends computing
+	// ("cpu"), sleeping on a device or timer ("sleep") or waiting on a
+	// wait queue ("wait"), when the span ends.
+	Trace func(thread *Thread, what string, start, end sim.Time)
+	ids   int
 }
 
 // NewKernel makes a host on q with the given timing and memory.
@@ -54,8 +59,10 @@ func (k *Kernel) CPUBusy() sim.Time { return k.cpuBusy }
 // events of the timeline, one at a time. Its methods must be called from
 // its own goroutine (inside the function given to Go).
 type Thread struct {
-	k      *Kernel
-	Name   string
+	k    *Kernel
+	Name string
+	// ID numbers the host's threads in the order they were made (from 1).
+	ID     int
 	resume chan bool // true: go on, false: exit at once
 	parked chan struct{}
 	done   bool
@@ -68,7 +75,8 @@ type Thread struct {
 // Go starts a thread running fn now (at the present time, after the
 // event that calls it).
 func (k *Kernel) Go(name string, fn func(t *Thread)) *Thread {
-	t := &Thread{k: k, Name: name, resume: make(chan bool), parked: make(chan struct{})}
+	k.ids++
+	t := &Thread{k: k, Name: name, ID: k.ids, resume: make(chan bool), parked: make(chan struct{})}
 	k.threads = append(k.threads, t)
 	go func() {
 		if !<-t.resume {
@@ -121,8 +129,17 @@ func (t *Thread) Now() sim.Time { return t.k.Now() }
 
 // Sleep waits d without using the CPU (a device, a timer).
 func (t *Thread) Sleep(d sim.Time) {
-	t.k.wakeAt(t, t.k.Now()+d)
+	start := t.k.Now()
+	t.k.wakeAt(t, start+d)
 	t.park()
+	t.trace("sleep", start)
+}
+
+// trace reports a span that ends now.
+func (t *Thread) trace(what string, start sim.Time) {
+	if tr := t.k.Trace; tr != nil && t.k.Now() > start {
+		tr(t, what, start, t.k.Now())
+	}
 }
 
 // Compute uses the CPU for d. The CPU is one resource served in order:
@@ -141,6 +158,12 @@ func (t *Thread) Compute(d sim.Time) {
 	k.cpuBusy += d
 	t.k.wakeAt(t, start+d)
 	t.park()
+	if tr := k.Trace; tr != nil {
+		if start > now {
+			tr(t, "wait-cpu", now, start)
+		}
+		tr(t, "cpu", start, start+d)
+	}
 }
 
 // Yield lets events scheduled for the present time run first.
@@ -153,8 +176,10 @@ type WaitQueue struct {
 
 // Wait sleeps on q until Wakeup.
 func (t *Thread) Wait(q *WaitQueue) {
+	start := t.k.Now()
 	q.waiters = append(q.waiters, t)
 	t.park()
+	t.trace("wait", start)
 }
 
 // Wakeup makes every thread sleeping on q runnable after wake (the

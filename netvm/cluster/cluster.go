@@ -17,6 +17,7 @@ import (
 	"lanaiemu/netvm/driver"
 	"lanaiemu/node"
 	"lanaiemu/sim"
+	"lanaiemu/timeline"
 )
 
 // Config describes a cluster.
@@ -41,6 +42,10 @@ type Config struct {
 	Fabric *fabric.Config
 	// Trace, if set, receives every board's device events.
 	Trace func(node int, e board.Event)
+	// Timeline, if set, records the run for Perfetto: a process per node,
+	// a track per host thread, the LANai core, each DMA channel and the
+	// link's two directions (see timeline.go).
+	Timeline *timeline.Recorder
 }
 
 // Node is one node: board, host and driver.
@@ -120,9 +125,21 @@ func New(cfg Config) (*Cluster, error) {
 				n.Driver.IRQ(n.Board.Clock().Time(cycle))
 			}
 		}}
-		if tr := cfg.Trace; tr != nil {
+		tr, tl := cfg.Trace, cfg.Timeline
+		if tr != nil || tl != nil {
 			id := i
-			bc.Trace = func(e board.Event) { tr(id, e) }
+			var rec *boardRecorder
+			if tl != nil {
+				rec = newBoardRecorder(tl, n)
+			}
+			bc.Trace = func(e board.Event) {
+				if tr != nil {
+					tr(id, e)
+				}
+				if rec != nil {
+					rec.event(e)
+				}
+			}
 		}
 		n.Board, err = board.New(bc)
 		if err != nil {
@@ -144,6 +161,9 @@ func New(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 		n.Kernel = freebsd.NewKernel(q, i, cfg.Timing, freebsd.Memory{Host: n.Mem, First: lay.Frames, Frames: cfg.Frames})
+		if tl := cfg.Timeline; tl != nil {
+			traceThreads(tl, n)
+		}
 		routes := make([][]byte, cfg.Nodes)
 		for dst := range cfg.Nodes {
 			if dst == i {
