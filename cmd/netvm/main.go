@@ -2,6 +2,12 @@
 // the NetVM firmware, FreeBSD 4.6 host models with the NetVM driver, on a
 // Myrinet fabric, all on one deterministic timeline.
 //
+//	netvm run [--json FILE] [--trace FILE] SCENARIO
+//
+// runs the cluster and workloads a scenario file describes (package
+// netvm/run) and prints per-workload results and per-node statistics as
+// JSON; --trace writes a Perfetto timeline.
+//
 //	netvm stress --seed S --nodes N --writes W [--json FILE]
 //
 // runs random WRITEs between every pair of nodes while the hosts' page
@@ -19,14 +25,19 @@ import (
 	"io"
 	"os"
 
+	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
+	"lanaiemu/timeline"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: netvm stress [flags]
+const usage = `usage: netvm run [--json FILE] [--trace FILE] SCENARIO
+       netvm stress [flags]
 
 Examples:
+  netvm run fixtures/netvm/scenarios/pingpong.json
+  netvm run --trace /tmp/trace.json fixtures/netvm/scenarios/redirect.json   (open it in ui.perfetto.dev)
   netvm stress --seed 1 --nodes 4 --writes 2000
   netvm stress --seed 9 --nodes 2 --writes 500 --clean --json out.json
 
@@ -47,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "stress":
 		return runStress(args[1:], stdout, stderr)
+	case "run":
+		return runScenario(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "netvm: unknown command %q (try: netvm stress --help)\n", args[0])
 	return 2
@@ -109,6 +122,75 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	}
 	if !res.OK() {
 		return 1
+	}
+	return 0
+}
+
+func runScenario(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("netvm run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.String("json", "", "also write the result to this file")
+	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] SCENARIO")
+		return 2
+	}
+	data, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "netvm run: %v\n", err)
+		return 2
+	}
+	sc, err := nvmrun.Parse(fs.Arg(0), data)
+	if err != nil {
+		fmt.Fprintf(stderr, "netvm run: %v\n", err)
+		return 2
+	}
+	var tl *timeline.Recorder
+	if *traceOut != "" {
+		tl = timeline.New()
+	}
+	var progress io.Writer = stderr
+	if *quiet {
+		progress = nil
+	}
+	res, err := nvmrun.Run(sc, tl, progress)
+	if err != nil {
+		fmt.Fprintf(stderr, "netvm run: %v\n", err)
+		return 3
+	}
+	out, _ := json.MarshalIndent(res, "", "  ")
+	out = append(out, '\n')
+	stdout.Write(out)
+	if *jsonOut != "" {
+		if err := os.WriteFile(*jsonOut, out, 0o644); err != nil {
+			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			return 3
+		}
+	}
+	if tl != nil {
+		f, err := os.Create(*traceOut)
+		if err == nil {
+			err = tl.Write(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			return 3
+		}
+	}
+	for _, n := range res.Nodes {
+		if n.Violation != "" {
+			return 1
+		}
 	}
 	return 0
 }

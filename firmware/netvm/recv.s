@@ -489,6 +489,8 @@ rx_redirect:
 	mov	NVM_EV_REDIRECT, %r6
 	mov	%r24, %r7
 	CALL	ev_post
+	mov	%r19, %r6		! it holds its credit: ACK it now, so that
+	CALL	ctrlq_push		! the sender does not time out on it
 	bt	.Lrd_accept		! placed for the window, credit held
 	nop
 ! No free slot: the sender broke the credit rule. Drop it, NACK resend.

@@ -1,0 +1,450 @@
+// Package run is `netvm run SCENARIO`: a cluster and its workloads
+// described in a JSON file a person can write, run on one deterministic
+// timeline, with per-node statistics, per-workload results and, if asked,
+// a Perfetto timeline.
+//
+// A scenario:
+//
+//	{
+//	  "nodes": 2, "frames": 2048, "seed": 1, "until_us": 200000,
+//	  "faults": {"drop_ppm": 0, "corrupt_ppm": 0, "detour_ppm": 0},
+//	  "workloads": [
+//	    {"kind": "pingpong", "from": 0, "to": 1, "size": 4, "count": 100, "wait": "busy"},
+//	    {"kind": "stream", "from": 0, "to": 1, "size": 65536, "count": 64},
+//	    {"kind": "touch", "node": 1, "pages": 3000}
+//	  ]
+//	}
+//
+// pingpong: a process on each node; from writes size bytes and a counter
+// to to, which waits (busy, block or handler), then writes back; count
+// round trips; the result is the one-way latency (half the mean round
+// trip). stream: count WRITEs of size bytes from one process to the
+// other, each notifying, the receiver waiting for the last; the result is
+// the payload rate. touch: a process that writes pages pages over and
+// over (memory pressure) until the scenario's end.
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"lanaiemu/fabric"
+	"lanaiemu/freebsd"
+	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/lib"
+	"lanaiemu/sim"
+	"lanaiemu/timeline"
+)
+
+// Scenario is a parsed scenario file.
+type Scenario struct {
+	Nodes     int        `json:"nodes"`
+	Frames    int        `json:"frames"`
+	Seed      uint64     `json:"seed"`
+	UntilUS   uint64     `json:"until_us"`
+	Faults    Faults     `json:"faults"`
+	Workloads []Workload `json:"workloads"`
+	lines     []int      // line of each workload in the file
+	name      string
+}
+
+// Faults are the fabric's injected faults, in parts per million.
+type Faults struct {
+	DropPPM    uint32 `json:"drop_ppm"`
+	CorruptPPM uint32 `json:"corrupt_ppm"`
+	DetourPPM  uint32 `json:"detour_ppm"`
+}
+
+// Workload is one workload of a scenario.
+type Workload struct {
+	Kind  string `json:"kind"`
+	From  int    `json:"from"`
+	To    int    `json:"to"`
+	Node  int    `json:"node"`
+	Size  uint32 `json:"size"`
+	Count int    `json:"count"`
+	Wait  string `json:"wait"`
+	Pages int    `json:"pages"`
+}
+
+// Parse reads a scenario; errors name the file and the line.
+func Parse(name string, data []byte) (*Scenario, error) {
+	sc := &Scenario{name: name}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(sc); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		off := int64(-1)
+		switch {
+		case errors.As(err, &se):
+			off = se.Offset
+		case errors.As(err, &te):
+			off = te.Offset
+		}
+		if off >= 0 {
+			return nil, fmt.Errorf("%s:%d: %v", name, lineOf(data, off), err)
+		}
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	sc.lines = workloadLines(data)
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+func lineOf(data []byte, off int64) int {
+	return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
+}
+
+// workloadLines finds the line of each object of the "workloads" array.
+func workloadLines(data []byte) []int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var lines []int
+	depth, inWorkloads, arrayDepth := 0, false, 0
+	var lastKey string
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return lines
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if v == '[' && depth == 1 && lastKey == "workloads" {
+					inWorkloads, arrayDepth = true, depth+1
+				}
+				if v == '{' && inWorkloads && depth == arrayDepth {
+					// off is before the brace and any spacing: find the brace
+					i := int(off)
+					for i < len(data) && data[i] != '{' {
+						i++
+					}
+					lines = append(lines, lineOf(data, int64(i)))
+				}
+				depth++
+			case '}', ']':
+				depth--
+				if inWorkloads && depth < arrayDepth {
+					inWorkloads = false
+				}
+			}
+		case string:
+			if depth == 1 {
+				lastKey = v
+			}
+		}
+	}
+}
+
+func (sc *Scenario) errorf(i int, format string, a ...any) error {
+	line := 0
+	if i < len(sc.lines) {
+		line = sc.lines[i]
+	}
+	return fmt.Errorf("%s:%d: workloads[%d]: %s", sc.name, line, i, fmt.Sprintf(format, a...))
+}
+
+func (sc *Scenario) check() error {
+	if sc.Nodes < 2 || sc.Nodes > abi.MaxNodes || sc.Nodes > 16 && sc.Nodes%8 != 0 {
+		return fmt.Errorf("%s: nodes = %d: 2..16, or a multiple of 8 up to %d", sc.name, sc.Nodes, abi.MaxNodes)
+	}
+	if sc.Frames == 0 {
+		sc.Frames = 4096
+	}
+	if sc.Frames < 64 {
+		return fmt.Errorf("%s: frames = %d: at least 64", sc.name, sc.Frames)
+	}
+	if sc.UntilUS == 0 {
+		sc.UntilUS = 1_000_000
+	}
+	for _, p := range []uint32{sc.Faults.DropPPM, sc.Faults.CorruptPPM, sc.Faults.DetourPPM} {
+		if p > 1_000_000 {
+			return fmt.Errorf("%s: a fault rate over 1000000 ppm", sc.name)
+		}
+	}
+	node := func(i, n int, what string) error {
+		if n < 0 || n >= sc.Nodes {
+			return sc.errorf(i, "%s = %d, but nodes are 0..%d", what, n, sc.Nodes-1)
+		}
+		return nil
+	}
+	for i := range sc.Workloads {
+		w := &sc.Workloads[i]
+		switch w.Kind {
+		case "pingpong", "stream":
+			if err := node(i, w.From, "from"); err != nil {
+				return err
+			}
+			if err := node(i, w.To, "to"); err != nil {
+				return err
+			}
+			if w.From == w.To {
+				return sc.errorf(i, "from and to are the same node")
+			}
+			if w.Count <= 0 {
+				return sc.errorf(i, "count = %d: at least 1", w.Count)
+			}
+			if w.Size > 1<<20 {
+				return sc.errorf(i, "size = %d: at most 1 MiB", w.Size)
+			}
+			switch w.Wait {
+			case "":
+				w.Wait = "busy"
+			case "busy", "block", "handler":
+			default:
+				return sc.errorf(i, "wait = %q: busy, block or handler", w.Wait)
+			}
+		case "touch":
+			if err := node(i, w.Node, "node"); err != nil {
+				return err
+			}
+			if w.Pages <= 0 {
+				return sc.errorf(i, "pages = %d: at least 1", w.Pages)
+			}
+		default:
+			return sc.errorf(i, "kind = %q: pingpong, stream or touch", w.Kind)
+		}
+	}
+	return nil
+}
+
+// Result is what a run measured.
+type Result struct {
+	SimulatedUS uint64           `json:"simulated_us"`
+	Workloads   []WorkloadResult `json:"workloads"`
+	Nodes       []NodeStats      `json:"nodes"`
+}
+
+// WorkloadResult is one workload's outcome.
+type WorkloadResult struct {
+	Kind      string  `json:"kind"`
+	Done      bool    `json:"done"`
+	LatencyUS float64 `json:"one_way_latency_us,omitempty"`
+	MBps      float64 `json:"mb_per_s,omitempty"`
+	Bytes     uint64  `json:"bytes,omitempty"`
+}
+
+// NodeStats are one node's counters at the end.
+type NodeStats struct {
+	Node       int            `json:"node"`
+	Firmware   map[string]int `json:"firmware"`
+	Interrupts int            `json:"interrupts"`
+	Redirects  int            `json:"redirects"`
+	LockWaits  int            `json:"lock_waits"`
+	Evictions  int            `json:"evictions"`
+	PageIns    int            `json:"page_ins"`
+	CPUBusyUS  uint64         `json:"cpu_busy_us"`
+	Violation  string         `json:"violation,omitempty"`
+}
+
+// Run runs the scenario; tl, if not nil, records the timeline.
+func Run(sc *Scenario, tl *timeline.Recorder, progress io.Writer) (*Result, error) {
+	c, err := cluster.New(cluster.Config{Nodes: sc.Nodes, Frames: sc.Frames, Seed: sc.Seed,
+		Faults:   fabric.Faults{DropPPM: sc.Faults.DropPPM, CorruptPPM: sc.Faults.CorruptPPM, DetourPPM: sc.Faults.DetourPPM, DetourDelay: 30 * sim.Microsecond},
+		Timeline: tl})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Shutdown()
+	res := &Result{Workloads: make([]WorkloadResult, len(sc.Workloads))}
+	t0 := c.Now()
+	for i, w := range sc.Workloads {
+		res.Workloads[i].Kind = w.Kind
+		if err := start(c, w, &res.Workloads[i]); err != nil {
+			return nil, fmt.Errorf("workloads[%d]: %w", i, err)
+		}
+	}
+	end := t0 + sim.Time(sc.UntilUS)*sim.Microsecond
+	for c.Now() < end {
+		if err := c.Run(min(end, c.Now()+sim.Millisecond)); err != nil {
+			return nil, err
+		}
+		done := true
+		for i, w := range sc.Workloads {
+			if w.Kind != "touch" && !res.Workloads[i].Done {
+				done = false
+			}
+		}
+		if progress != nil && (c.Now()-t0)%(10*sim.Millisecond) == 0 {
+			fmt.Fprintf(progress, "\rsimulated %v of %v", c.Now()-t0, end-t0)
+		}
+		if done {
+			break
+		}
+	}
+	if progress != nil {
+		fmt.Fprintln(progress)
+	}
+	res.SimulatedUS = uint64((c.Now() - t0) / sim.Microsecond)
+	for _, n := range c.Nodes {
+		ns := NodeStats{Node: n.ID, Firmware: map[string]int{}}
+		for _, s := range []struct {
+			name string
+			off  uint32
+		}{{"tx_data", abi.StatTxData}, {"rx_data", abi.StatRxData}, {"retransmits", abi.StatRetx}, {"duplicates", abi.StatDup},
+			{"crc_errors", abi.StatCRC}, {"redirected", abi.StatRedirect}, {"src_faults", abi.StatSrcFault},
+			{"credit_stalls", abi.StatCreditStall}, {"notifications", abi.StatNotify}, {"irqs", abi.StatIRQ}, {"acks", abi.StatAck}} {
+			b, _ := n.Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+s.off, 4)
+			ns.Firmware[s.name] = int(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+		}
+		ds, vs := n.Driver.Stats(), n.Kernel.VMStats()
+		ns.Interrupts, ns.Redirects, ns.LockWaits = ds.Interrupts, ds.Redirects, ds.LockWaits
+		ns.Evictions, ns.PageIns = vs.Evictions, vs.PageIns
+		ns.CPUBusyUS = uint64(n.Kernel.CPUBusy() / sim.Microsecond)
+		if err := n.Kernel.Err(); err != nil {
+			ns.Violation = err.Error()
+		}
+		res.Nodes = append(res.Nodes, ns)
+	}
+	return res, nil
+}
+
+// pair sets up a process on each of two nodes: b exports a region of n
+// bytes and counter 0; a imports both. It returns when both are ready
+// (run on the timeline).
+type pair struct {
+	epA, epB     *lib.EP
+	srcA, srcB   uint32
+	impAB, ctrAB int // a's imports of b's region and counter
+	impBA, ctrBA int // b's imports of a's
+	ready        bool
+}
+
+func setupPair(c *cluster.Cluster, from, to int, n uint32, done func(*pair)) {
+	p := &pair{}
+	ka := c.Nodes[from].Kernel
+	kb := c.Nodes[to].Kernel
+	pa, pb := ka.NewProc(fmt.Sprintf("app%d", len(ka.Procs())+1)), kb.NewProc(fmt.Sprintf("app%d", len(kb.Procs())+1))
+	size := max(n, freebsd.PageSize)
+	var keyB, ckB, keyA, ckA uint32
+	var wq freebsd.WaitQueue
+	stage := 0
+	kb.Go("setup", func(t *freebsd.Thread) {
+		p.epB, _ = lib.Open(t, c.Nodes[to].Driver, pb)
+		p.srcB, _ = pb.Mmap(t, size, freebsd.ProtRW)
+		keyB, _ = p.epB.Export(t, p.srcB, size, true)
+		ckB, _ = p.epB.ExportCounter(t, 0)
+		stage++
+		kb.Wakeup(&wq, 0)
+		for stage < 2 {
+			t.Wait(&wq)
+		}
+		p.impBA, _ = p.epB.Import(t, from, p.epA.Index, keyA, size, abi.ExpKindRegion)
+		p.ctrBA, _ = p.epB.Import(t, from, p.epA.Index, ckA, 0, abi.ExpKindCounter)
+		stage++
+		ka.Wakeup(&wq, 0)
+	})
+	ka.Go("setup", func(t *freebsd.Thread) {
+		for stage < 1 {
+			t.Wait(&wq)
+		}
+		p.epA, _ = lib.Open(t, c.Nodes[from].Driver, pa)
+		p.srcA, _ = pa.Mmap(t, size, freebsd.ProtRW)
+		pa.Write(t, p.srcA, make([]byte, size))
+		keyA, _ = p.epA.Export(t, p.srcA, size, true)
+		ckA, _ = p.epA.ExportCounter(t, 0)
+		p.impAB, _ = p.epA.Import(t, to, p.epB.Index, keyB, size, abi.ExpKindRegion)
+		p.ctrAB, _ = p.epA.Import(t, to, p.epB.Index, ckB, 0, abi.ExpKindCounter)
+		stage++
+		kb.Wakeup(&wq, 0)
+		for stage < 3 {
+			t.Wait(&wq)
+		}
+		done(p)
+	})
+}
+
+// wait waits for counter 0 of ep to reach v in the workload's mode.
+func wait(t *freebsd.Thread, ep *lib.EP, v uint64, mode string, hwq *freebsd.WaitQueue) {
+	switch mode {
+	case "block":
+		ep.WaitBlock(t, 0, v)
+	case "handler":
+		for ep.Counter(0) < v {
+			t.Wait(hwq)
+		}
+	default:
+		ep.WaitBusy(t, 0, v)
+	}
+}
+
+func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
+	switch w.Kind {
+	case "touch":
+		k := c.Nodes[w.Node].Kernel
+		p := k.NewProc("toucher")
+		k.Go("toucher", func(t *freebsd.Thread) {
+			va, err := p.Mmap(t, uint32(w.Pages)*freebsd.PageSize, freebsd.ProtRW)
+			if err != nil {
+				return
+			}
+			for pass := byte(0); ; pass++ {
+				for i := range w.Pages {
+					p.Write(t, va+uint32(i)*freebsd.PageSize, []byte{pass})
+				}
+			}
+		})
+	case "stream":
+		setupPair(c, w.From, w.To, w.Size, func(p *pair) {
+			kb := c.Nodes[w.To].Kernel
+			var hwq freebsd.WaitQueue
+			if w.Wait == "handler" {
+				kb.Go("handler setup", func(t *freebsd.Thread) {
+					p.epB.SetHandler(t, 0, func(*freebsd.Thread, int, uint64) { kb.Wakeup(&hwq, 0) })
+				})
+			}
+			var t0 sim.Time
+			c.Nodes[w.From].Kernel.Go("stream", func(t *freebsd.Thread) {
+				t0 = t.Now()
+				for range w.Count {
+					p.epA.Write(t, p.srcA, p.impAB, 0, w.Size, p.ctrAB)
+				}
+			})
+			kb.Go("stream sink", func(t *freebsd.Thread) {
+				wait(t, p.epB, uint64(w.Count), w.Wait, &hwq)
+				el := t.Now() - t0
+				r.Bytes = uint64(w.Size) * uint64(w.Count)
+				r.MBps = float64(r.Bytes) / (float64(el) / float64(sim.Second)) / 1e6
+				r.Done = true
+			})
+		})
+	case "pingpong":
+		setupPair(c, w.From, w.To, w.Size, func(p *pair) {
+			ka, kb := c.Nodes[w.From].Kernel, c.Nodes[w.To].Kernel
+			var hwqA, hwqB freebsd.WaitQueue
+			if w.Wait == "handler" {
+				ka.Go("handler setup", func(t *freebsd.Thread) {
+					p.epA.SetHandler(t, 0, func(*freebsd.Thread, int, uint64) { ka.Wakeup(&hwqA, 0) })
+				})
+				kb.Go("handler setup", func(t *freebsd.Thread) {
+					p.epB.SetHandler(t, 0, func(*freebsd.Thread, int, uint64) { kb.Wakeup(&hwqB, 0) })
+				})
+			}
+			kb.Go("pong", func(t *freebsd.Thread) {
+				for i := range w.Count {
+					wait(t, p.epB, uint64(i+1), w.Wait, &hwqB)
+					p.epB.Write(t, p.srcB, p.impBA, 0, w.Size, p.ctrBA)
+				}
+			})
+			ka.Go("ping", func(t *freebsd.Thread) {
+				t.Sleep(100 * sim.Microsecond) // the handlers are armed
+				t0 := t.Now()
+				for i := range w.Count {
+					p.epA.Write(t, p.srcA, p.impAB, 0, w.Size, p.ctrAB)
+					wait(t, p.epA, uint64(i+1), w.Wait, &hwqA)
+				}
+				r.LatencyUS = float64(t.Now()-t0) / float64(sim.Microsecond) / float64(2*w.Count)
+				r.Done = true
+			})
+		})
+	}
+	return nil
+}
