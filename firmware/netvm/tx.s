@@ -477,7 +477,16 @@ timer_poll:
 	bt	5f
 	nop
 3:	mov	1, %r17			! packets outstanding
-	ld	RTC[%r0], %r19
+	ld	P_STALL[%r18], %r7	! and out of credit: probe too (the
+	mov	STALL_CREDIT, %r8	! receiver acknowledges up to C/2 - 1
+	and	%r7, %r8, %r8		! packets late, and nothing more will
+	sub.f	%r8, 0, %r0		! come to make it)
+	beq	8f
+	mov	STALL_PROBE, %r7	! (delay slot)
+	st	%r7, P_STALL[%r18]
+	mov	%r16, %r6
+	CALL	ctrlq_push
+8:	ld	RTC[%r0], %r19
 	ld	P_DEADLINE[%r18], %r7
 	sub.f	%r19, %r7, %r0
 	bmi	5f			! not yet
