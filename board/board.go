@@ -139,6 +139,7 @@ type Config struct {
 
 // Board is a LANai 9.2 board: the core, its SRAM, and the on-chip devices.
 type Board struct {
+	held     bool // the LANai is held in reset (SetReset)
 	cfg      Config
 	pci      PCI
 	cpu      *lanai.CPU
@@ -287,8 +288,35 @@ func (b *Board) Load(img []byte) (*memsys.Image, error) {
 	return im, nil
 }
 
-// Run runs the core for at most budget cycles (lanai.CPU.Run).
-func (b *Board) Run(budget uint64) *lanai.Stop { return b.cpu.Run(budget) }
+// Run runs the core for at most budget cycles (lanai.CPU.Run). While the
+// LANai is held in reset (SetReset) no instruction runs: the cycles pass
+// as idle ones (counted skipped).
+func (b *Board) Run(budget uint64) *lanai.Stop {
+	if b.held {
+		b.cpu.Cycles += budget
+		b.cpu.SkippedCycles += budget
+		return &lanai.Stop{Kind: lanai.StopCycleLimit}
+	}
+	return b.cpu.Run(budget)
+}
+
+// SetReset holds the LANai in reset (on) or lets it go (off): what the
+// board control register's LANai reset pair does (docs/hostbus.md). Held,
+// the core runs nothing and the devices are reset; released, the core
+// starts at address 0 (docs/hardware.md).
+func (b *Board) SetReset(on bool) {
+	if on == b.held {
+		return
+	}
+	b.held = on
+	c := b.cpu
+	cycles, instret, skipped, skippedI := c.Cycles, c.Instret, c.SkippedCycles, c.SkippedInstret
+	b.Reset(0)
+	c.Cycles, c.Instret, c.SkippedCycles, c.SkippedInstret = cycles, instret, skipped, skippedI // time goes on
+}
+
+// InReset reports whether the LANai is held in reset.
+func (b *Board) InReset() bool { return b.held }
 
 // ---- ISR, EIMR and the host interrupt line ----
 

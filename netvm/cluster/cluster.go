@@ -145,19 +145,15 @@ func New(cfg Config) (*Cluster, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := n.Board.Load(img); err != nil {
-			return nil, err
-		}
 		b := n.Board
+		b.SetReset(true) // power-on: the LANai is held in reset until the driver loads it
 		n.Window, err = hostbus.NewWindow(b.CPU().Mem, hostbus.DefaultParams(), hostbus.Hooks{
 			ReadSpecial: b.HostReadSpecial, WriteSpecial: b.HostWriteSpecial,
 			ReadPointer: b.HostReadPointerBank, WritePointer: b.HostWritePointerBank,
 			TriggerDMA: b.TriggerDMA, InterruptEnable: b.SetHostInterruptEnable,
+			Reset: func(r hostbus.ResetLines) { b.SetReset(r.LANai) },
 		})
 		if err != nil {
-			return nil, err
-		}
-		if err := b.HostWriteSpecial(board.RegEIMR, abi.IRQMask); err != nil { // §2.1 step 1
 			return nil, err
 		}
 		n.Kernel = freebsd.NewKernel(q, i, cfg.Timing, freebsd.Memory{Host: n.Mem, First: lay.Frames, Frames: cfg.Frames})
@@ -196,7 +192,7 @@ func New(cfg Config) (*Cluster, error) {
 	var attachErr error
 	for _, n := range c.Nodes {
 		n.Kernel.Go("attach", func(t *freebsd.Thread) {
-			if err := n.Driver.Attach(t); err != nil && attachErr == nil {
+			if err := n.Driver.Attach(t, img); err != nil && attachErr == nil {
 				attachErr = fmt.Errorf("node %d: %w", n.ID, err)
 			}
 			attached++

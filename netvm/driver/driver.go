@@ -189,16 +189,43 @@ func (d *Driver) hostWord(addr uint64) uint32 {
 
 func frameAddr(f uint32) uint64 { return uint64(f) * freebsd.PageSize }
 
-// specialISR is ISR's BAR0 offset (docs/hostbus.md).
-const specialISR = 0x804000 + 0x050
+// BAR0 offsets of ISR and EIMR (docs/hostbus.md).
+const (
+	specialISR  = hostbus.SpecialOff + 0x050
+	specialEIMR = hostbus.SpecialOff + 0x058
+)
 
 // ---- attach (§2.1) -----------------------------------------------------
 
-// Attach runs the boot handshake with the firmware (already loaded and
-// running): it waits for FWWaitConfig, acknowledges the interrupt,
-// writes the configuration and the routes, sets FWGo and waits for
-// FWRunning. It starts the driver's interrupt and redirect threads.
-func (d *Driver) Attach(t *freebsd.Thread) error {
+// Attach brings the board up as the driver's attach routine does: it
+// reads the EEPROM (the board's identity and SRAM size), loads the
+// firmware image through the window (reset held, CLOCK, the sections,
+// reset released: hostbus.LoadFirmware, its PIO time charged), sets EIMR
+// (§2.1 step 1), then runs the boot handshake: it waits for
+// FWWaitConfig, acknowledges the interrupt, writes the configuration and
+// the routes, sets FWGo and waits for FWRunning. It starts the driver's
+// interrupt and redirect threads. A nil image attaches to firmware that
+// is already running.
+func (d *Driver) Attach(t *freebsd.Thread, image []byte) error {
+	if image != nil {
+		var ee [hostbus.EEPROMSize]byte
+		d.W.At(t.Now())
+		end, err := d.W.ReadBlock(hostbus.EEPROMOff, ee[:])
+		d.pio(t, end, err)
+		if sram := binary.BigEndian.Uint32(ee[0x0C:]); sram < abi.SRAMSize {
+			return fmt.Errorf("%w: the EEPROM says %d bytes of SRAM, NetVM needs %d", ErrBoard, sram, abi.SRAMSize)
+		}
+		d.W.At(t.Now())
+		if _, err := d.W.LoadFirmware(image); err != nil {
+			return fmt.Errorf("%w: %v", ErrBoard, err)
+		}
+		if d.W.Now() > t.Now() {
+			t.Compute(d.W.Now() - t.Now())
+		}
+		d.W.At(t.Now())
+		end, err = d.W.Write32(specialEIMR, bits.ReverseBytes32(abi.IRQMask))
+		d.pio(t, end, err)
+	}
 	if err := d.waitStatus(t, abi.FWWaitConfig); err != nil {
 		return err
 	}
