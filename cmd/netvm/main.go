@@ -66,8 +66,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type stressOpts struct {
-	cfg  stress.Config
-	json string
+	cfg   stress.Config
+	json  string
+	quiet bool
 }
 
 var opts stressOpts
@@ -85,6 +86,7 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
 	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
 	fs.StringVar(&opts.json, "json", "", "also write the result to this file")
+	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	return fs
 }
 
@@ -105,6 +107,9 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 {
 		fmt.Fprintln(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, the others >= 0")
 		return 2
+	}
+	if !opts.quiet {
+		c.Progress = stderr
 	}
 	res, err := stress.Run(c)
 	if err != nil {

@@ -82,21 +82,22 @@ type Driver struct {
 	Layout Layout
 	Cfg    Config
 
-	kslot   int
-	kticket uint32
-	klock   lock
-	sptLock lock
-	evRead  uint32
-	tags    []uint32         // mirror of the SPT tags
-	byTag   map[uint32]int   // vpn<<12|asid -> live entry index
-	byPFN   map[uint32][]int // frame -> live entries mapping it
-	eps     [abi.MaxEndpoints]*Endpoint
-	byASID  map[uint32]*Endpoint
-	intr    freebsd.WaitQueue
-	pending bool // an interrupt arrived while the handler ran
-	redirQ  []redirect
-	redirWQ freebsd.WaitQueue
-	stats   Stats
+	kslot    int
+	kticket  uint32
+	klock    lock
+	sptLock  lock
+	evRead   uint32
+	tags     []uint32         // mirror of the SPT tags
+	byTag    map[uint32]int   // vpn<<12|asid -> live entry index
+	byPFN    map[uint32][]int // frame -> live entries mapping it
+	eps      [abi.MaxEndpoints]*Endpoint
+	byASID   map[uint32]*Endpoint
+	intr     freebsd.WaitQueue
+	pending  bool // an interrupt arrived while the handler ran
+	redirQ   []redirect
+	redirWQ  freebsd.WaitQueue
+	slotBusy []bool // system-buffer slots between EvRedirect and REDIR_DONE
+	stats    Stats
 
 	watches []*watch
 	// PollInterval is one iteration of a spin on host memory (a cached
@@ -130,7 +131,8 @@ func (l *lock) release(k *freebsd.Kernel) {
 func New(k *freebsd.Kernel, w *hostbus.Window, mem *hostbus.HostMemory, lay Layout, cfg Config) *Driver {
 	d := &Driver{K: k, W: w, Mem: mem, Layout: lay, Cfg: cfg,
 		tags: make([]uint32, abi.SPTEntries), byTag: map[uint32]int{}, byPFN: map[uint32][]int{},
-		byASID: map[uint32]*Endpoint{}, PollInterval: 50 * sim.Nanosecond}
+		byASID: map[uint32]*Endpoint{}, PollInterval: 50 * sim.Nanosecond,
+		slotBusy: make([]bool, cfg.Nodes*cfg.Credits)}
 	k.AddChecker(d.checkFrame)
 	return d
 }
@@ -392,7 +394,18 @@ func (d *Driver) event(t *freebsd.Thread, rec []byte) {
 	switch rec[abi.EvType] {
 	case abi.EvRedirect:
 		d.stats.Redirects++
-		d.redirQ = append(d.redirQ, redirect{slot: a[0] >> 16, asid: a[1], va: a[2], len: a[3]})
+		slot, from := a[0]>>16, int(a[0]&0xFFFF)
+		c := d.Cfg.Credits
+		switch {
+		case from >= d.Cfg.Nodes || int(slot) < from*c || int(slot) >= (from+1)*c:
+			d.K.Fail("system buffer: slot %d is outside node %d's allotment", slot, from)
+		case d.slotBusy[slot]:
+			d.K.Fail("system buffer overflow: slot %d reused before its REDIR_DONE", slot)
+		}
+		if int(slot) < len(d.slotBusy) {
+			d.slotBusy[slot] = true
+		}
+		d.redirQ = append(d.redirQ, redirect{slot: slot, asid: a[1], va: a[2], len: a[3]})
 		d.K.Wakeup(&d.redirWQ, 0)
 	case abi.EvSrcFault:
 		d.stats.SrcFaults++

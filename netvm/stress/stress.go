@@ -11,6 +11,7 @@ package stress
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"lanaiemu/fabric"
 	"lanaiemu/freebsd"
@@ -44,6 +45,8 @@ type Config struct {
 	// while, then exits) and a sender remaps its source buffer, about once
 	// per this many batches (0: never).
 	ForkEvery, RemapEvery int
+	// Progress, if set, gets a progress line.
+	Progress io.Writer
 }
 
 // DefaultFaults drop 1 %, corrupt 1 % and detour 2 % of the packets.
@@ -211,7 +214,12 @@ func Run(c Config) (*Result, error) {
 			sendLoop(t, c, res, h, hs, srng, perSender, sub)
 		})
 	}
+	lastShown := -1
 	for done < N {
+		if c.Progress != nil && res.Writes*10/max(1, c.Writes) != lastShown {
+			lastShown = res.Writes * 10 / max(1, c.Writes)
+			fmt.Fprintf(c.Progress, "\r%d of %d WRITEs, %v simulated", res.Writes, c.Writes, cl.Now()-t0)
+		}
 		if err := cl.Run(cl.Now() + 100*sim.Microsecond); err != nil {
 			res.violate("%v", err)
 			break
@@ -220,6 +228,9 @@ func Run(c Config) (*Result, error) {
 			res.violate("the run did not finish in an hour of simulated time")
 			break
 		}
+	}
+	if c.Progress != nil {
+		fmt.Fprintln(c.Progress)
 	}
 	cl.Run(cl.Now() + 5*sim.Millisecond) // late handlers
 	res.SimulatedUS = uint64((cl.Now() - t0) / sim.Microsecond)
