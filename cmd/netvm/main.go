@@ -27,6 +27,7 @@ import (
 
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
+	"lanaiemu/sim"
 	"lanaiemu/timeline"
 )
 
@@ -69,6 +70,7 @@ type stressOpts struct {
 	cfg   stress.Config
 	json  string
 	quiet bool
+	evict *uint64
 }
 
 var opts stressOpts
@@ -85,6 +87,9 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
 	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
+	evict := fs.Uint64("evict-every-us", 200, "each host forces a random region page out about this often (0: never)")
+	c.EvictEvery = 0
+	opts.evict = evict
 	fs.StringVar(&opts.json, "json", "", "also write the result to this file")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	return fs
@@ -111,6 +116,7 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	if !opts.quiet {
 		c.Progress = stderr
 	}
+	c.EvictEvery = sim.Time(*opts.evict) * sim.Microsecond
 	res, err := stress.Run(c)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm stress: %v\n", err)

@@ -45,6 +45,10 @@ type Config struct {
 	// while, then exits) and a sender remaps its source buffer, about once
 	// per this many batches (0: never).
 	ForkEvery, RemapEvery int
+	// EvictEvery: on each host a thread forces a random page of the region
+	// out about this often (besides the page daemon's evictions), so that
+	// pages go while the NIC is DMAing them (0: never).
+	EvictEvery sim.Time
 	// Progress, if set, gets a progress line.
 	Progress io.Writer
 }
@@ -64,6 +68,7 @@ type Result struct {
 	Retransmits     int      `json:"retransmits"`
 	LockWaits       int      `json:"lock_waits"`
 	Evictions       int      `json:"evictions"`
+	ForcedEvictions int      `json:"forced_evictions"`
 	PageIns         int      `json:"page_ins"`
 	COWCopies       int      `json:"cow_copies"`
 	Forks           int      `json:"forks"`
@@ -204,6 +209,28 @@ func Run(c Config) (*Result, error) {
 	}
 	// Phase 3: the senders, and the receivers' forks.
 	t0 := cl.Now()
+	stop := false
+	if c.EvictEvery > 0 {
+		for i, h := range hs {
+			erng := sim.NewRand(c.Seed*7919 + uint64(i))
+			h.n.Kernel.Go("evictor", func(t *freebsd.Thread) {
+				pages := N * c.SubPages
+				for !stop {
+					t.Sleep(c.EvictEvery/2 + sim.Time(erng.Intn(int(c.EvictEvery))))
+					va := regionBase + uint32(erng.Intn(pages))*freebsd.PageSize
+					// Half the time a page the current batches are writing:
+					// where the NIC's DMAs are.
+					if s := erng.Intn(2 * N); s < N && len(h.pending[s]) > 0 {
+						sp := h.pending[s][erng.Intn(len(h.pending[s]))]
+						va = regionBase + (uint32(s)*sub+sp.off+uint32(erng.Intn(int(sp.n)+1)))&^(freebsd.PageSize-1)
+					}
+					if h.proc.Evict(t, va) {
+						res.ForcedEvictions++
+					}
+				}
+			})
+		}
+	}
 	perSender := (c.Writes + N - 1) / N
 	done := 0
 	for i := range N {
@@ -229,6 +256,7 @@ func Run(c Config) (*Result, error) {
 			break
 		}
 	}
+	stop = true
 	if c.Progress != nil {
 		fmt.Fprintln(c.Progress)
 	}

@@ -3,12 +3,14 @@ package stress
 import (
 	"encoding/json"
 	"testing"
+
+	"lanaiemu/sim"
 )
 
 // A short run on 3 nodes with every kind of churn and the fabric's faults:
 // nothing lost, nothing violated, and the run exercised what it claims.
 func TestStressShort(t *testing.T) {
-	res, err := Run(Config{Seed: 7, Nodes: 3, Writes: 150, ForkEvery: 4, RemapEvery: 4})
+	res, err := Run(Config{Seed: 7, Nodes: 3, Writes: 150, ForkEvery: 4, RemapEvery: 4, EvictEvery: 100 * sim.Microsecond})
 	if err != nil {
 		t.Fatal(err)
 	}
