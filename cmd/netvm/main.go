@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 
+	"lanaiemu/netvm/bench"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
 	"lanaiemu/sim"
@@ -34,11 +35,13 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage: netvm run [--json FILE] [--trace FILE] SCENARIO
+       netvm bench [--quick] [--json FILE] [--clock MHz] [--link-rate MB/s]
        netvm stress [flags]
 
 Examples:
   netvm run fixtures/netvm/scenarios/pingpong.json
   netvm run --trace /tmp/trace.json fixtures/netvm/scenarios/redirect.json   (open it in ui.perfetto.dev)
+  netvm bench --quick
   netvm stress --seed 1 --nodes 4 --writes 2000
   netvm stress --seed 9 --nodes 2 --writes 500 --clean --json out.json
 
@@ -61,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runStress(args[1:], stdout, stderr)
 	case "run":
 		return runScenario(args[1:], stdout, stderr)
+	case "bench":
+		return runBench(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "netvm: unknown command %q (try: netvm stress --help)\n", args[0])
 	return 2
@@ -201,6 +206,52 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	for _, n := range res.Nodes {
 		if n.Violation != "" {
 			return 1
+		}
+	}
+	return 0
+}
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("netvm bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "fewer repetitions")
+	jsonOut := fs.String("json", "", "write {config, figures} JSON to this file")
+	clock := fs.Uint64("clock", 133, "the LANai's clock in MHz")
+	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if *clock < 10 || *clock > 1000 || *link < 10 || *link > 10000 {
+		fmt.Fprintln(stderr, "netvm bench: --clock 10..1000 MHz, --link-rate 10..10000 MB/s")
+		return 2
+	}
+	cfg := bench.Config{ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick}
+	figs, err := bench.Run(cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+		return 3
+	}
+	fmt.Fprintf(stdout, "%-32s %10s %10s %-5s %7s  %s\n", "figure", "paper", "measured", "unit", "ratio", "verdict")
+	for _, f := range figs {
+		paper, ratio := fmt.Sprintf("%.2f", f.Paper), fmt.Sprintf("%.2f", f.Ratio())
+		if f.Paper == 0 {
+			paper, ratio = "-", "-"
+		} else if f.Bound != "" {
+			paper = f.Bound + " " + paper
+		}
+		fmt.Fprintf(stdout, "%-32s %10s %10.2f %-5s %7s  %s\n", f.ID, paper, f.Measured, f.Unit, ratio, f.Verdict())
+	}
+	if *jsonOut != "" {
+		out, _ := json.MarshalIndent(struct {
+			Config  bench.Config   `json:"config"`
+			Figures []bench.Figure `json:"figures"`
+		}{cfg, figs}, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(out, '\n'), 0o644); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+			return 3
 		}
 	}
 	return 0

@@ -13,6 +13,7 @@ import (
 	fwnetvm "lanaiemu/firmware/netvm"
 	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
+	"lanaiemu/lanai"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/driver"
 	"lanaiemu/node"
@@ -42,6 +43,10 @@ type Config struct {
 	Fabric *fabric.Config
 	// Trace, if set, receives every board's device events.
 	Trace func(node int, e board.Event)
+	// ClockHz is the LANai's clock (lanai.DefaultClockHz, 133 MHz, if 0);
+	// LinkRate the links' rate in bytes per second (board.DefaultLinkRate,
+	// 160 MB/s, if 0).
+	ClockHz, LinkRate uint64
 	// Timeline, if set, records the run for Perfetto: a process per node,
 	// a track per host thread, the LANai core, each DMA channel and the
 	// link's two directions (see timeline.go).
@@ -85,6 +90,9 @@ func New(cfg Config) (*Cluster, error) {
 	if cfg.Fabric != nil {
 		fcfg = *cfg.Fabric
 	}
+	if cfg.LinkRate != 0 {
+		fcfg.Link.Rate = cfg.LinkRate
+	}
 	img, err := fwnetvm.Image()
 	if err != nil {
 		return nil, err
@@ -120,7 +128,7 @@ func New(cfg Config) (*Cluster, error) {
 		if n.Mem, err = hostbus.NewHostMemory(size); err != nil {
 			return nil, err
 		}
-		bc := board.Config{Host: &watchedMemory{n.Mem, n}, OnIRQ: func(cycle uint64, level bool) {
+		bc := board.Config{Config: lanai.Config{ClockHz: cfg.ClockHz}, Host: &watchedMemory{n.Mem, n}, OnIRQ: func(cycle uint64, level bool) {
 			if level && n.Driver != nil {
 				n.Driver.IRQ(n.Board.Clock().Time(cycle))
 			}
@@ -146,6 +154,7 @@ func New(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 		b := n.Board
+		b.Link().SetRate(fcfg.Link.Rate)
 		b.SetReset(true) // power-on: the LANai is held in reset until the driver loads it
 		n.Window, err = hostbus.NewWindow(b.CPU().Mem, hostbus.DefaultParams(), hostbus.Hooks{
 			ReadSpecial: b.HostReadSpecial, WriteSpecial: b.HostWriteSpecial,
