@@ -288,11 +288,22 @@ func (d *Driver) waitStatus(t *freebsd.Thread, want uint32) error {
 
 // ---- the kernel ring (§3.1, §3.3) ----------------------------------------
 
-// Field is one argument of a command.
+// Field is one argument of a command: a big-endian value of Width bytes
+// at offset Off of the slot (abi.Field, local so that literals can stay
+// unkeyed).
 type Field struct {
 	Off   uint32
 	Width int
 	Val   uint32
+}
+
+// encode is abi.EncodeCommand of fields.
+func encode(fields []Field) []byte {
+	fs := make([]abi.Field, len(fields))
+	for i, f := range fields {
+		fs[i] = abi.Field(f)
+	}
+	return abi.EncodeCommand(fs)
 }
 
 // Kernel posts a kernel-ring command and waits for its completion
@@ -307,18 +318,7 @@ func (d *Driver) Kernel(t *freebsd.Thread, op byte, fields ...Field) uint32 {
 		d.kticket++
 	}
 	tk := d.kticket
-	buf := make([]byte, abi.CmdSize-1)
-	binary.BigEndian.PutUint32(buf[abi.CmdTicket:], tk)
-	for _, f := range fields {
-		switch f.Width {
-		case 1:
-			buf[f.Off] = byte(f.Val)
-		case 2:
-			binary.BigEndian.PutUint16(buf[f.Off:], uint16(f.Val))
-		default:
-			binary.BigEndian.PutUint32(buf[f.Off:], f.Val)
-		}
-	}
+	buf := encode(append(fields, Field{abi.CmdTicket, 4, tk}))
 	slot := abi.KRingBase + uint32(s)*abi.CmdSize
 	d.writeBlock(t, slot, buf)
 	d.write8(t, slot+abi.CmdOp, op) // the op byte last
@@ -386,12 +386,9 @@ func (d *Driver) interruptThread(t *freebsd.Thread) {
 // event dispatches one event record.
 func (d *Driver) event(t *freebsd.Thread, rec []byte) {
 	d.stats.Events++
-	var a [6]uint32
-	for i := range a {
-		a[i] = binary.BigEndian.Uint32(rec[abi.EvA0+4*i:])
-	}
-	ep := int(binary.BigEndian.Uint16(rec[abi.EvEp:]))
-	switch rec[abi.EvType] {
+	ev := abi.ParseEvent(rec)
+	a, ep := ev.A, int(ev.Ep)
+	switch ev.Type {
 	case abi.EvRedirect:
 		d.stats.Redirects++
 		slot, from := a[0]>>16, int(a[0]&0xFFFF)

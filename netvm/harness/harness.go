@@ -280,28 +280,28 @@ func (n *Node) FreePage(p uint64) { n.free = append(n.free, p) }
 // StatusPageAddr is endpoint e's status page.
 func StatusPageAddr(e int) uint64 { return HostBase + StatusPage + uint64(e)*abi.PageSize }
 
-// Cmd is a command's fields: offset -> value, with a width each.
+// Field is one argument of a command: a big-endian value of Width bytes
+// at offset Off of the slot (abi.Field, local so that literals can stay
+// unkeyed).
 type Field struct {
 	Off   uint32
-	Width int // 1, 2 or 4
+	Width int
 	Val   uint32
+}
+
+// encode is abi.EncodeCommand of fields.
+func encode(fields []Field) []byte {
+	fs := make([]abi.Field, len(fields))
+	for i, f := range fields {
+		fs[i] = abi.Field(f)
+	}
+	return abi.EncodeCommand(fs)
 }
 
 // post writes the fields of a command into the slot at base, then the
 // opcode byte last (§3.1 host steps 2-3).
 func (n *Node) post(slot uint32, op byte, fields []Field) {
-	buf := make([]byte, abi.CmdSize-1)
-	for _, f := range fields {
-		switch f.Width {
-		case 1:
-			buf[f.Off] = byte(f.Val)
-		case 2:
-			binary.BigEndian.PutUint16(buf[f.Off:], uint16(f.Val))
-		default:
-			binary.BigEndian.PutUint32(buf[f.Off:], f.Val)
-		}
-	}
-	n.PIO(slot, buf)
+	n.PIO(slot, encode(fields))
 	n.PIO(slot+abi.CmdOp, []byte{op})
 }
 
@@ -399,14 +399,8 @@ func (w *World) Map(n *Node, asid, va, flags uint32) uint64 {
 	return pa
 }
 
-// Event is one record of the event queue (§6.3).
-type Event struct {
-	Type  uint8
-	Flags uint8
-	Ep    uint16
-	A     [6]uint32
-	Seq   uint32
-}
+// Event is one record of the event queue (abi.Event).
+type Event = abi.Event
 
 // Events returns the events the firmware has written since the last call,
 // in order, and acknowledges them as the driver does (GlobEvqRead). It
@@ -423,12 +417,7 @@ func (n *Node) Events(t testing.TB) []Event {
 		if n.HostWord(a+abi.EvSeq) != n.evRead+1 {
 			break
 		}
-		b := n.HostBytes(a, abi.EvqSize)
-		e := Event{Type: b[abi.EvType], Flags: b[abi.EvFlags], Ep: binary.BigEndian.Uint16(b[abi.EvEp:]), Seq: n.evRead + 1}
-		for i := range e.A {
-			e.A[i] = binary.BigEndian.Uint32(b[abi.EvA0+4*i:])
-		}
-		evs = append(evs, e)
+		evs = append(evs, abi.ParseEvent(n.HostBytes(a, abi.EvqSize)))
 		n.evRead++
 	}
 	// The firmware writes a record, waits for its DMA, then the count: the
