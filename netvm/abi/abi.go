@@ -256,6 +256,12 @@ const (
 	// export and never changes while in use, so the firmware translates
 	// without the lock handshake.
 	ModeStatic = 1
+	// ModeDynamic: dynamic pinning (the baseline of E5, as in U-Net/MM
+	// and UTLB), a host-side mode: the firmware runs as in ModeStatic,
+	// and the SPT holds only the pages the host has pinned (exported
+	// regions, wired at export, and the pages of the library's pin-down
+	// cache). The driver never writes it into GlobMode.
+	ModeDynamic = 2
 )
 
 // Firmware status values in GlobStatus.

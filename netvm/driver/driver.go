@@ -57,7 +57,7 @@ func LayoutFor(nodes, credits int) Layout {
 type Config struct {
 	Node, Nodes int
 	Credits     int
-	Mode        uint32 // abi.ModeNetVM or abi.ModeStatic
+	Mode        uint32 // abi.ModeNetVM, abi.ModeStatic or abi.ModeDynamic
 	// Routes[n] is the route to node n (its bytes, each with bit 7 set).
 	Routes [][]byte
 }
@@ -72,6 +72,7 @@ type Stats struct {
 	SPTFull                                         int      // mappings not entered: no free entry in the probe sequence
 	LateIRQs                                        int      // interrupts the timeline served after their time
 	SpinTime                                        sim.Time // time threads spent spinning on host memory
+	Pins, Unpins                                    int      // ModeDynamic: pages pinned and unpinned
 }
 
 // Driver is the NetVM driver of one host.
@@ -107,6 +108,8 @@ type Driver struct {
 	exportOwner [abi.MaxExports]*Endpoint
 	exportGen   [abi.MaxExports]uint32
 	importOwner [abi.MaxImports]*Endpoint
+	pins          map[uint32]int       // ModeDynamic: page tag -> pin count
+	pinnedExports map[uint32][2]uint32 // ModeDynamic: export key -> its pinned range
 }
 
 // lock is a sleeping mutex (lockmgr) on the host's threads.
@@ -130,7 +133,7 @@ func (l *lock) release(k *freebsd.Kernel) {
 // New makes the driver of one host; Attach starts the board.
 func New(k *freebsd.Kernel, w *hostbus.Window, mem *hostbus.HostMemory, lay Layout, cfg Config) *Driver {
 	d := &Driver{K: k, W: w, Mem: mem, Layout: lay, Cfg: cfg,
-		tags: make([]uint32, abi.SPTEntries), byTag: map[uint32]int{}, byPFN: map[uint32][]int{},
+		tags: make([]uint32, abi.SPTEntries), byTag: map[uint32]int{}, pins: map[uint32]int{}, pinnedExports: map[uint32][2]uint32{}, byPFN: map[uint32][]int{},
 		byASID: map[uint32]*Endpoint{}, PollInterval: 50 * sim.Nanosecond,
 		slotBusy: make([]bool, cfg.Nodes*cfg.Credits)}
 	k.AddChecker(d.checkFrame)
@@ -250,7 +253,7 @@ func (d *Driver) Attach(t *freebsd.Thread, image []byte) error {
 	d.glob(t, abi.GlobSysBuf, uint32(frameAddr(d.Layout.SysBuf)))
 	d.glob(t, abi.GlobEvq, uint32(frameAddr(d.Layout.Evq)))
 	d.glob(t, abi.GlobKComp, uint32(frameAddr(d.Layout.KComp)))
-	d.glob(t, abi.GlobMode, c.Mode)
+	d.glob(t, abi.GlobMode, min(c.Mode, abi.ModeStatic)) // ModeDynamic is the host's
 	d.glob(t, abi.GlobSeqInit, 0)
 	for n := range c.Nodes {
 		var r []byte

@@ -75,7 +75,11 @@ func (d *Driver) Open(t *freebsd.Thread, proc *freebsd.Proc) (*Endpoint, error) 
 	d.eps[idx] = e
 	d.byASID[asid] = e
 	proc.Hooks = sptHooks{d, asid}
-	proc.Mappings(func(va uint32, m *freebsd.Page, prot freebsd.Prot) { d.sptMap(t, asid, va, m.PFN, prot) })
+	proc.Mappings(func(va uint32, m *freebsd.Page, prot freebsd.Prot) {
+		if d.translated(asid, va) {
+			d.sptMap(t, asid, va, m.PFN, prot)
+		}
+	})
 	return e, nil
 }
 
@@ -133,6 +137,13 @@ func (e *Endpoint) Export(t *freebsd.Thread, va, n uint32, writable bool) (uint3
 	if writable {
 		kind |= abi.ExpPermW
 	}
+	if d.Cfg.Mode == abi.ModeDynamic { // registration wires the region
+		if err := e.Pin(t, va, n, writable); err != nil {
+			d.exportOwner[key&abi.ExpKeyIndexMask] = nil
+			return 0, err
+		}
+		d.pinnedExports[key] = [2]uint32{va, n}
+	}
 	if st := d.Kernel(t, abi.KOpExport, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KExpKey, 4, key},
 		Field{abi.KExpBase, 4, va}, Field{abi.KExpLen, 4, n}, Field{abi.KExpKind, 4, kind}); st != abi.StatusOK {
 		d.exportOwner[key&abi.ExpKeyIndexMask] = nil
@@ -173,6 +184,10 @@ func (e *Endpoint) Unexport(t *freebsd.Thread, key uint32) error {
 		return fmt.Errorf("%w: UNEXPORT %d", ErrStatus, st)
 	}
 	d.exportOwner[i] = nil
+	if r, ok := d.pinnedExports[key]; ok {
+		delete(d.pinnedExports, key)
+		e.Unpin(t, r[0], r[1])
+	}
 	return nil
 }
 

@@ -21,6 +21,9 @@ type sptHooks struct {
 }
 
 func (h sptHooks) Entered(t *freebsd.Thread, p *freebsd.Proc, va uint32, m *freebsd.Page, prot freebsd.Prot) {
+	if !h.d.translated(h.asid, va) {
+		return
+	}
 	h.d.sptMap(t, h.asid, va, m.PFN, prot)
 }
 
@@ -219,7 +222,9 @@ func (d *Driver) redirectThread(t *freebsd.Thread) {
 // if the address is bad.
 func (d *Driver) serveSrcFault(t *freebsd.Thread, e *Endpoint, va uint32) {
 	st := uint32(abi.StatusOK)
-	if err := e.Proc.Fault(t, va, false); err != nil {
+	if d.Cfg.Mode == abi.ModeDynamic {
+		st = abi.StatusSrcFault // the source was not pinned (registered)
+	} else if err := e.Proc.Fault(t, va, false); err != nil {
 		st = abi.StatusSrcFault
 	}
 	d.Kernel(t, abi.KOpSrcFaultDone, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KFaultStatus, 4, st})
