@@ -105,9 +105,9 @@ type Driver struct {
 	// load and a compare) [assumption, docs/host.md].
 	PollInterval sim.Time
 
-	exportOwner [abi.MaxExports]*Endpoint
-	exportGen   [abi.MaxExports]uint32
-	importOwner [abi.MaxImports]*Endpoint
+	exportOwner   [abi.MaxExports]*Endpoint
+	exportGen     [abi.MaxExports]uint32
+	importOwner   [abi.MaxImports]*Endpoint
 	pins          map[uint32]int       // ModeDynamic: page tag -> pin count
 	pinnedExports map[uint32][2]uint32 // ModeDynamic: export key -> its pinned range
 }

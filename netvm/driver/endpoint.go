@@ -24,8 +24,10 @@ type Endpoint struct {
 
 	ctrWait  [abi.MaxCounters]freebsd.WaitQueue
 	handlers [abi.MaxCounters]func(t *freebsd.Thread, ctr int, value uint64)
-	exports  []uint32
-	imports  []int
+	// blockTargets are the targets of the threads in WaitBlock, per counter.
+	blockTargets [abi.MaxCounters][]uint64
+	exports      []uint32
+	imports      []int
 }
 
 // Driver is the endpoint's driver.
@@ -243,9 +245,28 @@ func (e *Endpoint) WaitBlock(t *freebsd.Thread, id int, target uint64) error {
 	if id < 0 || id >= abi.MaxCounters {
 		return freebsd.ErrInval
 	}
+	// The counter has one armed target: with several waiters it is the
+	// lowest of theirs not reached yet, or a later waiter's higher target
+	// would hide an earlier one's.
+	e.blockTargets[id] = append(e.blockTargets[id], target)
+	defer func() {
+		ts := e.blockTargets[id]
+		for i, x := range ts {
+			if x == target {
+				e.blockTargets[id] = append(ts[:i], ts[i+1:]...)
+				break
+			}
+		}
+	}()
 	for e.Counter(id) < target {
+		arm, now := target, e.Counter(id)
+		for _, x := range e.blockTargets[id] {
+			if x > now && x < arm {
+				arm = x
+			}
+		}
 		if st := d.Kernel(t, abi.KOpCtrArm, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KCtr, 4, uint32(id)},
-			Field{abi.KCtrTarget, 4, uint32(target)}, Field{abi.KCtrMode, 4, abi.CtrModeOnce}); st != abi.StatusOK {
+			Field{abi.KCtrTarget, 4, uint32(arm)}, Field{abi.KCtrMode, 4, abi.CtrModeOnce}); st != abi.StatusOK {
 			return fmt.Errorf("%w: CTR_ARM %d", ErrStatus, st)
 		}
 		if e.Counter(id) >= target {
