@@ -229,15 +229,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg := bench.Config{ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick}
-	figs, err := bench.Run(cfg, stderr)
+	res, err := bench.Run(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 		return 3
 	}
 	fmt.Fprintf(stdout, "%-32s %10s %10s %-5s %7s  %s\n", "figure", "paper", "measured", "unit", "ratio", "verdict")
-	for _, f := range figs {
+	for _, f := range res.Figures {
 		paper, ratio := fmt.Sprintf("%.2f", f.Paper), fmt.Sprintf("%.2f", f.Ratio())
-		if f.Paper == 0 {
+		if f.NoPaper {
 			paper, ratio = "-", "-"
 		} else if f.Bound != "" {
 			paper = f.Bound + " " + paper
@@ -245,10 +245,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%-32s %10s %10.2f %-5s %7s  %s\n", f.ID, paper, f.Measured, f.Unit, ratio, f.Verdict())
 	}
 	if *jsonOut != "" {
-		out, _ := json.MarshalIndent(struct {
-			Config  bench.Config   `json:"config"`
-			Figures []bench.Figure `json:"figures"`
-		}{cfg, figs}, "", "  ")
+		out, _ := json.MarshalIndent(res, "", "  ")
 		if err := os.WriteFile(*jsonOut, append(out, '\n'), 0o644); err != nil {
 			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 			return 3

@@ -134,6 +134,7 @@
 	.set	P_STALL, 92		! sender: STALL_CREDIT | STALL_PROBE
 	.set	STALL_CREDIT, 1		!   a WRITE waits for credit
 	.set	STALL_PROBE, 2		!   a probe is due (timer_poll -> tx_ctrl)
+	.set	STALL_WAW, 4		!   a packet waits for an older one's ACK (probed)
 	.set	P_BUF, 96		! sender: 32 bytes, send buffer of seq & 31
 ! Send buffer (SendBufBase + b * BufStride): route, header, payload, and
 ! in the 16 bytes after the largest payload our bookkeeping.

@@ -211,7 +211,32 @@ send_step:
 	beq	.Lss_credit
 	sub.f	%r7, HALF_SEQ, %r0	! (delay slot)
 	buge	.Lss_credit
-	ld	[bufq_head], %r6	! (delay slot) a free buffer
+	sub.f	%r25, 0, %r0		! (delay slot) write-after-write order (§7):
+	beq	.Lss_buf		! no older packet to this peer that is not
+	ld	P_TX_ACKED[%r21], %r9	! acknowledged may write the same page, or a
+	ld	EP_KEY[%r17], %r10	! retransmission of it would land after this
+	sh	%r23, -NVM_PAGE_SHIFT, %r11	! one (the window places on arrival)
+1:	sub.f	%r9, %r19, %r0
+	beq	.Lss_buf
+	mov	31, %r7			! (delay slot)
+	and	%r9, %r7, %r7
+	add	%r21, %r7, %r7
+	uld.b	P_BUF[%r7], %r6
+	BUFADDR	%r6, %r12
+	ld	NVM_BUF_HDR + NVM_HDR_KEY[%r12], %r7
+	sub.f	%r7, %r10, %r0
+	bne	2f
+	ld	NVM_BUF_HDR + NVM_HDR_OFFSET[%r12], %r7	! (delay slot)
+	sh	%r7, -NVM_PAGE_SHIFT, %r7
+	sub.f	%r7, %r11, %r0
+	beq	.Lss_waw
+	nop
+2:	add	%r9, 1, %r9
+	mov	NVM_SEQ_MASK, %r7
+	bt	1b
+	and	%r9, %r7, %r9		! (delay slot)
+.Lss_buf:
+	ld	[bufq_head], %r6	! a free buffer
 	ld	[bufq_tail], %r7
 	sub.f	%r6, %r7, %r0
 	beq	9f
@@ -341,6 +366,24 @@ send_step:
 	st	%r7, IT0[%r0]
 	mov	1, %r7
 	st	%r7, [timer_on]
+1:	RET
+! An older packet to the same page is not acknowledged: count it, ask
+! for an ACK at once (a probe, once per wait: rx_ack clears STALL_WAW on
+! progress), retry in a later pass. The retransmission timer runs while
+! packets are outstanding, so a lost probe costs a timeout, not a hang.
+.Lss_waw:
+	STAT	NVM_STAT_WAW_STALL
+	ld	P_STALL[%r21], %r7
+	mov	STALL_WAW, %r8
+	and	%r7, %r8, %r8
+	sub.f	%r8, 0, %r0
+	bne	1f
+	or	%r7, STALL_WAW | STALL_PROBE, %r7	! (delay slot)
+	st	%r7, P_STALL[%r21]
+	PUSH_RCA
+	mov	%r20, %r6
+	CALL	ctrlq_push
+	POP_RCA
 1:	RET
 ! The destination node is unreachable: the WRITE fails.
 .Lss_dead:

@@ -388,6 +388,10 @@ rx_ack:
 	nop
 	st	%r21, P_TX_ACKED[%r20]
 	st	%r0, P_RETRIES[%r20]
+	ld	P_STALL[%r20], %r7	! progress: a write-after-write wait may probe again
+	mov	~STALL_WAW, %r8
+	and	%r7, %r8, %r7
+	st	%r7, P_STALL[%r20]
 	ld	RTC[%r0], %r7
 	mov	NVM_RETX_TICKS, %r8
 	add	%r7, %r8, %r7

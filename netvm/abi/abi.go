@@ -244,8 +244,12 @@ const (
 	StatAck = 0x3C
 	// StatDMAFault counts host DMAs that faulted (a wild host address).
 	StatDMAFault = 0x40
+	// StatWAWStall counts packets held back because an unacknowledged
+	// earlier packet to the same peer writes the same destination page
+	// (docs/netvm.md §7: write-after-write order).
+	StatWAWStall = 0x44
 	// StatCount is the number of statistics words.
-	StatCount = 17
+	StatCount = 18
 )
 
 // Translation modes (GlobMode).

@@ -99,6 +99,7 @@ var Table = []Const{
 	{"NVM_STAT_PEER_DEAD", StatPeerDead, "StatPeerDead counts peers declared unreachable after RetxMax tries."},
 	{"NVM_STAT_ACK", StatAck, "StatAck counts ACK packets sent."},
 	{"NVM_STAT_DMA_FAULT", StatDMAFault, "StatDMAFault counts host DMAs that faulted (a wild host address)."},
+	{"NVM_STAT_WAW_STALL", StatWAWStall, "StatWAWStall counts packets held back because an unacknowledged earlier packet to the same peer writes the same destination page (docs/netvm.md §7: write-after-write order)."},
 	{"NVM_STAT_COUNT", StatCount, "StatCount is the number of statistics words."},
 	{"NVM_MODE_NET_VM", ModeNetVM, "ModeNetVM: unpinned memory, the SPT lock handshake of §4.3."},
 	{"NVM_MODE_STATIC", ModeStatic, "ModeStatic: static pinning (the baseline): the SPT is filled at export and never changes while in use, so the firmware translates without the lock handshake."},

@@ -1,20 +1,49 @@
 package bench
 
 import (
+	"math"
 	"testing"
 )
 
-// The quick run gives every figure of this slice, each positive and in
-// a plausible range (the comparison with the thesis is the table's).
+// The quick run gives every figure the issue names, finite, with the
+// latencies and throughputs positive and no ordering violation, and
+// curves whose series are well formed.
 func TestQuick(t *testing.T) {
-	figs, err := Run(Config{Quick: true}, nil)
+	res, err := Run(Config{Quick: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range figs {
+	got := map[string]Figure{}
+	for _, f := range res.Figures {
 		t.Logf("%-32s paper %8.2f measured %8.2f %s  %s", f.ID, f.Paper, f.Measured, f.Unit, f.Verdict())
-		if f.Measured <= 0 {
+		if math.IsNaN(f.Measured) || math.IsInf(f.Measured, 0) {
 			t.Errorf("%s = %v", f.ID, f.Measured)
+		}
+		got[f.ID] = f
+	}
+	for _, id := range []string{"E1.min_latency_us", "E2.max_throughput_MBps", "E2.link_pct", "E3.notify_busy_us",
+		"E3.notify_block_us", "E3.notify_handler_us", "E4.max_overhead_vs_static_pct", "E5.netvm_cheaper_up_to_hit_pct",
+		"E8.waitqueue_overhead_pct", "E8.semaphore_overhead_pct", "E7.violations"} {
+		if _, ok := got[id]; !ok {
+			t.Errorf("no figure %s", id)
+		}
+	}
+	for _, id := range []string{"E1.min_latency_us", "E2.max_throughput_MBps", "E3.notify_block_us", "E3.notify_handler_us", "E5.miss_cost_us"} {
+		if got[id].Measured <= 0 {
+			t.Errorf("%s = %v", id, got[id].Measured)
+		}
+	}
+	if v := got["E7.violations"]; v.Measured != 0 || v.Verdict() != "holds" {
+		t.Errorf("E7: %v violations (%s)", v.Measured, v.Verdict())
+	}
+	if len(res.Curves) < 7 {
+		t.Errorf("%d curves", len(res.Curves))
+	}
+	for _, c := range res.Curves {
+		for _, s := range c.Series {
+			if len(s.X) != len(s.Y) || len(s.X) == 0 || !c.Bars && len(s.X) < 2 {
+				t.Errorf("curve %s, series %q: %d x, %d y", c.ID, s.Name, len(s.X), len(s.Y))
+			}
 		}
 	}
 }
