@@ -33,6 +33,10 @@ type Timing struct {
 	// WirePage is vm_page_wire plus the map walk of vslock/mlock, per
 	// page (the page resident).
 	WirePage sim.Time
+	// PinCacheLookup is a user-level pin-down cache's lookup of one page
+	// (a hash probe and an LRU update in the library), charged on every
+	// WRITE under dynamic pinning, hit or miss.
+	PinCacheLookup sim.Time
 	// PIORead and PIOWrite are one programmed-I/O access to the board
 	// (hostbus.Params: NonPostedRead, PostedWrite).
 	PIORead, PIOWrite sim.Time
@@ -53,6 +57,7 @@ func DefaultTiming() Timing {
 		PageIn:               8 * sim.Millisecond,
 		PageOut:              8 * sim.Millisecond,
 		WirePage:             1 * sim.Microsecond,
+		PinCacheLookup:       150 * sim.Nanosecond,
 		PIORead:              600 * sim.Nanosecond,
 		PIOWrite:             100 * sim.Nanosecond,
 	}

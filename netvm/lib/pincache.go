@@ -9,7 +9,8 @@ import (
 // whose driver runs in abi.ModeDynamic: before a WRITE, each source page
 // is looked up; a miss pins it by a system call (wire, and enter it into
 // the NIC's table), evicting the least recently used page (remove it from
-// the NIC's table, unwire) when K pages are pinned already. A page is
+// the NIC's table, unwire) when K pages are pinned already. Each lookup
+// costs the host freebsd.Timing.PinCacheLookup. A page is
 // never unpinned while a WRITE that reads it may still be in flight.
 type PinCache struct {
 	EP *EP
@@ -53,6 +54,7 @@ func (c *PinCache) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, 
 
 // pin makes page va pinned and the most recently used.
 func (c *PinCache) pin(t *freebsd.Thread, va uint32) (*pinned, error) {
+	t.Compute(c.EP.Driver().K.Timing.PinCacheLookup)
 	if p := c.pages[va]; p != nil {
 		c.Hits++
 		c.unlink(p)
