@@ -35,7 +35,7 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage: netvm run [--json FILE] [--trace FILE] SCENARIO
-       netvm bench [--quick] [--json FILE] [--clock MHz] [--link-rate MB/s]
+       netvm bench [--quick] [--json FILE] [--plots DIR] [--clock MHz] [--link-rate MB/s] [--pin-cache pages]
        netvm stress [flags]
 
 Examples:
@@ -215,7 +215,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("netvm bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "fewer repetitions")
-	jsonOut := fs.String("json", "", "write {config, figures} JSON to this file")
+	jsonOut := fs.String("json", "", "write {config, figures, curves} JSON to this file")
+	plots := fs.String("plots", "", "draw the curves into this directory as SVG and PNG")
+	pinCache := fs.Int("pin-cache", 64, "E5: the pin-down cache's size in pages")
 	clock := fs.Uint64("clock", 133, "the LANai's clock in MHz")
 	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
 	if err := fs.Parse(args); err != nil {
@@ -228,7 +230,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netvm bench: --clock 10..1000 MHz, --link-rate 10..10000 MB/s")
 		return 2
 	}
-	cfg := bench.Config{ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick}
+	if *pinCache < 1 || *pinCache > 1024 {
+		fmt.Fprintln(stderr, "netvm bench: --pin-cache 1..1024 pages")
+		return 2
+	}
+	cfg := bench.Config{ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
 	res, err := bench.Run(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
@@ -243,6 +249,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			paper = f.Bound + " " + paper
 		}
 		fmt.Fprintf(stdout, "%-32s %10s %10.2f %-5s %7s  %s\n", f.ID, paper, f.Measured, f.Unit, ratio, f.Verdict())
+	}
+	if *plots != "" {
+		files, err := bench.WritePlots(*plots, res.Curves)
+		if err != nil {
+			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+			return 3
+		}
+		fmt.Fprintf(stderr, "netvm bench: %d plots in %s\n", len(files), *plots)
 	}
 	if *jsonOut != "" {
 		out, _ := json.MarshalIndent(res, "", "  ")

@@ -68,6 +68,7 @@ type Curve struct {
 	XLabel string   `json:"x_label"`
 	YLabel string   `json:"y_label"`
 	LogX   bool     `json:"log_x"`
+	LogY   bool     `json:"log_y"`
 	Bars   bool     `json:"bars"` // one bar per x (a category), not lines
 	Cats   []string `json:"categories,omitempty"`
 	Series []Series `json:"series"`

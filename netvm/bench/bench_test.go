@@ -1,8 +1,14 @@
 package bench
 
 import (
+	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+
+	"lanaiemu/plot"
 )
 
 // The quick run gives every figure the issue names, finite, with the
@@ -39,6 +45,7 @@ func TestQuick(t *testing.T) {
 	if len(res.Curves) < 7 {
 		t.Errorf("%d curves", len(res.Curves))
 	}
+	checkPlots(t, res.Curves)
 	for _, c := range res.Curves {
 		for _, s := range c.Series {
 			if len(s.X) != len(s.Y) || len(s.X) == 0 || !c.Bars && len(s.X) < 2 {
@@ -72,5 +79,40 @@ func TestParametersMoveFigures(t *testing.T) {
 	t.Logf("latency 133 MHz %.2f us, 200 MHz %.2f us; stream on a 250 MB/s link %.1f MB/s", l133, l200, mb)
 	if mb < 170 {
 		t.Fatalf("%.1f MB/s on a 250 MB/s link: it did not move up from the 160 MB/s link's 155", mb)
+	}
+}
+
+// checkPlots draws the curves and checks that every file parses and
+// holds every series of its curve.
+func checkPlots(t *testing.T, curves []Curve) {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := WritePlots(dir, curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2*len(curves) {
+		t.Fatalf("%d files for %d curves", len(files), len(curves))
+	}
+	for _, c := range curves {
+		var want []string
+		for _, s := range c.Series {
+			want = append(want, s.Name)
+		}
+		for ext, read := range map[string]func(io.Reader) ([]string, error){".svg": plot.SeriesInSVG, ".png": plot.SeriesInPNG} {
+			f, err := os.Open(filepath.Join(dir, c.ID+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := read(f)
+			f.Close()
+			if err != nil {
+				t.Errorf("%s%s: %v", c.ID, ext, err)
+				continue
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s%s holds %q, want %q", c.ID, ext, got, want)
+			}
+		}
 	}
 }

@@ -65,8 +65,8 @@ func (r *runner) latency() error {
 	}
 	r.figure(Figure{ID: "E1.min_latency_us", Paper: 5.56, Measured: best, Unit: "us"})
 	r.figure(Figure{ID: "E1.latency_64KiB_us", NoPaper: true, Measured: r.e1[64<<10], Unit: "us"})
-	r.curve(Curve{ID: "e1-latency", Title: "E1: one-way WRITE latency (ping-pong, busy wait)", XLabel: "WRITE size (bytes; 0 drawn at 1)",
-		YLabel: "one-way latency (us)", LogX: true, Series: []Series{s},
+	r.curve(Curve{ID: "e1-latency", Title: "E1: one-way WRITE latency (busy wait)", XLabel: "WRITE size (bytes; 0 drawn at 1)",
+		YLabel: "one-way latency (us)", LogX: true, LogY: true, Series: []Series{s},
 		Marks: []Mark{{At: 5.56, Label: "thesis minimum 5.56 us"}}})
 	return nil
 }
@@ -124,7 +124,7 @@ func (r *runner) notification() error {
 		r.figure(Figure{ID: "E3.notify_" + m.mode + "_us", Paper: m.paper, NoPaper: m.paper == 0, Measured: l - base, Unit: "us"})
 		bars.X, bars.Y = append(bars.X, float64(i)), append(bars.Y, l-base)
 	}
-	r.curve(Curve{ID: "e3-notification", Title: "E3: notification cost by detection mechanism (4-byte WRITE)", Bars: true,
+	r.curve(Curve{ID: "e3-notification", Title: "E3: notification cost by detection", Bars: true,
 		Cats: []string{"busy", "block", "handler"}, XLabel: "detection", YLabel: "added one-way latency (us)", Series: []Series{bars},
 		Marks: []Mark{{At: 2.96, Label: "thesis busy 2.96 us"}, {At: 17.49, Label: "thesis handler 17.49 us"}}})
 	return nil
@@ -151,9 +151,9 @@ func (r *runner) static() error {
 		worst = max(worst, o)
 	}
 	r.figure(Figure{ID: "E4.max_overhead_vs_static_pct", Paper: 5.0, Bound: "<", Measured: worst, Unit: "%"})
-	r.curve(Curve{ID: "e4-static", Title: "E4: NetVM against static pinning (one-way latency)", XLabel: "WRITE size (bytes; 0 drawn at 1)",
-		YLabel: "one-way latency (us)", LogX: true, Series: []Series{nv, st}})
-	r.curve(Curve{ID: "e4-overhead", Title: "E4: NetVM's latency overhead over static pinning", XLabel: "WRITE size (bytes; 0 drawn at 1)",
+	r.curve(Curve{ID: "e4-static", Title: "E4: NetVM and static pinning", XLabel: "WRITE size (bytes; 0 drawn at 1)",
+		YLabel: "one-way latency (us)", LogX: true, LogY: true, Series: []Series{nv, st}})
+	r.curve(Curve{ID: "e4-overhead", Title: "E4: overhead over static pinning", XLabel: "WRITE size (bytes; 0 drawn at 1)",
 		YLabel: "overhead (%)", LogX: true, Series: []Series{ov}, Marks: []Mark{{At: 5, Label: "thesis bound 5 %"}}})
 	return nil
 }

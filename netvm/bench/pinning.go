@@ -52,8 +52,8 @@ func (r *runner) dynamic() error {
 	r.figure(Figure{ID: "E5.netvm_cheaper_up_to_hit_pct", Paper: 94.5, Measured: cross, Unit: "%"})
 	r.figure(Figure{ID: "E5.miss_cost_us", NoPaper: true, Measured: miss, Unit: "us"})
 	r.figure(Figure{ID: "E5.netvm_over_all_hits_us", NoPaper: true, Measured: nv.Y[last] - dy.Y[last], Unit: "us"})
-	r.curve(Curve{ID: "e5-hitrate", Title: "E5: NetVM against dynamic pinning over the pin-down cache's hit rate",
-		XLabel: "pin-down cache hit rate (%)", YLabel: "mean round trip per 4 KiB WRITE (us)", Series: []Series{nv, dy},
+	r.curve(Curve{ID: "e5-hitrate", Title: "E5: NetVM and dynamic pinning",
+		XLabel: "pin-down cache hit rate (%)", YLabel: "round trip per 4 KiB WRITE (us)", Series: []Series{nv, dy},
 		Marks: []Mark{{Vertical: true, At: cross, Label: fmt.Sprintf("crossover %.1f %%", cross)},
 			{Vertical: true, At: 94.5, Label: "thesis 94.5 %"}}})
 	return nil

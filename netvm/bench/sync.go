@@ -36,7 +36,7 @@ func (r *runner) sync() error {
 	r.figure(Figure{ID: "E8.raw_us", NoPaper: true, Measured: lat[0], Unit: "us"})
 	r.figure(Figure{ID: "E8.waitqueue_overhead_pct", Paper: 18.2, Measured: 100 * (lat[2] - lat[0]) / lat[0], Unit: "%"})
 	r.figure(Figure{ID: "E8.semaphore_overhead_pct", Paper: 12.6, Measured: 100 * (lat[1] - lat[0]) / lat[0], Unit: "%"})
-	r.curve(Curve{ID: "e8-sync", Title: "E8: synchronisation on counters (one-way latency, block wait)", Bars: true,
+	r.curve(Curve{ID: "e8-sync", Title: "E8: synchronisation (block wait)", Bars: true,
 		Cats:   []string{"raw notify + wait", "counting semaphore", fmt.Sprintf("wait queue (%d waiters)", waitQueueWaiters)},
 		XLabel: "primitive", YLabel: "one-way latency (us)",
 		Series: []Series{{Name: "one-way latency", X: []float64{0, 1, 2}, Y: lat[:]}}})
