@@ -352,7 +352,7 @@ _start:
 	sub.f	%r18, NVM_MAX_CREDITS, %r0	! (delay slot)
 	bugt	boot_panic
 	ld	NVM_GLOB_MODE[%r16], %r8	! (delay slot)
-	sub.f	%r8, NVM_MODE_STATIC, %r0
+	sub.f	%r8, NVM_MODE_BACKUP, %r0
 	bugt	boot_panic
 	nop
 	st	%r7, [node_id]

@@ -227,12 +227,12 @@ rx_data:
 	mov	%r23, %r7
 	CALL	spt_lookup
 	sub.f	%r8, 0, %r0
-	beq	rx_redirect
+	beq	rx_nonresident
 	mov	NVM_SPT_R, %r6		! (delay slot)
 	mov	NVM_SPT_V | NVM_SPT_W, %r7
 	CALL	spt_lock
 	sub.f	%r9, 0, %r0
-	beq	rx_redirect
+	beq	rx_nonresident
 	mov	NVM_PAGE_SIZE - 1, %r7	! (delay slot)
 	and	%r23, %r7, %r7
 	or	%r9, %r7, %r7
@@ -415,6 +415,34 @@ rx_data:
 	bt	.Lrd_placed
 	nop
 
+! rx_nonresident: the page cannot take the payload now (not translated,
+! or R set). ModeNetVM, ModeBackup: redirect it. ModeNPF (the E6
+! baseline, as ODP's RNR NAK): drop it, ask the host to fault the page
+! in (EvRecvFault), and NACK StatusRNR (unless a NACK is already owed):
+! the sender retries after the RNR delay. (Jumped to from rx_data, which
+! pushed rca; r8 the SPT entry or 0.)
+rx_nonresident:
+	ld	[mode], %r7
+	sub.f	%r7, NVM_MODE_NPF, %r0
+	bne	rx_redirect
+	nop
+	STAT	NVM_STAT_RECV_FAULT
+	mov	evrec, %r10
+	ld	NVM_EXP_ASID[%r22], %r7
+	st	%r7, NVM_EV_A1[%r10]
+	st	%r23, NVM_EV_A2[%r10]
+	mov	NVM_EV_RECV_FAULT, %r6
+	mov	%r24, %r7
+	CALL	ev_post
+	ld	P_NACK_STATUS[%r20], %r7
+	sub.f	%r7, 0, %r0
+	bne	.Lrd_resend_keep
+	mov	NVM_STATUS_RNR, %r7	! (delay slot)
+	st	%r7, P_NACK_STATUS[%r20]
+	st	%r0, P_NACK_TICKET[%r20]
+	bt	.Lrd_resend_keep
+	st	%r0, P_NACK_EP[%r20]	! (delay slot)
+
 ! rx_redirect: §5.4 step 4, §8: the payload goes into the lowest free
 ! slot of the sender's allotment in the system buffer; the slot records
 ! the packet; RCNT of the page's entry (r8, 0 if none) is incremented;
@@ -493,8 +521,10 @@ rx_redirect:
 	CALL	ctrlq_push		! the sender does not time out on it
 	bt	.Lrd_accept		! placed for the window, credit held
 	nop
-! No free slot: the sender broke the credit rule. Drop it, NACK resend.
+! No free slot: the sender broke the credit rule (or, in ModeBackup,
+! takes no credits: the backup ring is full). Drop it, NACK resend.
 .Lrr_none:
+	STAT	NVM_STAT_RING_FULL
 	POP	%r8
 	bt	.Lrd_resend
 	nop

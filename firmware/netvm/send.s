@@ -208,10 +208,12 @@ send_step:
 	sub	%r7, %r19, %r7
 	and	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
-	beq	.Lss_credit
+	beq	.Lss_nocredit
 	sub.f	%r7, HALF_SEQ, %r0	! (delay slot)
-	buge	.Lss_credit
-	sub.f	%r25, 0, %r0		! (delay slot) write-after-write order (§7):
+	buge	.Lss_nocredit
+	nop
+.Lss_credited:
+	sub.f	%r25, 0, %r0		! write-after-write order (§7):
 	beq	.Lss_buf		! no older packet to this peer that is not
 	ld	P_TX_ACKED[%r21], %r9	! acknowledged may write the same page, or a
 	ld	EP_KEY[%r17], %r10	! retransmission of it would land after this
@@ -352,8 +354,14 @@ send_step:
 	CALL	ep_complete
 8:	POP_RCA
 9:	RET
-! Out of credit: count the stall, mark it for timer_poll's probe (and
-! keep the timer running), retry in a later pass.
+! Out of credit: in ModeBackup (the E6 baseline: no flow control for
+! the backup ring) send anyway; otherwise count the stall, mark it for
+! timer_poll's probe (and keep the timer running), retry in a later pass.
+.Lss_nocredit:
+	ld	[mode], %r7
+	sub.f	%r7, NVM_MODE_BACKUP, %r0
+	beq	.Lss_credited
+	nop
 .Lss_credit:
 	STAT	NVM_STAT_CREDIT_STALL
 	ld	P_STALL[%r21], %r7

@@ -369,6 +369,9 @@ rx_ack:
 	sub.f	%r7, NVM_STATUS_OK, %r0	! (delay slot)
 	beq	2f
 	uld.b	NVM_HDR_DST_EP[%r16], %r6	! (delay slot)
+	sub.f	%r7, NVM_STATUS_RNR, %r0
+	beq	2f
+	nop
 	ld	NVM_HDR_OFFSET[%r16], %r8
 	mov	%r19, %r9
 	CALL	ep_error
@@ -427,9 +430,18 @@ rx_ack:
 	bne	.Lack_out
 	ld	NVM_HDR_AUX[%r16], %r7	! (delay slot)
 	sub.f	%r7, NVM_STATUS_RESEND, %r0
-	bne	.Lack_out
+	bne	8f
 	mov	%r19, %r6		! (delay slot)
 	CALL	retx_start
+	bt	.Lack_out
+	nop
+8:	sub.f	%r7, NVM_STATUS_RNR, %r0	! RNR (ModeNPF): the page is being
+	bne	.Lack_out		! faulted in: retry after the RNR delay,
+	mov	RETX_TICK, %r8		! (delay slot) not counted as a failure
+	st	%r0, P_RETRIES[%r20]
+	ld	RTC[%r0], %r7
+	add	%r7, %r8, %r7
+	st	%r7, P_DEADLINE[%r20]
 .Lack_out:
 	POP_RCA
 	RET

@@ -248,8 +248,16 @@ const (
 	// earlier packet to the same peer writes the same destination page
 	// (docs/netvm.md §7: write-after-write order).
 	StatWAWStall = 0x44
+	// StatRecvFault counts packets for a page the NIC could not translate
+	// that ModeNPF dropped with an RNR NACK (the host was asked to fault
+	// the page in).
+	StatRecvFault = 0x48
+	// StatRingFull counts packets for a non-resident page dropped because
+	// the sender's system-buffer slots were all busy (ModeBackup: no
+	// credits; never in ModeNetVM).
+	StatRingFull = 0x4C
 	// StatCount is the number of statistics words.
-	StatCount = 18
+	StatCount = 20
 )
 
 // Translation modes (GlobMode).
@@ -266,6 +274,18 @@ const (
 	// regions, wired at export, and the pages of the library's pin-down
 	// cache). The driver never writes it into GlobMode.
 	ModeDynamic = 2
+	// ModeNPF: NIC page faults with drop and retry (the baseline of E6,
+	// as InfiniBand ODP's RNR NAK): a packet for a page the NIC cannot
+	// translate is dropped with a NACK StatusRNR and an EvRecvFault asks
+	// the host to fault the page in; the sender retries after the RNR
+	// delay (RetxTicks / 4) without counting a failure.
+	ModeNPF = 3
+	// ModeBackup: NIC page faults with a backup ring (the other E6
+	// baseline): such a packet is stored in the system buffer and copied
+	// by the host, as NetVM's redirect, but senders take no credits, so
+	// when a sender's slots are all busy the packet is dropped
+	// (StatRingFull) with a NACK StatusResend.
+	ModeBackup = 4
 )
 
 // Firmware status values in GlobStatus.
@@ -642,6 +662,9 @@ const (
 	EvCmdDone = 4
 	// EvEpError: a remote error was recorded in an endpoint status page.
 	EvEpError = 5
+	// EvRecvFault (ModeNPF): a packet for (asid A1, address A2) was
+	// dropped because the page is not translatable; fault it in.
+	EvRecvFault = 6
 )
 
 // ---- Interrupts --------------------------------------------------------------
@@ -682,6 +705,9 @@ const (
 	StatusSPT = 11
 	// StatusBusy: a table entry or slot is in use.
 	StatusBusy = 12
+	// StatusRNR: NACK only (ModeNPF): the destination page is being
+	// faulted in; retry after the RNR delay.
+	StatusRNR = 13
 	// StatusResend: NACK only: dropped (window, deferred queue full); resend.
 	StatusResend = 0x80
 )

@@ -131,6 +131,7 @@ func Run(c Config, progress io.Writer) (*Result, error) {
 		{"E3 notification", 4, (*runner).notification},
 		{"E4 static pinning", len(r.latencySizes()), (*runner).static},
 		{"E5 dynamic pinning", 2 * len(hitRates), (*runner).dynamic},
+		{"E6 redirection", 3 * len(designs), (*runner).redirection},
 		{"E7 ordering", 2, (*runner).ordering},
 		{"E8 synchronisation", 3, (*runner).sync},
 	}

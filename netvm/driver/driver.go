@@ -57,7 +57,7 @@ func LayoutFor(nodes, credits int) Layout {
 type Config struct {
 	Node, Nodes int
 	Credits     int
-	Mode        uint32 // abi.ModeNetVM, abi.ModeStatic or abi.ModeDynamic
+	Mode        uint32 // abi.ModeNetVM, ModeStatic, ModeDynamic, ModeNPF or ModeBackup
 	// Routes[n] is the route to node n (its bytes, each with bit 7 set).
 	Routes [][]byte
 }
@@ -73,6 +73,8 @@ type Stats struct {
 	LateIRQs                                        int      // interrupts the timeline served after their time
 	SpinTime                                        sim.Time // time threads spent spinning on host memory
 	Pins, Unpins                                    int      // ModeDynamic: pages pinned and unpinned
+	RecvFaults, RecvFaultsServed                    int      // ModeNPF: EvRecvFault events, and the faults they caused
+	MaxSlotsBusy                                    int      // the most system-buffer slots busy at once
 }
 
 // Driver is the NetVM driver of one host.
@@ -110,6 +112,8 @@ type Driver struct {
 	importOwner   [abi.MaxImports]*Endpoint
 	pins          map[uint32]int       // ModeDynamic: page tag -> pin count
 	pinnedExports map[uint32][2]uint32 // ModeDynamic: export key -> its pinned range
+	faulting      map[uint32]bool      // ModeNPF: pages being faulted in for the NIC
+	slotsBusy     int                  // system-buffer slots between EvRedirect and REDIR_DONE
 }
 
 // lock is a sleeping mutex (lockmgr) on the host's threads.
@@ -133,7 +137,7 @@ func (l *lock) release(k *freebsd.Kernel) {
 // New makes the driver of one host; Attach starts the board.
 func New(k *freebsd.Kernel, w *hostbus.Window, mem *hostbus.HostMemory, lay Layout, cfg Config) *Driver {
 	d := &Driver{K: k, W: w, Mem: mem, Layout: lay, Cfg: cfg,
-		tags: make([]uint32, abi.SPTEntries), byTag: map[uint32]int{}, pins: map[uint32]int{}, pinnedExports: map[uint32][2]uint32{}, byPFN: map[uint32][]int{},
+		tags: make([]uint32, abi.SPTEntries), byTag: map[uint32]int{}, pins: map[uint32]int{}, pinnedExports: map[uint32][2]uint32{}, faulting: map[uint32]bool{}, byPFN: map[uint32][]int{},
 		byASID: map[uint32]*Endpoint{}, PollInterval: 50 * sim.Nanosecond,
 		slotBusy: make([]bool, cfg.Nodes*cfg.Credits)}
 	k.AddChecker(d.checkFrame)
@@ -253,7 +257,11 @@ func (d *Driver) Attach(t *freebsd.Thread, image []byte) error {
 	d.glob(t, abi.GlobSysBuf, uint32(frameAddr(d.Layout.SysBuf)))
 	d.glob(t, abi.GlobEvq, uint32(frameAddr(d.Layout.Evq)))
 	d.glob(t, abi.GlobKComp, uint32(frameAddr(d.Layout.KComp)))
-	d.glob(t, abi.GlobMode, min(c.Mode, abi.ModeStatic)) // ModeDynamic is the host's
+	mode := c.Mode
+	if mode == abi.ModeDynamic { // the host's: the firmware translates as with static pinning
+		mode = abi.ModeStatic
+	}
+	d.glob(t, abi.GlobMode, mode)
 	d.glob(t, abi.GlobSeqInit, 0)
 	for n := range c.Nodes {
 		var r []byte
@@ -404,6 +412,8 @@ func (d *Driver) event(t *freebsd.Thread, rec []byte) {
 		}
 		if int(slot) < len(d.slotBusy) {
 			d.slotBusy[slot] = true
+			d.slotsBusy++
+			d.stats.MaxSlotsBusy = max(d.stats.MaxSlotsBusy, d.slotsBusy)
 		}
 		d.redirQ = append(d.redirQ, redirect{slot: slot, asid: a[1], va: a[2], len: a[3]})
 		d.K.Wakeup(&d.redirWQ, 0)
@@ -417,6 +427,8 @@ func (d *Driver) event(t *freebsd.Thread, rec []byte) {
 		if e := d.endpoint(ep); e != nil {
 			e.ctrWake(t, int(a[0]), uint64(a[1])<<32|uint64(a[2]), a[3])
 		}
+	case abi.EvRecvFault:
+		d.recvFault(a[1], a[2])
 	case abi.EvEpError:
 		d.stats.EpErrors++
 		if e := d.endpoint(ep); e != nil {

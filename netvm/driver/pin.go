@@ -61,3 +61,22 @@ func (e *Endpoint) Unpin(t *freebsd.Thread, va, n uint32) {
 	}
 	e.Proc.Unwire(t, va, n) // the system call (vsunlock)
 }
+
+// recvFault serves an EvRecvFault (abi.ModeNPF): the NIC dropped a packet
+// for (asid, va) and asked for the page; a thread faults it in for
+// writing (its pmap_enter hook enters it into the SPT), once however many
+// drops the NIC reports meanwhile. The sender retries on its own.
+func (d *Driver) recvFault(asid, va uint32) {
+	d.stats.RecvFaults++
+	e := d.byASID[asid]
+	tag := va&^(freebsd.PageSize-1) | asid
+	if e == nil || d.faulting[tag] {
+		return
+	}
+	d.faulting[tag] = true
+	d.K.Go("netvm recvfault", func(t *freebsd.Thread) {
+		d.stats.RecvFaultsServed++
+		e.Proc.Fault(t, va, true)
+		delete(d.faulting, tag)
+	})
+}

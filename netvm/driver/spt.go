@@ -207,8 +207,9 @@ func (d *Driver) redirectThread(t *freebsd.Thread) {
 				}
 			}
 			fields = append(fields, Field{abi.KRedirSlots + uint32(2*i), 2, r.slot})
-			if int(r.slot) < len(d.slotBusy) {
+			if int(r.slot) < len(d.slotBusy) && d.slotBusy[r.slot] {
 				d.slotBusy[r.slot] = false // the firmware may reuse it once it reads this
+				d.slotsBusy--
 			}
 		}
 		if st := d.Kernel(t, abi.KOpRedirDone, fields...); st != abi.StatusOK {
