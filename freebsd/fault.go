@@ -160,10 +160,21 @@ func (p *Proc) access(t *Thread, va uint32, b []byte, write bool) error {
 
 // Wire faults the pages of [va, va+n) in and wires them (mlock, vslock):
 // they stay resident and mapped until Unwire. ErrFault if some page is
-// not mapped or not accessible.
+// not mapped or not accessible; ErrNoMem, with nothing wired, if the
+// pages would take the kernel past its wiring limit (MaxWired: mlock's
+// EAGAIN in FreeBSD 4.6).
 func (p *Proc) Wire(t *Thread, va, n uint32, write bool) error {
 	k := p.k
 	t.Compute(k.Timing.Syscall)
+	more := 0
+	for a := va &^ (PageSize - 1); a < va+n; a += PageSize {
+		if e := p.ptes[a]; e == nil || e.m.Wire == 0 {
+			more++
+		}
+	}
+	if k.vm.wired+more > k.vm.maxWired {
+		return ErrNoMem
+	}
 	for a := va &^ (PageSize - 1); a < va+n; a += PageSize {
 		m, err := p.resolve(t, a, write)
 		if err != nil {
@@ -171,6 +182,7 @@ func (p *Proc) Wire(t *Thread, va, n uint32, write bool) error {
 		}
 		if m.Wire == 0 {
 			k.vm.dequeue(m)
+			k.vm.wired++
 		}
 		m.Wire++
 		t.Compute(k.Timing.WirePage)
@@ -186,6 +198,7 @@ func (p *Proc) Unwire(t *Thread, va, n uint32) {
 		if e := p.ptes[a]; e != nil && e.m.Wire > 0 {
 			e.m.Wire--
 			if e.m.Wire == 0 {
+				k.vm.wired--
 				k.vm.activate(e.m)
 			}
 		}

@@ -121,6 +121,7 @@ func (p *Proc) removeEntry(t *Thread, e *Entry) {
 			vm.pmapRemove(t, p, va)
 			if m.Wire > 0 && m.obj == e.obj {
 				m.Wire = 0 // munmap unwires
+				p.k.vm.wired--
 				vm.activate(m)
 			}
 		}

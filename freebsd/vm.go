@@ -142,6 +142,7 @@ type vmState struct {
 	stats                   Stats
 	checkers                []Checker
 	daemon                  *Thread
+	wired, maxWired         int // pages with Wire > 0, and the limit
 }
 
 func (vm *vmState) init(k *Kernel, mem Memory) {
@@ -158,7 +159,17 @@ func (vm *vmState) init(k *Kernel, mem Memory) {
 	vm.freeMin = max(4, mem.Frames/50)
 	vm.freeTarget = vm.freeMin * 3
 	vm.inactiveTarget = max(8, mem.Frames/8)
+	// vm_page_max_wired is a third of the pages free at boot (FreeBSD
+	// 4.x vm_pageout.c); mlock and vslock fail beyond it.
+	vm.maxWired = mem.Frames / 3
 }
+
+// MaxWired is the most pages that may be wired at once (a third of
+// memory, as FreeBSD 4.6's vm_page_max_wired); Wire fails beyond it.
+func (k *Kernel) MaxWired() int { return k.vm.maxWired }
+
+// SetMaxWired overrides the wiring limit (the vm.max_wired sysctl).
+func (k *Kernel) SetMaxWired(pages int) { k.vm.maxWired = max(pages, 0) }
 
 // SetPageoutLevels overrides the page daemon's thresholds: it wakes when
 // fewer than min pages are free and frees pages until target are.

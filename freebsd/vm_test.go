@@ -341,3 +341,45 @@ func TestReleaseDuringPageout(t *testing.T) {
 		t.Fatalf("%d page-ins, read %v", n, got)
 	}
 }
+
+// Wiring stops at a third of memory (vm_page_max_wired): a Wire that
+// would pass it fails with ErrNoMem and wires nothing; pages wired twice
+// count once; Unwire and munmap give the room back.
+func TestWireLimit(t *testing.T) {
+	k := newHost(t, 300)
+	if k.MaxWired() != 100 {
+		t.Errorf("MaxWired %d, want 100", k.MaxWired())
+	}
+	p := k.NewProc("locker")
+	run(t, k, sim.Second, func(th *Thread) {
+		a, _ := p.Mmap(th, 90*PageSize, ProtRW)
+		b, _ := p.Mmap(th, 20*PageSize, ProtRW)
+		if err := p.Wire(th, a, 90*PageSize, true); err != nil {
+			t.Error(err)
+			return
+		}
+		if err := p.Wire(th, a, 90*PageSize, true); err != nil { // again: no new pages
+			t.Errorf("wiring wired pages again: %v", err)
+		}
+		if err := p.Wire(th, b, 20*PageSize, true); !errors.Is(err, ErrNoMem) {
+			t.Errorf("past the limit: %v, want ErrNoMem", err)
+		}
+		if m, _ := p.Mapped(b); m != nil && m.Wire > 0 {
+			t.Error("a failed Wire wired a page")
+		}
+		p.Unwire(th, a, 90*PageSize)
+		p.Unwire(th, a+80*PageSize, 10*PageSize) // the second wiring of the last 10 pages
+		if err := p.Wire(th, b, 20*PageSize, true); err != nil {
+			t.Errorf("after unwiring 10 pages: %v", err)
+		}
+		if err := p.Munmap(th, b, 20*PageSize); err != nil {
+			t.Error(err)
+			return
+		}
+		c, _ := p.Mmap(th, 20*PageSize, ProtRW)
+		if err := p.Wire(th, c, 20*PageSize, true); err != nil {
+			t.Errorf("after munmap of 20 wired pages: %v", err)
+		}
+	})
+	mustOK(t, k)
+}
