@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"lanaiemu/netvm/bench"
@@ -243,6 +244,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%-32s %10s %10s %-5s %7s  %s\n", "figure", "paper", "measured", "unit", "ratio", "verdict")
 	for _, f := range res.Figures {
 		paper, ratio := fmt.Sprintf("%.2f", f.Paper), fmt.Sprintf("%.2f", f.Ratio())
+		if math.IsNaN(f.Ratio()) {
+			ratio = "-"
+		}
 		if f.NoPaper {
 			paper, ratio = "-", "-"
 		} else if f.Bound != "" {

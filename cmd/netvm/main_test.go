@@ -53,3 +53,54 @@ func TestCommand(t *testing.T) {
 		t.Fatal("no trace written")
 	}
 }
+
+// netvm bench: bad flags exit 2; the quick run prints the table, writes
+// the JSON with the config and every figure the issue names, and draws
+// each curve as SVG and PNG.
+func TestBenchCommand(t *testing.T) {
+	for _, args := range [][]string{{"bench", "--clock", "5"}, {"bench", "--link-rate", "0"}, {"bench", "--pin-cache", "0"}, {"bench", "--warp"}} {
+		if code, _, _ := runCmd(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	if testing.Short() {
+		t.Skip("the quick bench takes about 20 s")
+	}
+	dir := t.TempDir()
+	js, plots := filepath.Join(dir, "b.json"), filepath.Join(dir, "plots")
+	code, out, e := runCmd("bench", "--quick", "--json", js, "--plots", plots)
+	if code != 0 || !strings.Contains(out, "E1.min_latency_us") || !strings.Contains(e, "100%") {
+		t.Fatalf("bench: %d\n%s\n%s", code, out, e)
+	}
+	var res struct {
+		Config  map[string]any `json:"config"`
+		Figures []struct {
+			ID       string   `json:"id"`
+			Paper    *float64 `json:"paper"`
+			Measured *float64 `json:"measured"`
+			Unit     string   `json:"unit"`
+		} `json:"figures"`
+	}
+	b, err := os.ReadFile(js)
+	if err != nil || json.Unmarshal(b, &res) != nil || res.Config["clock_hz"] == nil {
+		t.Fatalf("JSON: %v %s", err, b)
+	}
+	ids := map[string]bool{}
+	for _, f := range res.Figures {
+		if f.Paper == nil || f.Measured == nil || f.Unit == "" {
+			t.Errorf("figure %+v lacks a field", f)
+		}
+		ids[f.ID] = true
+	}
+	for _, id := range []string{"E1.min_latency_us", "E2.max_throughput_MBps", "E2.link_pct", "E3.notify_busy_us",
+		"E3.notify_block_us", "E3.notify_handler_us", "E4.max_overhead_vs_static_pct", "E5.netvm_cheaper_up_to_hit_pct",
+		"E8.waitqueue_overhead_pct", "E8.semaphore_overhead_pct", "E9.overcommit_speedup"} {
+		if !ids[id] {
+			t.Errorf("JSON lacks %s", id)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(plots, "*"))
+	if len(files) < 20 {
+		t.Errorf("%d plot files", len(files))
+	}
+}
