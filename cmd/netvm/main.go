@@ -36,7 +36,7 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage: netvm run [--json FILE] [--trace FILE] SCENARIO
-       netvm bench [--quick] [--json FILE] [--plots DIR] [--clock MHz] [--link-rate MB/s] [--pin-cache pages]
+       netvm bench [--quick] [--json FILE] [--plots DIR] [--clock MHz] [--link-rate MB/s] [--pin-cache pages] [--pci-burst bytes]
        netvm stress [flags]
 
 Examples:
@@ -219,6 +219,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write {config, figures, curves} JSON to this file")
 	plots := fs.String("plots", "", "draw the curves into this directory as SVG and PNG")
 	pinCache := fs.Int("pin-cache", 64, "E5: the pin-down cache's size in pages")
+	burst := fs.Uint("pci-burst", 256, "the host DMA engine's PCI burst in bytes (GM's default 256)")
 	clock := fs.Uint64("clock", 133, "the LANai's clock in MHz")
 	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
 	if err := fs.Parse(args); err != nil {
@@ -231,11 +232,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netvm bench: --clock 10..1000 MHz, --link-rate 10..10000 MB/s")
 		return 2
 	}
-	if *pinCache < 1 || *pinCache > 1024 {
-		fmt.Fprintln(stderr, "netvm bench: --pin-cache 1..1024 pages")
+	if *pinCache < 1 || *pinCache > 1024 || *burst < 8 || *burst > 4096 || *burst%8 != 0 {
+		fmt.Fprintln(stderr, "netvm bench: --pin-cache 1..1024 pages, --pci-burst 8..4096 bytes, a multiple of 8")
 		return 2
 	}
 	cfg := bench.Config{ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
+	if *burst != 256 {
+		cfg.PCIBurst = uint32(*burst)
+	}
 	res, err := bench.Run(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)

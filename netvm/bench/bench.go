@@ -24,6 +24,9 @@ type Config struct {
 	Quick    bool   `json:"quick"`            // fewer sizes and repetitions
 	// PinCache is E5's pin-down cache, in pages (64 if 0).
 	PinCache int `json:"pin_cache_pages"`
+	// PCIBurst overrides the host DMA engine's PCI burst in bytes
+	// (board.DefaultPCI's 256, GM's default, if 0).
+	PCIBurst uint32 `json:"pci_burst_bytes,omitempty"`
 }
 
 // Figure is one measured figure and the thesis' value.

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
@@ -15,7 +16,7 @@ import (
 // translation mode mode, with fabric faults.
 func newCluster(c Config, mode uint32, faults fabric.Faults) (*cluster.Cluster, error) {
 	return cluster.New(cluster.Config{Nodes: 2, Frames: 2048, ClockHz: c.ClockHz, LinkRate: c.LinkRate,
-		Mode: mode, Faults: faults, Seed: 1})
+		Mode: mode, Faults: faults, Seed: 1, PCI: c.pci()})
 }
 
 // pair is a process on each of two nodes, each exporting a buffer of n
@@ -202,3 +203,13 @@ func stream(c Config, n uint32, count int) (float64, error) {
 
 // faultsNone is a clean fabric.
 var faultsNone fabric.Faults
+
+// pci is the boards' PCI model: the default, with the burst overridden.
+func (c Config) pci() board.PCI {
+	if c.PCIBurst == 0 {
+		return board.PCI{}
+	}
+	p := board.DefaultPCI()
+	p.BurstBytes = c.PCIBurst
+	return p
+}

@@ -47,6 +47,8 @@ type Config struct {
 	// LinkRate the links' rate in bytes per second (board.DefaultLinkRate,
 	// 160 MB/s, if 0).
 	ClockHz, LinkRate uint64
+	// PCI is the boards' host DMA timing model (board.DefaultPCI if zero).
+	PCI board.PCI
 	// Timeline, if set, records the run for Perfetto: a process per node,
 	// a track per host thread, the LANai core, each DMA channel and the
 	// link's two directions (see timeline.go).
@@ -132,7 +134,7 @@ func New(cfg Config) (*Cluster, error) {
 			if level && n.Driver != nil {
 				n.Driver.IRQ(n.Board.Clock().Time(cycle))
 			}
-		}}
+		}, PCI: cfg.PCI}
 		tr, tl := cfg.Trace, cfg.Timeline
 		if tr != nil || tl != nil {
 			id := i
