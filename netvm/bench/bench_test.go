@@ -148,3 +148,29 @@ func checkPlots(t *testing.T, curves []Curve) {
 		}
 	}
 }
+
+// BenchmarkE1Latency4B is E1's 4-byte ping-pong; it reports the
+// simulated one-way latency (sim-us) besides the wall time per run.
+func BenchmarkE1Latency4B(b *testing.B) {
+	var l float64
+	for b.Loop() {
+		var err error
+		if l, err = pingpong(Config{}, abi.ModeNetVM, 4, 50, "busy"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(l, "sim-us")
+}
+
+// BenchmarkE2Stream64K is E2's stream of 64 KiB WRITEs; it reports the
+// simulated throughput (sim-MB/s).
+func BenchmarkE2Stream64K(b *testing.B) {
+	var mb float64
+	for b.Loop() {
+		var err error
+		if mb, err = stream(Config{}, 64<<10, 32); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(mb, "sim-MB/s")
+}

@@ -52,8 +52,7 @@ func (r *runner) redirection() error {
 			lat[state] = append(lat[state], o.meanUs)
 		}
 	}
-	var occ, drops, took Series
-	occ.Name, drops.Name, took.Name = "peak system-buffer slots", "packets dropped (ring full)", "burst time (us)"
+	occ, drops := Series{Name: "peak system-buffer slots"}, Series{Name: "packets dropped"}
 	for i, d := range designs {
 		o, err := npfRun(r.c, d.mode, "untouched", npfBurst, true)
 		if err != nil {
@@ -70,7 +69,6 @@ func (r *runner) redirection() error {
 		x := float64(i)
 		occ.X, occ.Y = append(occ.X, x), append(occ.Y, float64(o.peakSlots))
 		drops.X, drops.Y = append(drops.X, x), append(drops.Y, float64(o.ringFull+o.recvFault))
-		took.X, took.Y = append(took.X, x), append(took.Y, o.totalUs)
 	}
 	cats := []string{designs[0].name, designs[1].name, designs[2].name}
 	r.curve(Curve{ID: "e6-latency", Title: "E6: a WRITE to a non-resident page", Bars: true, Cats: cats,
