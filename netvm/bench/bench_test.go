@@ -58,11 +58,13 @@ func TestQuick(t *testing.T) {
 	}
 }
 
-// No figure is hard-coded, and the figures move as the model predicts.
-// A 200 MHz LANai shortens the 4-byte one-way latency by the time its
-// firmware cycles take at the two clocks (the 1,172 cycles from doorbell
+// No figure is hard-coded, and the figures move as the model predicts,
+// both ways. A 200 MHz LANai shortens the 4-byte one-way latency, and a
+// 100 MHz one lengthens it, by the time its firmware cycles take at the
+// two clocks (the 1,172 cycles from doorbell
 // to counter in fixtures/netvm/cycles.golden), within 15 %. A 250 MB/s
-// link raises the throughput above the 160 MB/s link's 155, but with
+// link raises the throughput above the 160 MB/s link's 155 (a 100 MB/s
+// one lowers it to 95-100 % of that link), but with
 // GM's 256-byte PCI bursts the host-to-NIC DMA (0.6 us read latency per
 // burst) caps it below 95 % of the new link; with 1 KiB bursts it
 // reaches 95 % (docs/reproduction.md).
@@ -88,10 +90,19 @@ func TestParametersMoveFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l100, err := pingpong(Config{ClockHz: 100_000_000}, abi.ModeNetVM, 4, 20, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := cycles * (1/133.0 - 1/200.0) // us
-	t.Logf("latency 133 MHz %.2f us, 200 MHz %.2f us: %.2f us shorter, the model predicts %.2f", l133, l200, l133-l200, want)
+	slower := cycles * (1/100.0 - 1/133.0)
+	t.Logf("latency 133 MHz %.2f us, 200 MHz %.2f us (%.2f shorter, predicted %.2f), 100 MHz %.2f us (%.2f longer, predicted %.2f)",
+		l133, l200, l133-l200, want, l100, l100-l133, slower)
 	if d := l133 - l200; math.Abs(d-want) > 0.15*want {
 		t.Errorf("200 MHz shortened the latency by %.2f us, the model predicts %.2f", d, want)
+	}
+	if d := l100 - l133; math.Abs(d-slower) > 0.15*slower {
+		t.Errorf("100 MHz lengthened the latency by %.2f us, the model predicts %.2f", d, slower)
 	}
 	base, err := stream(Config{}, 64<<10, 24)
 	if err != nil {
@@ -105,7 +116,14 @@ func TestParametersMoveFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("64 KiB stream: %.1f MB/s on 160 MB/s, %.1f on 250 MB/s, %.1f on 250 MB/s with 1 KiB PCI bursts", base, fast, long)
+	slow, err := stream(Config{LinkRate: 100_000_000}, 64<<10, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("64 KiB stream: %.1f MB/s on 160 MB/s, %.1f on 250 MB/s, %.1f on 250 MB/s with 1 KiB PCI bursts, %.1f on 100 MB/s", base, fast, long, slow)
+	if slow < 95 || slow > 100 {
+		t.Errorf("100 MB/s link: %.1f MB/s, want 95-100 %% of it", slow)
+	}
 	if fast < base+15 || fast > 0.95*250 {
 		t.Errorf("250 MB/s link, 256-byte bursts: %.1f MB/s; want above %.1f and PCI-bound below 237.5", fast, base+15)
 	}
