@@ -95,16 +95,13 @@ type npfResult struct {
 // burst, in translation mode mode.
 func npfRun(c Config, mode uint32, state string, n int, burst bool) (npfResult, error) {
 	var o npfResult
-	cl, err := newCluster(c, mode, faultsNone)
-	if err != nil {
-		return o, err
-	}
-	defer cl.Shutdown()
 	size := uint32(n) * freebsd.PageSize
-	p, err := newPair(cl, size, false)
+	p, err := openPair(c, mode, faultsNone, size, false)
 	if err != nil {
 		return o, err
 	}
+	defer p.c.Shutdown()
+	cl := p.c
 	// newPair made the region resident: replace node 1's pages.
 	if err := runOn(cl, 1, func(t *freebsd.Thread) error {
 		for i := range uint32(n) {

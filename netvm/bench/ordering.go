@@ -75,16 +75,13 @@ type orderResult struct {
 // orderRun posts n WRITEs and follows their notifications.
 func orderRun(c Config, faults fabric.Faults, n int) (orderResult, error) {
 	var o orderResult
-	cl, err := newCluster(c, abi.ModeNetVM, faults)
-	if err != nil {
-		return o, err
-	}
-	defer cl.Shutdown()
 	const size = orderSlots * freebsd.PageSize
-	p, err := newPair(cl, size, false)
+	p, err := openPair(c, abi.ModeNetVM, faults, size, false)
 	if err != nil {
 		return o, err
 	}
+	defer p.c.Shutdown()
+	cl := p.c
 	posted := make([]sim.Time, n+1)
 	cl.Nodes[0].Kernel.Go("writer", func(t *freebsd.Thread) {
 		var tickets [orderSlots]uint32

@@ -12,11 +12,21 @@ import (
 	"lanaiemu/sim"
 )
 
-// newCluster is two nodes on the configuration's clock and link, in
-// translation mode mode, with fabric faults.
-func newCluster(c Config, mode uint32, faults fabric.Faults) (*cluster.Cluster, error) {
-	return cluster.New(cluster.Config{Nodes: 2, Frames: 2048, ClockHz: c.ClockHz, LinkRate: c.LinkRate,
+// openPair builds two nodes on the configuration's clock, link and PCI,
+// in translation mode mode, with fabric faults, and a pair of processes
+// on them exchanging n-byte buffers (newPair). The caller shuts p.c down.
+func openPair(c Config, mode uint32, faults fabric.Faults, n uint32, handlers bool) (*pair, error) {
+	cl, err := cluster.New(cluster.Config{Nodes: 2, Frames: 2048, ClockHz: c.ClockHz, LinkRate: c.LinkRate,
 		Mode: mode, Faults: faults, Seed: 1, PCI: c.pci()})
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPair(cl, n, handlers)
+	if err != nil {
+		cl.Shutdown()
+		return nil, err
+	}
+	return p, nil
 }
 
 // pair is a process on each of two nodes, each exporting a buffer of n
@@ -125,15 +135,12 @@ func (p *pair) await(t *freebsd.Thread, i int, r int, mode string) {
 // pingpong returns the one-way latency (half the mean round trip) of
 // n-byte WRITEs with a counter, detected by mode.
 func pingpong(c Config, mode uint32, n uint32, rounds int, detect string) (float64, error) {
-	cl, err := newCluster(c, mode, faultsNone)
+	p, err := openPair(c, mode, faultsNone, n, detect == "handler")
 	if err != nil {
 		return 0, err
 	}
-	defer cl.Shutdown()
-	p, err := newPair(cl, n, detect == "handler")
-	if err != nil {
-		return 0, err
-	}
+	defer p.c.Shutdown()
+	cl := p.c
 	var el sim.Time
 	size := max(n, 1)
 	cl.Nodes[1].Kernel.Go("pong", func(t *freebsd.Thread) {
@@ -167,17 +174,14 @@ func pingpong(c Config, mode uint32, n uint32, rounds int, detect string) (float
 // MiB (as a stream of 1-4 MB would), so that they do not rewrite a page
 // an earlier one may still be writing.
 func stream(c Config, n uint32, count int) (float64, error) {
-	cl, err := newCluster(c, abi.ModeNetVM, faultsNone)
-	if err != nil {
-		return 0, err
-	}
-	defer cl.Shutdown()
 	region := uint32(min(uint64(n)*uint64(count), 2<<20))
 	region = max(region/n*n, n)
-	p, err := newPair(cl, region, false)
+	p, err := openPair(c, abi.ModeNetVM, faultsNone, region, false)
 	if err != nil {
 		return 0, err
 	}
+	defer p.c.Shutdown()
+	cl := p.c
 	var t0 sim.Time
 	cl.Nodes[0].Kernel.Go("stream", func(t *freebsd.Thread) {
 		t0 = t.Now()

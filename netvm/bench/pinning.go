@@ -124,15 +124,12 @@ func accessSequence(hit float64, k, pool, ops int, seed uint64) ([]int, float64)
 // a pin-down cache of k pages), and returns the mean round trip of the
 // measured ones in µs.
 func pinOps(c Config, mode uint32, seq []int, k int) (float64, error) {
-	cl, err := newCluster(c, mode, faultsNone)
+	p, err := openPair(c, mode, faultsNone, freebsd.PageSize, false)
 	if err != nil {
 		return 0, err
 	}
-	defer cl.Shutdown()
-	p, err := newPair(cl, freebsd.PageSize, false)
-	if err != nil {
-		return 0, err
-	}
+	defer p.c.Shutdown()
+	cl := p.c
 	pool := uint32(slices.Max(seq) + 1)
 	var base uint32
 	var cache *lib.PinCache

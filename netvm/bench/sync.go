@@ -46,15 +46,12 @@ func (r *runner) sync() error {
 // syncRun returns the one-way latency (half the mean round trip) of the
 // ping-pong through kind: raw, semaphore or waitqueue.
 func syncRun(c Config, kind string, rounds int) (float64, error) {
-	cl, err := newCluster(c, abi.ModeNetVM, faultsNone)
+	p, err := openPair(c, abi.ModeNetVM, faultsNone, freebsd.PageSize, false)
 	if err != nil {
 		return 0, err
 	}
-	defer cl.Shutdown()
-	p, err := newPair(cl, freebsd.PageSize, false)
-	if err != nil {
-		return 0, err
-	}
+	defer p.c.Shutdown()
+	cl := p.c
 	post := func(t *freebsd.Thread, i int) { p.ep[i].Post(t, p.imp[i], p.ctr[i]) }
 	var errs []error
 	check := func(err error) {
