@@ -149,6 +149,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "also write the result to this file")
 	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
+	root := fs.String("root", ".", "with --debug-script: the module's root (the firmware sources are assembled again from ROOT/firmware/netvm)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -156,7 +158,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] SCENARIO")
+		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] [--debug-script FILE] SCENARIO")
 		return 2
 	}
 	data, err := os.ReadFile(fs.Arg(0))
@@ -177,8 +179,21 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		progress = nil
 	}
-	res, err := nvmrun.Run(sc, tl, progress)
-	if err != nil {
+	var res *nvmrun.Result
+	debugErrs := 0
+	if *debugScript != "" {
+		f, err := os.Open(*debugScript)
+		if err != nil {
+			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			return 2
+		}
+		res, debugErrs, err = nvmrun.Debug(sc, f, stdout, nvmrun.DebugConfig{Root: *root, Timeline: tl})
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			return 3
+		}
+	} else if res, err = nvmrun.Run(sc, tl, progress); err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 3
 	}
@@ -208,6 +223,10 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		if n.Violation != "" {
 			return 1
 		}
+	}
+	if debugErrs > 0 {
+		fmt.Fprintf(stderr, "netvm run: %d debugger commands failed\n", debugErrs)
+		return 1
 	}
 	return 0
 }

@@ -52,6 +52,14 @@ func TestCommand(t *testing.T) {
 	if st, err := os.Stat(trace); err != nil || st.Size() == 0 {
 		t.Fatal("no trace written")
 	}
+	// The tour's debugger session (docs/tour.md) replays through netvm run.
+	code, out, e = runCmd("run", "--quiet", "--root", "../..", "--debug-script", "../../fixtures/netvm/tour/tour.dbg", "../../fixtures/netvm/scenarios/tour.json")
+	if code != 0 || !strings.Contains(out, "Watchpoint 1, node 0") || !strings.Contains(out, "mb_per_s") {
+		t.Fatalf("run --debug-script: %d %q %q", code, out, e)
+	}
+	if code, _, _ := runCmd("run", "--debug-script", "/nonexistent.dbg", "../../fixtures/netvm/scenarios/tour.json"); code != 2 {
+		t.Fatalf("a missing script: exit %d, want 2", code)
+	}
 }
 
 // netvm bench: bad flags exit 2; the quick run prints the table, writes

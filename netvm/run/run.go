@@ -21,7 +21,10 @@
 // trip). stream: count WRITEs of size bytes from one process to the
 // other, each notifying, the receiver waiting for the last; the result is
 // the payload rate. touch: a process that writes pages pages over and
-// over (memory pressure) until the scenario's end.
+// over (memory pressure) until the scenario's end. "warm": true makes the
+// receiver of a pingpong or stream write its whole region before the
+// first WRITE, so that its pages are resident and in the SPT (without
+// it, the first WRITE to each page takes the redirect path).
 package run
 
 import (
@@ -31,6 +34,7 @@ import (
 	"fmt"
 	"io"
 
+	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
@@ -69,6 +73,7 @@ type Workload struct {
 	Count int    `json:"count"`
 	Wait  string `json:"wait"`
 	Pages int    `json:"pages"`
+	Warm  bool   `json:"warm"`
 }
 
 // Parse reads a scenario; errors name the file and the line.
@@ -247,37 +252,61 @@ type NodeStats struct {
 
 // Run runs the scenario; tl, if not nil, records the timeline.
 func Run(sc *Scenario, tl *timeline.Recorder, progress io.Writer) (*Result, error) {
-	c, err := cluster.New(cluster.Config{Nodes: sc.Nodes, Frames: sc.Frames, Seed: sc.Seed,
-		Faults:   fabric.Faults{DropPPM: sc.Faults.DropPPM, CorruptPPM: sc.Faults.CorruptPPM, DetourPPM: sc.Faults.DetourPPM, DetourDelay: 30 * sim.Microsecond},
-		Timeline: tl})
+	c, res, t0, err := begin(sc, tl, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Shutdown()
+	return finish(sc, c, res, t0, progress)
+}
+
+// begin builds the scenario's cluster (trace, if not nil, gets every
+// board's device events) and starts its workloads; t0 is when they
+// started.
+func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*cluster.Cluster, *Result, sim.Time, error) {
+	c, err := cluster.New(cluster.Config{Nodes: sc.Nodes, Frames: sc.Frames, Seed: sc.Seed,
+		Faults:   fabric.Faults{DropPPM: sc.Faults.DropPPM, CorruptPPM: sc.Faults.CorruptPPM, DetourPPM: sc.Faults.DetourPPM, DetourDelay: 30 * sim.Microsecond},
+		Timeline: tl, Trace: trace})
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	res := &Result{Workloads: make([]WorkloadResult, len(sc.Workloads))}
 	t0 := c.Now()
 	for i, w := range sc.Workloads {
 		res.Workloads[i].Kind = w.Kind
 		if err := start(c, w, &res.Workloads[i]); err != nil {
-			return nil, fmt.Errorf("workloads[%d]: %w", i, err)
+			c.Shutdown()
+			return nil, nil, 0, fmt.Errorf("workloads[%d]: %w", i, err)
 		}
 	}
+	return c, res, t0, nil
+}
+
+// done reports whether every workload but touch has finished.
+func (sc *Scenario) done(res *Result) bool {
+	for i, w := range sc.Workloads {
+		if w.Kind != "touch" && !res.Workloads[i].Done {
+			return false
+		}
+	}
+	return true
+}
+
+// finish runs the cluster in steps of a millisecond from t0 until the end
+// of the first step at which the workloads are done, or the scenario's
+// end, and collects the result.
+func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, progress io.Writer) (*Result, error) {
 	end := t0 + sim.Time(sc.UntilUS)*sim.Microsecond
 	for c.Now() < end {
-		if err := c.Run(min(end, c.Now()+sim.Millisecond)); err != nil {
-			return nil, err
+		if c.Now() > t0 && (c.Now()-t0)%sim.Millisecond == 0 && sc.done(res) {
+			break
 		}
-		done := true
-		for i, w := range sc.Workloads {
-			if w.Kind != "touch" && !res.Workloads[i].Done {
-				done = false
-			}
+		next := t0 + ((c.Now()-t0)/sim.Millisecond+1)*sim.Millisecond
+		if err := c.Run(min(end, next)); err != nil {
+			return nil, err
 		}
 		if progress != nil && (c.Now()-t0)%(10*sim.Millisecond) == 0 {
 			fmt.Fprintf(progress, "\rsimulated %v of %v", c.Now()-t0, end-t0)
-		}
-		if done {
-			break
 		}
 	}
 	if progress != nil {
@@ -318,7 +347,7 @@ type pair struct {
 	ready        bool
 }
 
-func setupPair(c *cluster.Cluster, from, to int, n uint32, done func(*pair)) {
+func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, done func(*pair)) {
 	p := &pair{}
 	ka := c.Nodes[from].Kernel
 	kb := c.Nodes[to].Kernel
@@ -330,6 +359,9 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, done func(*pair)) {
 	kb.Go("setup", func(t *freebsd.Thread) {
 		p.epB, _ = lib.Open(t, c.Nodes[to].Driver, pb)
 		p.srcB, _ = pb.Mmap(t, size, freebsd.ProtRW)
+		if warm {
+			pb.Write(t, p.srcB, make([]byte, size)) // resident; the fault enters it in the SPT (the endpoint is open)
+		}
 		keyB, _ = p.epB.Export(t, p.srcB, size, true)
 		ckB, _ = p.epB.ExportCounter(t, 0)
 		stage++
@@ -393,7 +425,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			}
 		})
 	case "stream":
-		setupPair(c, w.From, w.To, w.Size, func(p *pair) {
+		setupPair(c, w.From, w.To, w.Size, w.Warm, func(p *pair) {
 			kb := c.Nodes[w.To].Kernel
 			var hwq freebsd.WaitQueue
 			if w.Wait == "handler" {
@@ -417,7 +449,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			})
 		})
 	case "pingpong":
-		setupPair(c, w.From, w.To, w.Size, func(p *pair) {
+		setupPair(c, w.From, w.To, w.Size, w.Warm, func(p *pair) {
 			ka, kb := c.Nodes[w.From].Kernel, c.Nodes[w.To].Kernel
 			var hwqA, hwqB freebsd.WaitQueue
 			if w.Wait == "handler" {

@@ -1,0 +1,314 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"lanaiemu/board"
+	"lanaiemu/timeline"
+)
+
+var (
+	update        = flag.Bool("update", false, "TestTourScript: rewrite fixtures/netvm/tour/tour.out")
+	debugScript   = flag.String("debug.script", "", "TestDebugScript: the script of debugger commands to run")
+	debugScenario = flag.String("debug.scenario", "", "TestDebugScript: the scenario file")
+)
+
+// root is the module's root, from this package's directory.
+func root(t testing.TB) string {
+	r, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func loadScenario(t *testing.T, path string) *Scenario {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(root(t), path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = path
+	}
+	sc, err := Parse(rel, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestDebugScript runs -debug.script on -debug.scenario (paths relative
+// to the module's root, or absolute) and writes the transcript to
+// standard output (go test -v):
+//
+//	go test ./netvm/run -run TestDebugScript -v -debug.script my.dbg -debug.scenario fixtures/netvm/scenarios/tour.json
+func TestDebugScript(t *testing.T) {
+	if *debugScript == "" || *debugScenario == "" {
+		t.Skip("give -debug.script FILE and -debug.scenario FILE")
+	}
+	r := root(t)
+	path := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(r, p)
+	}
+	sc := loadScenario(t, path(*debugScenario))
+	f, err := os.Open(path(*debugScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, errs, err := Debug(sc, f, os.Stdout, DebugConfig{Root: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(res.Workloads)
+	fmt.Printf("result: %s\n", out)
+	if errs != 0 {
+		t.Errorf("%d commands failed", errs)
+	}
+}
+
+// TestTourScript replays the debugger session of docs/tour.md
+// (fixtures/netvm/tour/tour.dbg on fixtures/netvm/scenarios/tour.json)
+// and compares its transcript with fixtures/netvm/tour/tour.out (-update
+// rewrites it; the numbers quoted in docs/tour.md come from it).
+func TestTourScript(t *testing.T) {
+	r := root(t)
+	sc := loadScenario(t, filepath.Join(r, "fixtures/netvm/scenarios/tour.json"))
+	script, err := os.ReadFile(filepath.Join(r, "fixtures/netvm/tour/tour.dbg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	res, errs, err := Debug(sc, bytes.NewReader(script), &out, DebugConfig{Root: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs != 0 {
+		t.Errorf("%d commands failed:\n%s", errs, out.String())
+	}
+	if w := res.Workloads[0]; !w.Done || w.Bytes != 4 {
+		t.Errorf("workload %+v", w)
+	}
+	// The stops the tour describes, in order (by routine: the offsets of
+	// return points move with the code; the first stop, the watchpoint's,
+	// is wherever the main loop is).
+	var stops []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "=>") {
+			f := strings.Fields(l)
+			sym, _, _ := strings.Cut(strings.Trim(f[2], "<>"), "+")
+			stops = append(stops, sym)
+		}
+	}
+	want := []string{"write_check", "send_step", "spt_lookup", "send_step", "dma_sync", "send_step",
+		"tx_new", "tx_new", "tx_new", "rx_take", "rx_data", "spt_lookup", "rx_data", "spt_lock", "spt_lock", "dma_sync",
+		"rx_data", "ctr_apply", "dma_sync", "ctr_apply", "tx_ctrl", "send_range", "rx_ack", "rx_take"}
+	if len(stops) == 0 || !reflect.DeepEqual(stops[1:], want) {
+		t.Errorf("stops\n%v\nwant (after the watchpoint's)\n%v", stops, want)
+	}
+	for _, s := range []string{
+		"link: packet of 41 B starts on the wire", "node 1 (cycle", "link: packet of 41 B stored in SRAM",
+		"DMA ch2 host->SRAM: block of 4 B begins", "DMA ch0 SRAM->host: block of 8 B begins",
+		"host 0x00001800: 00000000 00000001", // the counter, in the receiver's status page
+		"[the workloads are done at",
+	} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("the transcript lacks %q", s)
+		}
+	}
+	golden := filepath.Join(r, "fixtures/netvm/tour/tour.out")
+	if *update {
+		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want2, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want2, out.Bytes()) {
+		t.Errorf("the transcript differs from %s (if the firmware changed on purpose: go test ./netvm/run -run TestTourScript -update, then update the numbers in docs/tour.md):\n%s", golden, out.String())
+	}
+}
+
+// runTraced runs sc as Run does, with every board event and the timeline
+// recorded.
+func runTraced(t *testing.T, sc *Scenario) (*Result, []string, []byte) {
+	var evs []string
+	tl := timeline.New()
+	c, res, t0, err := begin(sc, tl, func(node int, e board.Event) { evs = append(evs, fmt.Sprint(node, " ", e)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+	res, err = finish(sc, c, res, t0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := tl.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return res, evs, buf.Bytes()
+}
+
+// Stopping at breakpoints and watchpoints, stepping and waiting change
+// nothing: every device event of every board (cycle-exact), the timeline
+// (host threads included) and the result are those of a run without the
+// debugger.
+func TestDebugDoesNotPerturb(t *testing.T) {
+	for _, name := range []string{"tour.json", "pingpong.json"} {
+		t.Run(name, func(t *testing.T) {
+			sc := loadScenario(t, filepath.Join(root(t), "fixtures/netvm/scenarios", name))
+			if name == "pingpong.json" {
+				sc.Workloads[0].Count = 3 // a short one: the first round trip is redirected, the others are not
+			}
+			res, evs, tl := runTraced(t, sc)
+			script := `
+watch NVM_EP_RING_BASE+0x3f 1
+continue
+delete
+break spt_lock
+continue
+step 50
+node 1
+break rx_data
+break ctr_apply
+continue
+wait 1.5us
+continue
+continue
+step 3
+until tx_ctrl
+info breakpoints
+delete 2
+node 0
+until rx_ack
+regs
+x/8 NVM_SPT_BASE
+`
+			var devs []string
+			dtl := timeline.New()
+			var out bytes.Buffer
+			dres, errs, err := Debug(sc, strings.NewReader(script), &out, DebugConfig{Root: root(t), Timeline: dtl,
+				Trace: func(node int, e board.Event) { devs = append(devs, fmt.Sprint(node, " ", e)) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if errs != 0 {
+				t.Fatalf("%d commands failed:\n%s", errs, out.String())
+			}
+			if n := strings.Count(out.String(), "Breakpoint "); n < 4 {
+				t.Fatalf("%d breakpoint stops:\n%s", n, out.String())
+			}
+			if !reflect.DeepEqual(evs, devs) {
+				for i := range min(len(evs), len(devs)) {
+					if evs[i] != devs[i] {
+						t.Fatalf("event %d of %d/%d: %s, with the debugger %s", i, len(evs), len(devs), evs[i], devs[i])
+					}
+				}
+				t.Fatalf("%d events, with the debugger %d; last %s / %s", len(evs), len(devs), evs[len(evs)-1], devs[len(devs)-1])
+			}
+			var dbuf bytes.Buffer
+			if err := dtl.Write(&dbuf); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(tl, dbuf.Bytes()) {
+				t.Errorf("the timelines differ (%d and %d bytes)", len(tl), dbuf.Len())
+			}
+			a, _ := json.Marshal(res)
+			b, _ := json.Marshal(dres)
+			if !bytes.Equal(a, b) {
+				t.Errorf("results differ:\n%s\n%s", a, b)
+			}
+			t.Logf("%d events, %d timeline bytes, the same with the debugger", len(evs), len(tl))
+		})
+	}
+}
+
+// Bad commands are refused with a message and counted; the session goes
+// on.
+func TestDebugCommandErrors(t *testing.T) {
+	sc := loadScenario(t, filepath.Join(root(t), "fixtures/netvm/scenarios/tour.json"))
+	script := `
+node 2
+node x
+break
+break no_such_symbol
+break nosuchfile.s:3
+break NVM_EP_RING_BASE+2
+watch 0x7ffffff0 64
+next
+trace on
+step 0
+wait forever
+hostx 0x10000000000 2
+delete 99
+events maybe
+frobnicate
+until spt_lookup
+step 2
+info breakpoints
+`
+	var out bytes.Buffer
+	_, errs, err := Debug(sc, strings.NewReader(script), &out, DebugConfig{Root: root(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`node: "2": nodes are 0..1`, `node: "x"`, "usage: break LOC", `break: no symbol "no_such_symbol"`, `no file "nosuchfile.s"`,
+		"is not an instruction address", "is not in SRAM",
+		"next is not available in a cluster run", "trace is not available in a cluster run",
+		`step: count "0"`, `wait: duration "forever"`, "hostx:", `delete: no breakpoint or watchpoint "99"`,
+		"usage: events on|off", `unknown command "frobnicate"`,
+		"<spt_lookup>", "No breakpoints or watchpoints.",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, out.String())
+		}
+	}
+	if errs != 15 {
+		t.Errorf("%d errors, want 15:\n%s", errs, out.String())
+	}
+	if n := strings.Count(out.String(), "  ["); n != 2 { // step 2 shows two instructions
+		t.Errorf("%d stepped instructions, want 2", n)
+	}
+}
+
+// "warm": the receiver's pages are resident before the WRITE, so it is
+// placed directly; without it, it takes the redirect path.
+func TestWarm(t *testing.T) {
+	sc := loadScenario(t, filepath.Join(root(t), "fixtures/netvm/scenarios/tour.json"))
+	if !sc.Workloads[0].Warm {
+		t.Fatal("tour.json is not warm")
+	}
+	for _, warm := range []bool{true, false} {
+		sc.Workloads[0].Warm = warm
+		res, err := Run(sc, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rx := res.Nodes[1]
+		want := 0
+		if !warm {
+			want = 1
+		}
+		if !res.Workloads[0].Done || rx.Firmware["redirected"] != want || rx.Redirects != want || rx.Firmware["notifications"] != 1 {
+			t.Errorf("warm %v: %+v, node 1 %+v", warm, res.Workloads[0], rx)
+		}
+	}
+}
