@@ -176,10 +176,7 @@ func npfRun(c Config, mode uint32, state string, n int, burst bool) (npfResult, 
 	if err != nil {
 		return o, err
 	}
-	stat := func(node int, off uint32) int {
-		b, _ := cl.Nodes[node].Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+off, 4)
-		return int(binary.BigEndian.Uint32(b))
-	}
+	stat := func(node int, off uint32) int { return cl.Nodes[node].Stat(off) }
 	ds := cl.Nodes[1].Driver.Stats()
 	o.meanUs = float64(lat) / float64(sim.Microsecond) / float64(n)
 	o.totalUs = float64(tEnd-t0) / float64(sim.Microsecond)

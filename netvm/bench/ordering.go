@@ -142,10 +142,6 @@ func orderRun(c Config, faults fabric.Faults, n int) (orderResult, error) {
 		}
 		return nil
 	})
-	stat := func(off uint32) int {
-		b, _ := cl.Nodes[0].Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+off, 4)
-		return int(binary.BigEndian.Uint32(b))
-	}
-	o.wawStalls, o.retx = stat(abi.StatWAWStall), stat(abi.StatRetx)
+	o.wawStalls, o.retx = cl.Nodes[0].Stat(abi.StatWAWStall), cl.Nodes[0].Stat(abi.StatRetx)
 	return o, err
 }

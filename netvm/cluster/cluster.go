@@ -6,6 +6,7 @@
 package cluster
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"lanaiemu/board"
@@ -63,6 +64,16 @@ type Node struct {
 	Mem    *hostbus.HostMemory
 	Kernel *freebsd.Kernel
 	Driver *driver.Driver
+}
+
+// Stat is one of the firmware's statistics words (abi.Stat*), read from
+// the board's SRAM.
+func (n *Node) Stat(off uint32) int {
+	b, err := n.Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+off, 4)
+	if err != nil || len(b) < 4 {
+		return 0
+	}
+	return int(binary.BigEndian.Uint32(b))
 }
 
 // Cluster is the nodes on their fabric and timeline.

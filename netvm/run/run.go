@@ -321,8 +321,7 @@ func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, progress
 		}{{"tx_data", abi.StatTxData}, {"rx_data", abi.StatRxData}, {"retransmits", abi.StatRetx}, {"duplicates", abi.StatDup},
 			{"crc_errors", abi.StatCRC}, {"redirected", abi.StatRedirect}, {"src_faults", abi.StatSrcFault},
 			{"credit_stalls", abi.StatCreditStall}, {"notifications", abi.StatNotify}, {"irqs", abi.StatIRQ}, {"acks", abi.StatAck}} {
-			b, _ := n.Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+s.off, 4)
-			ns.Firmware[s.name] = int(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+			ns.Firmware[s.name] = n.Stat(s.off)
 		}
 		ds, vs := n.Driver.Stats(), n.Kernel.VMStats()
 		ns.Interrupts, ns.Redirects, ns.LockWaits = ds.Interrupts, ds.Redirects, ds.LockWaits

@@ -295,10 +295,7 @@ func Run(c Config) (*Result, error) {
 		res.violate("%d bytes differ from the shadow copies", res.LostBytes)
 	}
 	for _, n := range cl.Nodes {
-		fw := func(off uint32) int {
-			b, _ := n.Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+off, 4)
-			return int(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
-		}
+		fw := n.Stat
 		res.RedirectedPages += fw(abi.StatRedirect)
 		res.SrcFaults += fw(abi.StatSrcFault)
 		res.Retransmits += fw(abi.StatRetx)
