@@ -102,30 +102,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		results = append(results, res)
 	}
 	// Carry each instruction's source line into the executable.
-	type key struct {
-		obj int
-		sec *objfile.Section
-	}
-	placed := map[key]uint32{}
-	exe, err := link.Link(objs, files, link.Options{Placed: func(obj int, sec *objfile.Section, addr uint32) {
-		placed[key{obj, sec}] = addr
-	}})
+	exe, err := asm.LinkWithLines(results, files, link.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "lanai-as: %v\n", err)
 		return 1
-	}
-	var lines []objfile.LineEntry
-	for i, res := range results {
-		for _, l := range res.Lines {
-			if base, ok := placed[key{i, l.Section}]; ok {
-				lines = append(lines, objfile.LineEntry{Addr: base + l.Offset, File: l.File, Line: l.Line})
-			}
-		}
-	}
-	if len(lines) > 0 {
-		data := objfile.EncodeLines(lines)
-		exe.Sections = append(exe.Sections, &objfile.Section{Name: objfile.LinesSectionName, Type: objfile.SHT_PROGBITS,
-			Align: 1, Data: data, Size: uint32(len(data))})
 	}
 	name := *out
 	if name == "" {

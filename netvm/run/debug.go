@@ -139,22 +139,10 @@ func debugImage(root string, c *cluster.Cluster) (*memsys.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("debugger: %w", err)
 	}
-	placed := map[*objfile.Section]uint32{}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{main}, link.Options{Placed: func(_ int, sec *objfile.Section, addr uint32) {
-		placed[sec] = addr
-	}})
+	exe, err := asm.LinkWithLines([]*asm.Result{res}, []string{main}, link.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("debugger: %w", err)
 	}
-	var lines []objfile.LineEntry
-	for _, l := range res.Lines {
-		if base, ok := placed[l.Section]; ok {
-			lines = append(lines, objfile.LineEntry{Addr: base + l.Offset, File: l.File, Line: l.Line})
-		}
-	}
-	data := objfile.EncodeLines(lines)
-	exe.Sections = append(exe.Sections, &objfile.Section{Name: objfile.LinesSectionName, Type: objfile.SHT_PROGBITS,
-		Align: 1, Data: data, Size: uint32(len(data))})
 	elf, err := exe.WriteELF()
 	if err != nil {
 		return nil, err
