@@ -2,6 +2,8 @@ package debugger
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"lanaiemu/isa"
@@ -29,7 +31,8 @@ func init() {
 		{"finish", []string{"fin"}, "finish", "run until the current function returns to its caller", (*Debugger).cmdFinish},
 		{"break", []string{"b", "br"}, "break [LOC]", "set a breakpoint at LOC (default: pc)", (*Debugger).cmdBreak},
 		{"delete", []string{"d"}, "delete [N...]", "delete breakpoints/watchpoints N (default: all)", (*Debugger).cmdDelete},
-		{"watch", []string{"w"}, "watch ADDR [LEN]", "stop when a store touches LEN bytes at ADDR (default: the symbol's size, or 4)", (*Debugger).cmdWatch},
+		{"watch", []string{"w"}, "watch ADDR [LEN]", "stop when a store of the core touches LEN bytes at ADDR, or they change (DMA, the host) (default: the symbol's size, or 4; at most 4096)", (*Debugger).cmdWatch},
+		{"node", []string{"thread"}, "node [N]", "select thread (a cluster's node) N; show the selected one", (*Debugger).cmdThread},
 		{"info", []string{"i"}, "info WHAT", "WHAT: registers, breakpoints, watchpoints, symbols [TEXT], specials (special registers), line [LOC]", (*Debugger).cmdInfo},
 		{"regs", []string{"registers"}, "regs", "same as info registers", (*Debugger).cmdRegs},
 		{"print", []string{"p"}, "print REG|&ADDR|ADDR", "a register's value, an address, or the word stored at an address", (*Debugger).cmdPrint},
@@ -45,7 +48,17 @@ func init() {
 	}
 }
 
-// lookupCommand finds a command by name or alias.
+// lookup finds a command by name or alias: the target's own first.
+func (d *Debugger) lookup(name string) (command, bool) {
+	for _, c := range d.extra {
+		if c.Name == name || slices.Contains(c.Aliases, name) {
+			return command{c.Name, c.Aliases, c.Usage, c.Help, c.Run}, true
+		}
+	}
+	return lookupCommand(name)
+}
+
+// lookupCommand finds a debugger command by name or alias.
 func lookupCommand(name string) (command, bool) {
 	for _, c := range commands {
 		if c.name == name {
@@ -68,6 +81,12 @@ func (d *Debugger) cmdHelp(args []string) {
 			al = " (" + strings.Join(c.aliases, ", ") + ")"
 		}
 		d.printf("  %-28s %s%s\n", c.usage, c.help, al)
+	}
+	if len(d.extra) > 0 {
+		d.printf("Commands of this target:\n")
+		for _, c := range d.extra {
+			d.printf("  %-28s %s\n", c.Usage, c.Help)
+		}
 	}
 	d.printf("LOC and ADDR: 0x hex or decimal numbers, symbols, %%registers, joined by + and -\n" +
 		"(main+0x10, %%fp-8); LOC may also be FILE:LINE (matched by base name or path).\n" +
@@ -99,13 +118,12 @@ func (d *Debugger) optCount(name string, args []string, def, max int) (int, bool
 	d.errorf("usage: %s [N]", name)
 	return 0, false
 }
-
 func (d *Debugger) cmdStep(args []string) {
 	n, ok := d.optCount("step", args, 1, 1<<30)
 	if !ok || !d.running() {
 		return
 	}
-	d.report(d.resume(goal{steps: n}))
+	d.report(d.resume(goal{thread: d.cur, steps: n, show: d.timed != nil}))
 }
 
 func (d *Debugger) cmdNext(args []string) {
@@ -113,25 +131,31 @@ func (d *Debugger) cmdNext(args []string) {
 	if !ok || !d.running() {
 		return
 	}
+	d.report(d.next(n))
+}
+
+// next runs n instructions of the selected thread, a call as one.
+func (d *Debugger) next(n int) outcome {
 	var o outcome
 	for i := 0; i < n; i++ {
-		g := goal{steps: 1}
-		if ret, ok := d.callReturn(d.cpu.PC); ok {
-			sp := d.cpu.Reg(isa.SP)
-			g = goal{at: true, addr: ret, cond: func() bool { return d.cpu.Reg(isa.SP) >= sp }}
+		c := d.cpu()
+		g := goal{thread: d.cur, steps: 1}
+		if ret, ok := callReturn(c, c.PC); ok {
+			sp := c.Reg(isa.SP)
+			g = goal{thread: d.cur, at: true, addr: ret, cond: func() bool { return c.Reg(isa.SP) >= sp }}
 		}
 		if o = d.resume(g); o.kind != stopGoal {
 			break
 		}
 	}
-	d.report(o)
+	return o
 }
 
 func (d *Debugger) cmdContinue(args []string) {
 	if !d.noArgs("continue", args) || !d.running() {
 		return
 	}
-	d.report(d.resume(goal{}))
+	d.report(d.resume(goal{thread: d.cur}))
 }
 
 func (d *Debugger) cmdUntil(args []string) {
@@ -147,34 +171,107 @@ func (d *Debugger) cmdUntil(args []string) {
 	if !d.running() {
 		return
 	}
-	d.report(d.resume(goal{at: true, addr: a}))
+	d.report(d.resume(goal{thread: d.cur, at: true, addr: a}))
 }
 
 func (d *Debugger) cmdFinish(args []string) {
 	if !d.noArgs("finish", args) || !d.running() {
 		return
 	}
-	c := d.cpu
-	ra, callerSP, _, err := d.frame(c.PC, c.Reg(isa.SP), c.Reg(isa.FP))
+	c, p := d.cpu(), d.p()
+	f := Frame{PC: c.PC, SP: c.Reg(isa.SP), FP: c.Reg(isa.FP), Func: p.funcName(c.PC)}
+	caller, ok, err := p.caller(c, f, true)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s has no caller", f.Func)
+	}
 	if err != nil {
 		d.errorf("finish: %v", err)
 		return
 	}
-	name := d.label(c.PC)
-	if f, ok := d.funcAt(c.PC); ok {
-		name = f.name
+	switch {
+	case p.ABI == ABINetVM && caller.PC == c.Reg(isa.RCA):
+		d.printf("Run till the return address in rca, %s\n", p.describe(caller.PC))
+	case p.ABI == ABINetVM:
+		d.printf("Run till the return address saved on the stack, %s\n", p.describe(caller.PC))
+	default:
+		name := p.label(c.PC)
+		if f.Func != "" {
+			name = f.Func
+		}
+		d.printf("Run till exit from %s (returns to %s)\n", name, p.addrName(caller.PC))
 	}
-	d.printf("Run till exit from %s (returns to %s)\n", name, d.addrName(ra))
-	o := d.resume(goal{at: true, addr: ra, cond: func() bool { return c.Reg(isa.SP) >= callerSP }})
+	o := d.resume(goal{thread: d.cur, at: true, addr: caller.PC, cond: func() bool { return c.Reg(isa.SP) >= caller.SP }})
 	d.report(o)
-	if o.kind == stopGoal {
+	if o.kind == stopGoal && p.ABI == ABIClang {
 		rv := c.Reg(isa.RV)
 		d.printf("Value returned: rv = 0x%08x (%d)\n", rv, int32(rv))
 	}
 }
 
+// MaxWatch is the most bytes one watchpoint watches (they are compared
+// after every instruction while it is set).
+const MaxWatch = 4096
+
+// SetBreakpoint sets a breakpoint at a in thread th's code and gives its
+// number; existed says there was one already (its number is given).
+func (d *Debugger) SetBreakpoint(th int, a uint32) (id int, existed bool, err error) {
+	c := d.cpuOf(th)
+	if a%4 != 0 || !c.Mem.InSRAM(a, 4) {
+		return 0, false, fmt.Errorf("0x%08x is not an instruction address (a word of SRAM)", a)
+	}
+	if p := d.breakAt(th, a); p != nil {
+		return p.id, true, nil
+	}
+	p := &point{id: d.nextID, thread: th, addr: a, what: d.threads[th].Program.describe(a)}
+	d.nextID++
+	d.points = append(d.points, p)
+	if d.core != nil {
+		c.SetBreakpoint(a, true)
+	}
+	return p.id, false, nil
+}
+
+// SetWatchpoint makes the target stop when n bytes at a of thread th's
+// SRAM change or its core stores into them; it gives the watchpoint's
+// number.
+func (d *Debugger) SetWatchpoint(th int, a, n uint32) (int, error) {
+	if n == 0 || n > MaxWatch {
+		return 0, fmt.Errorf("bad length %d (1 to %d)", n, MaxWatch)
+	}
+	if !d.cpuOf(th).Mem.InSRAM(a, n) {
+		return 0, fmt.Errorf("[0x%08x, +%d) is not in SRAM", a, n)
+	}
+	p := &point{id: d.nextID, thread: th, watch: true, addr: a, len: n, what: d.threads[th].Program.addrName(a)}
+	d.nextID++
+	p.old = d.snapshot(p)
+	d.points = append(d.points, p)
+	return p.id, nil
+}
+
+// Delete deletes breakpoint or watchpoint id.
+func (d *Debugger) Delete(id int) error {
+	for i, p := range d.points {
+		if p.id == id {
+			d.points = append(d.points[:i], d.points[i+1:]...)
+			if !p.watch && d.core != nil && d.breakAt(p.thread, p.addr) == nil {
+				d.cpuOf(p.thread).SetBreakpoint(p.addr, false)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no breakpoint or watchpoint %d", id)
+}
+
+// DeleteAll deletes every breakpoint and watchpoint.
+func (d *Debugger) DeleteAll() {
+	for _, p := range slices.Clone(d.points) {
+		d.Delete(p.id)
+	}
+	d.points = nil
+}
+
 func (d *Debugger) cmdBreak(args []string) {
-	a := d.cpu.PC
+	a := d.cpu().PC
 	if len(args) > 0 {
 		var err error
 		if a, _, err = d.location(strings.Join(args, " ")); err != nil {
@@ -182,48 +279,39 @@ func (d *Debugger) cmdBreak(args []string) {
 			return
 		}
 	}
-	if a%4 != 0 || !d.cpu.Mem.InSRAM(a, 4) {
-		d.errorf("break: 0x%08x is not an instruction address (a word of SRAM)", a)
-		return
+	id, existed, err := d.SetBreakpoint(d.cur, a)
+	switch {
+	case err != nil:
+		d.errorf("break: %v", err)
+	case existed:
+		d.printf("Breakpoint %d is already at %s\n", id, d.p().describe(a))
+	case d.timed != nil:
+		d.printf("Breakpoint %d at %s %s\n", id, d.th().Name, d.p().describe(a))
+	default:
+		d.printf("Breakpoint %d at %s\n", id, d.p().describe(a))
 	}
-	if p := d.breakAt(a); p != nil {
-		d.printf("Breakpoint %d is already at %s\n", p.id, d.describe(a))
-		return
-	}
-	p := &point{id: d.nextID, addr: a, what: d.describe(a)}
-	d.nextID++
-	d.points = append(d.points, p)
-	d.cpu.SetBreakpoint(a, true)
-	d.printf("Breakpoint %d at %s\n", p.id, p.what)
 }
 
 func (d *Debugger) cmdDelete(args []string) {
 	if len(args) == 0 {
-		for _, p := range d.points {
-			if !p.watch {
-				d.cpu.SetBreakpoint(p.addr, false)
-			}
-		}
-		d.points = nil
+		d.DeleteAll()
 		d.printf("Deleted all breakpoints and watchpoints.\n")
 		return
 	}
 	for _, a := range args {
 		n, err := parseCount(a, 1<<30)
-		idx := -1
-		for i, p := range d.points {
-			if err == nil && p.id == n {
-				idx = i
+		var p *point
+		for _, q := range d.points {
+			if err == nil && q.id == n {
+				p = q
 			}
 		}
-		if idx < 0 {
+		if p == nil {
 			d.errorf("delete: no breakpoint or watchpoint %q", a)
 			continue
 		}
-		p := d.points[idx]
-		d.points = append(d.points[:idx], d.points[idx+1:]...)
+		d.Delete(p.id)
 		if !p.watch {
-			d.cpu.SetBreakpoint(p.addr, false)
 			d.printf("Deleted breakpoint %d.\n", p.id)
 		} else {
 			d.printf("Deleted watchpoint %d.\n", p.id)
@@ -243,24 +331,46 @@ func (d *Debugger) cmdWatch(args []string) {
 	}
 	n := uint32(4)
 	if len(args) == 2 {
-		c, err := parseCount(args[1], 1<<24)
+		c, err := parseCount(args[1], MaxWatch)
 		if err != nil {
 			d.errorf("watch: %v", err)
 			return
 		}
 		n = uint32(c)
-	} else {
-		for _, s := range d.named {
-			if s.name == args[0] && s.size > 0 {
-				n = s.size
-			}
-		}
+	} else if _, size, ok := d.p().Symbol(args[0]); ok && size > 0 {
+		n = min(size, MaxWatch)
 	}
-	p := &point{id: d.nextID, watch: true, addr: a, len: n, what: d.addrName(a)}
-	d.nextID++
-	p.old = d.snapshot(p)
-	d.points = append(d.points, p)
-	d.printf("Watchpoint %d: %d bytes at %s (the program now runs one instruction at a time)\n", p.id, n, p.what)
+	id, err := d.SetWatchpoint(d.cur, a, n)
+	if err != nil {
+		d.errorf("watch: %v", err)
+		return
+	}
+	if d.timed != nil {
+		d.printf("Watchpoint %d: %s, %d bytes at %s\n", id, d.th().Name, n, d.p().describe(a))
+		return
+	}
+	d.printf("Watchpoint %d: %d bytes at %s (the program now runs one instruction at a time)\n", id, n, d.p().addrName(a))
+}
+
+func (d *Debugger) cmdThread(args []string) {
+	if len(args) > 1 {
+		d.errorf("usage: node [N]")
+		return
+	}
+	if len(args) == 1 {
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < 0 || n >= len(d.threads) {
+			d.errorf("node: %q: nodes are 0..%d", args[0], len(d.threads)-1)
+			return
+		}
+		d.cur = n
+	}
+	c := d.cpu()
+	name := d.th().Name
+	if name == "" {
+		name = fmt.Sprintf("thread %d", d.cur)
+	}
+	d.printf("%s: cycle %d, pc %s\n", name, c.Cycles, d.p().describe(c.PC))
 }
 
 func (d *Debugger) cmdInfo(args []string) {
@@ -279,9 +389,9 @@ func (d *Debugger) cmdInfo(args []string) {
 	case strings.HasPrefix("symbols", sub) && len(sub) >= 3:
 		d.showSymbols(strings.Join(rest, " "))
 	case strings.HasPrefix("specials", sub) && len(sub) >= 3:
-		d.printf("%s", d.cpu.Mem.Specials.String())
+		d.printf("%s", d.cpu().Mem.Specials.String())
 	case sub == "line":
-		a := d.cpu.PC
+		a := d.cpu().PC
 		if len(rest) > 0 {
 			var err error
 			if a, _, err = d.location(strings.Join(rest, " ")); err != nil {
@@ -289,10 +399,10 @@ func (d *Debugger) cmdInfo(args []string) {
 				return
 			}
 		}
-		if e, ok := d.lineAt(a); ok {
+		if e, ok := d.p().lineAt(a); ok {
 			d.printf("0x%08x is %s:%d\n", a, e.File, e.Line)
 		} else {
-			d.printf("no line information for %s\n", d.addrName(a))
+			d.printf("no line information for %s\n", d.p().addrName(a))
 		}
 	default:
 		d.errorf("info: unknown subject %q (registers, breakpoints, watchpoints, symbols, specials, line)", sub)
@@ -300,6 +410,10 @@ func (d *Debugger) cmdInfo(args []string) {
 }
 
 func (d *Debugger) showPoints(watch bool) {
+	if d.timed != nil {
+		d.showClusterPoints()
+		return
+	}
 	any := false
 	for _, p := range d.points {
 		if p.watch != watch {
@@ -324,9 +438,24 @@ func (d *Debugger) showPoints(watch bool) {
 	}
 }
 
+// showClusterPoints lists the breakpoints and watchpoints of every thread.
+func (d *Debugger) showClusterPoints() {
+	if len(d.points) == 0 {
+		d.printf("No breakpoints or watchpoints.\n")
+		return
+	}
+	for _, p := range d.points {
+		kind := "breakpoint"
+		if p.watch {
+			kind = fmt.Sprintf("watchpoint, %d bytes", p.len)
+		}
+		d.printf("%-3d %s %s at %s, hit %d times\n", p.id, d.threads[p.thread].Name, kind, d.threads[p.thread].Program.describe(p.addr), p.hits)
+	}
+}
+
 func (d *Debugger) showSymbols(filter string) {
 	n := 0
-	for _, s := range d.named {
+	for _, s := range d.p().named {
 		if filter != "" && !strings.Contains(s.name, filter) {
 			continue
 		}
@@ -346,7 +475,7 @@ func (d *Debugger) cmdRegs(args []string) {
 	if !d.noArgs("info registers", args) {
 		return
 	}
-	c := d.cpu
+	c := d.cpu()
 	for i := 0; i < 32; i += 4 {
 		for j := i; j < i+4; j++ {
 			sep := "   "
@@ -356,7 +485,7 @@ func (d *Debugger) cmdRegs(args []string) {
 			d.printf("%-3s %08x%s", isa.Reg(j), c.Reg(isa.Reg(j)), sep)
 		}
 	}
-	d.printf("pc  %s  npc 0x%08x  flags %s\n", d.describe(c.PC), c.NPC, flagString(c.Flags))
+	d.printf("pc  %s  npc 0x%08x  flags %s\n", d.p().describe(c.PC), c.NPC, flagString(c.Flags))
 }
 
 // flagString shows the flags as "zNvC" (upper case when set) and in hex.
@@ -376,11 +505,11 @@ func (d *Debugger) cmdPrint(args []string) {
 		d.errorf("usage: print REG|&ADDR|ADDR")
 		return
 	}
-	c := d.cpu
+	c := d.cpu()
 	single := !strings.ContainsAny(expr, "+- ")
 	name := strings.TrimLeft(expr, "%$")
 	if single {
-		_, isSym := d.syms.Addr(expr)
+		_, isSym := d.p().syms.Addr(expr)
 		bareOK := expr[0] == '%' || expr[0] == '$' || !isSym
 		switch strings.ToLower(name) {
 		case "flags":
@@ -390,7 +519,7 @@ func (d *Debugger) cmdPrint(args []string) {
 			}
 		case "npc":
 			if bareOK {
-				d.printf("npc = %s\n", d.addrName(c.NPC))
+				d.printf("npc = %s\n", d.p().addrName(c.NPC))
 				return
 			}
 		}
@@ -423,7 +552,7 @@ func (d *Debugger) cmdPrint(args []string) {
 			d.errorf("print: %v", err)
 			return
 		}
-		d.printf("%s = %s\n", expr, d.describe(a))
+		d.printf("%s = %s\n", expr, d.p().describe(a))
 		return
 	}
 	a, err := d.eval(expr)
@@ -436,13 +565,13 @@ func (d *Debugger) cmdPrint(args []string) {
 		d.errorf("print: %v", err)
 		return
 	}
-	d.printf("[%s] = 0x%08x (%d)\n", d.addrName(a), v, int32(v))
+	d.printf("[%s] = 0x%08x (%d)\n", d.p().addrName(a), v, int32(v))
 }
 
 // codeLabel annotates a value that points into a function.
 func (d *Debugger) codeLabel(v uint32) string {
-	if _, ok := d.funcAt(v); ok && v%4 == 0 {
-		if l := d.label(v); l != "" {
+	if _, ok := d.p().funcAt(v); ok && v%4 == 0 {
+		if l := d.p().label(v); l != "" {
 			return " <" + l + ">"
 		}
 	}
@@ -452,7 +581,7 @@ func (d *Debugger) codeLabel(v uint32) string {
 // readWord reads the big-endian word at a: from SRAM (any alignment), or
 // from a device.
 func (d *Debugger) readWord(a uint32) (uint32, error) {
-	m := d.cpu.Mem
+	m := d.cpu().Mem
 	if m.InSRAM(a, 4) {
 		b, err := m.Read(a, 4)
 		if err != nil {
@@ -488,7 +617,7 @@ func (d *Debugger) cmdX(count string, args []string) {
 	for i := 0; i < n; i += 4 {
 		line := a + uint32(4*i)
 		lab := ""
-		if l := d.label(line); l != "" {
+		if l := d.p().label(line); l != "" {
 			lab = "<" + l + ">"
 		}
 		var words, ascii strings.Builder
@@ -516,7 +645,7 @@ func (d *Debugger) cmdX(count string, args []string) {
 
 // asmText disassembles the word w at pc with the mnemonic padded and a
 // branch's target named.
-func (d *Debugger) asmText(pc, w uint32) string {
+func asmText(p *Program, pc, w uint32) string {
 	in := isa.Decode(w)
 	if !in.Valid() {
 		return "(invalid)"
@@ -530,30 +659,35 @@ func (d *Debugger) asmText(pc, w uint32) string {
 		target, branch = pc+in.Imm, true
 	}
 	if branch {
-		if l := d.label(target); l != "" {
+		if l := p.label(target); l != "" {
 			text += " <" + l + ">"
 		}
 	}
 	return text
 }
 
-// instLine shows the instruction at pc: a marker, the address and its
-// symbol, the encoding, the disassembly and the source position.
-func (d *Debugger) instLine(pc uint32, mark string) string {
+// instLine shows the instruction at pc of the selected thread: a marker,
+// the address and its symbol, the encoding, the disassembly and the
+// source position.
+func (d *Debugger) instLine(pc uint32, mark string) string { return d.instLineOf(d.cur, pc, mark) }
+
+// instLineOf is instLine for thread th.
+func (d *Debugger) instLineOf(th int, pc uint32, mark string) string {
+	p := d.threads[th].Program
 	lab := ""
-	if l := d.label(pc); l != "" {
+	if l := p.label(pc); l != "" {
 		lab = "<" + l + ">"
 	}
 	enc, text := "????????", "(not a word of SRAM)"
-	if w, err := d.cpu.Mem.Word(pc); err == nil {
-		enc, text = fmt.Sprintf("%08x", w), d.asmText(pc, w)
+	if w, err := d.cpuOf(th).Mem.Word(pc); err == nil {
+		enc, text = fmt.Sprintf("%08x", w), asmText(p, pc, w)
 	}
-	s := fmt.Sprintf("%-3s 0x%08x %-20s %s  %-28s %s", mark, pc, lab, enc, text, d.posString(pc))
+	s := fmt.Sprintf("%-3s 0x%08x %-20s %s  %-28s %s", mark, pc, lab, enc, text, p.posString(pc))
 	return strings.TrimRight(s, " ")
 }
 
 func (d *Debugger) cmdDisas(args []string) {
-	c := d.cpu
+	c := d.cpu()
 	var start uint32
 	n := 0
 	switch {
@@ -572,7 +706,7 @@ func (d *Debugger) cmdDisas(args []string) {
 				d.errorf("disas: %v", err)
 				return
 			}
-		} else if f, ok := d.funcAt(start); ok && f.addr == start && f.size > 0 {
+		} else if f, ok := d.p().funcAt(start); ok && f.addr == start && f.size > 0 {
 			n = int(min(f.size/4, 256))
 		} else {
 			n = 12
@@ -582,7 +716,7 @@ func (d *Debugger) cmdDisas(args []string) {
 		if c.PC < 16 {
 			start = 0
 		}
-		if f, ok := d.funcAt(c.PC); ok && f.size > 0 {
+		if f, ok := d.p().funcAt(c.PC); ok && f.size > 0 {
 			if f.size/4 <= 40 {
 				start, n = f.addr, int(f.size/4)
 			} else if start < f.addr {
@@ -595,7 +729,7 @@ func (d *Debugger) cmdDisas(args []string) {
 		if a < start {
 			break
 		}
-		for _, s := range d.named {
+		for _, s := range d.p().named {
 			if s.addr == a {
 				d.printf("<%s>:\n", s.name)
 				break
@@ -604,7 +738,7 @@ func (d *Debugger) cmdDisas(args []string) {
 		mark := ""
 		if a == c.PC {
 			mark = "=>"
-		} else if d.breakAt(a) != nil {
+		} else if d.breakAt(d.cur, a) != nil {
 			mark = "b"
 		}
 		d.printf("%s\n", d.instLine(a, mark))
@@ -615,7 +749,7 @@ func (d *Debugger) cmdCycles(args []string) {
 	if !d.noArgs("cycles", args) {
 		return
 	}
-	c := d.cpu
+	c := d.cpu()
 	cpi := 0.0
 	if c.Instret > 0 {
 		cpi = float64(c.Cycles) / float64(c.Instret)
@@ -645,13 +779,14 @@ func (d *Debugger) cmdHistory(args []string) {
 	if !ok {
 		return
 	}
-	if d.histLen == 0 {
+	h := &d.hist[d.cur]
+	if h.len == 0 {
 		d.printf("No instructions executed yet.\n")
 		return
 	}
-	n = min(n, d.histLen)
+	n = min(n, h.len)
 	for i := n; i >= 1; i-- {
-		e := d.hist[(d.histPos-i+HistorySize)%HistorySize]
+		e := h.ent[(h.pos-i+HistorySize)%HistorySize]
 		if e.gap > 0 {
 			d.printf("   ... %d instructions run at full speed (not recorded) ...\n", e.gap)
 			continue
@@ -664,25 +799,16 @@ func (d *Debugger) cmdBacktrace(args []string) {
 	if !d.noArgs("backtrace", args) {
 		return
 	}
-	c := d.cpu
-	pc, sp, fp := c.PC, c.Reg(isa.SP), c.Reg(isa.FP)
-	for depth := 0; depth < 256; depth++ {
-		d.printf("#%-2d %s\n", depth, d.describe(pc))
-		f, ok := d.funcAt(pc)
-		if !ok || f.name == "_start" {
-			return
-		}
-		ra, csp, cfp, err := d.frame(pc, sp, fp)
-		if err != nil {
-			d.printf("    (%v)\n", err)
-			return
-		}
-		if ra == 0 {
-			return
-		}
-		pc, sp, fp = ra, csp, cfp
+	frames, err := d.p().Frames(d.cpu())
+	for i, f := range frames {
+		d.printf("#%-2d %s\n", i, d.p().describe(f.PC))
 	}
-	d.printf("    (more frames not shown)\n")
+	switch {
+	case err != nil:
+		d.printf("    (%v)\n", err)
+	case len(frames) == maxFrames:
+		d.printf("    (more frames not shown)\n")
+	}
 }
 
 func (d *Debugger) cmdTrace(args []string) {
@@ -690,11 +816,15 @@ func (d *Debugger) cmdTrace(args []string) {
 		d.errorf("usage: trace on|off")
 		return
 	}
+	if d.core == nil {
+		d.errorf("trace is not available in a cluster run (the cores advance together): use step")
+		return
+	}
 	if args[0] == "on" {
-		d.tracer = lanai.NewTracer(d.out, d.syms)
+		d.core.tracer = lanai.NewTracer(d.out, d.p().syms)
 		d.printf("Tracing on: a line per instruction (cycle, pc, symbol, encoding, disassembly, what it wrote); the program runs one instruction at a time.\n")
 	} else {
-		d.tracer = nil
+		d.core.tracer = nil
 		d.printf("Tracing off.\n")
 	}
 }

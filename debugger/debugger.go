@@ -24,13 +24,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"sync/atomic"
 
 	"lanaiemu/lanai"
 	"lanaiemu/memsys"
-	"lanaiemu/objfile"
 )
 
 // DefaultMaxCycles is the cycle budget of one command that runs the
@@ -43,39 +41,39 @@ const HistorySize = 64
 // Prompt is what Interact and Script print before each command.
 const Prompt = "(lanai) "
 
-// Debugger debugs one program loaded into a core.
+// Debugger debugs a Target: one core, or a cluster's cores on one
+// timeline. One thread (core) is selected; the commands look at it.
 type Debugger struct {
 	// MaxCycles bounds every command that runs the program: it stops once
-	// this many cycles have passed (the program can be continued). Zero
-	// means DefaultMaxCycles.
+	// the selected core has run this many cycles (the program can be
+	// continued). Zero means DefaultMaxCycles.
 	MaxCycles uint64
 	// SourceDirs are searched, in order, for source files of the line
 	// table that cannot be opened under the name the table records (first
 	// as that relative name, then by base name).
 	SourceDirs []string
 
-	cpu    *lanai.CPU
-	img    *memsys.Image
-	out    io.Writer
-	syms   *lanai.Symbols
-	named  []symbol            // defined, named symbols by address (no .L labels)
-	labels []symbol            // one symbol per address, the best name, for labels
-	funcs  []symbol            // function symbols by address
-	lines  []objfile.LineEntry // the line table by address
-	imgEnd uint32              // end of the loaded sections (symbol labels stop here)
+	target  Target
+	threads []*Thread
+	core    *Core // the target when it is one core by itself (fast path, trace)
+	timed   Timed // the target when its threads share a time (a cluster)
+	extra   []Command
+	cur     int // the selected thread
+	hist    []history
 
 	points []*point // breakpoints and watchpoints, by number
 	nextID int
 
-	hist    [HistorySize]histEntry
-	histLen int
-	histPos int
-
-	tracer    *lanai.Tracer
-	finished  *lanai.Stop // the exit or trap that ended the program
+	finished  *Event // the event that ended the run
+	failed    error  // the target failed: nothing more can run
 	interrupt atomic.Bool
 	errs      int
 
+	// OnStop, if set, is called after every command that ran the target,
+	// with why it stopped (for a front end such as the DAP adapter).
+	OnStop func(Stop)
+
+	out      io.Writer
 	last     string // the last command, repeated by an empty line in Interact
 	prevCmd  string // the name of the command before the one running
 	lastCmd  string // the name of the command running (or last run)
@@ -86,23 +84,23 @@ type Debugger struct {
 	sources  map[string][]string
 }
 
-// symbol is a named address of the image.
-type symbol struct {
-	addr, size uint32
-	name       string
-	fn         bool
-	rank       int // which name labels an address: functions, data objects, other globals, other locals
+// history is a thread's executed instructions, a ring.
+type history struct {
+	ent      [HistorySize]histEntry
+	len, pos int
 }
 
-// point is a breakpoint or a watchpoint.
+// point is a breakpoint or a watchpoint of one thread.
 type point struct {
-	id    int
-	watch bool
-	addr  uint32
-	len   uint32 // watched bytes
-	hits  int
-	what  string // how the user wrote the location, resolved
-	old   []byte // the watched bytes, to show what a store changed
+	id     int
+	thread int
+	watch  bool
+	addr   uint32
+	len    uint32 // watched bytes
+	hits   int
+	temp   bool   // a one-time stop of the front end (not listed)
+	what   string // how the user wrote the location, resolved
+	old    []byte // the watched bytes, to show what a store changed
 }
 
 // histEntry is an executed instruction, or (gap > 0) a stretch of gap
@@ -112,59 +110,48 @@ type histEntry struct {
 	gap uint64
 }
 
-// New makes a debugger for the program img loaded into cpu (img may be nil
-// or lack symbols and a line table; commands that need them say so). The
-// debugger's transcript (command results, stops, traces) goes to out.
+// New makes a debugger for the program img loaded into cpu, running by
+// itself (img may be nil or lack symbols and a line table; commands that
+// need them say so). The debugger's transcript (command results, stops,
+// traces) goes to out.
 func New(cpu *lanai.CPU, img *memsys.Image, out io.Writer) *Debugger {
-	d := &Debugger{cpu: cpu, img: img, out: out, nextID: 1, sources: map[string][]string{}}
 	if img == nil {
 		img = &memsys.Image{Entry: cpu.PC}
-		d.img = img
 	}
-	d.syms = lanai.NewSymbols(img.Symbols)
-	for _, s := range img.Symbols {
-		if s.Name == "" || s.Type == objfile.STT_SECTION || s.Type == objfile.STT_FILE || s.IsUndefined() || s.IsCommon() || strings.HasPrefix(s.Name, ".L") {
-			continue
-		}
-		sym := symbol{addr: s.Value, size: s.Size, name: s.Name, fn: s.Type == objfile.STT_FUNC, rank: 3}
-		switch {
-		case sym.fn:
-			sym.rank = 0
-		case s.Type == objfile.STT_OBJECT:
-			sym.rank = 1
-		case s.Bind != objfile.STB_LOCAL:
-			sym.rank = 2
-		}
-		d.named = append(d.named, sym)
-		if sym.fn {
-			d.funcs = append(d.funcs, sym)
-		}
+	return NewTarget(NewCore(cpu, NewProgram(img)), out)
+}
+
+// NewTarget makes a debugger for a target, its first thread selected.
+func NewTarget(t Target, out io.Writer) *Debugger {
+	d := &Debugger{target: t, threads: t.Threads(), out: out, nextID: 1, sources: map[string][]string{}}
+	d.hist = make([]history, len(d.threads))
+	d.core, _ = t.(*Core)
+	d.timed, _ = t.(Timed)
+	if e, ok := t.(Extender); ok {
+		d.extra = e.Commands()
 	}
-	sort.SliceStable(d.named, func(i, j int) bool { return d.named[i].addr < d.named[j].addr })
-	sort.SliceStable(d.funcs, func(i, j int) bool { return d.funcs[i].addr < d.funcs[j].addr })
-	for _, s := range d.named {
-		if n := len(d.labels); n > 0 && d.labels[n-1].addr == s.addr {
-			if s.rank < d.labels[n-1].rank {
-				d.labels[n-1] = s
-			}
-			continue
-		}
-		d.labels = append(d.labels, s)
-	}
-	if img.File != nil {
-		if ls, err := img.File.Lines(); err == nil {
-			d.lines = ls
-		}
-		for _, s := range img.File.Sections {
-			if s.Flags&objfile.SHF_ALLOC != 0 || img.File.Format == objfile.FormatCOFF {
-				if end := s.Addr + s.Size; end > d.imgEnd && end >= s.Addr {
-					d.imgEnd = end
-				}
-			}
-		}
-	}
-	sort.SliceStable(d.lines, func(i, j int) bool { return d.lines[i].Addr < d.lines[j].Addr })
 	return d
+}
+
+// th is the selected thread; cpu its core; p its program.
+func (d *Debugger) th() *Thread            { return d.threads[d.cur] }
+func (d *Debugger) cpu() *lanai.CPU        { return d.threads[d.cur].CPU }
+func (d *Debugger) p() *Program            { return d.threads[d.cur].Program }
+func (d *Debugger) cpuOf(i int) *lanai.CPU { return d.threads[i].CPU }
+
+// Target gives the target being debugged.
+func (d *Debugger) Target() Target { return d.target }
+
+// Selected gives the selected thread's number.
+func (d *Debugger) Selected() int { return d.cur }
+
+// Select selects thread i.
+func (d *Debugger) Select(i int) error {
+	if i < 0 || i >= len(d.threads) {
+		return fmt.Errorf("threads are 0..%d", len(d.threads)-1)
+	}
+	d.cur = i
+	return nil
 }
 
 // Errors is the number of commands that failed (bad syntax, unknown
@@ -175,18 +162,38 @@ func (d *Debugger) Errors() int { return d.errs }
 // a SIGINT handler); it is safe to call from another goroutine.
 func (d *Debugger) Interrupt() { d.interrupt.Store(true) }
 
-// Finished gives the exit or trap that ended the program, or nil while it
-// can run.
-func (d *Debugger) Finished() *lanai.Stop { return d.finished }
+// Finished gives the exit or trap that ended a lone core's program, or
+// nil while it can run (or when the target is not a lone core).
+func (d *Debugger) Finished() *lanai.Stop {
+	if d.finished == nil {
+		return nil
+	}
+	return d.finished.Exit
+}
+
+// Over reports whether the target can run no more, and why.
+func (d *Debugger) Over() (bool, string) {
+	switch {
+	case d.failed != nil:
+		return true, d.failed.Error()
+	case d.finished != nil:
+		return true, d.finished.Why
+	}
+	return false, ""
+}
+
+// Failed gives the error that ended the session (the target failed), or nil.
+func (d *Debugger) Failed() error { return d.failed }
 
 // Intro writes a line about the program being debugged.
 func (d *Debugger) Intro(name string) {
+	p := d.p()
 	lt := "no line table"
-	if len(d.lines) > 0 {
-		lt = fmt.Sprintf("line table of %d entries", len(d.lines))
+	if len(p.lines) > 0 {
+		lt = fmt.Sprintf("line table of %d entries", len(p.lines))
 	}
 	fmt.Fprintf(d.out, "lanai-emu debugger: %s, entry %s, %d symbols, %s. Type \"help\" for commands.\n",
-		name, d.addrName(d.img.Entry), len(d.named), lt)
+		name, p.addrName(p.img.Entry), len(p.named), lt)
 }
 
 // Script executes the commands of a script, one a line, writing each after
@@ -202,9 +209,12 @@ func (d *Debugger) Script(r io.Reader) (quit bool) {
 			continue
 		}
 		fmt.Fprintf(d.out, "%s%s\n", Prompt, line)
-		if d.Exec(line) {
+		if d.Exec(line) || d.failed != nil {
 			return true
 		}
+	}
+	if err := sc.Err(); err != nil {
+		d.errorf("reading the script: %v", err)
 	}
 	return false
 }
@@ -263,7 +273,7 @@ func (d *Debugger) Exec(line string) (quit bool) {
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name, count = name[:i], name[i+1:]
 	}
-	cmd, ok := lookupCommand(name)
+	cmd, ok := d.lookup(name)
 	if !ok {
 		d.errorf("unknown command %q; type \"help\" for the list", name)
 		return false
@@ -289,6 +299,12 @@ func (d *Debugger) Exec(line string) (quit bool) {
 	cmd.run(d, args)
 	return false
 }
+
+// Errorf reports a failed command (for a Target's commands).
+func (d *Debugger) Errorf(format string, args ...any) { d.errorf(format, args...) }
+
+// Printf writes to the transcript (for a Target's commands).
+func (d *Debugger) Printf(format string, args ...any) { d.printf(format, args...) }
 
 // errorf reports a failed command.
 func (d *Debugger) errorf(format string, args ...any) {

@@ -80,16 +80,16 @@ func (d *Debugger) term(tok string) (uint32, error) {
 		if !ok {
 			return 0, fmt.Errorf("no register %q", tok)
 		}
-		return d.cpu.Reg(r), nil
+		return d.cpu().Reg(r), nil
 	}
 	if tok[0] >= '0' && tok[0] <= '9' {
 		return parseNumber(tok)
 	}
-	if a, ok := d.syms.Addr(tok); ok {
+	if a, ok := d.p().syms.Addr(tok); ok {
 		return a, nil
 	}
 	if r, ok := regByName(tok); ok {
-		return d.cpu.Reg(r), nil
+		return d.cpu().Reg(r), nil
 	}
 	return 0, fmt.Errorf("no symbol %q", tok)
 }
@@ -127,17 +127,17 @@ func regByName(name string) (isa.Reg, bool) {
 // table, or an address expression. It also describes the location.
 func (d *Debugger) location(arg string) (uint32, string, error) {
 	if file, line, ok := splitFileLine(arg); ok {
-		e, err := d.lineAddr(file, line)
+		e, err := d.p().lineAddr(file, line)
 		if err != nil {
 			return 0, "", err
 		}
-		return e.Addr, d.describe(e.Addr), nil
+		return e.Addr, d.p().describe(e.Addr), nil
 	}
 	a, err := d.eval(arg)
 	if err != nil {
 		return 0, "", err
 	}
-	return a, d.describe(a), nil
+	return a, d.p().describe(a), nil
 }
 
 // splitFileLine recognises FILE:LINE.
@@ -174,13 +174,13 @@ func matchFile(table, user string) bool {
 
 // lineAddr finds the first instruction of FILE:LINE, or of the first line
 // after it that has code.
-func (d *Debugger) lineAddr(file string, line int) (objfile.LineEntry, error) {
-	if len(d.lines) == 0 {
+func (p *Program) lineAddr(file string, line int) (objfile.LineEntry, error) {
+	if len(p.lines) == 0 {
 		return objfile.LineEntry{}, fmt.Errorf("the image has no line table (build it with lanai-as, which records one)")
 	}
 	var best objfile.LineEntry
 	found, known := false, false
-	for _, e := range d.lines {
+	for _, e := range p.lines {
 		if !matchFile(e.File, file) {
 			continue
 		}
@@ -201,50 +201,65 @@ func (d *Debugger) lineAddr(file string, line int) (objfile.LineEntry, error) {
 	return best, nil
 }
 
-// lineAt gives the source position of the instruction at pc.
-func (d *Debugger) lineAt(pc uint32) (objfile.LineEntry, bool) {
-	i := sort.Search(len(d.lines), func(i int) bool { return d.lines[i].Addr >= pc })
-	if i < len(d.lines) && d.lines[i].Addr == pc {
-		return d.lines[i], true
+// lineAt gives the source position of the instruction at pc: the entry
+// at pc in lanai-as's table (one entry per instruction), or the row
+// covering pc in a DWARF table (rows start address ranges, and an end of
+// sequence, Line 0, ends one).
+func (p *Program) lineAt(pc uint32) (objfile.LineEntry, bool) {
+	if p.ranges {
+		return p.lineBefore(pc)
+	}
+	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].Addr >= pc })
+	if i < len(p.lines) && p.lines[i].Addr == pc {
+		return p.lines[i], true
 	}
 	return objfile.LineEntry{}, false
 }
 
+// lineBefore gives the last entry at or before pc.
+func (p *Program) lineBefore(pc uint32) (objfile.LineEntry, bool) {
+	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].Addr > pc }) - 1
+	if i < 0 || p.lines[i].Line == 0 {
+		return objfile.LineEntry{}, false
+	}
+	return p.lines[i], true
+}
+
 // posString gives "file:line" (base name) for pc, or "".
-func (d *Debugger) posString(pc uint32) string {
-	if e, ok := d.lineAt(pc); ok {
+func (p *Program) posString(pc uint32) string {
+	if e, ok := p.lineAt(pc); ok {
 		return fmt.Sprintf("%s:%d", filepath.Base(e.File), e.Line)
 	}
 	return ""
 }
 
 // label gives "name+0xoff" for an address inside the image, or "".
-func (d *Debugger) label(a uint32) string {
-	if a >= d.imgEnd && d.img.File != nil {
+func (p *Program) label(a uint32) string {
+	if a >= p.imgEnd && p.img.File != nil {
 		return ""
 	}
-	i := sort.Search(len(d.labels), func(i int) bool { return d.labels[i].addr > a }) - 1
+	i := sort.Search(len(p.labels), func(i int) bool { return p.labels[i].addr > a }) - 1
 	if i < 0 {
 		return ""
 	}
-	if off := a - d.labels[i].addr; off != 0 {
-		return fmt.Sprintf("%s+%#x", d.labels[i].name, off)
+	if off := a - p.labels[i].addr; off != 0 {
+		return fmt.Sprintf("%s+%#x", p.labels[i].name, off)
 	}
-	return d.labels[i].name
+	return p.labels[i].name
 }
 
 // addrName gives "0x00001234 <name+0x4>" or "0x00001234".
-func (d *Debugger) addrName(a uint32) string {
-	if l := d.label(a); l != "" {
+func (p *Program) addrName(a uint32) string {
+	if l := p.label(a); l != "" {
 		return fmt.Sprintf("0x%08x <%s>", a, l)
 	}
 	return fmt.Sprintf("0x%08x", a)
 }
 
 // describe gives an address with its symbol and source position.
-func (d *Debugger) describe(a uint32) string {
-	s := d.addrName(a)
-	if p := d.posString(a); p != "" {
+func (p *Program) describe(a uint32) string {
+	s := p.addrName(a)
+	if p := p.posString(a); p != "" {
 		s += " at " + p
 	}
 	return s
@@ -252,10 +267,10 @@ func (d *Debugger) describe(a uint32) string {
 
 // funcAt finds the function containing pc: the function symbol whose range
 // holds it, or (for symbols without sizes) the nearest one before it.
-func (d *Debugger) funcAt(pc uint32) (symbol, bool) {
-	i := sort.Search(len(d.funcs), func(i int) bool { return d.funcs[i].addr > pc }) - 1
-	for j := i; j >= 0 && d.funcs[j].addr == d.funcs[i].addr; j-- {
-		if f := d.funcs[j]; f.size == 0 || pc-f.addr < f.size {
+func (p *Program) funcAt(pc uint32) (symbol, bool) {
+	i := sort.Search(len(p.funcs), func(i int) bool { return p.funcs[i].addr > pc }) - 1
+	for j := i; j >= 0 && p.funcs[j].addr == p.funcs[i].addr; j-- {
+		if f := p.funcs[j]; f.size == 0 || pc-f.addr < f.size {
 			return f, true
 		}
 	}

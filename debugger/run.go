@@ -1,10 +1,12 @@
 package debugger
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 
-	"lanaiemu/isa"
 	"lanaiemu/lanai"
+	"lanaiemu/sim"
 )
 
 // fastChunk is how many cycles a fast run executes between checks for an
@@ -14,30 +16,37 @@ const fastChunk = 1 << 24
 // goal says where a command that runs the program wants to stop (besides
 // breakpoints, watchpoints, the end of the program and the cycle budget).
 type goal struct {
-	steps int         // stop after this many instructions (0: no limit)
-	at    bool        // stop when pc reaches addr ...
-	addr  uint32      //
-	cond  func() bool // ... and cond holds (nil: always)
+	thread int         // the thread the goal is about
+	steps  int         // stop after it has executed this many instructions (0: no limit)
+	show   bool        // show each of those instructions (a cluster's step)
+	at     bool        // stop when its pc reaches addr ...
+	addr   uint32      //
+	cond   func() bool // ... and cond holds (nil: always)
 }
 
 // stopKind says why a command that ran the program stopped.
 type stopKind int
 
 const (
-	stopGoal stopKind = iota
-	stopEnd           // exit or trap
+	stopGoal  stopKind = iota
+	stopEnd            // the target can run no more (exit, trap, the scenario's end)
+	stopEvent          // the target reported something (the workloads are done)
 	stopBreak
 	stopWatch
 	stopBudget
 	stopInterrupt
+	stopFail // the target failed
 )
 
 // outcome is why a run stopped.
 type outcome struct {
 	kind    stopKind
-	end     *lanai.Stop
+	thread  int
+	event   *Event
+	err     error
 	point   *point
-	storePC uint32 // the store that hit a watchpoint
+	byStore bool   // a watchpoint hit by the core's own store ...
+	storePC uint32 // ... at this pc
 	stAddr  uint32
 	stSize  uint8
 	old     []byte
@@ -53,135 +62,180 @@ func (d *Debugger) budget() uint64 {
 
 // running checks that the program can run, and says so if not.
 func (d *Debugger) running() bool {
-	if st := d.finished; st != nil {
-		if st.Kind == lanai.StopExit {
-			d.errorf("the program has exited (code %#x); nothing to run", st.Code)
-		} else {
-			d.errorf("the program has trapped; nothing to run")
-		}
+	if d.failed != nil {
+		d.errorf("the run failed (%v); nothing to run", d.failed)
 		return false
 	}
-	return true
+	ev := d.finished
+	if ev == nil {
+		return true
+	}
+	switch {
+	case ev.Exit != nil && ev.Exit.Kind == lanai.StopExit:
+		d.errorf("the program has exited (code %#x); nothing to run", ev.Exit.Code)
+	case ev.Exit != nil:
+		d.errorf("the program has trapped; nothing to run")
+	default:
+		d.errorf("%s", ev.Why)
+	}
+	return false
 }
 
-// resume runs the program toward g and returns why it stopped. It runs on
-// the core's fast path unless watchpoints or tracing need every
-// instruction, or g counts instructions.
+// resume runs the target toward g and returns why it stopped. A lone core
+// runs on its fast path unless watchpoints or tracing need every
+// instruction, or g counts instructions; otherwise the target advances
+// tick by tick, the points checked after each.
 func (d *Debugger) resume(g goal) outcome {
 	d.interrupt.Store(false)
-	c := d.cpu
+	c := d.cpuOf(g.thread)
 	limit := c.Cycles + d.budget()
 	if limit < c.Cycles {
 		limit = ^uint64(0)
 	}
-	if g.steps > 0 || d.tracer != nil || d.hasWatch() {
-		return d.runSlow(g, limit)
+	start := make([]uint64, len(d.threads))
+	for i, t := range d.threads {
+		start[i] = t.CPU.Instret
 	}
-	return d.runFast(g, limit)
+	var o outcome
+	if d.core != nil && g.steps == 0 && d.core.tracer == nil && !d.hasWatch() {
+		o = d.runFast(g, limit, start)
+	} else {
+		o, _ = d.ticks(g, limit, start, 0)
+	}
+	if o.point != nil {
+		o.thread = o.point.thread
+	} else if o.kind != stopWatch {
+		o.thread = g.thread
+	}
+	return o
 }
 
-// stepOne executes one instruction, recording it in the history and
-// tracing it when tracing is on.
-func (d *Debugger) stepOne() *lanai.Stop {
-	d.record(histEntry{pc: d.cpu.PC})
-	if d.tracer != nil {
-		st := d.cpu.RunTraced(1, d.tracer)
-		if st.Kind == lanai.StopCycleLimit {
-			return &lanai.Stop{Kind: lanai.StopStep}
+// ticks advances the target tick by tick (at most max ticks; 0: no
+// limit), checking after each the end of the program, the watchpoints
+// (a store by the core, or any change of the bytes, by DMA or the host),
+// the breakpoints of the threads that have executed an instruction since
+// the command began (start), and the goal. It reports whether to stop.
+func (d *Debugger) ticks(g goal, limit uint64, start []uint64, max int) (outcome, bool) {
+	n := len(d.threads)
+	pcs, instr, stores := make([]uint32, n), make([]uint64, n), make([]uint64, n)
+	c := d.cpuOf(g.thread)
+	done := 0
+	for k := 1; max == 0 || k <= max; k++ {
+		if c.Cycles >= limit {
+			return outcome{kind: stopBudget}, true
 		}
-		return st
-	}
-	return d.cpu.Step()
-}
-
-// after checks the state after one instruction executed (from pc, with
-// the store count before it): the end of the program, watchpoints,
-// breakpoints and the goal. It reports whether to stop.
-func (d *Debugger) after(st *lanai.Stop, pc uint32, stores uint64, g goal, n int) (outcome, bool) {
-	c := d.cpu
-	if st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
-		return outcome{kind: stopEnd, end: st}, true
-	}
-	if a, size, cnt := c.LastStore(); cnt != stores {
-		for _, p := range d.points {
-			if p.watch && uint64(a) < uint64(p.addr)+uint64(p.len) && uint64(p.addr) < uint64(a)+uint64(size) {
-				old := p.old
-				p.old = d.snapshot(p)
-				p.hits++
-				return outcome{kind: stopWatch, point: p, storePC: pc, stAddr: a, stSize: size, old: old}, true
+		if k&1023 == 0 && d.interrupt.Load() {
+			return outcome{kind: stopInterrupt}, true
+		}
+		for i, t := range d.threads {
+			pcs[i], instr[i] = t.CPU.PC, t.CPU.Instret
+			_, _, stores[i] = t.CPU.LastStore()
+		}
+		began := c.Cycles
+		ev, err := d.target.Tick()
+		if err != nil {
+			return outcome{kind: stopFail, err: err}, true
+		}
+		for i, t := range d.threads {
+			if t.CPU.Instret != instr[i] {
+				d.record(i, histEntry{pc: pcs[i]})
 			}
 		}
-	}
-	if p := d.breakAt(c.PC); p != nil {
-		p.hits++
-		return outcome{kind: stopBreak, point: p}, true
-	}
-	if g.steps > 0 && n >= g.steps {
-		return outcome{kind: stopGoal}, true
-	}
-	if g.at && c.PC == g.addr && (g.cond == nil || g.cond()) {
-		return outcome{kind: stopGoal}, true
+		if ev != nil && ev.End {
+			return outcome{kind: stopEnd, event: ev}, true
+		}
+		stepped := c.Instret != instr[g.thread]
+		if stepped && g.show {
+			d.printf("  [%s] %s %s\n", FormatTime(d.timed.ThreadTime(g.thread, began)), d.threads[g.thread].Name,
+				strings.TrimSpace(d.instLineOf(g.thread, pcs[g.thread], "")))
+		}
+		if o, hit := d.hit(start, stores, pcs); hit {
+			return o, true
+		}
+		if stepped {
+			done++
+		}
+		if g.steps > 0 && done >= g.steps {
+			return outcome{kind: stopGoal}, true
+		}
+		if g.at && c.PC == g.addr && c.Instret != start[g.thread] && (g.cond == nil || g.cond()) {
+			return outcome{kind: stopGoal}, true
+		}
+		if ev != nil {
+			return outcome{kind: stopEvent, event: ev}, true
+		}
 	}
 	return outcome{}, false
 }
 
-// runSlow executes one instruction at a time.
-func (d *Debugger) runSlow(g goal, limit uint64) outcome {
-	c := d.cpu
-	for n := 1; ; n++ {
-		if c.Cycles >= limit {
-			return outcome{kind: stopBudget}
+// hit finds the first point (in the order they were set) reached in the
+// last tick: a watchpoint whose bytes a store of its core touched or that
+// changed (every watchpoint's bytes are refreshed), or a breakpoint whose
+// core is at its address and has executed an instruction since the
+// command began.
+func (d *Debugger) hit(start, stores []uint64, pcs []uint32) (outcome, bool) {
+	var o outcome
+	found := false
+	for _, p := range d.points {
+		c := d.cpuOf(p.thread)
+		if !p.watch {
+			if !found && c.PC == p.addr && c.Instret != start[p.thread] {
+				p.hits++
+				o, found = outcome{kind: stopBreak, point: p}, true
+			}
+			continue
 		}
-		if n&1023 == 0 && d.interrupt.Load() {
-			return outcome{kind: stopInterrupt}
-		}
-		pc := c.PC
-		_, _, stores := c.LastStore()
-		if o, stop := d.after(d.stepOne(), pc, stores, g, n); stop {
-			return o
+		a, size, cnt := c.LastStore()
+		byStore := cnt != stores[p.thread] && uint64(a) < uint64(p.addr)+uint64(p.len) && uint64(p.addr) < uint64(a)+uint64(size)
+		now := d.snapshot(p)
+		if byStore || !bytes.Equal(now, p.old) {
+			if !found {
+				p.hits++
+				o, found = outcome{kind: stopWatch, point: p, byStore: byStore, storePC: pcs[p.thread], stAddr: a, stSize: size, old: p.old}, true
+			}
+			p.old = now
 		}
 	}
+	return o, found
 }
 
-// runFast executes the first instruction alone (it may sit under a
-// breakpoint), then runs the core's fast path with a temporary breakpoint
-// at the goal, stepping past the goal's address when its condition does
-// not hold yet.
-func (d *Debugger) runFast(g goal, limit uint64) outcome {
-	c := d.cpu
-	if g.at && d.breakAt(g.addr) == nil {
+// runFast runs a lone core: the first instruction alone (it may sit under
+// a breakpoint), then the core's fast path with a temporary breakpoint at
+// the goal, stepping past the goal's address when its condition does not
+// hold yet.
+func (d *Debugger) runFast(g goal, limit uint64, start []uint64) outcome {
+	c := d.cpuOf(0)
+	if g.at && d.breakAt(0, g.addr) == nil {
 		c.SetBreakpoint(g.addr, true)
 		defer func() {
-			if d.breakAt(g.addr) == nil {
+			if d.breakAt(0, g.addr) == nil {
 				c.SetBreakpoint(g.addr, false)
 			}
 		}()
 	}
 	for {
-		pc := c.PC
-		_, _, stores := c.LastStore()
-		if o, stop := d.after(d.stepOne(), pc, stores, g, 1); stop {
+		if o, stop := d.ticks(g, limit, start, 1); stop {
 			return o
 		}
-		start := c.Instret
+		began := c.Instret
 		for {
 			if c.Cycles >= limit {
-				d.recordGap(c.Instret - start)
+				d.recordGap(0, c.Instret-began)
 				return outcome{kind: stopBudget}
 			}
 			st := c.Run(min(limit-c.Cycles, fastChunk))
 			if st.Kind == lanai.StopCycleLimit {
 				if d.interrupt.Load() {
-					d.recordGap(c.Instret - start)
+					d.recordGap(0, c.Instret-began)
 					return outcome{kind: stopInterrupt}
 				}
 				continue
 			}
-			d.recordGap(c.Instret - start)
+			d.recordGap(0, c.Instret-began)
 			if st.Kind != lanai.StopBreakpoint {
-				return outcome{kind: stopEnd, end: st}
+				return outcome{kind: stopEnd, event: &Event{End: true, Exit: st}}
 			}
-			if p := d.breakAt(c.PC); p != nil {
+			if p := d.breakAt(0, c.PC); p != nil {
 				p.hits++
 				return outcome{kind: stopBreak, point: p}
 			}
@@ -193,61 +247,110 @@ func (d *Debugger) runFast(g goal, limit uint64) outcome {
 	}
 }
 
-// record adds an executed instruction to the history.
-func (d *Debugger) record(e histEntry) {
-	d.hist[d.histPos] = e
-	d.histPos = (d.histPos + 1) % HistorySize
-	if d.histLen < HistorySize {
-		d.histLen++
+// record adds an executed instruction to a thread's history.
+func (d *Debugger) record(th int, e histEntry) {
+	h := &d.hist[th]
+	h.ent[h.pos] = e
+	h.pos = (h.pos + 1) % HistorySize
+	if h.len < HistorySize {
+		h.len++
 	}
 }
 
 // recordGap notes n instructions run at full speed.
-func (d *Debugger) recordGap(n uint64) {
+func (d *Debugger) recordGap(th int, n uint64) {
 	if n > 0 {
-		d.record(histEntry{gap: n})
+		d.record(th, histEntry{gap: n})
 	}
 }
 
-// report writes why a run stopped and where the program is.
+// FormatTime formats a simulated time in microseconds with nanosecond
+// digits, as the cluster's stops show it.
+func FormatTime(t sim.Time) string {
+	return fmt.Sprintf("%.3f us", float64(t)/float64(sim.Microsecond))
+}
+
+// where names a thread at the present instant in a cluster's stop:
+// "node 1, at 5624.940 us (cycle 748117)".
+func (d *Debugger) where(th int, comma string) string {
+	c := d.cpuOf(th)
+	return fmt.Sprintf("%s%s at %s (cycle %d)", d.threads[th].Name, comma, FormatTime(d.timed.Now()), c.Cycles)
+}
+
+// report writes why a run stopped and where the program is, and tells
+// OnStop.
 func (d *Debugger) report(o outcome) {
-	c := d.cpu
+	d.writeReport(o)
+	if d.OnStop != nil {
+		d.OnStop(d.stopOf(o))
+	}
+}
+
+func (d *Debugger) writeReport(o outcome) {
+	c := d.cpuOf(o.thread)
+	p := d.threads[o.thread].Program
 	switch o.kind {
+	case stopFail:
+		d.failed = o.err
+		d.printf("[the run failed: %v]\n", o.err)
+		return
+	case stopEvent:
+		d.printf("%s\n", o.event.Text)
+		return
 	case stopEnd:
-		d.finished = o.end
-		switch o.end.Kind {
+		d.finished = o.event
+		st := o.event.Exit
+		if st == nil {
+			d.printf("%s\n", o.event.Text)
+			return
+		}
+		switch st.Kind {
 		case lanai.StopExit:
 			d.printf("[program exited with code %#x (%d) after %d instructions, %d cycles]\n",
-				o.end.Code, int32(o.end.Code), c.Instret, c.Cycles)
+				st.Code, int32(st.Code), c.Instret, c.Cycles)
 		case lanai.StopTrap:
-			t := o.end.Trap
-			where := d.describe(t.PC)
-			d.printf("[program trapped at %s]\n%s", where, t.Report())
+			t := st.Trap
+			d.printf("[program trapped at %s]\n%s", p.describe(t.PC), t.Report())
 		default:
-			d.printf("[program stopped: %s]\n", o.end.Kind)
+			d.printf("[program stopped: %s]\n", st.Kind)
 			d.finished = nil
 		}
 		return
 	case stopBreak:
-		d.printf("Breakpoint %d, %s\n", o.point.id, d.describe(c.PC))
+		if d.timed != nil {
+			d.printf("Breakpoint %d, %s\n", o.point.id, d.where(o.thread, ","))
+		} else {
+			d.printf("Breakpoint %d, %s\n", o.point.id, p.describe(c.PC))
+		}
 	case stopWatch:
-		p := o.point
-		d.printf("Watchpoint %d: %d-byte store to %s by %s\n", p.id, o.stSize, d.addrName(o.stAddr), d.addrName(o.storePC))
-		if o.old != nil && p.old != nil {
-			d.printf("  old: % x\n  new: % x\n", o.old, p.old)
+		pt := o.point
+		switch {
+		case d.timed != nil:
+			d.printf("Watchpoint %d, %s: %d bytes at %s\n  changed: % x -> % x\n", pt.id, d.where(o.thread, ","), pt.len, p.describe(pt.addr), o.old, pt.old)
+		case o.byStore:
+			d.printf("Watchpoint %d: %d-byte store to %s by %s\n", pt.id, o.stSize, p.addrName(o.stAddr), p.addrName(o.storePC))
+			if o.old != nil && pt.old != nil {
+				d.printf("  old: % x\n  new: % x\n", o.old, pt.old)
+			}
+		default:
+			d.printf("Watchpoint %d: %d bytes at %s changed\n  old: % x\n  new: % x\n", pt.id, pt.len, p.addrName(pt.addr), o.old, pt.old)
 		}
 	case stopBudget:
 		d.printf("[stopped: the command's cycle budget of %d cycles is used up; continue to go on]\n", d.budget())
 	case stopInterrupt:
 		d.printf("[interrupted]\n")
+	case stopGoal:
+		if d.timed != nil {
+			d.printf("%s\n", d.where(o.thread, ""))
+		}
 	}
-	d.printf("%s\n", d.instLine(c.PC, "=>"))
+	d.printf("%s\n", d.instLineOf(o.thread, c.PC, "=>"))
 }
 
-// breakAt gives the breakpoint at pc, or nil.
-func (d *Debugger) breakAt(pc uint32) *point {
+// breakAt gives thread th's breakpoint at pc, or nil.
+func (d *Debugger) breakAt(th int, pc uint32) *point {
 	for _, p := range d.points {
-		if !p.watch && p.addr == pc {
+		if !p.watch && p.thread == th && p.addr == pc {
 			return p
 		}
 	}
@@ -266,83 +369,22 @@ func (d *Debugger) hasWatch() bool {
 
 // snapshot copies the watched bytes (nil outside SRAM).
 func (d *Debugger) snapshot(p *point) []byte {
-	b, err := d.cpu.Mem.Read(p.addr, p.len)
+	b, err := d.cpuOf(p.thread).Mem.Read(p.addr, p.len)
 	if err != nil {
 		return nil
 	}
 	return b
 }
 
-// callReturn recognises a call at pc and gives where it returns: at the
-// first instruction of clang's call sequence, "add %pc, K, %rca", the
-// return point is pc+K; at a control transfer (a branch or a write to pc)
-// while rca holds pc+8 (which that add set), it is pc+8.
-func (d *Debugger) callReturn(pc uint32) (uint32, bool) {
-	w, err := d.cpu.Mem.Word(pc)
-	if err != nil {
-		return 0, false
+// RefreshWatches reads every watchpoint's bytes again, after the target
+// ran without the debugger looking (a cluster's wait).
+func (d *Debugger) RefreshWatches() {
+	for _, p := range d.points {
+		if p.watch {
+			p.old = d.snapshot(p)
+		}
 	}
-	in := isa.Decode(w)
-	if in.Class == isa.RI && in.ALU == isa.Add && !in.F && in.Rs1 == isa.PC && in.Rd == isa.RCA {
-		return pc + in.Imm, true
-	}
-	transfer := false
-	switch in.Class {
-	case isa.BR, isa.BRR:
-		transfer = in.Cond != isa.CondF
-	case isa.RI, isa.RR, isa.Special:
-		transfer = in.Rd == isa.PC
-	}
-	if transfer && d.cpu.Reg(isa.RCA) == pc+8 {
-		return pc + 8, true
-	}
-	return 0, false
 }
 
-// frame describes the function executing at pc, following the frame clang
-// sets up: the caller pushes the return address ("st %rca, [--%sp]"), and
-// the callee's prologue is "st %fp, [--%sp]; add %sp, 8, %fp", after which
-// the return address is at -4[%fp], the caller's fp at -8[%fp], and the
-// caller's sp after the return equals fp. Before the prologue has run (pc
-// at the function's first or second instruction) the two words are found
-// from sp instead. It gives the return address, the caller's sp after the
-// return and the caller's fp.
-func (d *Debugger) frame(pc, sp, fp uint32) (ra, callerSP, callerFP uint32, err error) {
-	word := func(a uint32) (uint32, error) {
-		v, err := d.cpu.Mem.Word(a)
-		if err != nil {
-			return 0, fmt.Errorf("cannot read the frame at %#08x: %v", a, err)
-		}
-		return v, nil
-	}
-	f, ok := d.funcAt(pc)
-	if ok && f.name == "_start" {
-		return 0, 0, 0, fmt.Errorf("%s is the program's entry: it has no caller", f.name)
-	}
-	switch {
-	case ok && pc == f.addr:
-		ra, err = word(sp)
-		return ra, sp + 4, fp, err
-	case ok && pc == f.addr+4 && d.isPushFP(f.addr):
-		if ra, err = word(sp + 4); err != nil {
-			return
-		}
-		callerFP, err = word(sp)
-		return ra, sp + 8, callerFP, err
-	}
-	if ra, err = word(fp - 4); err != nil {
-		return
-	}
-	callerFP, err = word(fp - 8)
-	return ra, fp, callerFP, err
-}
-
-// isPushFP reports whether the instruction at a is "st %fp, [--%sp]".
-func (d *Debugger) isPushFP(a uint32) bool {
-	w, err := d.cpu.Mem.Word(a)
-	if err != nil {
-		return false
-	}
-	in := isa.Decode(w)
-	return in.Class == isa.RM && in.Store && in.Rd == isa.FP && in.Rs1 == isa.SP && in.Mode == isa.ModePre && int32(in.Imm) == -4
-}
+// End marks the run as over (a Target's command ran it to its end).
+func (d *Debugger) End(ev *Event) { d.finished = ev }

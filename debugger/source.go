@@ -16,10 +16,10 @@ func (d *Debugger) cmdList(args []string) {
 	case len(args) > 0:
 		arg := strings.Join(args, " ")
 		if f, line, ok := splitFileLine(arg); ok {
-			e, err := d.lineAddr(f, line)
+			e, err := d.p().lineAddr(f, line)
 			if err != nil {
 				// A line without code can still be listed.
-				if e2, ok := d.someLine(f); ok {
+				if e2, ok := d.p().someLine(f); ok {
 					file, center = e2, line
 					break
 				}
@@ -34,18 +34,18 @@ func (d *Debugger) cmdList(args []string) {
 			d.errorf("list: %v", err)
 			return
 		}
-		e, ok := d.lineAt(a)
+		e, ok := d.p().lineAt(a)
 		if !ok {
-			d.errorf("list: no line information for %s", d.addrName(a))
+			d.errorf("list: no line information for %s", d.p().addrName(a))
 			return
 		}
 		file, center = e.File, e.Line
 	case d.listFile != "" && d.prevCmd == "list":
 		file, first = d.listFile, d.listNext
 	default:
-		e, ok := d.lineAt(d.cpu.PC)
+		e, ok := d.p().lineAt(d.cpu().PC)
 		if !ok {
-			d.errorf("list: no line information for pc %s", d.addrName(d.cpu.PC))
+			d.errorf("list: no line information for pc %s", d.p().addrName(d.cpu().PC))
 			return
 		}
 		file, center = e.File, e.Line
@@ -59,7 +59,7 @@ func (d *Debugger) cmdList(args []string) {
 		return
 	}
 	cur := 0
-	if e, ok := d.lineAt(d.cpu.PC); ok && e.File == file {
+	if e, ok := d.p().lineAt(d.cpu().PC); ok && e.File == file {
 		cur = e.Line
 	}
 	if first > len(text) {
@@ -79,8 +79,8 @@ func (d *Debugger) cmdList(args []string) {
 }
 
 // someLine gives the line table's name of a file the user named.
-func (d *Debugger) someLine(user string) (string, bool) {
-	for _, e := range d.lines {
+func (p *Program) someLine(user string) (string, bool) {
+	for _, e := range p.lines {
 		if matchFile(e.File, user) {
 			return e.File, true
 		}

@@ -11,14 +11,15 @@ import (
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
-	"lanaiemu/objfile"
 )
 
 //go:embed *.s abi.inc
 var sources embed.FS
 
 // Image assembles firmware/netvm/netvm.s (which includes the other files
-// and abi.inc) and links it: the ELF image a board loads.
+// and abi.inc) and links it: the ELF image a board loads, with its line
+// table (each instruction's file, relative to the module's root, and
+// line) for the debugger and traces.
 func Image() ([]byte, error) {
 	const main = "firmware/netvm/netvm.s"
 	src, err := sources.ReadFile(path.Base(main))
@@ -27,11 +28,12 @@ func Image() ([]byte, error) {
 	}
 	res, err := asm.Assemble([]asm.Source{{Name: main, Text: src}}, asm.Options{
 		ReadFile: func(name string) ([]byte, error) { return sources.ReadFile(path.Base(name)) },
+		LineInfo: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("netvm firmware: %w", err)
 	}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{main}, link.Options{})
+	exe, err := asm.LinkWithLines([]*asm.Result{res}, []string{main}, link.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("netvm firmware: %w", err)
 	}

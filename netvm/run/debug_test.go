@@ -247,7 +247,7 @@ func TestDebugCommandErrors(t *testing.T) {
 	script := `
 node 2
 node x
-break
+watch
 break no_such_symbol
 break nosuchfile.s:3
 break NVM_EP_RING_BASE+2
@@ -270,10 +270,11 @@ info breakpoints
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`node: "2": nodes are 0..1`, `node: "x"`, "usage: break LOC", `break: no symbol "no_such_symbol"`, `no file "nosuchfile.s"`,
+		`node: "2": nodes are 0..1`, `node: "x"`, "usage: watch ADDR [LEN]", `break: no symbol "no_such_symbol"`, `no file "nosuchfile.s"`,
 		"is not an instruction address", "is not in SRAM",
-		"next is not available in a cluster run", "trace is not available in a cluster run",
-		`step: count "0"`, `wait: duration "forever"`, "hostx:", `delete: no breakpoint or watchpoint "99"`,
+		"(lanai) next\nnode 0 at ", // next runs in a cluster too (the one command set)
+		"trace is not available in a cluster run",
+		`step: bad count "0"`, `wait: duration "forever"`, "hostx:", `delete: no breakpoint or watchpoint "99"`,
 		"usage: events on|off", `unknown command "frobnicate"`,
 		"<spt_lookup>", "No breakpoints or watchpoints.",
 	} {
@@ -281,8 +282,8 @@ info breakpoints
 			t.Errorf("the transcript lacks %q:\n%s", want, out.String())
 		}
 	}
-	if errs != 15 {
-		t.Errorf("%d errors, want 15:\n%s", errs, out.String())
+	if errs != 14 {
+		t.Errorf("%d errors, want 14:\n%s", errs, out.String())
 	}
 	if n := strings.Count(out.String(), "  ["); n != 2 { // step 2 shows two instructions
 		t.Errorf("%d stepped instructions, want 2", n)
@@ -310,5 +311,47 @@ func TestWarm(t *testing.T) {
 		if !res.Workloads[0].Done || rx.Firmware["redirected"] != want || rx.Redirects != want || rx.Firmware["notifications"] != 1 {
 			t.Errorf("warm %v: %+v, node 1 %+v", warm, res.Workloads[0], rx)
 		}
+	}
+}
+
+// The one command set on a cluster: backtrace follows the firmware's
+// convention (rca pushed by routines that call others) through several
+// routines, finish returns to the caller it names, and next runs a CALL
+// as one step.
+func TestClusterFramesAndNext(t *testing.T) {
+	sc := loadScenario(t, filepath.Join(root(t), "fixtures/netvm/scenarios/tour.json"))
+	script := `
+node 1
+until rx_data
+until spt_lookup
+backtrace
+finish
+backtrace
+until spt_lock
+until rx_data+0x1c0
+`
+	var out bytes.Buffer
+	_, errs, err := Debug(sc, strings.NewReader(script), &out, DebugConfig{Root: root(t)})
+	if err != nil || errs != 0 {
+		t.Fatalf("%v, %d errors:\n%s", err, errs, out.String())
+	}
+	var bts [][]string
+	for _, block := range strings.Split(out.String(), "(lanai) backtrace\n")[1:] {
+		var names []string
+		for _, l := range strings.Split(block, "\n") {
+			if !strings.HasPrefix(l, "#") {
+				break
+			}
+			sym, _, _ := strings.Cut(strings.Trim(strings.Fields(l)[2], "<>"), "+")
+			names = append(names, sym)
+		}
+		bts = append(bts, names)
+	}
+	want := [][]string{{"spt_lookup", "rx_data", "rx_take", "engines", "main_loop"}, {"rx_data", "rx_take", "engines", "main_loop"}}
+	if !reflect.DeepEqual(bts, want) {
+		t.Errorf("backtraces %v, want %v\n%s", bts, want, out.String())
+	}
+	if !strings.Contains(out.String(), "Run till the return address in rca, 0x") {
+		t.Errorf("finish:\n%s", out.String())
 	}
 }

@@ -1,0 +1,135 @@
+package debugger
+
+import (
+	"sort"
+	"strings"
+
+	"lanaiemu/lanai"
+	"lanaiemu/memsys"
+	"lanaiemu/objfile"
+)
+
+// Program is what the debugger knows of an image: its symbols, its line
+// table (lanai-as's, or DWARF's from clang -g) and the frame convention of
+// its code. Threads running the same image share one.
+type Program struct {
+	img    *memsys.Image
+	syms   *lanai.Symbols
+	named  []symbol            // defined, named symbols by address (no .L labels)
+	labels []symbol            // one symbol per address, the best name, for labels
+	funcs  []symbol            // function symbols by address
+	lines  []objfile.LineEntry // the line table by address
+	imgEnd uint32              // end of the loaded sections (symbol labels stop here)
+	ranges bool                // the line table is DWARF's: an entry covers up to the next
+	// ABI is the frame convention backtrace, finish and next follow.
+	ABI ABI
+}
+
+// symbol is a named address of the image.
+type symbol struct {
+	addr, size uint32
+	name       string
+	fn         bool
+	rank       int // which name labels an address: functions, data objects, other globals, other locals
+}
+
+// NewProgram reads the symbols and the line table of an image (img may be
+// nil, or lack them: commands that need them say so). The frame
+// convention is clang's (ABIClang); set ABI for other code.
+func NewProgram(img *memsys.Image) *Program {
+	if img == nil {
+		img = &memsys.Image{}
+	}
+	p := &Program{img: img, ABI: ABIClang}
+	p.syms = lanai.NewSymbols(img.Symbols)
+	for _, s := range img.Symbols {
+		if s.Name == "" || s.Type == objfile.STT_SECTION || s.Type == objfile.STT_FILE || s.IsUndefined() || s.IsCommon() || strings.HasPrefix(s.Name, ".L") {
+			continue
+		}
+		sym := symbol{addr: s.Value, size: s.Size, name: s.Name, fn: s.Type == objfile.STT_FUNC, rank: 3}
+		switch {
+		case sym.fn:
+			sym.rank = 0
+		case s.Type == objfile.STT_OBJECT:
+			sym.rank = 1
+		case s.Bind != objfile.STB_LOCAL:
+			sym.rank = 2
+		}
+		p.named = append(p.named, sym)
+		if sym.fn {
+			p.funcs = append(p.funcs, sym)
+		}
+	}
+	sort.SliceStable(p.named, func(i, j int) bool { return p.named[i].addr < p.named[j].addr })
+	sort.SliceStable(p.funcs, func(i, j int) bool { return p.funcs[i].addr < p.funcs[j].addr })
+	for _, s := range p.named {
+		if n := len(p.labels); n > 0 && p.labels[n-1].addr == s.addr {
+			if s.rank < p.labels[n-1].rank {
+				p.labels[n-1] = s
+			}
+			continue
+		}
+		p.labels = append(p.labels, s)
+	}
+	if f := img.File; f != nil {
+		p.lines, p.ranges = programLines(f)
+		for _, s := range f.Sections {
+			if s.Flags&objfile.SHF_ALLOC != 0 || f.Format == objfile.FormatCOFF {
+				if end := s.Addr + s.Size; end > p.imgEnd && end >= s.Addr {
+					p.imgEnd = end
+				}
+			}
+		}
+	}
+	sort.SliceStable(p.lines, func(i, j int) bool {
+		a, b := p.lines[i], p.lines[j]
+		return a.Addr < b.Addr || a.Addr == b.Addr && a.Line == 0 && b.Line != 0 // a sequence's end before the next one's start
+	})
+	return p
+}
+
+// programLines gives the line table of an executable: lanai-as's (one
+// entry per instruction of assembly) or, when there is none, the DWARF
+// line table that clang -g emits.
+func programLines(f *objfile.File) (lines []objfile.LineEntry, dwarf bool) {
+	if ls, err := f.Lines(); err == nil && len(ls) > 0 {
+		return ls, false
+	}
+	ls, _ := dwarfLines(f)
+	return ls, len(ls) > 0
+}
+
+// Entry is the image's entry point.
+func (p *Program) Entry() uint32 { return p.img.Entry }
+
+// Lines gives the line table, by address.
+func (p *Program) Lines() []objfile.LineEntry { return p.lines }
+
+// Symbol gives the address and size of a defined symbol.
+func (p *Program) Symbol(name string) (addr, size uint32, ok bool) {
+	for _, s := range p.named {
+		if s.name == name {
+			return s.addr, s.size, true
+		}
+	}
+	a, ok := p.syms.Addr(name)
+	return a, 0, ok
+}
+
+// Globals gives the named data symbols (objects, and other symbols that
+// are not functions), by address.
+func (p *Program) Globals() []Global {
+	var g []Global
+	for _, s := range p.named {
+		if !s.fn && s.addr < p.imgEnd {
+			g = append(g, Global{Name: s.name, Addr: s.addr, Size: s.size})
+		}
+	}
+	return g
+}
+
+// Global is a data symbol.
+type Global struct {
+	Name       string
+	Addr, Size uint32
+}
