@@ -1,3 +1,5 @@
 module lanaiemu
 
 go 1.26
+
+require github.com/google/go-dap v0.12.0

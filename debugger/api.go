@@ -2,8 +2,12 @@ package debugger
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"lanaiemu/isa"
+	"lanaiemu/memsys"
 )
 
 // The programmatic interface, for a front end other than the prompt (the
@@ -117,6 +121,9 @@ func (d *Debugger) StepLine(th int, over bool) (Stop, error) {
 			if o.kind != stopGoal || !ok || i >= 1<<20 {
 				return o
 			}
+			if d.interrupt.Load() {
+				return outcome{kind: stopInterrupt, thread: th}
+			}
 			if e, at := p.lineAt(c.PC); at && (e.Line != start.Line || e.File != start.File) {
 				return o
 			}
@@ -197,3 +204,83 @@ func (p *Program) FuncName(pc uint32) string { return p.funcName(pc) }
 
 // Disassemble gives the instruction text of the word w at pc.
 func (p *Program) Disassemble(pc, w uint32) string { return asmText(p, pc, w) }
+
+// Files gives the source files the line table names, in order of first
+// appearance.
+func (p *Program) Files() []string {
+	seen := map[string]bool{}
+	var files []string
+	for _, e := range p.lines {
+		if e.File != "" && !seen[e.File] {
+			seen[e.File] = true
+			files = append(files, e.File)
+		}
+	}
+	return files
+}
+
+// SourcePath gives the path under which a source file of the line table
+// can be opened (as list finds it: as recorded, else under SourceDirs), or
+// "" when it cannot be found.
+func (d *Debugger) SourcePath(name string) string {
+	for _, p := range d.sourceTries(name) {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+			return p
+		}
+	}
+	return ""
+}
+
+// IsCommand reports whether name is a command (or an alias) of this
+// debugger.
+func (d *Debugger) IsCommand(name string) bool {
+	name, _, _ = strings.Cut(name, "/")
+	_, ok := d.lookup(name)
+	return ok
+}
+
+// ReadRegister gives a register (r0..r31 or a name: sp, rca, pc), npc,
+// flags, or a special register (ISR) of thread th by name.
+func (d *Debugger) ReadRegister(th int, name string) (uint32, bool) {
+	c := d.cpuOf(th)
+	name = strings.TrimLeft(name, "%$")
+	switch strings.ToLower(name) {
+	case "npc":
+		return c.NPC, true
+	case "flags":
+		return uint32(c.Flags), true
+	}
+	if r, ok := regByName(name); ok {
+		return c.Reg(r), true
+	}
+	if sr, ok := memsys.SpecialByName(strings.ToUpper(name)); ok {
+		v, err := c.Mem.Specials.Peek(sr.Off)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// WriteRegister sets a register of thread th (r1..r31 by name or number;
+// pc moves the core to the address: pc and npc together).
+func (d *Debugger) WriteRegister(th int, name string, v uint32) error {
+	c := d.cpuOf(th)
+	r, ok := regByName(strings.TrimLeft(name, "%$"))
+	switch {
+	case !ok:
+		return fmt.Errorf("no register %q", name)
+	case r == isa.PC:
+		c.Jump(v)
+	case r == isa.R0 || r == isa.R1:
+		return fmt.Errorf("%s is a constant", r)
+	default:
+		c.SetReg(r, v)
+	}
+	return nil
+}
+
+// Interrupted reports whether Interrupt was called since the last
+// command began.
+func (d *Debugger) Interrupted() bool { return d.interrupt.Load() }

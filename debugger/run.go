@@ -120,6 +120,8 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, max int) (outcome
 	pcs, instr, stores := make([]uint32, n), make([]uint64, n), make([]uint64, n)
 	c := d.cpuOf(g.thread)
 	done := 0
+	var pending *outcome // a watchpoint changed by a DMA or host write, waiting for the boards to align
+	align := 0
 	for k := 1; max == 0 || k <= max; k++ {
 		if c.Cycles >= limit {
 			return outcome{kind: stopBudget}, true
@@ -149,7 +151,20 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, max int) (outcome
 			d.printf("  [%s] %s %s\n", FormatTime(d.timed.ThreadTime(g.thread, began)), d.threads[g.thread].Name,
 				strings.TrimSpace(d.instLineOf(g.thread, pcs[g.thread], "")))
 		}
+		if pending != nil {
+			if align--; align == 0 || d.aligned() {
+				return *pending, true
+			}
+			d.hit(start, stores, pcs) // the watchpoints' bytes stay current
+			continue
+		}
 		if o, hit := d.hit(start, stores, pcs); hit {
+			if o.kind == stopWatch && !o.byStore && d.timed != nil && !d.aligned() {
+				// No core wrote the bytes, so none must stay where it is:
+				// run on a few ticks until every board is at one cycle.
+				pending, align = &o, maxAlign
+				continue
+			}
 			return o, true
 		}
 		if stepped {
@@ -166,6 +181,20 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, max int) (outcome
 		}
 	}
 	return outcome{}, false
+}
+
+// maxAlign bounds the ticks run to align the boards after a watchpoint
+// that a DMA or host write changed.
+const maxAlign = 16
+
+// aligned reports whether every thread's core is at the same cycle.
+func (d *Debugger) aligned() bool {
+	for _, t := range d.threads[1:] {
+		if t.CPU.Cycles != d.threads[0].CPU.Cycles {
+			return false
+		}
+	}
+	return true
 }
 
 // hit finds the first point (in the order they were set) reached in the

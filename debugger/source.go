@@ -94,15 +94,7 @@ func (d *Debugger) source(name string) ([]string, error) {
 	if t, ok := d.sources[name]; ok {
 		return t, nil
 	}
-	tries := []string{name}
-	if !filepath.IsAbs(name) {
-		for _, dir := range d.SourceDirs {
-			tries = append(tries, filepath.Join(dir, name))
-		}
-	}
-	for _, dir := range d.SourceDirs {
-		tries = append(tries, filepath.Join(dir, filepath.Base(name)))
-	}
+	tries := d.sourceTries(name)
 	var firstErr error
 	for _, p := range tries {
 		b, err := os.ReadFile(p)
@@ -123,6 +115,20 @@ func (d *Debugger) source(name string) ([]string, error) {
 		return t, nil
 	}
 	return nil, firstErr
+}
+
+// sourceTries gives the paths under which a source file is looked for.
+func (d *Debugger) sourceTries(name string) []string {
+	tries := []string{name}
+	if !filepath.IsAbs(name) {
+		for _, dir := range d.SourceDirs {
+			tries = append(tries, filepath.Join(dir, name))
+		}
+	}
+	for _, dir := range d.SourceDirs {
+		tries = append(tries, filepath.Join(dir, filepath.Base(name)))
+	}
+	return tries
 }
 
 // expandTabs replaces tabs by spaces up to the next multiple of 8 columns.

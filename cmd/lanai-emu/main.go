@@ -3,6 +3,7 @@
 //
 //	lanai-emu run [flags] image      run to the exit, a trap or the cycle limit
 //	lanai-emu debug [flags] image    the interactive debugger (package debugger)
+//	lanai-emu dap [--listen ADDR]    the debugger for editors: the Debug Adapter Protocol (package dap)
 //
 // Images are ELF executables (lanai-as, lanai-ld) or LANai COFF
 // executables; --raw or --load-addr loads a raw binary instead. The
@@ -52,11 +53,15 @@ const defaultMaxCycles = 10_000_000_000
 
 const usageText = `usage: lanai-emu run [flags] image
        lanai-emu debug [flags] image
+       lanai-emu dap [--listen ADDR] [machine flags]
        lanai-emu help
 
 run executes the program until it exits, traps or reaches the cycle limit.
 debug starts the debugger (commands from standard input, or --script FILE);
-type "help" at its prompt for the commands.
+type "help" at its prompt for the commands. dap serves the Debug Adapter
+Protocol (VS Code and other editors) on standard input and output, or on
+one TCP connection with --listen; the launch request names the image
+("program") (docs/debugging.md).
 
 The image is an ELF executable (lanai-as, lanai-ld) or a LANai COFF
 executable; --raw or --load-addr loads a raw binary at --load-addr (default
@@ -93,6 +98,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "debug":
 		return debugCmd(args[1:], stdin, stdout, stderr)
+	case "dap":
+		return dapCmd(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0

@@ -8,6 +8,12 @@
 // netvm/run) and prints per-workload results and per-node statistics as
 // JSON; --trace writes a Perfetto timeline.
 //
+//	netvm dap [--listen ADDR]
+//
+// serves the Debug Adapter Protocol for a scenario's cluster (each node's
+// core a thread; docs/debugging.md) on standard input and output, or on
+// one TCP connection.
+//
 //	netvm stress --seed S --nodes N --writes W [--json FILE]
 //
 // runs random WRITEs between every pair of nodes while the hosts' page
@@ -26,6 +32,7 @@ import (
 	"math"
 	"os"
 
+	"lanaiemu/dap"
 	"lanaiemu/netvm/bench"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
@@ -36,6 +43,7 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage: netvm run [--json FILE] [--trace FILE] SCENARIO
+       netvm dap [--listen ADDR]   (the cluster debugger for editors; the launch request names the scenario)
        netvm bench [--quick] [--json FILE] [--plots DIR] [--clock MHz] [--link-rate MB/s] [--pin-cache pages] [--pci-burst bytes]
        netvm stress [flags]
 
@@ -65,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runStress(args[1:], stdout, stderr)
 	case "run":
 		return runScenario(args[1:], stdout, stderr)
+	case "dap":
+		return runDAP(args[1:], os.Stdin, stdout, stderr)
 	case "bench":
 		return runBench(args[1:], stdout, stderr)
 	}
@@ -150,7 +160,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
-	root := fs.String("root", ".", "with --debug-script: the module's root (the firmware sources are assembled again from ROOT/firmware/netvm)")
+	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -291,6 +301,34 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 			return 3
 		}
+	}
+	return 0
+}
+
+// runDAP serves the Debug Adapter Protocol for clusters.
+func runDAP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("netvm dap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "", "serve one client on this TCP `address` (host:port) instead of standard input and output")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: netvm dap [--listen ADDR] (the scenario is the launch request's \"scenario\")")
+		return 2
+	}
+	var err error
+	if *listen != "" {
+		err = dap.ListenAndServe(*listen, nvmrun.Launcher(), func(addr string) { fmt.Fprintf(stderr, "netvm dap: listening on %s\n", addr) })
+	} else {
+		err = dap.Serve(stdin, stdout, nvmrun.Launcher())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "netvm dap: %v\n", err)
+		return 1
 	}
 	return 0
 }

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	godap "github.com/google/go-dap"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/dap"
+	"lanaiemu/dap/daptest"
+	"lanaiemu/objfile"
+)
+
+// buildLines builds an executable with lanai-as's line table.
+func buildLines(t *testing.T, dir, name string, srcs ...string) (string, *objfile.File) {
+	t.Helper()
+	var results []*asm.Result
+	for _, s := range srcs {
+		res, err := asm.AssembleFile(s, asm.Options{LineInfo: true})
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		results = append(results, res)
+	}
+	exe, err := asm.LinkWithLines(results, srcs, link.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := exe.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := objfile.Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, f
+}
+
+// symbol gives a symbol's value from the ELF.
+func symbol(t *testing.T, f *objfile.File, name string) uint32 {
+	t.Helper()
+	for _, s := range f.Symbols {
+		if s.Name == name && !s.IsUndefined() {
+			return s.Value
+		}
+	}
+	t.Fatalf("no symbol %s", name)
+	return 0
+}
+
+// startDAP runs "lanai-emu dap" on pipes and initializes it.
+func startDAP(t *testing.T) (*daptest.Client, chan error) {
+	t.Helper()
+	c, done := daptest.Pipe(func(r io.Reader, w io.Writer) error {
+		if st := run([]string{"dap"}, r, w, io.Discard); st != 0 {
+			return fmt.Errorf("status %d", st)
+		}
+		return nil
+	})
+	r, err := c.Do("initialize", map[string]any{"adapterID": "lanai", "linesStartAt1": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := r.(*godap.InitializeResponse).Body
+	if !caps.SupportsDataBreakpoints || !caps.SupportsInstructionBreakpoints || !caps.SupportsReadMemoryRequest || !caps.SupportsDisassembleRequest {
+		t.Errorf("capabilities %+v", caps)
+	}
+	return c, done
+}
+
+func must[T any](t *testing.T, c *daptest.Client, cmd string, args any) T {
+	t.Helper()
+	r, err := c.Do(cmd, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := r.(T)
+	if !ok {
+		t.Fatalf("%s: response %T", cmd, r)
+	}
+	return v
+}
+
+// stopped waits for the stopped event.
+func stopped(t *testing.T, c *daptest.Client) godap.StoppedEventBody {
+	t.Helper()
+	e, err := c.Event("stopped", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.(*godap.StoppedEvent).Body
+}
+
+// frames gives the names, source base names and lines of a thread's stack.
+func frames(t *testing.T, c *daptest.Client, thread int) []godap.StackFrame {
+	t.Helper()
+	return must[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": thread}).Body.StackFrames
+}
+
+// The adapter driven as an editor drives it, on the corpus' recursion
+// program: breakpoints by source line (the .s file), by function, by
+// instruction and on data; the stack from clang's frames; registers and
+// globals; memory read and written; disassembly; step in, over and out;
+// console output; the exit code.
+func TestDAPCore(t *testing.T) {
+	dir := t.TempDir()
+	crt, _ := filepath.Glob("../../firmware/crt/*.s")
+	src, _ := filepath.Abs("../../fixtures/c/s/recursion.O1.s")
+	img, f := buildLines(t, dir, "rec.elf", append(crt, src)...)
+	fib, main, moves := symbol(t, f, "fib"), symbol(t, f, "main"), symbol(t, f, "moves")
+	lines, _ := f.Lines()
+	fibLine := 0
+	for _, e := range lines {
+		if e.Addr == fib+8 {
+			fibLine = e.Line
+		}
+	}
+	c, done := startDAP(t)
+	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	if _, err := c.Event("initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	bps := must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": src},
+		"breakpoints": []map[string]any{{"line": fibLine}, {"line": 999999}}}).Body.Breakpoints
+	if len(bps) != 2 || !bps[0].Verified || bps[0].Line != fibLine || bps[0].InstructionReference != fmt.Sprintf("0x%08x", fib+8) || bps[1].Verified {
+		t.Fatalf("setBreakpoints: %+v", bps)
+	}
+	ins := must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{
+		"breakpoints": []map[string]any{{"instructionReference": fmt.Sprintf("0x%x", main)}}}).Body.Breakpoints
+	if len(ins) != 1 || !ins[0].Verified {
+		t.Fatalf("setInstructionBreakpoints: %+v", ins)
+	}
+	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+
+	// main first: an instruction breakpoint.
+	st := stopped(t, c)
+	if st.Reason != "instruction breakpoint" || st.HitBreakpointIds[0] != ins[0].Id || !strings.Contains(st.Description, "at cycle ") {
+		t.Errorf("stop at main: %+v", st)
+	}
+	regs := must[*godap.ScopesResponse](t, c, "scopes", map[string]any{"frameId": frames(t, c, 1)[0].Id}).Body.Scopes
+	vars := must[*godap.VariablesResponse](t, c, "variables", map[string]any{"variablesReference": regs[0].VariablesReference}).Body.Variables
+	reg := map[string]string{}
+	for _, v := range vars {
+		reg[v.Name] = v.Value
+	}
+	if reg["pc"] != fmt.Sprintf("0x%08x", main) || reg["r0"] != "0x00000000" || reg["r1"] != "0xffffffff" || reg["npc"] != fmt.Sprintf("0x%08x", main+4) {
+		t.Errorf("registers at main: %v", reg)
+	}
+	fs := frames(t, c, 1)
+	if len(fs) != 2 || fs[0].Name != "main" || fs[1].Name != "_start" {
+		t.Errorf("stack at main: %+v", fs)
+	}
+
+	// The source breakpoint in fib: the stack is fib, main, _start, with
+	// fib's frame at the breakpoint's line of the .s file.
+	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	st = stopped(t, c)
+	fs = frames(t, c, 1)
+	if st.Reason != "breakpoint" || st.HitBreakpointIds[0] != bps[0].Id || len(fs) < 3 || fs[0].Name != "fib" || fs[0].Line != fibLine ||
+		fs[0].Source == nil || fs[0].Source.Path != src || fs[1].Name != "main" || fs[len(fs)-1].Name != "_start" {
+		t.Errorf("stop in fib: %+v\n%+v", st, fs)
+	}
+	// Step out: back in fib's caller (fib, recursively, or main).
+	must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{}})
+	must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{"breakpoints": []any{}})
+	depth := len(fs)
+	must[*godap.StepOutResponse](t, c, "stepOut", map[string]any{"threadId": 1})
+	if st = stopped(t, c); st.Reason != "step" {
+		t.Errorf("stepOut: %+v", st)
+	}
+	if fs = frames(t, c, 1); len(fs) != depth-1 {
+		t.Errorf("after stepOut: %d frames, want %d: %+v", len(fs), depth-1, fs)
+	}
+	// Step over and into, by instruction.
+	pc0 := fs[0].InstructionPointerReference
+	must[*godap.NextResponse](t, c, "next", map[string]any{"threadId": 1, "granularity": "instruction"})
+	stopped(t, c)
+	if fs = frames(t, c, 1); fs[0].InstructionPointerReference == pc0 {
+		t.Errorf("next did not move: %+v", fs[0])
+	}
+
+	// A data breakpoint on the global moves: the first store of hanoi.
+	info := must[*godap.DataBreakpointInfoResponse](t, c, "dataBreakpointInfo", map[string]any{"name": "moves"}).Body
+	dbs := must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{{"dataId": info.DataId}}}).Body.Breakpoints
+	if len(dbs) != 1 || !dbs[0].Verified {
+		t.Fatalf("setDataBreakpoints %+v (info %+v)", dbs, info)
+	}
+	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	st = stopped(t, c)
+	if fs = frames(t, c, 1); st.Reason != "data breakpoint" || fs[0].Name != "hanoi" {
+		t.Errorf("watchpoint: %+v %+v", st, fs[0])
+	}
+	mem := must[*godap.ReadMemoryResponse](t, c, "readMemory", map[string]any{"memoryReference": fmt.Sprintf("0x%x", moves), "count": 4}).Body
+	if b, _ := base64.StdEncoding.DecodeString(mem.Data); string(b) != "\x00\x00\x00\x01" {
+		t.Errorf("moves after the first store: % x", b)
+	}
+	ev := must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "moves", "context": "watch"}).Body
+	if !strings.HasSuffix(ev.Result, "= 0x00000001") {
+		t.Errorf("evaluate moves: %q", ev.Result)
+	}
+	ev = must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "info line", "context": "repl"}).Body
+	if !strings.Contains(ev.Result, "recursion.O1.s:") {
+		t.Errorf("a debugger command in the console: %q", ev.Result)
+	}
+	// writeMemory, read back; a register set.
+	must[*godap.WriteMemoryResponse](t, c, "writeMemory", map[string]any{"memoryReference": fmt.Sprintf("0x%x", moves), "data": base64.StdEncoding.EncodeToString([]byte{0, 0, 0, 1})})
+	dis := must[*godap.DisassembleResponse](t, c, "disassemble", map[string]any{"memoryReference": fmt.Sprintf("0x%x", fib), "instructionCount": 2}).Body.Instructions
+	if len(dis) != 2 || dis[0].Symbol != "fib" || !strings.HasPrefix(dis[0].Instruction, "st      %fp, [--%sp]") || dis[0].Line == 0 {
+		t.Errorf("disassemble: %+v", dis)
+	}
+
+	// Clear the watchpoint; run to the exit: the program's exit code.
+	must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []any{}})
+	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	e, err := c.Event("exited", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := e.(*godap.ExitedEvent).Body.ExitCode; uint32(code) != expected(t, "recursion") {
+		t.Errorf("exit code %#x, want %#x", code, expected(t, "recursion"))
+	}
+	if _, err := c.Event("terminated", nil); err != nil {
+		t.Fatal(err)
+	}
+	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
+
+// Console output reaches the editor as output events; pause stops a
+// program that loops; a bad launch is refused with a message.
+func TestDAPConsolePauseAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	c, done := startDAP(t)
+	if _, err := c.Do("launch", map[string]any{"program": filepath.Join(dir, "none.elf")}); err == nil {
+		t.Error("launching a missing image succeeded")
+	}
+	if _, err := c.Do("stackTrace", map[string]any{"threadId": 1}); err == nil {
+		t.Error("stackTrace before launch succeeded")
+	}
+	img := buildAsm(t, dir, "hello", helloProg)
+	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img, "stopOnEntry": true})
+	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	if st := stopped(t, c); st.Reason != "entry" {
+		t.Errorf("stopOnEntry: %+v", st)
+	}
+	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	var out strings.Builder
+	e, err := c.Event("exited", func(e godap.EventMessage) {
+		if o, ok := e.(*godap.OutputEvent); ok && o.Body.Category == "stdout" {
+			out.WriteString(o.Body.Output)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "hi\n" || e.(*godap.ExitedEvent).Body.ExitCode != 0x1234 {
+		t.Errorf("console %q, exit %+v", out.String(), e)
+	}
+	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	<-done
+
+	c, done = startDAP(t)
+	img = buildAsm(t, dir, "loop", loopProg)
+	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	must[*godap.PauseResponse](t, c, "pause", map[string]any{"threadId": 1})
+	if st := stopped(t, c); st.Reason != "pause" {
+		t.Errorf("pause: %+v", st)
+	}
+	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	<-done
+}
+
+var _ = dap.Serve
