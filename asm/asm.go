@@ -231,6 +231,7 @@ type assembler struct {
 	nesting  int
 	lineInfo []lineEntry
 	outSects map[*section]*objfile.Section
+	dwarf    dwarfState // .file, .loc and .cfi_* (dwarf.go)
 	stmtBuf  []string
 	offBuf   []int
 	exprSlab []expr
@@ -577,8 +578,11 @@ func (a *assembler) statementTokens(p *parser, depth int) error {
 		if d, ok := directives[name]; ok {
 			return d(a, p, t)
 		}
-		if strings.HasPrefix(name, ".cfi_") || name == ".loc" || name == ".addrsig" || name == ".addrsig_sym" {
-			return nil // debug and address-significance information is not kept
+		if strings.HasPrefix(name, ".cfi_") {
+			return dirCFI(a, p, t)
+		}
+		if name == ".addrsig" || name == ".addrsig_sym" {
+			return nil // address-significance information is not kept
 		}
 		return p.errAt(t, "unknown directive %s", t.text)
 	}
@@ -670,6 +674,7 @@ func (a *assembler) finish() {
 	if len(a.conds) > 0 {
 		a.errorf(a.line.pos, "unterminated .if at end of input")
 	}
+	a.emitDwarf()
 	for _, s := range a.sects {
 		for i := range s.fixups {
 			a.resolve(s, &s.fixups[i])

@@ -37,6 +37,9 @@ func init() {
 		".size":        dirSize,
 		".file":        dirFile,
 		".ident":       dirIgnoreString,
+		".loc":         dirLoc,
+		".uleb128":     lebDirective(false),
+		".sleb128":     lebDirective(true),
 		".p2align":     alignDirective(true),
 		".p2alignw":    alignDirective(true),
 		".p2alignl":    alignDirective(true),
@@ -263,8 +266,8 @@ func dirSize(a *assembler, p *parser, t token) error {
 
 func dirFile(a *assembler, p *parser, t token) error {
 	n := p.next()
-	if n.kind == tNum { // ".file 1 "name"" (DWARF) is ignored
-		return nil
+	if n.kind == tNum { // ".file N ["dir"] "name" [md5 0x...]": DWARF's file table
+		return a.dwarfFile(p, n)
 	}
 	if n.kind != tStr {
 		return p.errAt(n, "expected a file name string, found %v", n)

@@ -150,6 +150,8 @@ func (p *parser) parseUnary() (*expr, error) {
 	switch t.kind {
 	case tNum:
 		return p.a.newExpr(expr{op: eNum, val: int64(t.val), pos: pos}), nil
+	case tBigHex:
+		return nil, &posError{pos, fmt.Sprintf("integer literal %s is too large", t.text)}
 	case tLocalRef:
 		s, err := p.a.localRef(t.text)
 		if err != nil {

@@ -277,6 +277,7 @@ func (a *assembler) instruction(p *parser, t token) error {
 		}
 		a.lineInfo = append(a.lineInfo, lineEntry{a.cur, a.cur.offset(), pos})
 	}
+	a.lineRow()
 	f := fixup{kind: fixInst, inst: spec, col: int32(t.col), off: a.cur.offset(), line: a.linePtr}
 	// An instruction whose operand is already a constant is encoded now;
 	// the others wait until every symbol is defined.

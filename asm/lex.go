@@ -16,6 +16,7 @@ const (
 	tStr              // string literal; text holds the decoded bytes
 	tLocalRef         // numeric local label reference such as 1f or 2b
 	tPunct            // one or two punctuation characters
+	tBigHex           // a hex literal wider than 64 bits (an MD5 sum); text holds it
 )
 
 type token struct {
@@ -145,6 +146,9 @@ func lexNumber(s string) (token, int, error) {
 	v, err := strconv.ParseUint(digits, base, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			if base == 16 && len(digits) <= 32 {
+				return token{kind: tBigHex, text: lit}, j, nil // .file's md5; an error in an expression
+			}
 			return token{}, 0, fmt.Errorf("integer literal %s is too large", lit)
 		}
 		return token{}, 0, fmt.Errorf("invalid integer literal %q", lit)
