@@ -366,12 +366,12 @@ func (a *assembler) emitLineTable() {
 	// The header after header_length; string references are relocated
 	// at their final offset, so the header is built in place.
 	var h []byte
-	h = append(h, lineMinInst, 1, 1, byte(0x100 + lineBase), lineRange, lineOpBase)
+	h = append(h, lineMinInst, 1, 1, byte(0x100+lineBase), lineRange, lineOpBase)
 	h = append(h, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1) // standard opcode lengths
 	const pre = 4 + 2 + 1 + 1 + 4                     // unit_length, version, sizes, header_length
-	h = append(h, 1)               // directory entry format count
-	h = uleb(uleb(h, 1), 0x1f)     // DW_LNCT_path, DW_FORM_line_strp
-	h = uleb(h, uint64(len(dirs))) // directories
+	h = append(h, 1)                                  // directory entry format count
+	h = uleb(uleb(h, 1), 0x1f)                        // DW_LNCT_path, DW_FORM_line_strp
+	h = uleb(h, uint64(len(dirs)))                    // directories
 	ls.data = append(ls.data, make([]byte, pre)...)
 	for _, dir := range dirs {
 		h = strs.ref(a, h, ls, dir)

@@ -21,7 +21,7 @@ func relocTarget(r objfile.Reloc) string {
 	if s.Section != nil {
 		return fmt.Sprintf("%#x %v %s%+d", r.Offset, r.Type, s.Section.Name, int64(s.Value)+int64(r.Addend))
 	}
-	return fmt.Sprintf("%#x %v %s%+d", r.Offset, r.Type, s.Name, r.Addend)
+	return fmt.Sprintf("%#x %v undefined %s%+d", r.Offset, r.Type, s.Name, r.Addend)
 }
 
 // The C corpus compiled by clang -g (fixtures/c/g, remade by

@@ -27,6 +27,17 @@ func (a *assembler) object() (*objfile.File, error) {
 		out[s] = os
 		f.Sections = append(f.Sections, os)
 	}
+	// A section's name used as a symbol (clang -g: ".long .debug_abbrev")
+	// is the section's symbol.
+	for _, s := range a.sects {
+		for i := range s.relocs {
+			r := &s.relocs[i]
+			if r.sect == nil && r.sym != nil && !r.sym.defined && !r.sym.common && !r.sym.bindSet && a.sectByN[r.sym.name] != nil {
+				r.sym.inReloc = false
+				r.sect, r.sym = a.sectByN[r.sym.name], nil
+			}
+		}
+	}
 	var errs ErrorList
 	if a.fileSym != "" {
 		f.Symbols = append(f.Symbols, &objfile.Symbol{Name: a.fileSym, Type: objfile.STT_FILE, Bind: objfile.STB_LOCAL, Shndx: objfile.SHN_ABS})

@@ -102,33 +102,33 @@ func (d *Debugger) NextInstruction(th int) (Stop, error) {
 // different source line (over calls when over is set; into them
 // otherwise), or a point stops it.
 func (d *Debugger) StepLine(th int, over bool) (Stop, error) {
-	return d.runAPI(func() outcome {
-		cur := d.cur
-		d.cur = th
-		defer func() { d.cur = cur }()
-		p, c := d.threads[th].Program, d.cpuOf(th)
-		start, ok := p.lineAt(c.PC)
-		if !ok {
-			start, ok = p.lineBefore(c.PC)
+	return d.runAPI(func() outcome { return d.stepLine(th, over) })
+}
+
+// stepLine runs thread th to the next source line.
+func (d *Debugger) stepLine(th int, over bool) outcome {
+	cur := d.cur
+	d.cur = th
+	defer func() { d.cur = cur }()
+	p, c := d.threads[th].Program, d.cpuOf(th)
+	start, ok := p.lineBefore(c.PC)
+	for i := 0; ; i++ {
+		var o outcome
+		if over {
+			o = d.next(1)
+		} else {
+			o = d.resume(goal{thread: th, steps: 1})
 		}
-		for i := 0; ; i++ {
-			var o outcome
-			if over {
-				o = d.next(1)
-			} else {
-				o = d.resume(goal{thread: th, steps: 1})
-			}
-			if o.kind != stopGoal || !ok || i >= 1<<20 {
-				return o
-			}
-			if d.interrupt.Load() {
-				return outcome{kind: stopInterrupt, thread: th}
-			}
-			if e, at := p.lineAt(c.PC); at && (e.Line != start.Line || e.File != start.File) {
-				return o
-			}
+		if o.kind != stopGoal || !ok || i >= 1<<20 {
+			return o
 		}
-	})
+		if d.interrupt.Load() {
+			return outcome{kind: stopInterrupt, thread: th}
+		}
+		if e, at := p.lineAt(c.PC); at && (e.Line != start.Line || e.File != start.File) {
+			return o
+		}
+	}
 }
 
 // StepOut runs thread th until its function returns to its caller.
@@ -210,7 +210,7 @@ func (p *Program) Disassemble(pc, w uint32) string { return asmText(p, pc, w) }
 func (p *Program) Files() []string {
 	seen := map[string]bool{}
 	var files []string
-	for _, e := range p.lines {
+	for _, e := range p.Lines() {
 		if e.File != "" && !seen[e.File] {
 			seen[e.File] = true
 			files = append(files, e.File)

@@ -26,6 +26,8 @@ func init() {
 	commands = []command{
 		{"step", []string{"s", "stepi", "si"}, "step [N]", "execute N instructions (default 1), stopping early at a breakpoint or watchpoint", (*Debugger).cmdStep},
 		{"next", []string{"n", "nexti", "ni"}, "next [N]", "like step, but run a call to its return point as one step", (*Debugger).cmdNext},
+		{"lstep", []string{"ls"}, "lstep [N]", "run to the start of another source line N times (into calls): C lines with clang -g", (*Debugger).cmdLineStep},
+		{"lnext", []string{"ln"}, "lnext [N]", "like lstep, but over calls", (*Debugger).cmdLineNext},
 		{"continue", []string{"c", "cont"}, "continue", "run until a breakpoint, a watchpoint, the exit or a trap", (*Debugger).cmdContinue},
 		{"until", []string{"u", "advance"}, "until LOC", "run until pc reaches LOC (or a breakpoint, watchpoint, exit or trap)", (*Debugger).cmdUntil},
 		{"finish", []string{"fin"}, "finish", "run until the current function returns to its caller", (*Debugger).cmdFinish},
@@ -149,6 +151,28 @@ func (d *Debugger) next(n int) outcome {
 		}
 	}
 	return o
+}
+
+func (d *Debugger) cmdLineStep(args []string) { d.lineSteps("lstep", args, false) }
+
+func (d *Debugger) cmdLineNext(args []string) { d.lineSteps("lnext", args, true) }
+
+// lineSteps runs the selected thread by source lines.
+func (d *Debugger) lineSteps(name string, args []string, over bool) {
+	n, ok := d.optCount(name, args, 1, 1<<20)
+	if !ok || !d.running() {
+		return
+	}
+	var o outcome
+	for i := 0; i < n; i++ {
+		if o = d.stepLine(d.cur, over); o.kind != stopGoal {
+			break
+		}
+	}
+	if o.point == nil {
+		o.thread = d.cur
+	}
+	d.report(o)
 }
 
 func (d *Debugger) cmdContinue(args []string) {

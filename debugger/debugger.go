@@ -192,6 +192,9 @@ func (d *Debugger) Intro(name string) {
 	if len(p.lines) > 0 {
 		lt = fmt.Sprintf("line table of %d entries", len(p.lines))
 	}
+	if len(p.clines) > 0 {
+		lt += fmt.Sprintf(", DWARF line table of %d rows", len(p.clines))
+	}
 	fmt.Fprintf(d.out, "lanai-emu debugger: %s, entry %s, %d symbols, %s. Type \"help\" for commands.\n",
 		name, p.addrName(p.img.Entry), len(p.named), lt)
 }

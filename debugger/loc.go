@@ -175,13 +175,13 @@ func matchFile(table, user string) bool {
 // lineAddr finds the first instruction of FILE:LINE, or of the first line
 // after it that has code.
 func (p *Program) lineAddr(file string, line int) (objfile.LineEntry, error) {
-	if len(p.lines) == 0 {
+	if len(p.lines) == 0 && len(p.clines) == 0 {
 		return objfile.LineEntry{}, fmt.Errorf("the image has no line table (build it with lanai-as, which records one)")
 	}
 	var best objfile.LineEntry
 	found, known := false, false
-	for _, e := range p.lines {
-		if !matchFile(e.File, file) {
+	for _, e := range p.Lines() {
+		if e.Line == 0 || !matchFile(e.File, file) {
 			continue
 		}
 		known = true
@@ -201,13 +201,12 @@ func (p *Program) lineAddr(file string, line int) (objfile.LineEntry, error) {
 	return best, nil
 }
 
-// lineAt gives the source position of the instruction at pc: the entry
-// at pc in lanai-as's table (one entry per instruction), or the row
-// covering pc in a DWARF table (rows start address ranges, and an end of
-// sequence, Line 0, ends one).
+// lineAt gives the source position of the instruction at pc: the DWARF
+// row covering pc (C code built with clang -g), else the entry at pc in
+// lanai-as's table (one entry per instruction of assembly).
 func (p *Program) lineAt(pc uint32) (objfile.LineEntry, bool) {
-	if p.ranges {
-		return p.lineBefore(pc)
+	if e, ok := lastAtOrBefore(p.clines, pc); ok && e.Line != 0 {
+		return e, true
 	}
 	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].Addr >= pc })
 	if i < len(p.lines) && p.lines[i].Addr == pc {
@@ -216,13 +215,22 @@ func (p *Program) lineAt(pc uint32) (objfile.LineEntry, bool) {
 	return objfile.LineEntry{}, false
 }
 
-// lineBefore gives the last entry at or before pc.
+// lineBefore gives the position of pc or, failing that, of the last
+// instruction before it that has one.
 func (p *Program) lineBefore(pc uint32) (objfile.LineEntry, bool) {
-	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].Addr > pc }) - 1
-	if i < 0 || p.lines[i].Line == 0 {
+	if e, ok := p.lineAt(pc); ok {
+		return e, true
+	}
+	return lastAtOrBefore(p.lines, pc)
+}
+
+// lastAtOrBefore gives the last entry of a table at or before pc.
+func lastAtOrBefore(t []objfile.LineEntry, pc uint32) (objfile.LineEntry, bool) {
+	i := sort.Search(len(t), func(i int) bool { return t[i].Addr > pc }) - 1
+	if i < 0 {
 		return objfile.LineEntry{}, false
 	}
-	return p.lines[i], true
+	return t[i], true
 }
 
 // posString gives "file:line" (base name) for pc, or "".

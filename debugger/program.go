@@ -20,7 +20,7 @@ type Program struct {
 	funcs  []symbol            // function symbols by address
 	lines  []objfile.LineEntry // the line table by address
 	imgEnd uint32              // end of the loaded sections (symbol labels stop here)
-	ranges bool                // the line table is DWARF's: an entry covers up to the next
+	clines []objfile.LineEntry // DWARF's line table (clang -g): an entry covers up to the next; Line 0 ends a sequence
 	// ABI is the frame convention backtrace, finish and next follow.
 	ABI ABI
 }
@@ -72,7 +72,10 @@ func NewProgram(img *memsys.Image) *Program {
 		p.labels = append(p.labels, s)
 	}
 	if f := img.File; f != nil {
-		p.lines, p.ranges = programLines(f)
+		if ls, err := f.Lines(); err == nil {
+			p.lines = ls
+		}
+		p.clines, _ = dwarfLines(f)
 		for _, s := range f.Sections {
 			if s.Flags&objfile.SHF_ALLOC != 0 || f.Format == objfile.FormatCOFF {
 				if end := s.Addr + s.Size; end > p.imgEnd && end >= s.Addr {
@@ -81,29 +84,23 @@ func NewProgram(img *memsys.Image) *Program {
 			}
 		}
 	}
-	sort.SliceStable(p.lines, func(i, j int) bool {
-		a, b := p.lines[i], p.lines[j]
+	sort.SliceStable(p.lines, func(i, j int) bool { return p.lines[i].Addr < p.lines[j].Addr })
+	sort.SliceStable(p.clines, func(i, j int) bool {
+		a, b := p.clines[i], p.clines[j]
 		return a.Addr < b.Addr || a.Addr == b.Addr && a.Line == 0 && b.Line != 0 // a sequence's end before the next one's start
 	})
 	return p
 }
 
-// programLines gives the line table of an executable: lanai-as's (one
-// entry per instruction of assembly) or, when there is none, the DWARF
-// line table that clang -g emits.
-func programLines(f *objfile.File) (lines []objfile.LineEntry, dwarf bool) {
-	if ls, err := f.Lines(); err == nil && len(ls) > 0 {
-		return ls, false
-	}
-	ls, _ := dwarfLines(f)
-	return ls, len(ls) > 0
-}
-
 // Entry is the image's entry point.
 func (p *Program) Entry() uint32 { return p.img.Entry }
 
-// Lines gives the line table, by address.
-func (p *Program) Lines() []objfile.LineEntry { return p.lines }
+// Lines gives the line tables, lanai-as's then DWARF's, each by address
+// (DWARF's entries cover the addresses up to the next; Line 0 ends a
+// sequence).
+func (p *Program) Lines() []objfile.LineEntry {
+	return append(append([]objfile.LineEntry(nil), p.lines...), p.clines...)
+}
 
 // Symbol gives the address and size of a defined symbol.
 func (p *Program) Symbol(name string) (addr, size uint32, ok bool) {

@@ -23,8 +23,12 @@
 //     symbol value), right after .data.
 //
 // Every output section starts at a multiple of the largest alignment among
-// its inputs. Non-allocated sections (.comment, .note.GNU-stack,
-// .llvm_addrsig, debugging information) are dropped. Empty output sections
+// its inputs. The DWARF sections (.debug_*, from clang -g) are
+// concatenated by name, in order of first appearance, outside the image:
+// each starts at address 0, so a relocation against a symbol in one gives
+// the offset in the output section (as DWARF's section offsets are), and
+// one against code or data gives its address. Other non-allocated
+// sections (.comment, .note.GNU-stack, .llvm_addrsig) are dropped. Empty output sections
 // are omitted. Code must end at or below 32 MiB (0x2000000), the reach of
 // the absolute 25-bit branch field (R_LANAI_25), and the whole image must
 // end within Options.SRAMSize (default 2 MiB); otherwise Link fails.
@@ -149,6 +153,7 @@ type commonBlock struct {
 // outSec is an output section being built.
 type outSec struct {
 	class   int
+	name    string // a debugging section's name
 	align   uint64
 	addr    uint64
 	end     uint64
@@ -194,6 +199,7 @@ type linker struct {
 	gorder   []*global
 	placed   map[secKey]*inSec
 	outs     [numClasses]*outSec
+	debug    []*outSec // the DWARF sections, by name
 	errs     []error
 	undefRef map[*global][]undefRef
 	linkSyms []*global
@@ -487,6 +493,7 @@ func (l *linker) layout() error {
 		}
 	}
 
+	l.layoutDebug()
 	if t := l.outs[clsText]; t.end > MaxCodeEnd {
 		return fmt.Errorf("code ends at 0x%x, beyond the 32 MiB (0x%x) reach of absolute branches (R_LANAI_25)", t.end, MaxCodeEnd)
 	}
@@ -504,6 +511,30 @@ func (l *linker) layout() error {
 		}
 	}
 	return nil
+}
+
+// layoutDebug places the DWARF sections, each output section from 0.
+func (l *linker) layoutDebug() {
+	byName := map[string]*outSec{}
+	for _, in := range l.inputs {
+		for _, s := range in.file.Sections {
+			if s.Flags&objfile.SHF_ALLOC != 0 || s.Type != objfile.SHT_PROGBITS || !strings.HasPrefix(s.Name, ".debug_") || int64(len(s.Data)) != int64(s.Size) {
+				continue
+			}
+			o := byName[s.Name]
+			if o == nil {
+				o = &outSec{class: -1, name: s.Name, align: 1}
+				byName[s.Name] = o
+				l.debug = append(l.debug, o)
+			}
+			is := &inSec{obj: in, sec: s, out: o}
+			is.addr = alignUp(o.end, max(uint64(s.Align), 1))
+			o.end = is.addr + uint64(s.Size)
+			o.align = max(o.align, uint64(s.Align))
+			o.ins = append(o.ins, is)
+			l.placed[secKey{in, s}] = is
+		}
+	}
 }
 
 // assignGlobals computes global symbol addresses and defines the linker
@@ -580,6 +611,15 @@ func (l *linker) buildOutput() *objfile.File {
 			for _, is := range o.ins {
 				copy(s.Data[is.addr-o.addr:], is.sec.Data)
 			}
+		}
+		o.sec = s
+		out.Sections = append(out.Sections, s)
+	}
+	for _, o := range l.debug {
+		s := &objfile.Section{Name: o.name, Type: objfile.SHT_PROGBITS, Flags: o.ins[0].sec.Flags, EntSize: o.ins[0].sec.EntSize,
+			Align: uint32(o.align), Size: uint32(o.end), Data: make([]byte, o.end)}
+		for _, is := range o.ins {
+			copy(s.Data[is.addr:], is.sec.Data)
 		}
 		o.sec = s
 		out.Sections = append(out.Sections, s)

@@ -1,0 +1,183 @@
+package debugger
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/lanai"
+	"lanaiemu/objfile"
+)
+
+func mustLines(t *testing.T, f *objfile.File) []objfile.LineEntry {
+	t.Helper()
+	b, err := f.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := objfile.Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := g.Lines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
+}
+
+// cRow is a C line row.
+type cRow struct {
+	addr uint32
+	line int
+}
+
+// cRows derives the statement rows of a clang -g file without DWARF: each
+// ".loc 0 LINE" (is_stmt, as it carries over) applies to the next
+// instruction of the .s file, whose address lanai-as's own line table
+// gives.
+func cRows(t *testing.T, src string, asmLines []objfile.LineEntry) []cRow {
+	t.Helper()
+	text, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrOf := map[int]uint32{}
+	for _, e := range asmLines {
+		if strings.HasSuffix(e.File, filepath.Base(src)) {
+			addrOf[e.Line] = e.Addr
+		}
+	}
+	var rows []cRow
+	pending, stmt := 0, true
+	for i, l := range strings.Split(string(text), "\n") {
+		f := strings.Fields(strings.SplitN(l, "!", 2)[0])
+		switch {
+		case len(f) == 0 || strings.HasSuffix(f[0], ":"):
+		case f[0] == ".loc" && f[1] == "0":
+			pending, _ = strconv.Atoi(f[2])
+			for k := 3; k+1 < len(f); k++ {
+				if f[k] == "is_stmt" {
+					stmt = f[k+1] == "1"
+				}
+			}
+			if !stmt {
+				pending = 0
+			}
+		case strings.HasPrefix(f[0], "."):
+		default:
+			if a, ok := addrOf[i+1]; ok && pending > 0 {
+				rows = append(rows, cRow{a, pending})
+			}
+			pending = 0
+		}
+	}
+	return rows
+}
+
+// A C program built from clang -g output (fixtures/c/g) is debugged by C
+// line: a breakpoint at recursion.c:LINE stops at the line's first
+// statement row, positions are C lines, lnext moves to another line, and
+// the stack is hanoi's callers.
+func TestCLines(t *testing.T) {
+	crt, _ := filepath.Glob("../firmware/crt/*.s")
+	files := append(crt, "../fixtures/c/g/recursion.O1.s")
+	var results []*asm.Result
+	for _, f := range files {
+		res, err := asm.AssembleFile(f, asm.Options{LineInfo: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, res)
+	}
+	exe, err := asm.LinkWithLines(results, files, link.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	image, err := exe.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := cRows(t, files[len(files)-1], mustLines(t, exe))
+	var hanoi uint32
+	for _, s := range exe.Symbols {
+		if s.Name == "hanoi" {
+			hanoi = s.Value
+		}
+	}
+	// In hanoi, the first row of a line other than the declaration's (the
+	// first row's): the first instruction of that line.
+	var at cRow
+	decl := 0
+	for _, r := range rows {
+		if r.addr >= hanoi {
+			if decl == 0 {
+				decl = r.line
+			} else if r.line != decl {
+				at = r
+				break
+			}
+		}
+	}
+	if at.line == 0 {
+		t.Fatalf("no row in hanoi (%d rows)", len(rows))
+	}
+	var out bytes.Buffer
+	c, _ := lanai.New(lanai.Config{})
+	img, err := c.Mem.LoadFile(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Reset(img.Entry)
+	d := New(c, img, &out)
+	s := &session{t: t, cpu: c, d: d, out: &out}
+	got := s.do(fmt.Sprintf("break recursion.c:%d", at.line))
+	contains(t, "break", got, fmt.Sprintf("Breakpoint 1 at 0x%08x <hanoi", at.addr), fmt.Sprintf("at recursion.c:%d", at.line))
+	got = s.wantPC("continue", at.addr)
+	contains(t, "continue", got, fmt.Sprintf("recursion.c:%d", at.line))
+	got = s.do("bt")
+	contains(t, "bt", got, "#0  0x", "<hanoi+", "#1  0x", "<main+", "<_start")
+	s.do("delete")
+	got = s.do("lnext")
+	line := 0
+	for _, r := range rows {
+		if r.addr == c.PC {
+			line = r.line
+		}
+	}
+	if line == 0 || line == at.line {
+		t.Errorf("lnext stopped at %#x (line %d), want the start of another line than %d:\n%s", c.PC, line, at.line, got)
+	}
+	contains(t, "lnext", got, fmt.Sprintf("recursion.c:%d", line))
+	got = s.do("info line")
+	contains(t, "info line", got, fmt.Sprintf("recursion.c:%d", line))
+	got = s.do("lstep 3")
+	if !strings.Contains(got, "recursion.c:") {
+		t.Errorf("lstep 3:\n%s", got)
+	}
+}
+
+// Truncated or corrupt line tables give errors, never a panic.
+func TestDwarfLinesBad(t *testing.T) {
+	good := []byte{0, 0, 0, 0x20, 0, 5, 4, 0, 0, 0, 0, 0x14}
+	for i := 0; i <= len(good); i++ {
+		f := &objfile.File{Sections: []*objfile.Section{{Name: ".debug_line", Data: good[:i]}}}
+		if _, err := dwarfLines(f); err == nil && i > 0 {
+			t.Errorf("%d bytes: no error", i)
+		}
+	}
+}
+
+// FuzzDwarfLines: any .debug_line is read without a panic.
+func FuzzDwarfLines(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0x20, 0, 5, 4, 0, 0, 0, 0, 0x14})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dwarfLines(&objfile.File{Sections: []*objfile.Section{{Name: ".debug_line", Data: b}, {Name: ".debug_line_str", Data: b}}})
+	})
+}
