@@ -286,3 +286,43 @@ func TestDAPConsolePauseAndErrors(t *testing.T) {
 }
 
 var _ = dap.Serve
+
+// A breakpoint in a .c file: the program built from clang -g output
+// (fixtures/c/g) stops at the C line, the stack shows the C source, and
+// "next" steps by C line.
+func TestDAPCSource(t *testing.T) {
+	dir := t.TempDir()
+	crt, _ := filepath.Glob("../../firmware/crt/*.s")
+	img, _ := buildLines(t, dir, "rec.elf", append(crt, "../../fixtures/c/g/recursion.O1.s")...)
+	csrc, _ := filepath.Abs("../../fixtures/c/recursion.c")
+	text, _ := os.ReadFile(csrc)
+	line := 0
+	for i, l := range strings.Split(string(text), "\n") {
+		if strings.TrimSpace(l) == "moves++;" {
+			line = i + 1
+		}
+	}
+	c, done := startDAP(t)
+	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img, "sourceDirs": []string{filepath.Dir(csrc)}})
+	bps := must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": csrc},
+		"breakpoints": []map[string]any{{"line": line}}}).Body.Breakpoints
+	if len(bps) != 1 || !bps[0].Verified || bps[0].Line != line {
+		t.Fatalf("setBreakpoints recursion.c:%d: %+v", line, bps)
+	}
+	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	st := stopped(t, c)
+	fs := frames(t, c, 1)
+	if st.Reason != "breakpoint" || fs[0].Name != "hanoi" || fs[0].Line != line || fs[0].Source == nil || fs[0].Source.Path != csrc ||
+		fs[1].Source == nil || fs[1].Source.Path != csrc || fs[len(fs)-1].Name != "_start" {
+		t.Fatalf("stop at recursion.c:%d: %+v\n%+v", line, st, fs)
+	}
+	must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": csrc}, "breakpoints": []any{}})
+	must[*godap.NextResponse](t, c, "next", map[string]any{"threadId": 1})
+	stopped(t, c)
+	if fs = frames(t, c, 1); fs[0].Line == line || fs[0].Name != "hanoi" || fs[0].Source.Path != csrc {
+		t.Errorf("next by C line from %d: %+v", line, fs[0])
+	}
+	t.Logf("stopped at recursion.c:%d in %s, next went to line %d", line, "hanoi", fs[0].Line)
+	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	<-done
+}
