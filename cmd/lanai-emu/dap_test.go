@@ -146,6 +146,7 @@ func TestDAPCore(t *testing.T) {
 
 	// main first: an instruction breakpoint.
 	st := stopped(t, c)
+	t.Logf("stop at main: %s", st.Description)
 	if st.Reason != "instruction breakpoint" || st.HitBreakpointIds[0] != ins[0].Id || !strings.Contains(st.Description, "at cycle ") {
 		t.Errorf("stop at main: %+v", st)
 	}

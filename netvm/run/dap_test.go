@@ -103,6 +103,7 @@ func TestDAPCluster(t *testing.T) {
 		t.Errorf("node 1's stack: %v %+v", names, fs[0].Source)
 	}
 	line := fs[0].Line
+	t.Logf("rx_data stop: %s; frames %v at recv.s:%d", st.Description, names, line)
 
 	// 3. Into spt_lookup and out: r8 is the SPT entry.
 	do[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "spt_lookup"}}})
@@ -119,6 +120,7 @@ func TestDAPCluster(t *testing.T) {
 	mem := do[*godap.ReadMemoryResponse](t, c, "readMemory", map[string]any{"memoryReference": ev.MemoryReference, "count": 16}).Body
 	b, _ := base64.StdEncoding.DecodeString(mem.Data)
 	x := do[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "x/4 r8", "context": "repl", "frameId": fs[0].Id}).Body.Result
+	t.Logf("after spt_lookup: %s, r8 = %s, the entry: % x\n%s", fs[0].Name, ev.Result, b, x)
 	if fs[0].Name != "rx_data" || len(b) != 16 || !strings.Contains(x, fmt.Sprintf("%x", b[:4])) || ev.MemoryReference == "0x00000000" {
 		t.Errorf("the SPT entry: frame %s, r8 %s, % x, x/4: %q", fs[0].Name, ev.Result, b, x)
 	}
