@@ -128,13 +128,15 @@ func (p *program) findCall(t testing.TB, fn, target string) uint32 {
 
 // session is a debugger over a fresh core, with its transcript.
 type session struct {
-	t   *testing.T
+	t   testing.TB
 	cpu *lanai.CPU
 	d   *Debugger
 	out *bytes.Buffer
 }
 
-func newSession(t *testing.T, p *program) *session {
+func newSession(t *testing.T, p *program) *session { return newSessionTB(t, p) }
+
+func newSessionTB(t testing.TB, p *program) *session {
 	t.Helper()
 	out := &bytes.Buffer{}
 	c, err := lanai.New(lanai.Config{Console: out})

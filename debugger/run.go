@@ -121,6 +121,7 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, max int) (outcome
 	c := d.cpuOf(g.thread)
 	done := 0
 	var pending *outcome // a watchpoint changed by a DMA or host write, waiting for the boards to align
+	var held outcome     // what pending points to (declared here so that the loop allocates nothing)
 	align := 0
 	for k := 1; max == 0 || k <= max; k++ {
 		if c.Cycles >= limit {
@@ -162,7 +163,8 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, max int) (outcome
 			if o.kind == stopWatch && !o.byStore && d.timed != nil && !d.aligned() {
 				// No core wrote the bytes, so none must stay where it is:
 				// run on a few ticks until every board is at one cycle.
-				pending, align = &o, maxAlign
+				held = o
+				pending, align = &held, maxAlign
 				continue
 			}
 			return o, true
@@ -216,13 +218,14 @@ func (d *Debugger) hit(start, stores []uint64, pcs []uint32) (outcome, bool) {
 		}
 		a, size, cnt := c.LastStore()
 		byStore := cnt != stores[p.thread] && uint64(a) < uint64(p.addr)+uint64(p.len) && uint64(p.addr) < uint64(a)+uint64(size)
-		now := d.snapshot(p)
-		if byStore || !bytes.Equal(now, p.old) {
+		// A lone core's SRAM changes only by its stores; in a cluster DMA
+		// and the host write too, so the bytes are compared (in place).
+		if byStore || d.core == nil && !bytes.Equal(d.watched(p), p.old) {
 			if !found {
 				p.hits++
 				o, found = outcome{kind: stopWatch, point: p, byStore: byStore, storePC: pcs[p.thread], stAddr: a, stSize: size, old: p.old}, true
 			}
-			p.old = now
+			p.old = d.snapshot(p)
 		}
 	}
 	return o, found
@@ -394,6 +397,15 @@ func (d *Debugger) hasWatch() bool {
 		}
 	}
 	return false
+}
+
+// watched gives the watched bytes in place (nil outside SRAM).
+func (d *Debugger) watched(p *point) []byte {
+	m := d.cpuOf(p.thread).Mem
+	if !m.InSRAM(p.addr, p.len) {
+		return nil
+	}
+	return m.SRAM[p.addr : p.addr+p.len]
 }
 
 // snapshot copies the watched bytes (nil outside SRAM).
