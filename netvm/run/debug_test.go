@@ -355,3 +355,39 @@ until rx_data+0x1c0
 		t.Errorf("finish:\n%s", out.String())
 	}
 }
+
+// The exercises' scripts of docs/tour.md (redirect.dbg on the cold
+// scenario, drop.dbg on the lossy one) run without a failed command and
+// show the stops the tour quotes.
+func TestTourExerciseScripts(t *testing.T) {
+	r := root(t)
+	for _, c := range []struct {
+		script string
+		edit   func(*Scenario)
+		want   []string
+	}{
+		{"redirect.dbg", func(sc *Scenario) { sc.Workloads[0].Warm = false },
+			[]string{"Watchpoint 1, node 1, at 5591.857 us (cycle 743717)"}},
+		{"drop.dbg", func(sc *Scenario) { sc.Seed = 2; sc.Faults.DropPPM = 500000 },
+			[]string{"node 0 at 6625.000 us (cycle 881125)", "[6626.278 us] node 0 (cycle 881295) link: packet of 41 B starts on the wire"}},
+	} {
+		t.Run(c.script, func(t *testing.T) {
+			sc := loadScenario(t, filepath.Join(r, "fixtures/netvm/scenarios/tour.json"))
+			c.edit(sc)
+			script, err := os.ReadFile(filepath.Join(r, "fixtures/netvm/tour", c.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			_, errs, err := Debug(sc, bytes.NewReader(script), &out, DebugConfig{Root: r})
+			if err != nil || errs != 0 {
+				t.Fatalf("%v, %d commands failed:\n%s", err, errs, out.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("the transcript lacks %q", w)
+				}
+			}
+		})
+	}
+}
