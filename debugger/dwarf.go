@@ -14,9 +14,15 @@ import (
 // into line entries: one per statement row, with the file's path (its
 // directory joined to its name), and one with Line 0 at each sequence's
 // end. It reads versions 2 to 5 of the format (DWARF 5, section 6.2)
-// itself, needing no compilation unit: Go 1.26's debug/dwarf fails on the
-// units clang 14 emits for Lanai ("decoding dwarf section str at offset
-// 0x0: underflow"), and the line table is all the debugger uses.
+// itself, needing no compilation unit. Go 1.26's debug/dwarf cannot be
+// used: before it knows a DWARF 5 unit's DW_AT_str_offsets_base it
+// resolves the unit's DW_FORM_strx attributes with base 0, reading the
+// header of .debug_str_offsets as string offsets; on a big-endian target
+// the version field (00 05 00 00) becomes offset 0x50000 and decoding
+// fails ("decoding dwarf section str at offset 0x0: underflow"; on
+// little-endian x86 it reads 5 and goes on). debug/dwarf's
+// collectDwarf5BaseOffsets; checked against llvm-dwarfdump in
+// TestDwarfLinesMatchLLVM.
 func dwarfLines(f *objfile.File) ([]objfile.LineEntry, error) {
 	sec := func(name string) []byte {
 		for _, s := range f.Sections {

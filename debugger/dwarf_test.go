@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -180,4 +181,67 @@ func FuzzDwarfLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dwarfLines(&objfile.File{Sections: []*objfile.Section{{Name: ".debug_line", Data: b}, {Name: ".debug_line_str", Data: b}}})
 	})
+}
+
+// The line rows read from a linked clang -g program are llvm-dwarfdump's
+// (its statement rows and sequence ends), when LLVM 14 is installed.
+func TestDwarfLinesMatchLLVM(t *testing.T) {
+	tool, err := exec.LookPath("llvm-dwarfdump-14")
+	if err != nil {
+		t.Skip("llvm-dwarfdump-14 not installed")
+	}
+	crt, _ := filepath.Glob("../firmware/crt/*.s")
+	for _, src := range []string{"../fixtures/c/g/structs.O0.s", "../fixtures/c/g/crc32.O1.s"} {
+		files := append(crt, src)
+		var results []*asm.Result
+		for _, f := range files {
+			res, err := asm.AssembleFile(f, asm.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, res)
+		}
+		exe, err := asm.LinkWithLines(results, files, link.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		image, _ := exe.WriteELF()
+		path := filepath.Join(t.TempDir(), "p.elf")
+		os.WriteFile(path, image, 0o644)
+		dump, err := exec.Command(tool, "--debug-line", path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, l := range strings.Split(string(dump), "\n") {
+			f := strings.Fields(l)
+			if len(f) < 7 || !strings.HasPrefix(f[0], "0x") {
+				continue
+			}
+			a, _ := strconv.ParseUint(f[0][2:], 16, 32)
+			switch {
+			case strings.Contains(l, "end_sequence"):
+				want = append(want, fmt.Sprintf("%#x end", a))
+			case strings.Contains(l, "is_stmt") && f[1] != "0":
+				want = append(want, fmt.Sprintf("%#x %s", a, f[1]))
+			}
+		}
+		f, _ := objfile.Read(image)
+		rows, err := dwarfLines(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rows {
+			if r.Line == 0 {
+				got = append(got, fmt.Sprintf("%#x end", r.Addr))
+			} else {
+				got = append(got, fmt.Sprintf("%#x %d", r.Addr, r.Line))
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) < 10 {
+			t.Errorf("%s: %d rows, llvm-dwarfdump %d:\n%v\n%v", src, len(got), len(want), got, want)
+		}
+		t.Logf("%s: %d rows as llvm-dwarfdump's", filepath.Base(src), len(got))
+	}
 }
