@@ -234,6 +234,9 @@ func (d *Debugger) Interact(r io.Reader, echo bool) {
 		fmt.Fprint(d.out, Prompt)
 		if !sc.Scan() {
 			fmt.Fprintln(d.out)
+			if err := sc.Err(); err != nil {
+				d.errorf("reading commands: %v", err)
+			}
 			return
 		}
 		line := strings.TrimSpace(sc.Text())
