@@ -354,6 +354,14 @@ until rx_data+0x1c0
 	if !strings.Contains(out.String(), "Run till the return address in rca, 0x") {
 		t.Errorf("finish:\n%s", out.String())
 	}
+	// next at rx_data's CALL of spt_lookup (bt; add %pc, 4, %rca in the
+	// delay slot) runs the routine and stops after the slot.
+	out.Reset()
+	_, errs, err = Debug(sc, strings.NewReader("node 1\nuntil rx_data+0x174\nnext\n"), &out, DebugConfig{Root: root(t)})
+	if err != nil || errs != 0 || !strings.Contains(out.String(), "<rx_data+0x174>") ||
+		!strings.Contains(out.String(), "(lanai) next\nnode 1 at 5624.940 us (cycle 748117)\n=>  0x000022ac <rx_data+0x17c>") {
+		t.Errorf("next over CALL: %v, %d errors:\n%s", err, errs, out.String())
+	}
 }
 
 // The exercises' scripts of docs/tour.md (redirect.dbg on the cold
