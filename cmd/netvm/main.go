@@ -219,10 +219,19 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			return 3
 		}
 	}
+	status := 0
 	for _, n := range res.Nodes {
 		if n.Violation != "" {
-			return 1
+			fmt.Fprintf(stderr, "netvm run: node %d: %s\n", n.Node, n.Violation)
+			status = 1
 		}
+	}
+	for _, line := range sc.Unfinished(res) {
+		fmt.Fprintf(stderr, "netvm run: %s\n", line)
+		status = 1
+	}
+	if status != 0 {
+		return status
 	}
 	if debugErrs > 0 {
 		fmt.Fprintf(stderr, "netvm run: %d debugger commands failed\n", debugErrs)
