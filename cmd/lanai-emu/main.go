@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"lanaiemu/debugger"
+	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai"
 	"lanaiemu/memsys"
 	"lanaiemu/objfile"
@@ -191,7 +192,7 @@ func (m *machine) load(path string, console io.Writer) (*lanai.CPU, *memsys.Imag
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Binary)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -457,7 +458,7 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var scriptData []byte
 	if *script != "" {
-		if scriptData, err = os.ReadFile(*script); err != nil {
+		if scriptData, err = readfile.Read(*script, readfile.Text); err != nil {
 			fmt.Fprintf(stderr, "lanai-emu debug: %v\n", err)
 			return exitImage
 		}

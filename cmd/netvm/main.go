@@ -26,6 +26,7 @@ import (
 	"math"
 	"os"
 
+	"lanaiemu/internal/readfile"
 	"lanaiemu/netvm/bench"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
@@ -161,7 +162,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] [--debug-script FILE] SCENARIO")
 		return 2
 	}
-	data, err := os.ReadFile(fs.Arg(0))
+	data, err := readfile.Read(fs.Arg(0), readfile.Text)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
