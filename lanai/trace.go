@@ -103,16 +103,26 @@ type Tracer struct {
 	w    *bufio.Writer
 	syms *Symbols
 	buf  []byte
+	err  error // the first write error
 }
+
+// Err is the first error writing the trace (a full disk, a closed pipe),
+// or nil.
+func (tr *Tracer) Err() error { return tr.err }
 
 // NewTracer makes a tracer writing to w.
 func NewTracer(w io.Writer, syms *Symbols) *Tracer {
 	return &Tracer{w: bufio.NewWriterSize(w, 1<<16), syms: syms}
 }
 
-// RunTraced is Run with a line of trace per instruction.
+// RunTraced is Run with a line of trace per instruction. When the trace
+// cannot be written it stops at once with StopNone; tr.Err says why.
 func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
-	defer tr.w.Flush()
+	defer func() {
+		if err := tr.w.Flush(); err != nil && tr.err == nil {
+			tr.err = err
+		}
+	}()
 	limit := c.Cycles + budget
 	if limit < c.Cycles {
 		limit = ^uint64(0)
@@ -132,6 +142,9 @@ func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
 		tr.line(c, cycle, pc, word, &before, flags, stores)
 		if st.Kind != StopStep {
 			return st
+		}
+		if tr.err != nil {
+			return &Stop{Kind: StopNone}
 		}
 	}
 }
@@ -155,6 +168,8 @@ func (tr *Tracer) line(c *CPU, cycle uint64, pc, word uint32, before *[33]uint32
 			tr.buf = fmt.Appendf(tr.buf, " [%08x] written", c.storeAddr)
 		}
 	}
-	tr.w.Write(bytes.TrimRight(tr.buf, " "))
-	tr.w.WriteByte('\n')
+	tr.buf = append(bytes.TrimRight(tr.buf, " "), '\n')
+	if _, err := tr.w.Write(tr.buf); err != nil && tr.err == nil {
+		tr.err = err
+	}
 }

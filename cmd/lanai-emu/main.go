@@ -342,18 +342,24 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		traceOut = traceFile
 	}
 	start := time.Now()
+	var traceErr error
 	if trace.on {
-		stop = c.RunTraced(budget, lanai.NewTracer(traceOut, loc.syms))
+		tr := lanai.NewTracer(traceOut, loc.syms)
+		stop = c.RunTraced(budget, tr)
+		traceErr = tr.Err()
 	} else {
 		stop = c.Run(budget)
 	}
 	host := time.Since(start).Seconds()
 	console.Flush()
 	if traceFile != nil {
-		if err := traceFile.Close(); err != nil {
-			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
-			return exitImage
+		if err := traceFile.Close(); err != nil && traceErr == nil {
+			traceErr = err
 		}
+	}
+	if traceErr != nil {
+		fmt.Fprintf(stderr, "lanai-emu run: writing the trace: %v\n", traceErr)
+		return exitImage
 	}
 
 	s := stats{Image: path, Stop: stop.Kind.String(), Instructions: c.Instret, Cycles: c.Cycles,

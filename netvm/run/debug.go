@@ -99,6 +99,7 @@ func Debug(sc *Scenario, script io.Reader, out io.Writer, cfg DebugConfig) (*Res
 	fmt.Fprintf(out, "netvm debugger: %s, %d nodes; the workloads started at %s; node 0 selected. Type \"help\" for commands.\n",
 		sc.name, sc.Nodes, us(t0))
 	sc2 := bufio.NewScanner(script)
+	sc2.Buffer(make([]byte, 64<<10), debugger.MaxLine)
 	for sc2.Scan() {
 		line := strings.TrimSpace(sc2.Text())
 		if line == "" || line[0] == '#' {
