@@ -43,6 +43,10 @@ func TestRunBadScenarios(t *testing.T) {
 	if code, _, e := runCmd("run", "--quiet", crowd); code != 1 || !strings.Contains(e, "open: netvm: no free endpoint") {
 		t.Errorf("seventeen endpoints on one node: exit %d %q", code, e)
 	}
+	// An output that cannot be written fails before the run.
+	if code, _, e := runCmd("run", "--quiet", "--json", filepath.Join(shared, "x.json"), shared); code != 2 || !strings.Contains(e, "not a directory") {
+		t.Errorf("--json under a file: exit %d %q", code, e)
+	}
 	for _, c := range []struct {
 		name, src string
 		code      int

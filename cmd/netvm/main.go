@@ -172,6 +172,21 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
+	// The outputs are created before the run, so that an unwritable one
+	// fails now rather than after it.
+	for _, out := range []string{*jsonOut, *traceOut} {
+		if out == "" {
+			continue
+		}
+		f, err := os.Create(out)
+		if err == nil {
+			err = f.Close()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			return 2
+		}
+	}
 	var tl *timeline.Recorder
 	if *traceOut != "" {
 		tl = timeline.New()
