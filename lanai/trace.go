@@ -85,6 +85,20 @@ func (s *Symbols) Lookup(a uint32) string {
 	return s.names[i]
 }
 
+// Func names the code at an address: the nearest symbol at or before it
+// (a function, or a label of hand-written assembly) and its address;
+// false if no symbol precedes it.
+func (s *Symbols) Func(a uint32) (name string, start uint32, ok bool) {
+	if s == nil {
+		return "", 0, false
+	}
+	i := sort.Search(len(s.addrs), func(i int) bool { return s.addrs[i] > a }) - 1
+	if i < 0 {
+		return "", 0, false
+	}
+	return s.names[i], s.addrs[i], true
+}
+
 // Addr finds a symbol's address.
 func (s *Symbols) Addr(name string) (uint32, bool) {
 	if s == nil {

@@ -34,6 +34,7 @@ import (
 	"lanaiemu/debugger"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
 	"lanaiemu/objfile"
 )
@@ -306,6 +307,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no summary on standard error (reports of traps and the cycle limit remain)")
 	var trace traceFlag
 	fs.Var(&trace, "trace", "write a trace line per instruction to standard error, or with --trace=FILE to FILE")
+	profileFile := fs.String("profile", "", "write a pprof profile of the run's cycles (by function, line and call stack) to this `file` (docs/profiling.md)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText+"\nFlags of run:\n")
 		fs.PrintDefaults()
@@ -331,6 +333,21 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	loc := newLocator(img)
 
+	if trace.on && *profileFile != "" {
+		fmt.Fprintln(stderr, "lanai-emu run: --trace and --profile cannot be combined")
+		return exitUsage
+	}
+	var prof *profile.Profiler
+	var profOut *os.File
+	if *profileFile != "" {
+		if profOut, err = os.Create(*profileFile); err != nil { // before the run: an unwritable file fails now
+			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+			return exitImage
+		}
+		defer profOut.Close()
+		prof = profile.New(img, nil)
+		prof.Binary(path)
+	}
 	var stop *lanai.Stop
 	var traceOut io.Writer = stderr
 	var traceFile *os.File
@@ -347,10 +364,22 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		tr := lanai.NewTracer(traceOut, loc.syms)
 		stop = c.RunTraced(budget, tr)
 		traceErr = tr.Err()
+	} else if prof != nil {
+		stop = prof.Run(c, budget)
 	} else {
 		stop = c.Run(budget)
 	}
 	host := time.Since(start).Seconds()
+	if prof != nil {
+		err := prof.Write(profOut, c.Config().ClockHz)
+		if cerr := profOut.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: writing the profile: %v\n", err)
+			return exitImage
+		}
+	}
 	console.Flush()
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil && traceErr == nil {
