@@ -30,6 +30,7 @@ import (
 	"fmt"
 
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
 	"lanaiemu/sim"
 )
@@ -140,6 +141,7 @@ type Config struct {
 // Board is a LANai 9.2 board: the core, its SRAM, and the on-chip devices.
 type Board struct {
 	held     bool // the LANai is held in reset (SetReset)
+	prof     *profile.Profiler
 	cfg      Config
 	pci      PCI
 	cpu      *lanai.CPU
@@ -297,7 +299,27 @@ func (b *Board) Run(budget uint64) *lanai.Stop {
 		b.cpu.SkippedCycles += budget
 		return &lanai.Stop{Kind: lanai.StopCycleLimit}
 	}
+	if b.prof != nil {
+		return b.prof.Run(b.cpu, budget)
+	}
 	return b.cpu.Run(budget)
+}
+
+// SetProfiler makes Run profile the core with p (nil turns profiling off;
+// docs/profiling.md). The counts of a profiled run are those of a plain
+// one.
+func (b *Board) SetProfiler(p *profile.Profiler) { b.prof = p }
+
+// Busy reports whether the host DMA engine (any channel) is moving or
+// fetching a descriptor, and whether the link's send engine is sending
+// (SEND_INT clear): a profiler's DMA-busy and link-busy time.
+func (b *Board) Busy() (dma, link bool) {
+	for _, ch := range b.ch {
+		if ch != nil && ch.state == chBusy {
+			dma = true
+		}
+	}
+	return dma, b.link != nil && !b.link.sendIdle
 }
 
 // SetReset holds the LANai in reset (on) or lets it go (off): what the

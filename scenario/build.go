@@ -13,6 +13,7 @@ import (
 	"lanaiemu/fabric"
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
+	"lanaiemu/memsys"
 	"lanaiemu/node"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
@@ -35,6 +36,7 @@ type World struct {
 	Boards []*board.Board
 	Hosts  []*hostbus.HostMemory
 	Syms   []map[string]uint32 // per node: firmware symbols
+	Images []*memsys.Image     // per node: the loaded firmware (symbols, line table)
 
 	dma      []dmaCounters
 	tl       *timeline.Recorder
@@ -135,6 +137,7 @@ func (s *Scenario) Build() (*World, error) {
 		if err != nil {
 			return nil, s.errf("nodes[%d]: loading firmware: %v", i, err)
 		}
+		w.Images = append(w.Images, im)
 		syms := map[string]uint32{}
 		for _, sy := range im.Symbols {
 			syms[sy.Name] = sy.Value

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"lanaiemu/lanai/profile"
 	"lanaiemu/scenario"
 	"lanaiemu/sim"
 )
@@ -68,6 +69,7 @@ func run(args []string, stderr io.Writer) int {
 	fs.Var(&dumps, "host-dump", "NODE:ADDR:LEN:FILE: write host memory to FILE after the run (repeatable)")
 	statsFile := fs.String("stats", "", "write statistics as JSON to `FILE`")
 	tlFile := fs.String("timeline", "", "write a Chrome trace-event timeline to `FILE` (opens in Perfetto)")
+	profFile := fs.String("profile", "", "write a pprof cycle profile per node to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	progress := fs.Bool("progress", false, "print progress on standard error every second")
 	quiet := fs.Bool("quiet", false, "no summary")
 	noHost := fs.Bool("no-host-times", false, "leave the host timing figures out of --stats (byte-identical output)")
@@ -128,6 +130,16 @@ func run(args []string, stderr io.Writer) int {
 	if *tlFile != "" {
 		w.RecordTimeline()
 	}
+	var profs []*profile.Profiler
+	if *profFile != "" {
+		for i, b := range w.Boards {
+			p := profile.New(w.Images[i], b.Busy)
+			p.Label("node", strconv.Itoa(i))
+			p.Binary(firmwareFile(s, i))
+			b.SetProfiler(p)
+			profs = append(profs, p)
+		}
+	}
 	var prog func(now, until sim.Time)
 	start := time.Now()
 	if *progress {
@@ -162,6 +174,11 @@ func run(args []string, stderr io.Writer) int {
 			return fail(scenario.StatusBadInput, err)
 		}
 	}
+	for i, p := range profs {
+		if err := writeProfile(profile.NodeFile(*profFile, i), p, w.Boards[i].Clock().Hz); err != nil {
+			return fail(scenario.StatusBadInput, err)
+		}
+	}
 	if *tlFile != "" {
 		f, err := os.Create(*tlFile)
 		if err == nil {
@@ -175,6 +192,28 @@ func run(args []string, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// writeProfile writes one node's profile.
+func writeProfile(name string, p *profile.Profiler, hz uint64) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = p.Write(f, hz)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// firmwareFile names node i's firmware for its profile.
+func firmwareFile(s *scenario.Scenario, i int) string {
+	n := s.Node(i)
+	if n.Firmware != "" {
+		return n.Firmware
+	}
+	return strings.Join(n.Asm, ",")
 }
 
 func summary(w io.Writer, st scenario.Stats) {

@@ -21,7 +21,9 @@ package profile
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/google/pprof/profile"
 
@@ -309,6 +311,17 @@ func (p *Profiler) line(addr uint32) (string, int) {
 		return "", 0
 	}
 	return p.lines[i].File, p.lines[i].Line
+}
+
+// NodeFile names node n's profile in a cluster: "-node" and the number
+// before the extension of name ("p.pb.gz" gives "p-node3.pb.gz").
+func NodeFile(name string, n int) string {
+	dir, base := filepath.Split(name)
+	stem, ext := base, ""
+	if i := strings.Index(base, "."); i > 0 {
+		stem, ext = base[:i], base[i:]
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-node%d%s", stem, n, ext))
 }
 
 // Write writes the profile, gzipped, as pprof reads it.
