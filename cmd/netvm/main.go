@@ -16,14 +16,22 @@
 // counter and notification. It prints the result as JSON and exits 0 only
 // when nothing was lost and nothing violated (1 otherwise, 2 for a bad
 // command line, 3 when the cluster could not be set up).
+//
+//	netvm bench [--quick] [--json FILE] [--plots DIR] [flags]
+//
+// runs the thesis' experiments (package netvm/bench) and prints each
+// figure beside the thesis' value; a miss points to its explanation in
+// docs/reproduction.md. It exits 2 for a bad command line, which includes
+// a --json file or --plots directory that cannot be written (found before
+// the run), and 3 when the run or writing its results fails.
 package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 
 	"lanaiemu/internal/readfile"
@@ -272,6 +280,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "netvm bench: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
 	if *clock < 10 || *clock > 1000 || *link < 10 || *link > 10000 {
 		fmt.Fprintln(stderr, "netvm bench: --clock 10..1000 MHz, --link-rate 10..10000 MB/s")
 		return 2
@@ -280,6 +292,23 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netvm bench: --pin-cache 1..1024 pages, --pci-burst 8..4096 bytes, a multiple of 8")
 		return 2
 	}
+	// The outputs are made ready before the run: a path that cannot be
+	// written fails now, not after it.
+	var jsonFile *outFile
+	if *jsonOut != "" {
+		var err error
+		if jsonFile, err = createOut(*jsonOut); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --json: %v\n", err)
+			return 2
+		}
+	}
+	if *plots != "" {
+		if err := bench.PreparePlotDir(*plots); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --plots: %v\n", err)
+			jsonFile.abandon()
+			return 2
+		}
+	}
 	cfg := bench.Config{ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
 	if *burst != 256 {
 		cfg.PCIBurst = uint32(*burst)
@@ -287,35 +316,86 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	res, err := bench.Run(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+		jsonFile.abandon()
 		return 3
 	}
-	fmt.Fprintf(stdout, "%-32s %10s %10s %-5s %7s  %s\n", "figure", "paper", "measured", "unit", "ratio", "verdict")
-	for _, f := range res.Figures {
-		paper, ratio := fmt.Sprintf("%.2f", f.Paper), fmt.Sprintf("%.2f", f.Ratio())
-		if math.IsNaN(f.Ratio()) {
-			ratio = "-"
-		}
-		if f.NoPaper {
-			paper, ratio = "-", "-"
-		} else if f.Bound != "" {
-			paper = f.Bound + " " + paper
-		}
-		fmt.Fprintf(stdout, "%-32s %10s %10.2f %-5s %7s  %s\n", f.ID, paper, f.Measured, f.Unit, ratio, f.Verdict())
-	}
+	bench.WriteTable(stdout, res.Figures)
 	if *plots != "" {
 		files, err := bench.WritePlots(*plots, res.Curves)
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+			jsonFile.abandon()
 			return 3
 		}
 		fmt.Fprintf(stderr, "netvm bench: %d plots in %s\n", len(files), *plots)
 	}
-	if *jsonOut != "" {
+	if jsonFile != nil {
 		out, _ := json.MarshalIndent(res, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(out, '\n'), 0o644); err != nil {
-			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+		if err := jsonFile.write(append(out, '\n')); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --json: %v\n", err)
 			return 3
 		}
 	}
 	return 0
+}
+
+// outFile is an output file named on the command line, opened before a
+// long run so that a path that cannot be written fails at once, and
+// written after the run.
+type outFile struct {
+	f       *os.File
+	regular bool
+	created bool // it did not exist: abandon removes it
+}
+
+// createOut opens path for writing, creating it if needed; an existing
+// regular file keeps its contents until write. A device or pipe gets a
+// newline (white space before the JSON) to find out whether it takes
+// writes: /dev/full does not.
+func createOut(path string) (*outFile, error) {
+	_, err := os.Lstat(path)
+	created := errors.Is(err, os.ErrNotExist)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	o := &outFile{f: f, created: created}
+	st, err := f.Stat()
+	if err == nil {
+		if o.regular = st.Mode().IsRegular(); !o.regular {
+			_, err = f.Write([]byte("\n"))
+		}
+	}
+	if err != nil {
+		o.abandon()
+		return nil, err
+	}
+	return o, nil
+}
+
+// write replaces the file's contents with b and closes the file.
+func (o *outFile) write(b []byte) error {
+	var err error
+	if o.regular {
+		err = o.f.Truncate(0)
+	}
+	if err == nil {
+		_, err = o.f.Write(b)
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// abandon closes the file, and removes it if createOut created it. A nil
+// *outFile has nothing to abandon.
+func (o *outFile) abandon() {
+	if o == nil {
+		return
+	}
+	o.f.Close()
+	if o.created {
+		os.Remove(o.f.Name())
+	}
 }

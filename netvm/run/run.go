@@ -39,6 +39,7 @@ import (
 	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/internal/progress"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 	"lanaiemu/timeline"
@@ -268,14 +269,15 @@ type NodeStats struct {
 	Violation  string         `json:"violation,omitempty"`
 }
 
-// Run runs the scenario; tl, if not nil, records the timeline.
-func Run(sc *Scenario, tl *timeline.Recorder, progress io.Writer) (*Result, error) {
+// Run runs the scenario; tl, if not nil, records the timeline, and
+// progressOut, if not nil, gets a progress line (package progress).
+func Run(sc *Scenario, tl *timeline.Recorder, progressOut io.Writer) (*Result, error) {
 	c, res, t0, err := begin(sc, tl, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Shutdown()
-	return finish(sc, c, res, t0, progress)
+	return finish(sc, c, res, t0, progress.New(progressOut))
 }
 
 // begin builds the scenario's cluster (trace, if not nil, gets every
@@ -334,7 +336,7 @@ func (sc *Scenario) Unfinished(res *Result) []string {
 // finish runs the cluster in steps of a millisecond from t0 until the end
 // of the first step at which the workloads are done, or the scenario's
 // end, and collects the result.
-func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, progress io.Writer) (*Result, error) {
+func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, line *progress.Line) (*Result, error) {
 	end := t0 + sim.Time(sc.UntilUS)*sim.Microsecond
 	for c.Now() < end {
 		if c.Now() > t0 && (c.Now()-t0)%sim.Millisecond == 0 && sc.done(res) {
@@ -344,13 +346,11 @@ func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, progress
 		if err := c.Run(min(end, next)); err != nil {
 			return nil, err
 		}
-		if progress != nil && (c.Now()-t0)%(10*sim.Millisecond) == 0 {
-			fmt.Fprintf(progress, "\rsimulated %v of %v", c.Now()-t0, end-t0)
+		if (c.Now()-t0)%(10*sim.Millisecond) == 0 { // a log gets one line per 100 ms
+			line.Show(int((c.Now()-t0)/(100*sim.Millisecond)), fmt.Sprintf("simulated %v of %v", c.Now()-t0, end-t0))
 		}
 	}
-	if progress != nil {
-		fmt.Fprintln(progress)
-	}
+	line.End()
 	res.SimulatedUS = uint64((c.Now() - t0) / sim.Microsecond)
 	for _, n := range c.Nodes {
 		ns := NodeStats{Node: n.ID, Firmware: map[string]int{}}
