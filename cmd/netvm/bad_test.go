@@ -47,6 +47,9 @@ func TestRunBadScenarios(t *testing.T) {
 	if code, _, e := runCmd("run", "--quiet", "--json", filepath.Join(shared, "x.json"), shared); code != 2 || !strings.Contains(e, "not a directory") {
 		t.Errorf("--json under a file: exit %d %q", code, e)
 	}
+	if code, _, e := runCmd("stress", "--quiet", "--writes", "10", "--json", "/dev/full"); code != 2 || !strings.Contains(e, "no space left on device") {
+		t.Errorf("stress --json /dev/full: exit %d %q", code, e)
+	}
 	for _, c := range []struct {
 		name, src string
 		code      int

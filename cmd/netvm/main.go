@@ -27,6 +27,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -128,6 +129,15 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, the others >= 0")
 		return 2
 	}
+	var jsonFile *outFile
+	if opts.json != "" { // opened before the run: an unwritable file fails now
+		var err error
+		if jsonFile, err = createOut(opts.json); err != nil {
+			fmt.Fprintf(stderr, "netvm stress: --json: %v\n", err)
+			return 2
+		}
+		defer jsonFile.abandon()
+	}
 	if !opts.quiet {
 		c.Progress = stderr
 	}
@@ -140,8 +150,10 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	out, _ := json.MarshalIndent(res, "", "  ")
 	out = append(out, '\n')
 	stdout.Write(out)
-	if opts.json != "" {
-		if err := os.WriteFile(opts.json, out, 0o644); err != nil {
+	if jsonFile != nil {
+		err := jsonFile.write(out)
+		jsonFile = nil
+		if err != nil {
 			fmt.Fprintf(stderr, "netvm stress: %v\n", err)
 			return 3
 		}
@@ -180,21 +192,28 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
-	// The outputs are created before the run, so that an unwritable one
+	// The outputs are opened before the run, so that an unwritable one
 	// fails now rather than after it.
-	for _, out := range []string{*jsonOut, *traceOut} {
-		if out == "" {
+	outs := map[*string]*outFile{}
+	for _, path := range []*string{jsonOut, traceOut} {
+		if *path == "" {
 			continue
 		}
-		f, err := os.Create(out)
-		if err == nil {
-			err = f.Close()
-		}
+		o, err := createOut(*path)
 		if err != nil {
+			for _, o := range outs {
+				o.abandon()
+			}
 			fmt.Fprintf(stderr, "netvm run: %v\n", err)
 			return 2
 		}
+		outs[path] = o
 	}
+	defer func() {
+		for _, o := range outs {
+			o.abandon()
+		}
+	}()
 	var tl *timeline.Recorder
 	if *traceOut != "" {
 		tl = timeline.New()
@@ -224,19 +243,21 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	out, _ := json.MarshalIndent(res, "", "  ")
 	out = append(out, '\n')
 	stdout.Write(out)
-	if *jsonOut != "" {
-		if err := os.WriteFile(*jsonOut, out, 0o644); err != nil {
+	if o := outs[jsonOut]; o != nil {
+		delete(outs, jsonOut)
+		if err := o.write(out); err != nil {
 			fmt.Fprintf(stderr, "netvm run: %v\n", err)
 			return 3
 		}
 	}
-	if tl != nil {
-		f, err := os.Create(*traceOut)
+	if o := outs[traceOut]; o != nil {
+		delete(outs, traceOut)
+		var buf bytes.Buffer
+		err := tl.Write(&buf)
 		if err == nil {
-			err = tl.Write(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+			err = o.write(buf.Bytes())
+		} else {
+			o.abandon()
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm run: %v\n", err)
