@@ -140,14 +140,15 @@ type Config struct {
 
 // Board is a LANai 9.2 board: the core, its SRAM, and the on-chip devices.
 type Board struct {
-	held     bool // the LANai is held in reset (SetReset)
-	prof     *profile.Profiler
-	cfg      Config
-	pci      PCI
-	cpu      *lanai.CPU
-	mem      *memsys.Memory
-	clock    sim.Clock // the core clock
-	pciClock sim.Clock // the PCI clock
+	held bool // the LANai is held in reset (SetReset)
+	// observers see every instruction when profiling (Observe).
+	observers []profile.Observer
+	cfg       Config
+	pci       PCI
+	cpu       *lanai.CPU
+	mem       *memsys.Memory
+	clock     sim.Clock // the core clock
+	pciClock  sim.Clock // the PCI clock
 
 	isr  uint32
 	eimr uint32
@@ -299,16 +300,16 @@ func (b *Board) Run(budget uint64) *lanai.Stop {
 		b.cpu.SkippedCycles += budget
 		return &lanai.Stop{Kind: lanai.StopCycleLimit}
 	}
-	if b.prof != nil {
-		return b.prof.Run(b.cpu, budget)
+	if len(b.observers) > 0 {
+		return profile.Run(b.cpu, budget, b.observers)
 	}
 	return b.cpu.Run(budget)
 }
 
-// SetProfiler makes Run profile the core with p (nil turns profiling off;
-// docs/profiling.md). The counts of a profiled run are those of a plain
-// one.
-func (b *Board) SetProfiler(p *profile.Profiler) { b.prof = p }
+// Observe makes Run step the core and tell o about every instruction (a
+// profiler, a budget meter; docs/profiling.md). The counts of an observed
+// run are those of a plain one.
+func (b *Board) Observe(o profile.Observer) { b.observers = append(b.observers, o) }
 
 // Busy reports whether the host DMA engine (any channel) is moving or
 // fetching a descriptor, and whether the link's send engine is sending

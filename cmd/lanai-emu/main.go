@@ -34,6 +34,7 @@ import (
 	"lanaiemu/debugger"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai"
+	budgetpkg "lanaiemu/lanai/budget"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
 	"lanaiemu/objfile"
@@ -54,6 +55,7 @@ const defaultMaxCycles = 10_000_000_000
 
 const usageText = `usage: lanai-emu run [flags] image
        lanai-emu debug [flags] image
+       lanai-emu check --budgets FILE [--update] image
        lanai-emu help
 
 run executes the program until it exits, traps or reaches the cycle limit.
@@ -76,6 +78,10 @@ Exit status of run:
          could not be written
   64     usage error
 Exit status of debug: 0; 1 if a command of --script failed; 66; 64.
+check runs the program to its exit measuring the paths of a budget file
+(docs/profiling.md): 0 every path within budget; 1 a path over its budget
+or never run (one line each: the path, its cycles, its budget, the routine
+that grew); 66 an unreadable image or budget file; 70; 71; 64.
 (A program may itself exit with 64, 66, 70 or 71: the summary and --stats
 tell them apart.)
 `
@@ -95,6 +101,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "debug":
 		return debugCmd(args[1:], stdin, stdout, stderr)
+	case "check":
+		return checkCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0
@@ -541,5 +549,75 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	d.Interact(stdin, echo)
+	return 0
+}
+
+// checkCmd is lanai-emu check: the program's paths against a budget file.
+func checkCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var m machine
+	m.register(fs)
+	maxCycles := fs.String("max-cycles", strconv.FormatUint(defaultMaxCycles, 10), "stop after this many `cycles` (exit status 71)")
+	budgets := fs.String("budgets", "", "the budget `file` (required)")
+	update := fs.Bool("update", false, "rewrite the budget file with the measured cycles")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText+"\nFlags of check:\n")
+		fs.PrintDefaults()
+	}
+	path, st := parseArgs(fs, args, stderr)
+	if st >= 0 {
+		return st
+	}
+	budget, err := parseCycles(*maxCycles)
+	if err != nil || budget == 0 || *budgets == "" {
+		fmt.Fprintln(stderr, "lanai-emu check: --budgets FILE is required, --max-cycles a positive number of cycles")
+		return exitUsage
+	}
+	bf, err := budgetpkg.Load(*budgets)
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
+		return exitImage
+	}
+	console := bufio.NewWriterSize(stdout, 4096)
+	defer console.Flush()
+	c, img, err := m.load(path, console)
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
+		if _, ok := err.(usageError); ok {
+			return exitUsage
+		}
+		return exitImage
+	}
+	meter, err := budgetpkg.NewMeter(bf, img)
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
+		return exitImage
+	}
+	stop := profile.Run(c, budget, []profile.Observer{meter})
+	console.Flush()
+	switch stop.Kind {
+	case lanai.StopExit:
+	case lanai.StopCycleLimit:
+		fmt.Fprintf(stderr, "lanai-emu check: cycle limit of %d cycles reached (raise it with --max-cycles)\n", budget)
+		return exitCycles
+	default:
+		fmt.Fprintf(stderr, "lanai-emu check: the program stopped: %s\n", stop.Kind)
+		if stop.Trap != nil {
+			fmt.Fprint(stderr, stop.Trap.Report())
+		}
+		return exitTrap
+	}
+	results := meter.Results()
+	for _, r := range results {
+		fmt.Fprintf(stdout, "%-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
+	}
+	if err := budgetpkg.Verify(bf, results, *update); err != nil {
+		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
+		if errors.Is(err, budgetpkg.ErrOverBudget) {
+			return 1
+		}
+		return exitImage
+	}
 	return 0
 }

@@ -136,7 +136,7 @@ func run(args []string, stderr io.Writer) int {
 			p := profile.New(w.Images[i], b.Busy)
 			p.Label("node", strconv.Itoa(i))
 			p.Binary(firmwareFile(s, i))
-			b.SetProfiler(p)
+			b.Observe(p)
 			profs = append(profs, p)
 		}
 	}

@@ -90,9 +90,9 @@ type Profiler struct {
 	samples map[sampleKey]*[numValues]int64
 	cache   [cacheSize]cacheEntry // recently used samples, before the map
 	last    lanai.Transfer        // the last transfer seen
-	pending *lanai.Transfer       // a transfer whose target is not reached yet
+	pending bool                  // the core has not reached last.To yet
+	started bool                  // Observe has been called
 	total   [numValues]int64      // the sums, for checks
-	runs    uint64                // cycles profiled
 }
 
 // New makes a profiler for a core running img (its symbols name functions,
@@ -120,41 +120,47 @@ func (p *Profiler) Label(key, value string) { p.labels[key] = value }
 // profiled.
 func (p *Profiler) Total(value int) int64 { return p.total[value] }
 
-// Run runs the core for at most budget cycles, profiling every
-// instruction, and says why it stopped (as lanai.CPU.Run does, except that
-// breakpoints do not stop it).
-func (p *Profiler) Run(c *lanai.CPU, budget uint64) *lanai.Stop {
+// Step is one instruction of a stepped run, as an Observer sees it.
+type Step struct {
+	PC    uint32 // the instruction's address
+	Start uint64 // the cycle count when it began
+	// Cycles and Instructions are what it cost; SkippedCycles and
+	// SkippedInstructions the idle-loop iterations the core fast-forwarded
+	// after it (its branch's loop), which are counted apart.
+	Cycles, Instructions               uint64
+	SkippedCycles, SkippedInstructions uint64
+}
+
+// An Observer is told about every instruction of a stepped run: a
+// Profiler, a budget meter.
+type Observer interface {
+	Observe(c *lanai.CPU, s *Step)
+}
+
+// Run runs the core for at most budget cycles one instruction at a time,
+// telling each observer about every instruction, and says why it stopped
+// (as lanai.CPU.Run does, except that breakpoints do not stop it). Idle
+// loops are fast-forwarded as in a plain run, so the counts are the same.
+func Run(c *lanai.CPU, budget uint64, obs []Observer) *lanai.Stop {
 	limit := c.Cycles + budget
 	if limit < c.Cycles {
 		limit = ^uint64(0)
 	}
-	if t, ok := c.LastTransfer(); ok && p.last == (lanai.Transfer{}) {
-		p.last = t
-	}
+	var s Step
 	for {
 		if c.Cycles >= limit {
 			return &lanai.Stop{Kind: lanai.StopCycleLimit}
 		}
-		pc := c.PC
-		p.arrive(c, pc)
-		cyc, ins, skc, ski := c.Cycles, c.Instret, c.SkippedCycles, c.SkippedInstret
-		var dma, link bool
-		if p.busy != nil {
-			dma, link = p.busy()
-		}
+		s.PC, s.Start = c.PC, c.Cycles
+		ins, skc, ski := c.Instret, c.SkippedCycles, c.SkippedInstret
 		st := c.StepSkipping(limit)
-		if st.Kind == lanai.StopTrap && c.Cycles == cyc {
+		if st.Kind == lanai.StopTrap && c.Cycles == s.Start {
 			return st // the instruction did not execute
 		}
-		skipped, skippedI := c.SkippedCycles-skc, c.SkippedInstret-ski
-		ran, ranI := c.Cycles-cyc-skipped, c.Instret-ins-skippedI
-		p.add(p.stack, pc, ran, ranI, dma, link)
-		if skipped > 0 { // an [idle] frame under the loop's branch (an odd key)
-			p.add(p.stack, pc|1, skipped, skippedI, dma, link)
-		}
-		if t, ok := c.LastTransfer(); ok && t != p.last {
-			p.last = t
-			p.pending = &p.last
+		s.SkippedCycles, s.SkippedInstructions = c.SkippedCycles-skc, c.SkippedInstret-ski
+		s.Cycles, s.Instructions = c.Cycles-s.Start-s.SkippedCycles, c.Instret-ins-s.SkippedInstructions
+		for _, o := range obs {
+			o.Observe(c, &s)
 		}
 		if st.Kind != lanai.StopStep {
 			return st
@@ -162,20 +168,50 @@ func (p *Profiler) Run(c *lanai.CPU, budget uint64) *lanai.Stop {
 	}
 }
 
-// arrive updates the call stack when the core reaches the target of a
-// pending transfer: a call pushes a frame, a return pops to its caller.
-func (p *Profiler) arrive(c *lanai.CPU, pc uint32) {
-	t := p.pending
-	if t == nil || pc != t.To {
-		return
+// Run runs the core under this profiler alone (the package's Run).
+func (p *Profiler) Run(c *lanai.CPU, budget uint64) *lanai.Stop {
+	return Run(c, budget, []Observer{p})
+}
+
+// Observe accounts one instruction to the current call stack, then
+// follows the stack across a call or return whose target comes next.
+func (p *Profiler) Observe(c *lanai.CPU, s *Step) {
+	if !p.started {
+		p.started = true
+		if t, ok := c.LastTransfer(); ok && s.Start > t.Cycle {
+			p.last = t // taken before profiling began
+		}
 	}
-	p.pending = nil
+	var dma, link bool
+	if p.busy != nil {
+		dma, link = p.busy()
+	}
+	p.add(p.stack, s.PC, s.Cycles, s.Instructions, dma, link)
+	if s.SkippedCycles > 0 { // an [idle] frame under the loop's branch (an odd key)
+		p.add(p.stack, s.PC|1, s.SkippedCycles, s.SkippedInstructions, dma, link)
+	}
+	if t, ok := c.LastTransfer(); ok && t != p.last {
+		p.last = t
+		p.pending = true
+	}
+	if p.pending && c.PC == p.last.To {
+		p.pending = false
+		p.arrive(c)
+	}
+}
+
+// arrive updates the call stack as the core reaches the target of the
+// last transfer, its delay slots done: a call (%rca holds the address past
+// the delay slot) pushes a frame, a return to a frame's return address
+// pops to its caller.
+func (p *Profiler) arrive(c *lanai.CPU) {
+	t := p.last
 	if c.Reg(isa.RCA) == t.From+8 && t.To != t.From+8 {
 		p.stack = p.child(p.stack, t.From)
 		return
 	}
 	for s := p.stack; s > 0; s = p.frames[s].parent {
-		if p.frames[s].call+8 == pc {
+		if p.frames[s].call+8 == t.To {
 			p.stack = p.frames[s].parent
 			return
 		}
