@@ -46,10 +46,13 @@ func NewSymbols(syms []*objfile.Symbol) *Symbols {
 		case sym.Bind != objfile.STB_LOCAL:
 			rank = 2
 		}
-		es = append(es, entry{sym.Value, sym.Name, rank})
 		if _, dup := s.byName[sym.Name]; !dup || rank < 3 {
 			s.byName[sym.Name] = sym.Value
 		}
+		if sym.Shndx == objfile.SHN_ABS {
+			continue // a constant (.set), not a place in memory: it names no code
+		}
+		es = append(es, entry{sym.Value, sym.Name, rank})
 	}
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].a != es[j].a {
