@@ -36,6 +36,8 @@ import (
 	"os"
 
 	"lanaiemu/internal/readfile"
+	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
@@ -170,6 +172,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "also write the result to this file")
 	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	profFile := fs.String("profile", "", "write each board's pprof cycle profile from the start of the workloads to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
 	root := fs.String("root", ".", "with --debug-script: the module's root (the firmware sources are assembled again from ROOT/firmware/netvm)")
 	if err := fs.Parse(args); err != nil {
@@ -214,6 +217,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			o.abandon()
 		}
 	}()
+	sc.Profile = *profFile != ""
 	var tl *timeline.Recorder
 	if *traceOut != "" {
 		tl = timeline.New()
@@ -260,6 +264,12 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			o.abandon()
 		}
 		if err != nil {
+			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			return 3
+		}
+	}
+	for i, p := range res.Profiles {
+		if err := writeProfile(profile.NodeFile(*profFile, i), p); err != nil {
 			fmt.Fprintf(stderr, "netvm run: %v\n", err)
 			return 3
 		}
@@ -419,4 +429,18 @@ func (o *outFile) abandon() {
 	if o.created {
 		os.Remove(o.f.Name())
 	}
+}
+
+// writeProfile writes one board's profile (the LANai at its default
+// clock unless the cluster set another).
+func writeProfile(name string, p *profile.Profiler) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = p.Write(f, lanai.DefaultClockHz)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -37,6 +37,7 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/freebsd"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
 	"lanaiemu/netvm/internal/progress"
@@ -53,8 +54,11 @@ type Scenario struct {
 	UntilUS   uint64     `json:"until_us"`
 	Faults    Faults     `json:"faults"`
 	Workloads []Workload `json:"workloads"`
-	lines     []int      // line of each workload in the file
-	name      string
+	// Profile makes the run profile every board from the start of the
+	// workloads (Result.Profiles; docs/profiling.md); not a file field.
+	Profile bool  `json:"-"`
+	lines   []int // line of each workload in the file
+	name    string
 }
 
 // Faults are the fabric's injected faults, in parts per million.
@@ -239,9 +243,12 @@ func (sc *Scenario) check() error {
 
 // Result is what a run measured.
 type Result struct {
-	SimulatedUS uint64           `json:"simulated_us"`
-	Workloads   []WorkloadResult `json:"workloads"`
-	Nodes       []NodeStats      `json:"nodes"`
+	// Profiles are the boards' cycle profiles, node by node, when the
+	// scenario's Profile was set.
+	Profiles    []*profile.Profiler `json:"-"`
+	SimulatedUS uint64              `json:"simulated_us"`
+	Workloads   []WorkloadResult    `json:"workloads"`
+	Nodes       []NodeStats         `json:"nodes"`
 }
 
 // WorkloadResult is one workload's outcome.
@@ -291,6 +298,12 @@ func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*
 		return nil, nil, 0, err
 	}
 	res := &Result{Workloads: make([]WorkloadResult, len(sc.Workloads))}
+	if sc.Profile {
+		if res.Profiles, err = c.Profile(); err != nil {
+			c.Shutdown()
+			return nil, nil, 0, err
+		}
+	}
 	t0 := c.Now()
 	for i, w := range sc.Workloads {
 		res.Workloads[i].Kind = w.Kind
