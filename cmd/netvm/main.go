@@ -35,7 +35,9 @@ import (
 	"io"
 	"os"
 
+	pprof "github.com/google/pprof/profile"
 	"lanaiemu/internal/readfile"
+
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
@@ -305,6 +307,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	burst := fs.Uint("pci-burst", 256, "the host DMA engine's PCI burst in bytes (GM's default 256)")
 	clock := fs.Uint64("clock", 133, "the LANai's clock in MHz")
 	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
+	profFile := fs.String("profile", "", "write the boards' pprof cycle profiles, summed over every experiment, to `FILE` with -nodeN before its extension (docs/profiling.md; about ten times slower)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -344,6 +347,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if *burst != 256 {
 		cfg.PCIBurst = uint32(*burst)
 	}
+	if *profFile != "" {
+		cfg.Profiles = &bench.Profiles{}
+	}
 	res, err := bench.Run(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
@@ -351,6 +357,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 3
 	}
 	bench.WriteTable(stdout, res.Figures)
+	if cfg.Profiles != nil {
+		profs, err := cfg.Profiles.Merged(cfg.ClockHz)
+		for i := 0; err == nil && i < len(profs); i++ {
+			err = writePprof(profile.NodeFile(*profFile, i), profs[i])
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+			jsonFile.abandon()
+			return 3
+		}
+	}
 	if *plots != "" {
 		files, err := bench.WritePlots(*plots, res.Curves)
 		if err != nil {
@@ -432,13 +449,18 @@ func (o *outFile) abandon() {
 }
 
 // writeProfile writes one board's profile (the LANai at its default
-// clock unless the cluster set another).
+// clock: netvm run does not set another).
 func writeProfile(name string, p *profile.Profiler) error {
+	return writePprof(name, p.Profile(lanai.DefaultClockHz))
+}
+
+// writePprof writes a pprof profile to a file.
+func writePprof(name string, p *pprof.Profile) error {
 	f, err := os.Create(name)
 	if err != nil {
 		return err
 	}
-	err = p.Write(f, lanai.DefaultClockHz)
+	err = p.Write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

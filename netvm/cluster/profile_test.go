@@ -13,6 +13,7 @@ import (
 // A profiled cluster runs cycle for cycle as a plain one, and each board's
 // profile adds up to the cycles it ran while profiled.
 func TestProfiledClusterExact(t *testing.T) {
+	var skipped [2][2]uint64 // plain, profiled; by node
 	run := func(profiled bool) ([2]uint64, []*profile.Profiler, [2]uint64) {
 		c, err := New(Config{Nodes: 2, Frames: 1024})
 		if err != nil {
@@ -52,13 +53,18 @@ func TestProfiledClusterExact(t *testing.T) {
 		var after [2]uint64
 		for i, n := range c.Nodes {
 			after[i] = n.Board.CPU().Cycles
+			if profiled {
+				skipped[1][i] = n.Board.CPU().SkippedCycles
+			} else {
+				skipped[0][i] = n.Board.CPU().SkippedCycles
+			}
 		}
 		return before, ps, after
 	}
 	_, _, plain := run(false)
 	before, ps, after := run(true)
-	if after != plain {
-		t.Fatalf("profiled run ended at cycles %v, plain at %v", after, plain)
+	if after != plain || skipped[0] != skipped[1] {
+		t.Fatalf("profiled run ended at cycles %v, %v skipped; plain at %v, %v skipped", after, skipped[1], plain, skipped[0])
 	}
 	for i, p := range ps {
 		if got, want := p.Total(profile.Cycles), int64(after[i]-before[i]); got != want {
