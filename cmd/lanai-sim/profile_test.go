@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -51,5 +52,55 @@ func TestProfilePerNode(t *testing.T) {
 		if sum != n.Cycles {
 			t.Errorf("node %d: profile %d cycles, run %d", i, sum, n.Cycles)
 		}
+	}
+}
+
+// lanai-sim check measures a budget file's paths on every node: --update
+// writes them, a plain check passes, a lowered budget exits 1 naming the
+// path; check without --budgets is a usage error.
+func TestCheckBudgets(t *testing.T) {
+	dir := t.TempDir()
+	fw := filepath.Join(dir, "fw.s")
+	os.WriteFile(fw, []byte(`
+	.text
+	.globl	_start
+_start:
+	mov	0x8000, %sp
+	mov	3, %r9
+again:	bt	work
+	add	%pc, 4, %rca
+	sub.f	%r9, 1, %r9
+	bne	again
+	nop
+	st	%r0, -4096[%r0]
+	bt	.
+	nop
+work:
+	mov	200, %r6
+.Lw:	sub.f	%r6, 1, %r6
+	bne	.Lw
+	nop
+	add	%rca, 0, %pc
+	nop
+`), 0o644)
+	budgets := filepath.Join(dir, "b.txt")
+	os.WriteFile(budgets, []byte("work work ret 0 0\n"), 0o644)
+	args := []string{"--quiet", "--nodes", "2", "--firmware", fw}
+	if st, out := lsim(t, append([]string{"check", "--budgets", budgets, "--update"}, args...)...); st != 0 || !strings.Contains(out, "work") {
+		t.Fatalf("check --update: %d\n%s", st, out)
+	}
+	data, _ := os.ReadFile(budgets)
+	if f := strings.Fields(strings.Split(string(data), "\n")[1]); len(f) != 5 || f[3] != "603" {
+		t.Fatalf("budget file:\n%s", data) // mov, 200 x 3, return 2
+	}
+	if st, out := lsim(t, append([]string{"check", "--budgets", budgets}, args...)...); st != 0 || !strings.Contains(out, "6 runs") {
+		t.Fatalf("check: %d\n%s", st, out)
+	}
+	os.WriteFile(budgets, []byte(strings.Replace(string(data), "603", "600", 1)), 0o644)
+	if st, out := lsim(t, append([]string{"check", "--budgets", budgets}, args...)...); st != 1 || !strings.Contains(out, "b.txt:2: work: 603 cycles, budget 600 0 (limit 600): 3 more") {
+		t.Fatalf("a lowered budget: %d\n%s", st, out)
+	}
+	if st, _ := lsim(t, append([]string{"check"}, args...)...); st != 64 {
+		t.Fatalf("check without --budgets: %d", st)
 	}
 }
