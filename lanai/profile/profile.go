@@ -149,7 +149,7 @@ func Run(c *lanai.CPU, budget uint64, obs []Observer) *lanai.Stop {
 	var s Step
 	for {
 		if c.Cycles >= limit {
-			return &lanai.Stop{Kind: lanai.StopCycleLimit}
+			return c.Run(0) // the events due now run, as in a plain run's end
 		}
 		s.PC, s.Start = c.PC, c.Cycles
 		ins, skc, ski := c.Instret, c.SkippedCycles, c.SkippedInstret

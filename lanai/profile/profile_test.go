@@ -2,9 +2,12 @@ package profile
 
 import (
 	"bytes"
+	"encoding/xml"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -239,5 +242,36 @@ func TestPprofReadsIt(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "sub.f") {
 		t.Fatalf("pprof -list: %v\n%s", err, out)
+	}
+}
+
+// The flame graph is well-formed SVG with a frame for each function,
+// titled with its value, the root holding the total.
+func TestWriteFlame(t *testing.T) {
+	c, im := load(t, build(t, loops))
+	p := New(im, nil)
+	p.Run(c, 1<<30)
+	var buf bytes.Buffer
+	if err := WriteFlame(&buf, p.Profile(c.Config().ClockHz), Cycles, "loops"); err != nil {
+		t.Fatal(err)
+	}
+	d := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not XML: %v", err)
+		}
+	}
+	out := buf.String()
+	for _, want := range []string{"<title>all: " + strconv.FormatUint(c.Cycles, 10) + " (100.0%)</title>", "<title>a: ", "<title>b: ", "<title>c: ", "<title>_start: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("flame graph lacks %q", want)
+		}
+	}
+	if err := WriteFlame(&buf, p.Profile(1), 9, ""); err == nil {
+		t.Error("value 9 accepted")
 	}
 }

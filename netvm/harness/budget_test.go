@@ -1,10 +1,14 @@
 package harness
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"lanaiemu/lanai/budget"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/objfile"
@@ -62,5 +66,61 @@ func TestFirmwareBudgets(t *testing.T) {
 	}
 	if err := budget.Verify(f, results, *update); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// flameDir holds docs/profiling.md's flame graphs of a 4-byte WRITE.
+var flameDir = filepath.Join(FirmwareDir(), "..", "..", "docs", "profiling")
+
+// Where a 4-byte WRITE's cycles go, on both boards from the doorbell to
+// the counter in the receiver's host: each board's profile adds up to the
+// cycles of that span, and its flame graph is docs/profiling's
+// write4-nodeN.svg (rewritten with -update, compared otherwise).
+func TestWrite4Profile(t *testing.T) {
+	img := Build(t)
+	obj, err := objfile.Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := &memsys.Image{Entry: obj.Entry, Symbols: obj.Symbols, File: obj}
+	w, src, _ := setupWith(t, Options{})
+	n0, n1 := w.Nodes[0], w.Nodes[1]
+	copy(n0.HostBytes(src[0], 4), []byte{1, 2, 3, 4})
+	w.W.Run(w.Now() + 10*sim.Microsecond) // both idle in their loops
+	var profs []*profile.Profiler
+	var start []uint64
+	for _, n := range w.Nodes {
+		p := profile.New(im, n.Board.Busy)
+		p.Binary("firmware/netvm")
+		n.Board.Observe(p)
+		profs = append(profs, p)
+		start = append(start, n.Board.CPU().Cycles)
+	}
+	n0.Write(0, srcVA, 4, 0, impRegion, impCtr)
+	w.RunUntil("counter", 100*sim.Nanosecond, sim.Millisecond, func() bool { return n1.Counter(0, ctrID) == 1 })
+	for i, p := range profs {
+		ran := int64(w.Nodes[i].Board.CPU().Cycles - start[i])
+		if p.Total(profile.Cycles) != ran {
+			t.Fatalf("node %d: profile %d cycles, board ran %d", i, p.Total(profile.Cycles), ran)
+		}
+		var buf bytes.Buffer
+		title := []string{"sender (node 0)", "receiver (node 1)"}[i] + ": a 4-byte WRITE with a counter, doorbell to counter"
+		if err := profile.WriteFlame(&buf, p.Profile(133_000_000), profile.Cycles, title); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(flameDir, fmt.Sprintf("write4-node%d.svg", i))
+		if *update {
+			if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, buf.Bytes()) {
+			t.Errorf("%s differs from this run's flame graph (rerun with -update if meant)", name)
+		}
+		t.Logf("node %d: %d cycles", i, ran)
 	}
 }
