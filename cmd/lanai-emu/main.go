@@ -333,11 +333,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	defer console.Flush()
 	c, img, err := m.load(path, console)
 	if err != nil {
-		fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
-		if _, ok := err.(usageError); ok {
-			return exitUsage
-		}
-		return exitImage
+		return loadFailed(stderr, "run", err)
 	}
 	loc := newLocator(img)
 
@@ -552,6 +548,17 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// loadFailed reports an image that could not be loaded for subcommand cmd
+// and gives the exit status: 64 for a usage error (a bad flag value), 66
+// for the image itself.
+func loadFailed(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "lanai-emu %s: %v\n", cmd, err)
+	if _, ok := err.(usageError); ok {
+		return exitUsage
+	}
+	return exitImage
+}
+
 // checkCmd is lanai-emu check: the program's paths against a budget file.
 func checkCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
@@ -583,11 +590,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	defer console.Flush()
 	c, img, err := m.load(path, console)
 	if err != nil {
-		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
-		if _, ok := err.(usageError); ok {
-			return exitUsage
-		}
-		return exitImage
+		return loadFailed(stderr, "check", err)
 	}
 	meter, err := budgetpkg.NewMeter(bf, img)
 	if err != nil {
