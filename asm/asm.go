@@ -11,12 +11,14 @@
 package asm
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"lanaiemu/internal/readfile"
 	"lanaiemu/objfile"
 )
 
@@ -31,7 +33,8 @@ type Options struct {
 	// IncludeDirs are searched, after the including file's directory, by
 	// .include.
 	IncludeDirs []string
-	// ReadFile reads included files; nil means os.ReadFile.
+	// ReadFile reads included files; nil reads them from disk (regular
+	// files of at most 64 MiB).
 	ReadFile func(name string) ([]byte, error)
 	// Listing keeps what Result.Listing needs.
 	Listing bool
@@ -71,6 +74,7 @@ func Assemble(srcs []Source, opt Options) (*Result, error) {
 			}
 		}()
 		for _, s := range srcs {
+			a.including = append(a.including[:0], includeKey(s.Name))
 			a.file(s.Name, s.Text, 0)
 		}
 		a.finish()
@@ -93,7 +97,7 @@ func Assemble(srcs []Source, opt Options) (*Result, error) {
 func AssembleFile(name string, opt Options) (*Result, error) {
 	read := opt.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		read = readSource
 	}
 	text, err := read(name)
 	if err != nil {
@@ -218,23 +222,25 @@ type assembler struct {
 	locals   map[string]int // numeric local label definitions so far
 	temps    int
 	expand   int // macro expansions so far (for \@)
-	depth    int
-	fileSym  string
-	listing  []listEntry
-	line     srcLine  // the line being assembled
-	linePtr  *srcLine // where it is kept (fixups refer to it)
-	defining *macro   // a .macro being collected
-	defDepth int
-	calls    []Pos     // positions of the macro invocations being expanded
-	expanded bool      // the statement just assembled was a macro invocation
-	parsers  []*parser // one per nesting level of statements
-	nesting  int
-	lineInfo []lineEntry
-	outSects map[*section]*objfile.Section
-	dwarf    dwarfState // .file, .loc and .cfi_* (dwarf.go)
-	stmtBuf  []string
-	offBuf   []int
-	exprSlab []expr
+	// including is the chain of files being included (absolute paths),
+	// outermost first, for cycle detection.
+	including []string
+	fileSym   string
+	listing   []listEntry
+	line      srcLine  // the line being assembled
+	linePtr   *srcLine // where it is kept (fixups refer to it)
+	defining  *macro   // a .macro being collected
+	defDepth  int
+	calls     []Pos     // positions of the macro invocations being expanded
+	expanded  bool      // the statement just assembled was a macro invocation
+	parsers   []*parser // one per nesting level of statements
+	nesting   int
+	lineInfo  []lineEntry
+	outSects  map[*section]*objfile.Section
+	dwarf     dwarfState // .file, .loc and .cfi_* (dwarf.go)
+	stmtBuf   []string
+	offBuf    []int
+	exprSlab  []expr
 }
 
 func newAssembler(opt Options) *assembler {
@@ -637,14 +643,18 @@ func (a *assembler) assign(p *parser, name token, once bool) error {
 	return nil
 }
 
-// include assembles an included file.
-func (a *assembler) include(name string, p *parser, t token, depth int) error {
-	if depth > 20 {
-		return p.errAt(t, ".include nests too deeply (a cycle?)")
+// maxIncludeDepth bounds the nesting of .include.
+const maxIncludeDepth = 20
+
+// include assembles an included file. A file that includes itself, directly
+// or through others, is an error naming the chain.
+func (a *assembler) include(name string, p *parser, t token) error {
+	if len(a.including) >= maxIncludeDepth {
+		return p.errAt(t, ".include nests more than %d deep", maxIncludeDepth)
 	}
 	read := a.opt.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		read = readSource
 	}
 	var tried []string
 	dirs := append([]string{filepath.Dir(a.line.pos.File)}, a.opt.IncludeDirs...)
@@ -655,16 +665,40 @@ func (a *assembler) include(name string, p *parser, t token, depth int) error {
 		path := filepath.Join(d, name)
 		text, err := read(path)
 		if err != nil {
-			tried = append(tried, path)
-			continue
+			if errors.Is(err, fs.ErrNotExist) {
+				tried = append(tried, path)
+				continue
+			}
+			return p.errAt(t, "cannot include %q: %v", name, err)
+		}
+		key := includeKey(path)
+		for i, f := range a.including {
+			if f == key {
+				chain := append(append([]string(nil), a.including[i:]...), key)
+				return p.errAt(t, ".include cycle: %s", strings.Join(chain, " -> "))
+			}
 		}
 		saved, savedPtr := a.line, a.linePtr
-		a.file(path, text, depth+1)
+		a.including = append(a.including, key)
+		a.file(path, text, len(a.including))
+		a.including = a.including[:len(a.including)-1]
 		a.line, a.linePtr = saved, savedPtr
 		return nil
 	}
 	return p.errAt(t, "cannot find include file %q (tried %s)", name, strings.Join(tried, ", "))
 }
+
+// includeKey names a file for cycle detection: its absolute, clean path.
+func includeKey(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}
+
+// readSource reads a source file from disk: a regular file or pipe of at
+// most readfile.Text bytes.
+func readSource(name string) ([]byte, error) { return readfile.Read(name, readfile.Text) }
 
 // finish checks what can only be checked at the end, then resolves fixups.
 func (a *assembler) finish() {

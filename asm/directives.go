@@ -496,7 +496,7 @@ func dirInclude(a *assembler, p *parser, t token) error {
 	if err := endStatement(p); err != nil {
 		return err
 	}
-	return a.include(n.text, p, t, a.depth+1)
+	return a.include(n.text, p, t)
 }
 
 func dirErr(a *assembler, p *parser, t token) error {

@@ -21,15 +21,33 @@ type Error struct {
 	Source string // the source line, without its newline
 }
 
+// maxShownLine is the most of a source line an error shows: a longer line
+// is cut to a window around the column, marked with "...".
+const maxShownLine = 160
+
 // Error formats the error as "file:line:col: error: message", then the
-// source line and a caret under the column.
+// source line (or, for a long one, the part around the column) and a
+// caret under the column.
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v: error: %s", e.Pos, e.Msg)
 	if e.Source != "" {
-		b.WriteString("\n" + e.Source + "\n")
-		for i := 1; i < e.Pos.Col && i-1 < len(e.Source); i++ {
-			if e.Source[i-1] == '\t' {
+		src, col := e.Source, e.Pos.Col
+		if len(src) > maxShownLine {
+			start := max(0, min(col-1-maxShownLine/2, len(src)-maxShownLine))
+			prefix, suffix := "", ""
+			if start > 0 {
+				prefix = "..."
+			}
+			if start+maxShownLine < len(src) {
+				suffix = "..."
+			}
+			src = prefix + src[start:start+maxShownLine] + suffix
+			col += len(prefix) - start
+		}
+		b.WriteString("\n" + src + "\n")
+		for i := 1; i < col && i-1 < len(src); i++ {
+			if src[i-1] == '\t' {
 				b.WriteByte('\t')
 			} else {
 				b.WriteByte(' ')

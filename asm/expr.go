@@ -61,7 +61,13 @@ type parser struct {
 	toks []token
 	i    int
 	pos  Pos // position of the statement; Col is replaced per token
+	// nest counts the parentheses and unary operators being parsed.
+	nest int
 }
+
+// maxExprNesting bounds an expression's nesting (parentheses, unary
+// operators, hi/lo): deeper input is an error, not a stack overflow.
+const maxExprNesting = 100
 
 func (p *parser) peek() token {
 	if p.i < len(p.toks) {
@@ -147,6 +153,11 @@ func (p *parser) parseBinary(minPrec int) (*expr, error) {
 func (p *parser) parseUnary() (*expr, error) {
 	t := p.next()
 	pos := p.at(t)
+	if p.nest >= maxExprNesting {
+		return nil, &posError{pos, fmt.Sprintf("expression nests more than %d deep", maxExprNesting)}
+	}
+	p.nest++
+	defer func() { p.nest-- }()
 	switch t.kind {
 	case tNum:
 		return p.a.newExpr(expr{op: eNum, val: int64(t.val), pos: pos}), nil

@@ -2,6 +2,8 @@ package asm
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +36,47 @@ func FuzzAssemble(f *testing.F) {
 			t.Fatalf("assembled, but the object does not encode: %v", err)
 		}
 		_ = res.Listing()
+	})
+}
+
+// FuzzIncludesAndMacros feeds sources that include one another and expand
+// macros: the input is split at '\x00' into files a.s, b.s and c.s (a.s is
+// assembled), so cycles, deep nesting and macros defined in one file and
+// expanded in another come up. The assembler must return an object or
+// errors, never panic, hang or run out of memory.
+func FuzzIncludesAndMacros(f *testing.F) {
+	for _, s := range []string{
+		".include \"b.s\"\n\x00.include \"c.s\"\n\x00.include \"a.s\"\n",
+		".include \"a.s\"\n",
+		".include \"b.s\"\nm 3\n\x00.macro m x\n.long \\x\n.include \"c.s\"\n.endm\n\x00nop\n",
+		".macro r n\n.if \\n\nr \\n-1\n.endif\n.endm\nr 500\n",
+		".macro m\nm\n.endm\nm\n",
+		".include \"b.s\"\n.include \"b.s\"\n\x00.long 1\n",
+		".include \"/dev/zero\"\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		parts := strings.SplitN(src, "\x00", 3)
+		files := map[string][]byte{}
+		for i, p := range parts {
+			files[string(rune('a'+i))+".s"] = []byte(p)
+		}
+		read := func(name string) ([]byte, error) {
+			if b, ok := files[filepath.Base(name)]; ok && filepath.Dir(name) == "." {
+				return b, nil
+			}
+			return nil, os.ErrNotExist
+		}
+		res, err := Assemble([]Source{{"a.s", files["a.s"]}}, Options{ReadFile: read})
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		if _, err := res.Object.WriteELF(); err != nil {
+			t.Fatalf("assembled, but the object does not encode: %v", err)
+		}
 	})
 }

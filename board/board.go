@@ -30,6 +30,7 @@ import (
 	"fmt"
 
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
 	"lanaiemu/sim"
 )
@@ -139,13 +140,15 @@ type Config struct {
 
 // Board is a LANai 9.2 board: the core, its SRAM, and the on-chip devices.
 type Board struct {
-	held     bool // the LANai is held in reset (SetReset)
-	cfg      Config
-	pci      PCI
-	cpu      *lanai.CPU
-	mem      *memsys.Memory
-	clock    sim.Clock // the core clock
-	pciClock sim.Clock // the PCI clock
+	held bool // the LANai is held in reset (SetReset)
+	// observers see every instruction when profiling (Observe).
+	observers []profile.Observer
+	cfg       Config
+	pci       PCI
+	cpu       *lanai.CPU
+	mem       *memsys.Memory
+	clock     sim.Clock // the core clock
+	pciClock  sim.Clock // the PCI clock
 
 	isr  uint32
 	eimr uint32
@@ -297,7 +300,27 @@ func (b *Board) Run(budget uint64) *lanai.Stop {
 		b.cpu.SkippedCycles += budget
 		return &lanai.Stop{Kind: lanai.StopCycleLimit}
 	}
+	if len(b.observers) > 0 {
+		return profile.Run(b.cpu, budget, b.observers)
+	}
 	return b.cpu.Run(budget)
+}
+
+// Observe makes Run step the core and tell o about every instruction (a
+// profiler, a budget meter; docs/profiling.md). The counts of an observed
+// run are those of a plain one.
+func (b *Board) Observe(o profile.Observer) { b.observers = append(b.observers, o) }
+
+// Busy reports whether the host DMA engine (any channel) is moving or
+// fetching a descriptor, and whether the link's send engine is sending
+// (SEND_INT clear): a profiler's DMA-busy and link-busy time.
+func (b *Board) Busy() (dma, link bool) {
+	for _, ch := range b.ch {
+		if ch != nil && ch.state == chBusy {
+			dma = true
+		}
+	}
+	return dma, b.link != nil && !b.link.sendIdle
 }
 
 // SetReset holds the LANai in reset (on) or lets it go (off): what the

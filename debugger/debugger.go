@@ -205,7 +205,7 @@ func (d *Debugger) Intro(name string) {
 // the script ended with "quit".
 func (d *Debugger) Script(r io.Reader) (quit bool) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' {
@@ -216,11 +216,14 @@ func (d *Debugger) Script(r io.Reader) (quit bool) {
 			return true
 		}
 	}
-	if err := sc.Err(); err != nil {
-		d.errorf("reading the script: %v", err)
+	if err := sc.Err(); err != nil { // a line over MaxLine, or a read error
+		d.errorf("reading the script: %v (a line may hold at most %d bytes)", err, MaxLine)
 	}
 	return false
 }
+
+// MaxLine is the longest command line a script or the prompt may give.
+const MaxLine = 1 << 20
 
 // Interact reads commands from r, printing the prompt before each, until
 // "quit" or the end of input. An empty line repeats the previous command
@@ -229,13 +232,13 @@ func (d *Debugger) Script(r io.Reader) (quit bool) {
 // have echoed it).
 func (d *Debugger) Interact(r io.Reader, echo bool) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
 	for {
 		fmt.Fprint(d.out, Prompt)
 		if !sc.Scan() {
 			fmt.Fprintln(d.out)
 			if err := sc.Err(); err != nil {
-				d.errorf("reading commands: %v", err)
+				d.errorf("reading commands: %v (a line may hold at most %d bytes)", err, MaxLine)
 			}
 			return
 		}

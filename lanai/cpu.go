@@ -60,8 +60,11 @@ type CPU struct {
 	lastLoad uint8 // register loaded by the previous instruction, or noLoad
 
 	deadline uint64 // run until Cycles reaches this
-	events   eventQueue
-	stop     *Stop // set by a handler or device to end the run
+	// skipLimit lets a single step (StepSkipping) fast-forward an idle or
+	// polling loop past deadline, up to this cycle; 0 in other runs.
+	skipLimit uint64
+	events    eventQueue
+	stop      *Stop // set by a handler or device to end the run
 
 	// History of control transfers (a ring), for trap reports.
 	hist    [historySize]transfer

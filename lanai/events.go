@@ -40,6 +40,9 @@ func (c *CPU) Schedule(at uint64, fn func()) {
 	if at < c.deadline {
 		c.deadline = at
 	}
+	if at < c.skipLimit {
+		c.skipLimit = at
+	}
 }
 
 // NextEvent is the cycle of the core's earliest scheduled event (a device's

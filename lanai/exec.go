@@ -50,6 +50,23 @@ func (c *CPU) Step() *Stop {
 	return c.stop
 }
 
+// StepSkipping executes one instruction, as Step does, except that an idle
+// or polling loop's branch that Run would fast-forward is fast-forwarded
+// here too, up to the next event or the cycle limit, whichever comes
+// first (the skipped cycles are counted in SkippedCycles). Profilers step
+// this way so that a profiled run has the counts of an unprofiled one.
+func (c *CPU) StepSkipping(limit uint64) *Stop {
+	c.stop = nil
+	c.runEvents()
+	if c.stop != nil {
+		return c.stop
+	}
+	c.skipLimit = min(limit, c.nextEvent())
+	st := c.Step()
+	c.skipLimit = 0
+	return st
+}
+
 // exec is the inner loop: it runs instructions until the cycle count
 // reaches c.deadline or something stops the machine. The common
 // instructions are handled inline on locals; everything else goes through
@@ -149,7 +166,7 @@ loop:
 			deadline = min(deadline, c.deadline) // the store may have scheduled an event
 		case opBT:
 			if u.imm == pc && npc == pc+4 {
-				if skipped := c.idle(pc, cycles, deadline); skipped > 0 {
+				if skipped := c.idle(pc, cycles, max(deadline, c.skipLimit)); skipped > 0 {
 					cycles += skipped
 					instret += skipped
 					c.SkippedCycles += skipped
@@ -166,7 +183,7 @@ loop:
 				newnpc, newnnpc = u.imm, u.imm+4
 				c.record(pc, u.imm, cycles)
 				if u.imm < pc && u.poll != pollNo && npc == pc+4 {
-					skipC, skipI := c.pollSkip(u, pc, cycles, instret, deadline)
+					skipC, skipI := c.pollSkip(u, pc, cycles, instret, max(deadline, c.skipLimit))
 					cycles += skipC
 					instret += skipI
 				}

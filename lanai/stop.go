@@ -111,6 +111,18 @@ func (c *CPU) Transfers() []Transfer {
 	return out
 }
 
+// LastTransfer is the most recent taken control transfer (a branch's or a
+// jump's address and its target, and the cycle at which it was taken);
+// false before the first. Cycle grows from one transfer to the next, so a
+// caller that steps the core can tell a new transfer from the last one.
+func (c *CPU) LastTransfer() (Transfer, bool) {
+	h := c.hist[(c.histPos+historySize-1)%historySize]
+	if h.cycle == 0 && h.from == 0 && h.to == 0 {
+		return Transfer{}, false
+	}
+	return Transfer{h.from, h.to, h.cycle}, true
+}
+
 // trap stops the run with an error at the instruction at pc.
 func (c *CPU) trap(pc uint32, format string, args ...any) {
 	t := &Trap{Reason: fmt.Sprintf(format, args...), PC: pc, Flags: c.Flags, Cycles: c.Cycles}

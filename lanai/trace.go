@@ -46,10 +46,13 @@ func NewSymbols(syms []*objfile.Symbol) *Symbols {
 		case sym.Bind != objfile.STB_LOCAL:
 			rank = 2
 		}
-		es = append(es, entry{sym.Value, sym.Name, rank})
 		if _, dup := s.byName[sym.Name]; !dup || rank < 3 {
 			s.byName[sym.Name] = sym.Value
 		}
+		if sym.Shndx == objfile.SHN_ABS {
+			continue // a constant (.set), not a place in memory: it names no code
+		}
+		es = append(es, entry{sym.Value, sym.Name, rank})
 	}
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].a != es[j].a {
@@ -85,6 +88,20 @@ func (s *Symbols) Lookup(a uint32) string {
 	return s.names[i]
 }
 
+// Func names the code at an address: the nearest symbol at or before it
+// (a function, or a label of hand-written assembly) and its address;
+// false if no symbol precedes it.
+func (s *Symbols) Func(a uint32) (name string, start uint32, ok bool) {
+	if s == nil {
+		return "", 0, false
+	}
+	i := sort.Search(len(s.addrs), func(i int) bool { return s.addrs[i] > a }) - 1
+	if i < 0 {
+		return "", 0, false
+	}
+	return s.names[i], s.addrs[i], true
+}
+
 // Addr finds a symbol's address.
 func (s *Symbols) Addr(name string) (uint32, bool) {
 	if s == nil {
@@ -103,16 +120,26 @@ type Tracer struct {
 	w    *bufio.Writer
 	syms *Symbols
 	buf  []byte
+	err  error // the first write error
 }
+
+// Err is the first error writing the trace (a full disk, a closed pipe),
+// or nil.
+func (tr *Tracer) Err() error { return tr.err }
 
 // NewTracer makes a tracer writing to w.
 func NewTracer(w io.Writer, syms *Symbols) *Tracer {
 	return &Tracer{w: bufio.NewWriterSize(w, 1<<16), syms: syms}
 }
 
-// RunTraced is Run with a line of trace per instruction.
+// RunTraced is Run with a line of trace per instruction. When the trace
+// cannot be written it stops at once with StopNone; tr.Err says why.
 func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
-	defer tr.w.Flush()
+	defer func() {
+		if err := tr.w.Flush(); err != nil && tr.err == nil {
+			tr.err = err
+		}
+	}()
 	limit := c.Cycles + budget
 	if limit < c.Cycles {
 		limit = ^uint64(0)
@@ -132,6 +159,9 @@ func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
 		tr.line(c, cycle, pc, word, &before, flags, stores)
 		if st.Kind != StopStep {
 			return st
+		}
+		if tr.err != nil {
+			return &Stop{Kind: StopNone}
 		}
 	}
 }
@@ -155,6 +185,8 @@ func (tr *Tracer) line(c *CPU, cycle uint64, pc, word uint32, before *[33]uint32
 			tr.buf = fmt.Appendf(tr.buf, " [%08x] written", c.storeAddr)
 		}
 	}
-	tr.w.Write(bytes.TrimRight(tr.buf, " "))
-	tr.w.WriteByte('\n')
+	tr.buf = append(bytes.TrimRight(tr.buf, " "), '\n')
+	if _, err := tr.w.Write(tr.buf); err != nil && tr.err == nil {
+		tr.err = err
+	}
 }

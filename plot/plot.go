@@ -7,7 +7,10 @@
 // rectangles and a built-in 5x8 bitmap font) and encoded with image/png.
 // The same Chart always gives byte-identical output.
 //
-// Every series gets a fixed colour from a ten-colour palette, in order. The
+// Every series gets a fixed colour from a ten-colour palette, in order, and
+// (on a line chart) its own dash pattern and marker shape, so that series
+// lying on top of each other stay visible (see seriesDash). Labels too long
+// for their room are wrapped onto more lines at the same size. The
 // SVG holds each series in a <g data-series="name"> group; the PNG carries
 // the series names and colours in a tEXt chunk (see SeriesInPNG). SeriesInSVG
 // and SeriesInPNG read them back, for tests and callers that check output.

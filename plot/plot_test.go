@@ -594,3 +594,205 @@ func TestThin(t *testing.T) {
 		t.Errorf("wide labels thinned by %d, want 2", k)
 	}
 }
+
+// pixelsAbove counts, per palette colour, the pixels of a PNG above row
+// maxY (the plot area and its labels, without the legend).
+func pixelsAbove(t *testing.T, data []byte, maxY int) map[color.RGBA]int {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := img.(*image.RGBA)
+	n := map[color.RGBA]int{}
+	for y := 0; y < maxY; y++ {
+		for x := 0; x < Width; x++ {
+			n[m.RGBAAt(x, y)]++
+		}
+	}
+	return n
+}
+
+// legendTop is the top of the legend's first row.
+func legendTop(t *testing.T, c *Chart) int {
+	t.Helper()
+	sc, err := c.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := Height
+	for _, g := range sc.groups {
+		if g.class == "legend" {
+			for _, it := range g.items {
+				for _, p := range it.pts {
+					top = min(top, int(p.y)-markerSize)
+				}
+				if it.kind == kRect || it.kind == kText {
+					top = min(top, int(it.y))
+				}
+			}
+		}
+	}
+	return top
+}
+
+// Series that lie on top of each other (E9's NetVM and NIC page faults)
+// both stay visible in the plot area, and the legend shows each one's dash
+// pattern: the later one is dashed, so the earlier one shows through.
+func TestOverlappingSeriesVisible(t *testing.T) {
+	x, y := []float64{1, 2, 3, 4, 5, 6}, []float64{4, 9, 13, 17, 22, 22}
+	c := &Chart{Series: []Series{{Name: "first", X: x, Y: y}, {Name: "second", X: x, Y: y}, {Name: "third", X: x, Y: y}}}
+	_, data := render(t, c)
+	n := pixelsAbove(t, data, legendTop(t, c))
+	for i := range 3 {
+		if n[palette[i]] < 150 {
+			t.Errorf("series %d: %d pixels in the plot area, want it visible along the line", i, n[palette[i]])
+		}
+	}
+	sc, _ := c.layout()
+	var dashes [][]int
+	for _, g := range sc.groups {
+		if g.class == "legend" {
+			for _, it := range g.items {
+				if it.kind == kLine {
+					dashes = append(dashes, it.dash)
+				}
+			}
+		}
+	}
+	if len(dashes) != 3 || dashes[0] != nil || !slices.Equal(dashes[1], seriesDash[1]) || !slices.Equal(dashes[2], seriesDash[2]) {
+		t.Errorf("legend swatches' patterns %v, want %v", dashes, seriesDash[:3])
+	}
+	svg, _ := render(t, c)
+	if !bytes.Contains(svg, []byte(`stroke-dasharray="10 5"`)) || !bytes.Contains(svg, []byte(`stroke-dasharray="3 4"`)) {
+		t.Error("SVG lacks the series' dash patterns")
+	}
+	// Every series has its own pattern, and pattern and shape together
+	// tell every pair apart.
+	for i := range seriesDash {
+		for j := range i {
+			if slices.Equal(seriesDash[i], seriesDash[j]) {
+				t.Errorf("series %d and %d share a dash pattern", i, j)
+			}
+		}
+	}
+}
+
+// A dashed polyline keeps its pattern's phase across corners, so that a
+// series of many short segments is not drawn solid.
+func TestDashAcrossCorners(t *testing.T) {
+	r := raster{image.NewRGBA(image.Rect(0, 0, 100, 10))}
+	col := palette[0]
+	phase := 0
+	for x := 0; x < 90; x += 3 { // thirty 3-pixel segments
+		phase = r.line(x, 5, x+3, 5, col, 1, []int{10, 5}, phase)
+	}
+	painted := 0
+	for x := 0; x <= 90; x++ {
+		if r.img.RGBAAt(x, 5) == col {
+			painted++
+		}
+	}
+	if painted < 55 || painted > 65 { // two thirds of 91
+		t.Errorf("%d of 91 pixels painted, want about two thirds", painted)
+	}
+	if !on([]int{10, 5}, 9) || on([]int{10, 5}, 10) || !on([]int{12, 4, 3, 4}, 17) || on([]int{12, 4, 3, 4}, 19) {
+		t.Error("on")
+	}
+}
+
+func TestWrap(t *testing.T) {
+	w := func(n int) int { return textW(strings.Repeat("x", n), 2) }
+	for _, tc := range []struct {
+		s       string
+		maxW, n int
+		want    []string
+	}{
+		{"", 100, 2, nil},
+		{"fits  as is", w(20), 2, []string{"fits  as is"}},
+		{"round trip per 4 KiB WRITE (us)", w(30), 2, []string{"round trip per 4", "KiB WRITE (us)"}},
+		{"wait queue (4 waiters)", w(20), 3, []string{"wait queue", "(4 waiters)"}},
+		{"a b c d e f", w(3), 2, []string{"a b", "c.."}},
+		{"unbreakableword", w(8), 2, []string{"unbrea.."}},
+		{"one two", w(5), 1, []string{"one.."}},
+	} {
+		got := wrap(tc.s, 2, tc.maxW, tc.n)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("wrap(%q, %d px, %d lines) = %q, want %q", tc.s, tc.maxW, tc.n, got, tc.want)
+		}
+		for _, l := range got {
+			if textW(l, 2) > tc.maxW {
+				t.Errorf("wrap(%q): line %q wider than %d px", tc.s, l, tc.maxW)
+			}
+		}
+	}
+}
+
+// Axis labels, titles and category labels too long for one line keep
+// their size (E5's y label was drawn at half size) and are wrapped, not
+// cut (an E8 category was cut off); the wrapped lines stay inside their
+// room and clear of each other.
+func TestLongLabelsWrap(t *testing.T) {
+	ylab := "round trip per 4 KiB WRITE of the longest kind (us)"
+	for _, c := range []*Chart{
+		{Title: "t", XLabel: "x", YLabel: ylab, Series: []Series{{Name: "a", X: []float64{0, 1}, Y: []float64{0, 1}}}},
+		{Title: "E8", XLabel: "primitive", YLabel: ylab, BarSeries: []string{"v"}, Bars: []Bar{
+			{"raw notify + wait", []float64{14.9}}, {"counting semaphore", []float64{14.9}}, {"wait queue (4 waiters)", []float64{15.6}}}},
+	} {
+		sc, err := c.layout()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts []item
+		for _, g := range sc.groups {
+			for _, it := range g.items {
+				if it.kind == kText {
+					texts = append(texts, it)
+				}
+			}
+		}
+		var yl []string
+		var boxes []box
+		for _, it := range texts {
+			if it.scale < 2 {
+				t.Errorf("%q drawn at scale %d", it.text, it.scale)
+			}
+			if strings.Contains(it.text, "..") {
+				t.Errorf("%q cut", it.text)
+			}
+			w, h := float64(textW(it.text, it.scale)), float64(textH(it.scale))
+			b := box{it.x, it.y, it.x + w - 1, it.y + h - 1}
+			if it.vertical {
+				yl = append(yl, it.text)
+				b = box{it.x, it.y - w + 1, it.x + h - 1, it.y}
+			}
+			if b.x0 < 0 || b.y0 < 0 || b.x1 >= Width || b.y1 >= Height {
+				t.Errorf("%q outside the chart: %v", it.text, b)
+			}
+			for k, o := range boxes {
+				if b.overlaps(o) {
+					t.Errorf("%q overlaps %q", it.text, texts[k].text)
+				}
+			}
+			boxes = append(boxes, b)
+		}
+		if strings.Join(yl, " ") != ylab || len(yl) != 2 {
+			t.Errorf("y label drawn as %q", yl)
+		}
+		for _, b := range c.Bars {
+			found := false
+			for i := range texts {
+				for j := i + 1; j <= len(texts); j++ {
+					var s []string
+					for _, it := range texts[i:j] {
+						s = append(s, it.text)
+					}
+					found = found || strings.Join(s, " ") == b.Category
+				}
+			}
+			if !found {
+				t.Errorf("category %q not drawn whole", b.Category)
+			}
+		}
+	}
+}

@@ -27,9 +27,6 @@ import (
 // Lines are separated by "\n".
 const seriesKeyword = "series"
 
-// Dash pattern of reference marks, in pixels along the line.
-const dashOn, dashOff = 6, 4
-
 // raster draws scene items into an RGBA image.
 type raster struct{ img *image.RGBA }
 
@@ -53,13 +50,20 @@ func (r raster) fill(x0, y0, x1, y1 int, c color.RGBA) {
 
 // line draws from (x0, y0) to (x1, y1), both included, with Bresenham's
 // algorithm; a width-2 line paints a 2x2 brush (the point and its upper and
-// left neighbours) at every step, a dashed one skips steps by the pattern.
-func (r raster) line(x0, y0, x1, y1 int, c color.RGBA, width int, dash bool) {
+// left neighbours) at every step. A dashed line paints only the steps that
+// fall on the pattern's "on" runs, starting phase steps into the pattern;
+// line returns the phase after its last step, so that a polyline's pattern
+// runs on across its corners.
+func (r raster) line(x0, y0, x1, y1 int, c color.RGBA, width int, dash []int, phase int) int {
 	dx, dy := abs(x1-x0), -abs(y1-y0)
 	sx, sy := sign(x1-x0), sign(y1-y0)
 	e := dx + dy
-	for i := 0; ; i++ {
-		if !dash || i%(dashOn+dashOff) < dashOn {
+	period := 0
+	for _, d := range dash {
+		period += d
+	}
+	for {
+		if period == 0 || on(dash, phase%period) {
 			r.set(x0, y0, c)
 			if width >= 2 {
 				r.set(x0-1, y0, c)
@@ -68,8 +72,9 @@ func (r raster) line(x0, y0, x1, y1 int, c color.RGBA, width int, dash bool) {
 			}
 		}
 		if x0 == x1 && y0 == y1 {
-			return
+			return phase
 		}
+		phase++
 		if e2 := 2 * e; e2 >= dy {
 			e += dy
 			x0 += sx
@@ -78,6 +83,18 @@ func (r raster) line(x0, y0, x1, y1 int, c color.RGBA, width int, dash bool) {
 			y0 += sy
 		}
 	}
+}
+
+// on reports whether step i of a period falls on an "on" run of dash
+// (on, off, on, off, ...).
+func on(dash []int, i int) bool {
+	for k, d := range dash {
+		if i < d {
+			return k%2 == 0
+		}
+		i -= d
+	}
+	return false
 }
 
 // text draws s with the bitmap font, each font pixel a scale x scale block.
@@ -126,9 +143,10 @@ func rasterize(sc *scene) *image.RGBA {
 		for _, it := range g.items {
 			switch it.kind {
 			case kLine, kPolyline:
+				phase := 0
 				for i := 1; i < len(it.pts); i++ {
 					p, q := it.pts[i-1], it.pts[i]
-					r.line(iround(p.x), iround(p.y), iround(q.x), iround(q.y), it.col, it.width, it.dash)
+					phase = r.line(iround(p.x), iround(p.y), iround(q.x), iround(q.y), it.col, it.width, it.dash, phase)
 				}
 			case kRect:
 				r.fill(iround(it.x), iround(it.y), iround(it.x+it.w), iround(it.y+it.h), it.col)

@@ -16,7 +16,9 @@ const (
 	tickScale   = 2 // tick and category labels
 	legendScale = 2
 	markScale   = 2
-	markerSize  = 6 // side of a point marker, pixels
+	markerSize  = 12 // outer size of an outline marker, pixels, brush included
+	dotSize     = 6  // side of a filled square marker, pixels
+	lineGap     = 3  // pixels between the lines of a wrapped label
 )
 
 // kind is the type of a drawing primitive.
@@ -41,8 +43,8 @@ type item struct {
 	x, y     float64
 	w, h     float64
 	col      color.RGBA
-	width    int  // line width, 1 or 2
-	dash     bool // dashed line
+	width    int   // line width, 1 or 2
+	dash     []int // dash pattern (on, off, ... in pixels along the line); nil: solid
 	text     string
 	scale    int
 	vertical bool
@@ -58,7 +60,7 @@ type group struct {
 
 func (g *group) add(it item) { g.items = append(g.items, it) }
 
-func (g *group) line(x0, y0, x1, y1 float64, col color.RGBA, width int, dash bool) {
+func (g *group) line(x0, y0, x1, y1 float64, col color.RGBA, width int, dash []int) {
 	g.add(item{kind: kLine, pts: []pt{{x0, y0}, {x1, y1}}, col: col, width: width, dash: dash})
 }
 
@@ -198,23 +200,26 @@ func (c *Chart) layout() (*scene, error) {
 	}
 
 	// Margins: y label and tick labels on the left; x tick labels, x label
-	// and the legend below the plot area; the title above it.
+	// and the legend below the plot area; the title above it. Labels that
+	// do not fit are wrapped onto more lines (the y label's lines stand
+	// side by side), so that every text keeps its size. The y label's
+	// room is the plot area's height, which the legend's rows and the
+	// category labels' lines (both wider on a narrower plot) decide: lay
+	// out again if the y label needs more lines than reserved.
 	const pad = 14
-	left := pad
-	if c.YLabel != "" {
-		left += textH(labelScale) + 10
-	}
 	yLabW := 0
 	for _, l := range yAx.labels {
 		yLabW = max(yLabW, textW(l, tickScale))
 	}
-	left += yLabW + 10
 	right := 24
 	if !bar && len(xAx.labels) > 0 {
 		right = max(right, textW(xAx.labels[len(xAx.labels)-1], tickScale)/2+10)
 	}
-	px0, px1 := float64(left), float64(Width-right)
-	plotW := int(px1 - px0)
+	title := wrap(c.Title, titleScale, Width-2*pad, 2)
+	top := 20
+	if len(title) > 0 {
+		top = pad + blockH(len(title), titleScale) + 14
+	}
 
 	// Legend entries flow in rows, each row centred under the plot area.
 	type entry struct {
@@ -222,33 +227,69 @@ func (c *Chart) layout() (*scene, error) {
 		row  int
 		text string
 	}
-	const swatchW, swatchGap, entryGap = 24, 6, 22
-	var entries []entry
-	var rowW []int
-	for _, name := range sc.names {
-		t := fit(name, legendScale, plotW-swatchW-swatchGap)
-		w := swatchW + swatchGap + textW(t, legendScale)
-		if len(rowW) == 0 || rowW[len(rowW)-1]+entryGap+w > plotW {
-			rowW = append(rowW, 0)
-		} else {
-			rowW[len(rowW)-1] += entryGap
-		}
-		entries = append(entries, entry{x: rowW[len(rowW)-1], row: len(rowW) - 1, text: t})
-		rowW[len(rowW)-1] += w
+	const swatchGap, entryGap = 6, 22
+	swatchW := 36 // a line's pattern and marker
+	if bar {
+		swatchW = 24 // a square
 	}
 	rowH := textH(legendScale) + 8
-	bottom := Height - pad - len(rowW)*rowH
-	legendTop := bottom + 4
-	if c.XLabel != "" {
-		bottom -= textH(labelScale) + 10
+	var (
+		px0, px1, py0, py1   float64
+		plotW                int
+		entries              []entry
+		rowW                 []int
+		legendTop, xLabelTop int
+		xLines               []string
+		catLines             [][]string
+	)
+	yLines := wrap(c.YLabel, labelScale, Height, 2)
+	for {
+		left := pad
+		if len(yLines) > 0 {
+			left += blockH(len(yLines), labelScale) + 10
+		}
+		left += yLabW + 10
+		px0, px1 = float64(left), float64(Width-right)
+		plotW = int(px1 - px0)
+
+		entries, rowW = entries[:0], rowW[:0]
+		for _, name := range sc.names {
+			t := fit(name, legendScale, plotW-swatchW-swatchGap)
+			w := swatchW + swatchGap + textW(t, legendScale)
+			if len(rowW) == 0 || rowW[len(rowW)-1]+entryGap+w > plotW {
+				rowW = append(rowW, 0)
+			} else {
+				rowW[len(rowW)-1] += entryGap
+			}
+			entries = append(entries, entry{x: rowW[len(rowW)-1], row: len(rowW) - 1, text: t})
+			rowW[len(rowW)-1] += w
+		}
+		bottom := Height - pad - len(rowW)*rowH
+		legendTop = bottom + 4
+		xLines = wrap(c.XLabel, labelScale, plotW, 2)
+		if len(xLines) > 0 {
+			bottom -= blockH(len(xLines), labelScale) + 10
+		}
+		xLabelTop = bottom + 4
+		tickLines := 1
+		if bar {
+			catLines = catLines[:0]
+			slot := float64(plotW) / float64(len(c.Bars))
+			for _, b := range c.Bars {
+				l := wrap(b.Category, tickScale, int(slot)-6, 3)
+				catLines = append(catLines, l)
+				tickLines = max(tickLines, len(l))
+			}
+		}
+		bottom -= blockH(tickLines, tickScale) + 13
+		py0, py1 = float64(top), float64(bottom)
+		l := wrap(c.YLabel, labelScale, bottom-top, 2)
+		if len(l) <= len(yLines) {
+			yLines = l
+			break
+		}
+		yLines = l
 	}
-	xLabelTop := bottom + 4
-	bottom -= textH(tickScale) + 13
-	top := 20
-	if c.Title != "" {
-		top = pad + textH(titleScale) + 14
-	}
-	py0, py1 := float64(top), float64(bottom)
 	yAx.p0, yAx.p1 = py1, py0
 	if xAx != nil {
 		xAx.p0, xAx.p1 = px0, px1
@@ -260,34 +301,34 @@ func (c *Chart) layout() (*scene, error) {
 	if xAx != nil {
 		for _, t := range xAx.minor {
 			if x := math.Round(xAx.pos(t)); inside(x, px0, px1) {
-				grid.line(x, py0, x, py1, colMinorGrid, 1, false)
+				grid.line(x, py0, x, py1, colMinorGrid, 1, nil)
 			}
 		}
 	}
 	for _, t := range yAx.minor {
 		if y := math.Round(yAx.pos(t)); inside(y, py0, py1) {
-			grid.line(px0, y, px1, y, colMinorGrid, 1, false)
+			grid.line(px0, y, px1, y, colMinorGrid, 1, nil)
 		}
 	}
 	if xAx != nil {
 		for _, t := range xAx.ticks {
 			if x := math.Round(xAx.pos(t)); inside(x, px0, px1) {
-				grid.line(x, py0, x, py1, colGrid, 1, false)
+				grid.line(x, py0, x, py1, colGrid, 1, nil)
 			}
 		}
 	}
 	for _, t := range yAx.ticks {
 		if y := math.Round(yAx.pos(t)); inside(y, py0, py1) {
-			grid.line(px0, y, px1, y, colGrid, 1, false)
+			grid.line(px0, y, px1, y, colGrid, 1, nil)
 		}
 	}
 
 	// Frame, tick marks and tick labels.
 	axes := sc.group("axes", -1)
-	axes.line(px0, py0, px1, py0, colAxis, 1, false)
-	axes.line(px0, py1, px1, py1, colAxis, 1, false)
-	axes.line(px0, py0, px0, py1, colAxis, 1, false)
-	axes.line(px1, py0, px1, py1, colAxis, 1, false)
+	axes.line(px0, py0, px1, py0, colAxis, 1, nil)
+	axes.line(px0, py1, px1, py1, colAxis, 1, nil)
+	axes.line(px0, py0, px0, py1, colAxis, 1, nil)
+	axes.line(px1, py0, px1, py1, colAxis, 1, nil)
 	labels := sc.group("labels", -1)
 	tickTop := py1 + 10
 	{
@@ -295,7 +336,7 @@ func (c *Chart) layout() (*scene, error) {
 		var size []int
 		for _, t := range yAx.ticks {
 			y := math.Round(yAx.pos(t))
-			axes.line(px0-5, y, px0-1, y, colAxis, 1, false)
+			axes.line(px0-5, y, px0-1, y, colAxis, 1, nil)
 			pos, size = append(pos, y), append(size, textH(tickScale))
 		}
 		k := thin(pos, size, 4)
@@ -309,7 +350,7 @@ func (c *Chart) layout() (*scene, error) {
 		var size []int
 		for i, t := range xAx.ticks {
 			x := math.Round(xAx.pos(t))
-			axes.line(x, py1+1, x, py1+5, colAxis, 1, false)
+			axes.line(x, py1+1, x, py1+5, colAxis, 1, nil)
 			pos, size = append(pos, x), append(size, textW(xAx.labels[i], tickScale))
 		}
 		k := thin(pos, size, 10)
@@ -322,45 +363,33 @@ func (c *Chart) layout() (*scene, error) {
 	slot := 0.0
 	if bar {
 		slot = (px1 - px0) / float64(len(c.Bars))
-		for i, b := range c.Bars {
+		for i := range c.Bars {
 			cx := math.Round(px0 + (float64(i)+0.5)*slot)
-			axes.line(cx, py1+1, cx, py1+5, colAxis, 1, false)
-			l := fit(b.Category, tickScale, int(slot)-6)
-			labels.text(cx-math.Floor(float64(textW(l, tickScale))/2), tickTop, l, tickScale, colText)
+			axes.line(cx, py1+1, cx, py1+5, colAxis, 1, nil)
+			for k, l := range catLines[i] {
+				y := tickTop + float64(k*(textH(tickScale)+lineGap))
+				labels.text(cx-math.Floor(float64(textW(l, tickScale))/2), y, l, tickScale, colText)
+			}
 		}
 	}
 
-	// Title and axis labels.
-	if c.Title != "" {
-		scale := titleScale
-		if textW(c.Title, scale) > Width-2*pad {
-			scale = 1
-		}
-		t := fit(c.Title, scale, Width-2*pad)
-		w := float64(textW(t, scale))
+	// Title and axis labels, each line centred on the plot area.
+	for k, t := range title {
+		w := float64(textW(t, titleScale))
 		x := min(max(math.Round((px0+px1-w)/2), pad), Width-pad-w)
-		labels.add(item{kind: kText, x: x, y: pad, text: t, scale: scale, col: colText, bold: true})
+		y := float64(pad + k*(textH(titleScale)+lineGap))
+		labels.add(item{kind: kText, x: x, y: y, text: t, scale: titleScale, col: colText, bold: true})
 	}
-	if c.XLabel != "" {
-		scale := labelScale
-		if textW(c.XLabel, scale) > plotW {
-			scale = 1
-		}
-		t := fit(c.XLabel, scale, Width-2*pad)
-		w := float64(textW(t, scale))
+	for k, t := range xLines {
+		w := float64(textW(t, labelScale))
 		x := min(max(math.Round((px0+px1-w)/2), pad), Width-pad-w)
-		labels.text(x, float64(xLabelTop), t, scale, colText)
+		labels.text(x, float64(xLabelTop+k*(textH(labelScale)+lineGap)), t, labelScale, colText)
 	}
-	if c.YLabel != "" {
-		plotH := int(py1 - py0)
-		scale := labelScale
-		if textW(c.YLabel, scale) > plotH {
-			scale = 1
-		}
-		t := fit(c.YLabel, scale, plotH)
-		w := float64(textW(t, scale))
-		y := min(max(math.Round((py0+py1+w)/2), pad+w), float64(bottom))
-		labels.add(item{kind: kText, x: pad, y: y, text: t, scale: scale, col: colText, vertical: true})
+	for k, t := range yLines {
+		w := float64(textW(t, labelScale))
+		y := min(max(math.Round((py0+py1+w)/2), pad+w), py1)
+		x := float64(pad + k*(textH(labelScale)+lineGap))
+		labels.add(item{kind: kText, x: x, y: y, text: t, scale: labelScale, col: colText, vertical: true})
 	}
 
 	// Data.
@@ -396,14 +425,10 @@ func (c *Chart) layout() (*scene, error) {
 				pts = append(pts, pt{xAx.pos(s.X[i]), yAx.pos(s.Y[i])})
 			}
 			if len(pts) >= 2 {
-				g.add(item{kind: kPolyline, pts: pts, col: sc.colors[j], width: 2})
-			}
-			m := float64(markerSize)
-			if len(pts) > 50 {
-				m = 4
+				g.add(item{kind: kPolyline, pts: pts, col: sc.colors[j], width: 2, dash: seriesDash[j]})
 			}
 			for _, p := range pts {
-				g.rect(math.Round(p.x-m/2), math.Round(p.y-m/2), m, m, sc.colors[j])
+				g.marker(shape(j%int(numShapes)), p.x, p.y, sc.colors[j], len(pts) > 50)
 			}
 		}
 	}
@@ -426,7 +451,7 @@ func (c *Chart) layout() (*scene, error) {
 					x = xAx.pos(m.At)
 				}
 				x = math.Round(x)
-				g.line(x, py0+1, x, py1-1, colMark, 1, true)
+				g.line(x, py0+1, x, py1-1, colMark, 1, markDash)
 				for k := range 4 {
 					d := float64(k) * (lh + 6)
 					for _, y := range []float64{py0 + 5 + d, py1 - 5 - lh - d} {
@@ -435,7 +460,7 @@ func (c *Chart) layout() (*scene, error) {
 				}
 			} else {
 				y := math.Round(yAx.pos(m.At))
-				g.line(px0+1, y, px1-1, y, colMark, 1, true)
+				g.line(px0+1, y, px1-1, y, colMark, 1, markDash)
 				for _, ly := range []float64{y - 5 - lh, y + 5} {
 					for _, f := range []float64{1, 0, 0.5, 0.75, 0.25} {
 						cands = append(cands, pt{math.Round(px0 + 6 + f*(px1-px0-12-w)), ly})
@@ -483,14 +508,14 @@ func (c *Chart) layout() (*scene, error) {
 	for i, e := range entries {
 		x := math.Round((px0+px1-float64(rowW[e.row]))/2) + float64(e.x)
 		cy := float64(legendTop + e.row*rowH + rowH/2)
-		col := sc.colors[i]
+		col, sw := sc.colors[i], float64(swatchW)
 		if bar {
 			lg.rect(x+6, cy-6, 12, 12, col)
 		} else {
-			lg.line(x+1, cy, x+swatchW-1, cy, col, 2, false)
-			lg.rect(x+swatchW/2-markerSize/2, cy-markerSize/2, markerSize, markerSize, col)
+			lg.line(x+1, cy, x+sw-1, cy, col, 2, seriesDash[i])
+			lg.marker(shape(i%int(numShapes)), x+sw/2, cy, col, false)
 		}
-		lg.text(x+swatchW+swatchGap, cy-math.Floor(float64(ascent*legendScale)/2), e.text, legendScale, colText)
+		lg.text(x+sw+swatchGap, cy-math.Floor(float64(ascent*legendScale)/2), e.text, legendScale, colText)
 	}
 	return sc, nil
 }
@@ -525,7 +550,7 @@ func (sc *scene) covers(b box) bool {
 				if b.overlaps(box{it.x, it.y, it.x + it.w, it.y + it.h}) {
 					return true
 				}
-			case kPolyline:
+			case kLine, kPolyline:
 				for i := 1; i < len(it.pts); i++ {
 					p, q := it.pts[i-1], it.pts[i]
 					if !b.overlaps(box{min(p.x, q.x) - 1, min(p.y, q.y) - 1, max(p.x, q.x) + 1, max(p.y, q.y) + 1}) {

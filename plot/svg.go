@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -49,8 +50,8 @@ func writeItem(b *bytes.Buffer, it item) {
 		}
 		fmt.Fprintf(b, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" stroke-width=\"%d\"",
 			num(p.x), num(p.y), num(q.x), num(q.y), hex(it.col), it.width)
-		if it.dash {
-			fmt.Fprintf(b, " stroke-dasharray=\"%d %d\"", dashOn, dashOff)
+		if it.dash != nil {
+			b.WriteString(dashArray(it.dash))
 		} else {
 			b.WriteString(" stroke-linecap=\"square\"")
 		}
@@ -63,8 +64,13 @@ func writeItem(b *bytes.Buffer, it item) {
 			}
 			b.WriteString(num(p.x) + "," + num(p.y))
 		}
-		fmt.Fprintf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%d\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>\n",
-			hex(it.col), it.width)
+		fmt.Fprintf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%d\" stroke-linejoin=\"round\"", hex(it.col), it.width)
+		if it.dash != nil {
+			b.WriteString(dashArray(it.dash))
+		} else {
+			b.WriteString(" stroke-linecap=\"round\"")
+		}
+		b.WriteString("/>\n")
 	case kRect:
 		fmt.Fprintf(b, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\"/>\n",
 			num(it.x), num(it.y), num(it.w), num(it.h), hex(it.col))
@@ -83,6 +89,20 @@ func writeItem(b *bytes.Buffer, it item) {
 				num(it.x), num(it.y+float64(ascent*s)), attrs, esc(it.text))
 		}
 	}
+}
+
+// dashArray is the stroke-dasharray attribute of a dash pattern.
+func dashArray(dash []int) string {
+	var b strings.Builder
+	b.WriteString(` stroke-dasharray="`)
+	for i, d := range dash {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	b.WriteString(`"`)
+	return b.String()
 }
 
 // num prints a coordinate with at most two decimals.

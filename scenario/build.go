@@ -12,6 +12,8 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/readfile"
+	"lanaiemu/memsys"
 	"lanaiemu/node"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
@@ -34,6 +36,7 @@ type World struct {
 	Boards []*board.Board
 	Hosts  []*hostbus.HostMemory
 	Syms   []map[string]uint32 // per node: firmware symbols
+	Images []*memsys.Image     // per node: the loaded firmware (symbols, line table)
 
 	dma      []dmaCounters
 	tl       *timeline.Recorder
@@ -134,6 +137,7 @@ func (s *Scenario) Build() (*World, error) {
 		if err != nil {
 			return nil, s.errf("nodes[%d]: loading firmware: %v", i, err)
 		}
+		w.Images = append(w.Images, im)
 		syms := map[string]uint32{}
 		for _, sy := range im.Symbols {
 			syms[sy.Name] = sy.Value
@@ -148,7 +152,10 @@ func (s *Scenario) Build() (*World, error) {
 			}
 		}
 		for j, l := range n.HostLoads {
-			data, err := os.ReadFile(s.resolve(l.File))
+			if uint64(l.Addr) >= hsize {
+				return nil, s.errf("nodes[%d].host_loads[%d]: address %#x outside host memory of %#x bytes", i, j, uint64(l.Addr), hsize)
+			}
+			data, err := readfile.Read(s.resolve(l.File), int64(hsize-uint64(l.Addr)))
 			if err != nil {
 				return nil, fmt.Errorf("%s: nodes[%d].host_loads[%d]: %w", s.Path, i, j, err)
 			}
@@ -220,7 +227,7 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 	var img []byte
 	if n.Firmware != "" {
 		var err error
-		img, err = os.ReadFile(s.resolve(n.Firmware))
+		img, err = readfile.Read(s.resolve(n.Firmware), readfile.Binary)
 		if err != nil {
 			return nil, fmt.Errorf("%s: firmware: %w", s.Path, err)
 		}
@@ -228,7 +235,7 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 		var srcs []asm.Source
 		var names []string
 		for _, p := range n.Asm {
-			text, err := os.ReadFile(s.resolve(p))
+			text, err := readfile.Read(s.resolve(p), readfile.Text)
 			if err != nil {
 				return nil, fmt.Errorf("%s: asm: %w", s.Path, err)
 			}

@@ -15,11 +15,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"lanaiemu/hostbus"
+	"lanaiemu/internal/readfile"
+	"lanaiemu/memsys"
 	"lanaiemu/sim"
 )
 
@@ -235,7 +237,7 @@ type Scenario struct {
 
 // Load reads and checks a scenario file.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +273,18 @@ func (s *Scenario) errf(format string, a ...any) error {
 	return fmt.Errorf("%s: %s: %w", s.Path, fmt.Sprintf(format, a...), ErrBadScenario)
 }
 
+// Limits that Check enforces before anything is built.
+const (
+	// MaxNodes is the most nodes a scenario may have: a Clos of 64 leaf
+	// switches of 64 nodes each.
+	MaxNodes = maxSwitchPorts * maxSwitchPorts
+	// maxSwitchPorts is the largest switch the fabric builds (absolute
+	// routing; relative routing reaches 32, and the fabric says so).
+	maxSwitchPorts = 64
+	// maxLinkRate is 10 GB/s, far above any Myrinet link.
+	maxLinkRate = 10_000_000_000
+)
+
 // Check validates the scenario and fills in Count.
 func (s *Scenario) Check() error {
 	switch s.Topology.Kind {
@@ -278,11 +292,12 @@ func (s *Scenario) Check() error {
 		s.Topology.Kind = "b2b"
 	case "star":
 	case "tree", "clos":
-		if s.Topology.Leaves <= 0 || s.Topology.PerLeaf <= 0 {
-			return s.errf("topology: %s needs leaves and per_leaf > 0", s.Topology.Kind)
+		t := s.Topology
+		if t.Leaves <= 0 || t.PerLeaf <= 0 || t.Leaves > maxSwitchPorts || t.PerLeaf > maxSwitchPorts {
+			return s.errf("topology: %s needs leaves and per_leaf in 1..%d (a switch's ports)", t.Kind, maxSwitchPorts)
 		}
-		if s.Topology.Kind == "clos" && s.Topology.Spines <= 0 {
-			return s.errf("topology: clos needs spines > 0")
+		if t.Kind == "clos" && (t.Spines <= 0 || t.Spines > maxSwitchPorts) {
+			return s.errf("topology: clos needs spines in 1..%d", maxSwitchPorts)
 		}
 	case "":
 		return s.errf("topology.kind: missing (b2b, star, tree or clos)")
@@ -306,6 +321,9 @@ func (s *Scenario) Check() error {
 	}
 	if s.Count <= 0 {
 		return s.errf("count: no nodes")
+	}
+	if s.Count > MaxNodes {
+		return s.errf("count: %d nodes, at most %d", s.Count, MaxNodes)
 	}
 	switch k := s.Topology.Kind; {
 	case k == "b2b" && s.Count != 2:
@@ -345,8 +363,19 @@ func (s *Scenario) Check() error {
 		if n.ClockMHz < 0 || n.ClockMHz > 10000 {
 			return s.errf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
 		}
-		if n.HostMemory%4096 != 0 {
-			return s.errf("nodes[%d].host_memory: %d is not a multiple of 4096", i, n.HostMemory)
+		if n.HostMemory%4096 != 0 || n.HostMemory > hostbus.MaxHostMemory {
+			return s.errf("nodes[%d].host_memory: %d: a multiple of 4096 up to %d", i, n.HostMemory, uint64(hostbus.MaxHostMemory))
+		}
+		if n.SRAM%4 != 0 || n.SRAM > memsys.MaxSRAMSize {
+			return s.errf("nodes[%d].sram: %d: a multiple of 4 up to %d", i, n.SRAM, memsys.MaxSRAMSize)
+		}
+		if n.LinkRate > maxLinkRate {
+			return s.errf("nodes[%d].link_rate: %d bytes/s: at most %d", i, n.LinkRate, uint64(maxLinkRate))
+		}
+		for _, k := range sortedKeys(n.Params) {
+			if v := n.Params[k]; v > 0xFFFFFFFF {
+				return s.errf("nodes[%d].params: %s = %#x does not fit in a 32-bit word", i, k, uint64(v))
+			}
 		}
 		for j, d := range n.HostDumps {
 			if d.File == "" {

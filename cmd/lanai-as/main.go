@@ -20,6 +20,7 @@ import (
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
+	"lanaiemu/internal/readfile"
 	"lanaiemu/objfile"
 )
 
@@ -121,7 +122,7 @@ func objName(src string) string {
 func assemble(files []string, opt asm.Options, stderr io.Writer) (*asm.Result, int) {
 	var srcs []asm.Source
 	for _, f := range files {
-		text, err := os.ReadFile(f)
+		text, err := readfile.Read(f, readfile.Text)
 		if err != nil {
 			fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
 			return nil, 1

@@ -33,7 +33,10 @@ import (
 	"time"
 
 	"lanaiemu/debugger"
+	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai"
+	budgetpkg "lanaiemu/lanai/budget"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
 	"lanaiemu/objfile"
 )
@@ -54,6 +57,7 @@ const defaultMaxCycles = 10_000_000_000
 const usageText = `usage: lanai-emu run [flags] image
        lanai-emu debug [flags] image
        lanai-emu dap [--listen ADDR] [machine flags]
+       lanai-emu check --budgets FILE [--update] image
        lanai-emu help
 
 run executes the program until it exits, traps or reaches the cycle limit.
@@ -79,6 +83,10 @@ Exit status of run:
          could not be written
   64     usage error
 Exit status of debug: 0; 1 if a command of --script failed; 66; 64.
+check runs the program to its exit measuring the paths of a budget file
+(docs/profiling.md): 0 every path within budget; 1 a path over its budget
+or never run (one line each: the path, its cycles, its budget, the routine
+that grew); 66 an unreadable image or budget file; 70; 71; 64.
 (A program may itself exit with 64, 66, 70 or 71: the summary and --stats
 tell them apart.)
 `
@@ -100,6 +108,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return debugCmd(args[1:], stdin, stdout, stderr)
 	case "dap":
 		return dapCmd(args[1:], stdin, stdout, stderr)
+	case "check":
+		return checkCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0
@@ -198,7 +208,7 @@ func (m *machine) load(path string, console io.Writer) (*lanai.CPU, *memsys.Imag
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Binary)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -312,6 +322,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no summary on standard error (reports of traps and the cycle limit remain)")
 	var trace traceFlag
 	fs.Var(&trace, "trace", "write a trace line per instruction to standard error, or with --trace=FILE to FILE")
+	profileFile := fs.String("profile", "", "write a pprof profile of the run's cycles (by function, line and call stack) to this `file` (docs/profiling.md)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText+"\nFlags of run:\n")
 		fs.PrintDefaults()
@@ -329,14 +340,25 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	defer console.Flush()
 	c, img, err := m.load(path, console)
 	if err != nil {
-		fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
-		if _, ok := err.(usageError); ok {
-			return exitUsage
-		}
-		return exitImage
+		return loadFailed(stderr, "run", err)
 	}
 	loc := newLocator(img)
 
+	if trace.on && *profileFile != "" {
+		fmt.Fprintln(stderr, "lanai-emu run: --trace and --profile cannot be combined")
+		return exitUsage
+	}
+	var prof *profile.Profiler
+	var profOut *os.File
+	if *profileFile != "" {
+		if profOut, err = os.Create(*profileFile); err != nil { // before the run: an unwritable file fails now
+			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+			return exitImage
+		}
+		defer profOut.Close()
+		prof = profile.New(img, nil)
+		prof.Binary(path)
+	}
 	var stop *lanai.Stop
 	var traceOut io.Writer = stderr
 	var traceFile *os.File
@@ -348,18 +370,36 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		traceOut = traceFile
 	}
 	start := time.Now()
+	var traceErr error
 	if trace.on {
-		stop = c.RunTraced(budget, lanai.NewTracer(traceOut, loc.syms))
+		tr := lanai.NewTracer(traceOut, loc.syms)
+		stop = c.RunTraced(budget, tr)
+		traceErr = tr.Err()
+	} else if prof != nil {
+		stop = prof.Run(c, budget)
 	} else {
 		stop = c.Run(budget)
 	}
 	host := time.Since(start).Seconds()
-	console.Flush()
-	if traceFile != nil {
-		if err := traceFile.Close(); err != nil {
-			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+	if prof != nil {
+		err := prof.Write(profOut, c.Config().ClockHz)
+		if cerr := profOut.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: writing the profile: %v\n", err)
 			return exitImage
 		}
+	}
+	console.Flush()
+	if traceFile != nil {
+		if err := traceFile.Close(); err != nil && traceErr == nil {
+			traceErr = err
+		}
+	}
+	if traceErr != nil {
+		fmt.Fprintf(stderr, "lanai-emu run: writing the trace: %v\n", traceErr)
+		return exitImage
 	}
 
 	s := stats{Image: path, Stop: stop.Kind.String(), Instructions: c.Instret, Cycles: c.Cycles,
@@ -464,7 +504,7 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var scriptData []byte
 	if *script != "" {
-		if scriptData, err = os.ReadFile(*script); err != nil {
+		if scriptData, err = readfile.Read(*script, readfile.Text); err != nil {
 			fmt.Fprintf(stderr, "lanai-emu debug: %v\n", err)
 			return exitImage
 		}
@@ -512,5 +552,82 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	d.Interact(stdin, echo)
+	return 0
+}
+
+// loadFailed reports an image that could not be loaded for subcommand cmd
+// and gives the exit status: 64 for a usage error (a bad flag value), 66
+// for the image itself.
+func loadFailed(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "lanai-emu %s: %v\n", cmd, err)
+	if _, ok := err.(usageError); ok {
+		return exitUsage
+	}
+	return exitImage
+}
+
+// checkCmd is lanai-emu check: the program's paths against a budget file.
+func checkCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var m machine
+	m.register(fs)
+	maxCycles := fs.String("max-cycles", strconv.FormatUint(defaultMaxCycles, 10), "stop after this many `cycles` (exit status 71)")
+	budgets := fs.String("budgets", "", "the budget `file` (required)")
+	update := fs.Bool("update", false, "rewrite the budget file with the measured cycles")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText+"\nFlags of check:\n")
+		fs.PrintDefaults()
+	}
+	path, st := parseArgs(fs, args, stderr)
+	if st >= 0 {
+		return st
+	}
+	budget, err := parseCycles(*maxCycles)
+	if err != nil || budget == 0 || *budgets == "" {
+		fmt.Fprintln(stderr, "lanai-emu check: --budgets FILE is required, --max-cycles a positive number of cycles")
+		return exitUsage
+	}
+	bf, err := budgetpkg.Load(*budgets)
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
+		return exitImage
+	}
+	console := bufio.NewWriterSize(stdout, 4096)
+	defer console.Flush()
+	c, img, err := m.load(path, console)
+	if err != nil {
+		return loadFailed(stderr, "check", err)
+	}
+	meter, err := budgetpkg.NewMeter(bf, img)
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
+		return exitImage
+	}
+	stop := profile.Run(c, budget, []profile.Observer{meter})
+	console.Flush()
+	switch stop.Kind {
+	case lanai.StopExit:
+	case lanai.StopCycleLimit:
+		fmt.Fprintf(stderr, "lanai-emu check: cycle limit of %d cycles reached (raise it with --max-cycles)\n", budget)
+		return exitCycles
+	default:
+		fmt.Fprintf(stderr, "lanai-emu check: the program stopped: %s\n", stop.Kind)
+		if stop.Trap != nil {
+			fmt.Fprint(stderr, stop.Trap.Report())
+		}
+		return exitTrap
+	}
+	results := meter.Results()
+	for _, r := range results {
+		fmt.Fprintf(stdout, "%-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
+	}
+	if err := budgetpkg.Verify(bf, results, *update); err != nil {
+		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
+		if errors.Is(err, budgetpkg.ErrOverBudget) {
+			return 1
+		}
+		return exitImage
+	}
 	return 0
 }

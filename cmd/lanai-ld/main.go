@@ -21,6 +21,7 @@ import (
 	"os"
 
 	"lanaiemu/asm/link"
+	"lanaiemu/internal/readfile"
 	"lanaiemu/objfile"
 )
 
@@ -113,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	objs := make([]*objfile.File, 0, len(files))
 	bad := false
 	for _, name := range files {
-		data, err := os.ReadFile(name)
+		data, err := readfile.Read(name, readfile.Binary)
 		if err != nil {
 			errorf("%v", err)
 			bad = true

@@ -28,6 +28,7 @@ import (
 	"strings"
 
 	"lanaiemu/disasm"
+	"lanaiemu/internal/readfile"
 )
 
 func main() {
@@ -120,7 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	for _, name := range files {
-		data, err := os.ReadFile(name)
+		data, err := readfile.Read(name, readfile.Binary)
 		if err == nil {
 			err = disasm.Dump(out, name, data, opt)
 		}

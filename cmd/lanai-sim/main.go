@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"lanaiemu/lanai/budget"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/scenario"
 	"lanaiemu/sim"
 )
@@ -36,6 +38,7 @@ func (m *multi) String() string     { return strings.Join(*m, " ") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 const usage = `usage: lanai-sim [flags] [scenario.json]
+       lanai-sim check --budgets FILE [--update] [flags] [scenario.json]
 
 Runs LANai boards on a Myrinet fabric. Without a scenario file, --firmware
 (and --nodes, --topology) describe the run.
@@ -46,12 +49,22 @@ was reached with no trap); 1 a node exited with a non-zero code (unless
 node still running; 66 bad input (scenario, firmware, host file) or an
 output that could not be written; 64 usage.
 
+check runs the scenario measuring, on every node, the paths of a budget file
+(docs/profiling.md), and then checks the worst run of each path over all
+nodes against its budget: exit status 1 if a path is over budget or never
+ran (one line each: the path, its cycles, its budget, the routine that
+grew), else the run's status.
+
 Flags:
 `
 
 type usageError struct{ error }
 
 func run(args []string, stderr io.Writer) int {
+	check := len(args) > 0 && args[0] == "check"
+	if check {
+		args = args[1:]
+	}
 	fs := flag.NewFlagSet("lanai-sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
@@ -68,6 +81,9 @@ func run(args []string, stderr io.Writer) int {
 	fs.Var(&dumps, "host-dump", "NODE:ADDR:LEN:FILE: write host memory to FILE after the run (repeatable)")
 	statsFile := fs.String("stats", "", "write statistics as JSON to `FILE`")
 	tlFile := fs.String("timeline", "", "write a Chrome trace-event timeline to `FILE` (opens in Perfetto)")
+	budgetFile := fs.String("budgets", "", "with check: the budget `FILE`")
+	update := fs.Bool("update", false, "with check: rewrite the budget file with the measured cycles")
+	profFile := fs.String("profile", "", "write a pprof cycle profile per node to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	progress := fs.Bool("progress", false, "print progress on standard error every second")
 	quiet := fs.Bool("quiet", false, "no summary")
 	noHost := fs.Bool("no-host-times", false, "leave the host timing figures out of --stats (byte-identical output)")
@@ -128,6 +144,34 @@ func run(args []string, stderr io.Writer) int {
 	if *tlFile != "" {
 		w.RecordTimeline()
 	}
+	if check != (*budgetFile != "") || *update && !check {
+		return fail(scenario.StatusUsage, errors.New("check needs --budgets FILE; --budgets and --update are for check"))
+	}
+	var budgets *budget.File
+	var meters []*budget.Meter
+	if check {
+		if budgets, err = budget.Load(*budgetFile); err != nil {
+			return fail(scenario.StatusBadInput, err)
+		}
+		for i, b := range w.Boards {
+			m, err := budget.NewMeter(budgets, w.Images[i])
+			if err != nil {
+				return fail(scenario.StatusBadInput, fmt.Errorf("node %d: %w", i, err))
+			}
+			b.Observe(m)
+			meters = append(meters, m)
+		}
+	}
+	var profs []*profile.Profiler
+	if *profFile != "" {
+		for i, b := range w.Boards {
+			p := profile.New(w.Images[i], b.Busy)
+			p.Label("node", strconv.Itoa(i))
+			p.Binary(firmwareFile(s, i))
+			b.Observe(p)
+			profs = append(profs, p)
+		}
+	}
 	var prog func(now, until sim.Time)
 	start := time.Now()
 	if *progress {
@@ -162,6 +206,28 @@ func run(args []string, stderr io.Writer) int {
 			return fail(scenario.StatusBadInput, err)
 		}
 	}
+	if check && status == 0 {
+		var sets [][]budget.Result
+		for _, m := range meters {
+			sets = append(sets, m.Results())
+		}
+		results := budget.Merge(sets...)
+		for _, r := range results {
+			fmt.Fprintf(stderr, "lanai-sim: %-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
+		}
+		if err := budget.Verify(budgets, results, *update); err != nil {
+			fmt.Fprintf(stderr, "lanai-sim: %v\n", err)
+			if !errors.Is(err, budget.ErrOverBudget) {
+				return scenario.StatusBadInput
+			}
+			status = 1
+		}
+	}
+	for i, p := range profs {
+		if err := writeProfile(profile.NodeFile(*profFile, i), p, w.Boards[i].Clock().Hz); err != nil {
+			return fail(scenario.StatusBadInput, err)
+		}
+	}
 	if *tlFile != "" {
 		f, err := os.Create(*tlFile)
 		if err == nil {
@@ -175,6 +241,28 @@ func run(args []string, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// writeProfile writes one node's profile.
+func writeProfile(name string, p *profile.Profiler, hz uint64) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = p.Write(f, hz)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// firmwareFile names node i's firmware for its profile.
+func firmwareFile(s *scenario.Scenario, i int) string {
+	n := s.Node(i)
+	if n.Firmware != "" {
+		return n.Firmware
+	}
+	return strings.Join(n.Asm, ",")
 }
 
 func summary(w io.Writer, st scenario.Stats) {

@@ -22,17 +22,31 @@
 // counter and notification. It prints the result as JSON and exits 0 only
 // when nothing was lost and nothing violated (1 otherwise, 2 for a bad
 // command line, 3 when the cluster could not be set up).
+//
+//	netvm bench [--quick] [--json FILE] [--plots DIR] [flags]
+//
+// runs the thesis' experiments (package netvm/bench) and prints each
+// figure beside the thesis' value; a miss points to its explanation in
+// docs/reproduction.md. It exits 2 for a bad command line, which includes
+// a --json file or --plots directory that cannot be written (found before
+// the run), and 3 when the run or writing its results fails.
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 
+	pprof "github.com/google/pprof/profile"
 	"lanaiemu/dap"
+	"lanaiemu/internal/readfile"
+
+	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
@@ -129,6 +143,15 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, the others >= 0")
 		return 2
 	}
+	var jsonFile *outFile
+	if opts.json != "" { // opened before the run: an unwritable file fails now
+		var err error
+		if jsonFile, err = createOut(opts.json); err != nil {
+			fmt.Fprintf(stderr, "netvm stress: --json: %v\n", err)
+			return 2
+		}
+		defer jsonFile.abandon()
+	}
 	if !opts.quiet {
 		c.Progress = stderr
 	}
@@ -141,8 +164,10 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	out, _ := json.MarshalIndent(res, "", "  ")
 	out = append(out, '\n')
 	stdout.Write(out)
-	if opts.json != "" {
-		if err := os.WriteFile(opts.json, out, 0o644); err != nil {
+	if jsonFile != nil {
+		err := jsonFile.write(out)
+		jsonFile = nil
+		if err != nil {
 			fmt.Fprintf(stderr, "netvm stress: %v\n", err)
 			return 3
 		}
@@ -159,6 +184,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "also write the result to this file")
 	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	profFile := fs.String("profile", "", "write each board's pprof cycle profile from the start of the workloads to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
 	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm)")
 	if err := fs.Parse(args); err != nil {
@@ -171,7 +197,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] [--debug-script FILE] SCENARIO")
 		return 2
 	}
-	data, err := os.ReadFile(fs.Arg(0))
+	data, err := readfile.Read(fs.Arg(0), readfile.Text)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
@@ -181,6 +207,29 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
+	// The outputs are opened before the run, so that an unwritable one
+	// fails now rather than after it.
+	outs := map[*string]*outFile{}
+	for _, path := range []*string{jsonOut, traceOut} {
+		if *path == "" {
+			continue
+		}
+		o, err := createOut(*path)
+		if err != nil {
+			for _, o := range outs {
+				o.abandon()
+			}
+			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			return 2
+		}
+		outs[path] = o
+	}
+	defer func() {
+		for _, o := range outs {
+			o.abandon()
+		}
+	}()
+	sc.Profile = *profFile != ""
 	var tl *timeline.Recorder
 	if *traceOut != "" {
 		tl = timeline.New()
@@ -210,29 +259,46 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	out, _ := json.MarshalIndent(res, "", "  ")
 	out = append(out, '\n')
 	stdout.Write(out)
-	if *jsonOut != "" {
-		if err := os.WriteFile(*jsonOut, out, 0o644); err != nil {
+	if o := outs[jsonOut]; o != nil {
+		delete(outs, jsonOut)
+		if err := o.write(out); err != nil {
 			fmt.Fprintf(stderr, "netvm run: %v\n", err)
 			return 3
 		}
 	}
-	if tl != nil {
-		f, err := os.Create(*traceOut)
+	if o := outs[traceOut]; o != nil {
+		delete(outs, traceOut)
+		var buf bytes.Buffer
+		err := tl.Write(&buf)
 		if err == nil {
-			err = tl.Write(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+			err = o.write(buf.Bytes())
+		} else {
+			o.abandon()
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm run: %v\n", err)
 			return 3
 		}
 	}
+	for i, p := range res.Profiles {
+		if err := writeProfile(profile.NodeFile(*profFile, i), p); err != nil {
+			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			return 3
+		}
+	}
+	status := 0
 	for _, n := range res.Nodes {
 		if n.Violation != "" {
-			return 1
+			fmt.Fprintf(stderr, "netvm run: node %d: %s\n", n.Node, n.Violation)
+			status = 1
 		}
+	}
+	for _, line := range sc.Unfinished(res) {
+		fmt.Fprintf(stderr, "netvm run: %s\n", line)
+		status = 1
+	}
+	if status != 0 {
+		return status
 	}
 	if debugErrs > 0 {
 		fmt.Fprintf(stderr, "netvm run: %d debugger commands failed\n", debugErrs)
@@ -251,10 +317,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	burst := fs.Uint("pci-burst", 256, "the host DMA engine's PCI burst in bytes (GM's default 256)")
 	clock := fs.Uint64("clock", 133, "the LANai's clock in MHz")
 	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
+	profFile := fs.String("profile", "", "write the boards' pprof cycle profiles, summed over every experiment, to `FILE` with -nodeN before its extension (docs/profiling.md; about ten times slower)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "netvm bench: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
 	if *clock < 10 || *clock > 1000 || *link < 10 || *link > 10000 {
@@ -265,40 +336,61 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netvm bench: --pin-cache 1..1024 pages, --pci-burst 8..4096 bytes, a multiple of 8")
 		return 2
 	}
+	// The outputs are made ready before the run: a path that cannot be
+	// written fails now, not after it.
+	var jsonFile *outFile
+	if *jsonOut != "" {
+		var err error
+		if jsonFile, err = createOut(*jsonOut); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --json: %v\n", err)
+			return 2
+		}
+	}
+	if *plots != "" {
+		if err := bench.PreparePlotDir(*plots); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --plots: %v\n", err)
+			jsonFile.abandon()
+			return 2
+		}
+	}
 	cfg := bench.Config{ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
 	if *burst != 256 {
 		cfg.PCIBurst = uint32(*burst)
 	}
+	if *profFile != "" {
+		cfg.Profiles = &bench.Profiles{}
+	}
 	res, err := bench.Run(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+		jsonFile.abandon()
 		return 3
 	}
-	fmt.Fprintf(stdout, "%-32s %10s %10s %-5s %7s  %s\n", "figure", "paper", "measured", "unit", "ratio", "verdict")
-	for _, f := range res.Figures {
-		paper, ratio := fmt.Sprintf("%.2f", f.Paper), fmt.Sprintf("%.2f", f.Ratio())
-		if math.IsNaN(f.Ratio()) {
-			ratio = "-"
+	bench.WriteTable(stdout, res.Figures)
+	if cfg.Profiles != nil {
+		profs, err := cfg.Profiles.Merged(cfg.ClockHz)
+		for i := 0; err == nil && i < len(profs); i++ {
+			err = writePprof(profile.NodeFile(*profFile, i), profs[i])
 		}
-		if f.NoPaper {
-			paper, ratio = "-", "-"
-		} else if f.Bound != "" {
-			paper = f.Bound + " " + paper
+		if err != nil {
+			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+			jsonFile.abandon()
+			return 3
 		}
-		fmt.Fprintf(stdout, "%-32s %10s %10.2f %-5s %7s  %s\n", f.ID, paper, f.Measured, f.Unit, ratio, f.Verdict())
 	}
 	if *plots != "" {
 		files, err := bench.WritePlots(*plots, res.Curves)
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+			jsonFile.abandon()
 			return 3
 		}
 		fmt.Fprintf(stderr, "netvm bench: %d plots in %s\n", len(files), *plots)
 	}
-	if *jsonOut != "" {
+	if jsonFile != nil {
 		out, _ := json.MarshalIndent(res, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(out, '\n'), 0o644); err != nil {
-			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+		if err := jsonFile.write(append(out, '\n')); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --json: %v\n", err)
 			return 3
 		}
 	}
@@ -331,4 +423,84 @@ func runDAP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// outFile is an output file named on the command line, opened before a
+// long run so that a path that cannot be written fails at once, and
+// written after the run.
+type outFile struct {
+	f       *os.File
+	regular bool
+	created bool // it did not exist: abandon removes it
+}
+
+// createOut opens path for writing, creating it if needed; an existing
+// regular file keeps its contents until write. A device or pipe gets a
+// newline (white space before the JSON) to find out whether it takes
+// writes: /dev/full does not.
+func createOut(path string) (*outFile, error) {
+	_, err := os.Lstat(path)
+	created := errors.Is(err, os.ErrNotExist)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	o := &outFile{f: f, created: created}
+	st, err := f.Stat()
+	if err == nil {
+		if o.regular = st.Mode().IsRegular(); !o.regular {
+			_, err = f.Write([]byte("\n"))
+		}
+	}
+	if err != nil {
+		o.abandon()
+		return nil, err
+	}
+	return o, nil
+}
+
+// write replaces the file's contents with b and closes the file.
+func (o *outFile) write(b []byte) error {
+	var err error
+	if o.regular {
+		err = o.f.Truncate(0)
+	}
+	if err == nil {
+		_, err = o.f.Write(b)
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// abandon closes the file, and removes it if createOut created it. A nil
+// *outFile has nothing to abandon.
+func (o *outFile) abandon() {
+	if o == nil {
+		return
+	}
+	o.f.Close()
+	if o.created {
+		os.Remove(o.f.Name())
+	}
+}
+
+// writeProfile writes one board's profile (the LANai at its default
+// clock: netvm run does not set another).
+func writeProfile(name string, p *profile.Profiler) error {
+	return writePprof(name, p.Profile(lanai.DefaultClockHz))
+}
+
+// writePprof writes a pprof profile to a file.
+func writePprof(name string, p *pprof.Profile) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = p.Write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func runCmd(args ...string) (int, string, string) {
@@ -71,13 +72,38 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}
+	if code, _, e := runCmd("bench", "quick"); code != 2 || !strings.Contains(e, `unexpected argument "quick"`) {
+		t.Errorf("a stray argument: exit %d, %q; want 2", code, e)
+	}
+	// Outputs that cannot be written fail before the run, with one line.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	bad := [][]string{
+		{"--json", filepath.Join(file, "b.json")},
+		{"--plots", filepath.Join(file, "plots")},
+		{"--json", filepath.Join(dir, "new.json"), "--plots", filepath.Join(file, "plots")},
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		bad = append(bad, []string{"--json", "/dev/full"})
+	}
+	for _, args := range bad {
+		start := time.Now()
+		code, out, e := runCmd(append([]string{"bench", "--quick"}, args...)...)
+		if code != 2 || out != "" || strings.Count(e, "\n") != 1 || !strings.HasPrefix(e, "netvm bench: --") || time.Since(start) > 5*time.Second {
+			t.Errorf("%v: exit %d after %v, stdout %q, stderr %q; want exit 2 at once with one line", args, code, time.Since(start), out, e)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.json")); err == nil {
+		t.Error("the JSON file a failed start created was left behind")
+	}
 	if testing.Short() {
 		t.Skip("the quick bench takes about 20 s")
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	js, plots := filepath.Join(dir, "b.json"), filepath.Join(dir, "plots")
 	code, out, e := runCmd("bench", "--quick", "--json", js, "--plots", plots)
-	if code != 0 || !strings.Contains(out, "E1.min_latency_us") || !strings.Contains(e, "100%") {
+	if code != 0 || !strings.Contains(out, "E1.min_latency_us") || !strings.Contains(e, "100%") || strings.Contains(out, "-0.00") {
 		t.Fatalf("bench: %d\n%s\n%s", code, out, e)
 	}
 	var res struct {
@@ -110,5 +136,20 @@ func TestBenchCommand(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(plots, "*"))
 	if len(files) < 20 {
 		t.Errorf("%d plot files", len(files))
+	}
+}
+
+// Progress into a log (not a terminal): plain lines, a few of them, no
+// carriage return.
+func TestProgressInLog(t *testing.T) {
+	for _, args := range [][]string{
+		{"stress", "--seed", "4", "--nodes", "2", "--writes", "100"},
+		{"run", "../../fixtures/netvm/scenarios/redirect.json"}, // 200 ms simulated: lines at 10 and 100 ms
+	} {
+		code, _, e := runCmd(args...)
+		lines := strings.Count(e, "\n")
+		if code != 0 || strings.Contains(e, "\r") || lines == 0 || lines > 12 {
+			t.Errorf("%v: exit %d, %d progress lines %q", args, code, lines, e)
+		}
 	}
 }

@@ -27,6 +27,8 @@ type Config struct {
 	// PCIBurst overrides the host DMA engine's PCI burst in bytes
 	// (board.DefaultPCI's 256, GM's default, if 0).
 	PCIBurst uint32 `json:"pci_burst_bytes,omitempty"`
+	// Profiles, if not nil, collects every board's cycle profile.
+	Profiles *Profiles `json:"-"`
 }
 
 // Figure is one measured figure and the thesis' value.

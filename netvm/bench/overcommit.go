@@ -111,6 +111,9 @@ func overcommitRun(c Config, mode uint32, n int, d, io sim.Time) (float64, error
 		return 0, err
 	}
 	defer cl.Shutdown()
+	if err := c.Profiles.attach(cl); err != nil {
+		return 0, err
+	}
 	type side struct {
 		ep       *lib.EP
 		proc     *freebsd.Proc

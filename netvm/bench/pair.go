@@ -21,6 +21,10 @@ func openPair(c Config, mode uint32, faults fabric.Faults, n uint32, handlers bo
 	if err != nil {
 		return nil, err
 	}
+	if err := c.Profiles.attach(cl); err != nil {
+		cl.Shutdown()
+		return nil, err
+	}
 	p, err := newPair(cl, n, handlers)
 	if err != nil {
 		cl.Shutdown()

@@ -54,6 +54,25 @@ func (c Curve) Chart() *plot.Chart {
 	return ch
 }
 
+// PreparePlotDir creates dir if it does not exist and checks that files
+// can be created in it, so that a run whose plots could not be written
+// fails before it starts.
+func PreparePlotDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".netvm-bench-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	err = f.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	return err
+}
+
 // WritePlots draws every curve into dir as ID.svg and ID.png and returns
 // the files written.
 func WritePlots(dir string, curves []Curve) ([]string, error) {

@@ -5,19 +5,24 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"lanaiemu/netvm/internal/progress"
 )
 
-// bar is the progress bar of a long run: one line, redrawn with a
-// carriage return after each unit of work (a cluster run), with the
-// stage, the unit and the wall time so far.
+// bar is the progress bar of a long run, after each unit of work (a
+// cluster run) with the stage, the unit and the wall time so far: on a
+// terminal one line redrawn in place, elsewhere a line per tenth of the
+// work (package progress).
 type bar struct {
-	w           io.Writer
+	line        *progress.Line
 	done, total int
 	stageName   string
 	start       time.Time
 }
 
-func newBar(w io.Writer, total int) *bar { return &bar{w: w, total: max(total, 1), start: time.Now()} }
+func newBar(w io.Writer, total int) *bar {
+	return &bar{line: progress.New(w), total: max(total, 1), start: time.Now()}
+}
 
 // stage names the experiment now running.
 func (b *bar) stage(name string) {
@@ -32,20 +37,17 @@ func (b *bar) step(what string) {
 }
 
 func (b *bar) draw(what string) {
-	if b.w == nil {
+	if b.line == nil {
 		return
 	}
 	const width = 30
 	n := width * b.done / b.total
-	line := fmt.Sprintf("[%s%s] %3d%%  %-20s %-24s %5.1fs", strings.Repeat("#", n), strings.Repeat(".", width-n),
-		100*b.done/b.total, b.stageName, what, time.Since(b.start).Seconds())
-	fmt.Fprintf(b.w, "\r%s", line)
+	b.line.Show(10*b.done/b.total, fmt.Sprintf("[%s%s] %3d%%  %-20s %-24s %5.1fs", strings.Repeat("#", n), strings.Repeat(".", width-n),
+		100*b.done/b.total, b.stageName, what, time.Since(b.start).Seconds()))
 }
 
 // finish ends the bar's line.
 func (b *bar) finish() {
-	if b.w != nil {
-		b.draw("done")
-		fmt.Fprintln(b.w)
-	}
+	b.draw("done")
+	b.line.End()
 }

@@ -8,6 +8,7 @@ package cluster
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
@@ -15,9 +16,12 @@ import (
 	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
+	"lanaiemu/memsys"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/driver"
 	"lanaiemu/node"
+	"lanaiemu/objfile"
 	"lanaiemu/sim"
 	"lanaiemu/timeline"
 )
@@ -82,6 +86,28 @@ type Cluster struct {
 	Fabric *fabric.Fabric
 	World  *node.World
 	Nodes  []*Node
+	// firmware is the image every board runs.
+	firmware []byte
+}
+
+// Profile attaches a cycle profiler to every board, labelled with its
+// node (docs/profiling.md), and returns them in node order. A profiled run
+// has the cycle counts of a plain one.
+func (c *Cluster) Profile() ([]*profile.Profiler, error) {
+	f, err := objfile.Read(c.firmware)
+	if err != nil {
+		return nil, err
+	}
+	im := &memsys.Image{Entry: f.Entry, Symbols: f.Symbols, File: f}
+	var ps []*profile.Profiler
+	for _, n := range c.Nodes {
+		p := profile.New(im, n.Board.Busy)
+		p.Label("node", strconv.Itoa(n.ID))
+		p.Binary("firmware/netvm")
+		n.Board.Observe(p)
+		ps = append(ps, p)
+	}
+	return ps, nil
 }
 
 // New builds the cluster, loads the firmware into every board and
@@ -132,7 +158,7 @@ func New(cfg Config) (*Cluster, error) {
 	if err := f.SetFaults(cfg.Faults); err != nil {
 		return nil, err
 	}
-	c := &Cluster{Q: q, Fabric: f}
+	c := &Cluster{Q: q, Fabric: f, firmware: img}
 	lay := driver.LayoutFor(cfg.Nodes, cfg.Credits)
 	var boards []*board.Board
 	for i := range cfg.Nodes {

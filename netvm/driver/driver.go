@@ -309,7 +309,7 @@ type Field struct {
 }
 
 // encode is abi.EncodeCommand of fields.
-func encode(fields []Field) []byte {
+func encode(fields []Field) ([]byte, error) {
 	fs := make([]abi.Field, len(fields))
 	for i, f := range fields {
 		fs[i] = abi.Field(f)
@@ -319,8 +319,13 @@ func encode(fields []Field) []byte {
 
 // Kernel posts a kernel-ring command and waits for its completion
 // record; it returns the status. Commands are serialised by the ring's
-// lock.
+// lock. Fields that do not lay out (abi.EncodeCommand) are not posted:
+// the status is StatusBadCmd.
 func (d *Driver) Kernel(t *freebsd.Thread, op byte, fields ...Field) uint32 {
+	buf, err := encode(append(fields, Field{abi.CmdTicket, 4, 0}))
+	if err != nil {
+		return abi.StatusBadCmd
+	}
 	d.klock.acquire(t)
 	s := d.kslot
 	d.kslot = (d.kslot + 1) % abi.KRingSlots
@@ -329,7 +334,7 @@ func (d *Driver) Kernel(t *freebsd.Thread, op byte, fields ...Field) uint32 {
 		d.kticket++
 	}
 	tk := d.kticket
-	buf := encode(append(fields, Field{abi.CmdTicket, 4, tk}))
+	binary.BigEndian.PutUint32(buf[abi.CmdTicket:], tk)
 	slot := abi.KRingBase + uint32(s)*abi.CmdSize
 	d.writeBlock(t, slot, buf)
 	d.write8(t, slot+abi.CmdOp, op) // the op byte last

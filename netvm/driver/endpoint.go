@@ -67,15 +67,23 @@ func (d *Driver) Open(t *freebsd.Thread, proc *freebsd.Proc) (*Endpoint, error) 
 		return nil, fmt.Errorf("netvm: process %d: ASID in use or out of range", proc.PID)
 	}
 	e := &Endpoint{d: d, Index: idx, ASID: asid, Proc: proc}
+	// The slot and the ASID are taken before the command: the command
+	// sleeps, and another process's Open must not pick the same slot.
+	d.eps[idx] = e
+	d.byASID[asid] = e
+	release := func() {
+		d.eps[idx] = nil
+		delete(d.byASID, asid)
+	}
 	page := e.StatusPage()
 	if err := d.Mem.Write(page, make([]byte, freebsd.PageSize)); err != nil {
+		release()
 		return nil, err
 	}
 	if st := d.Kernel(t, abi.KOpEPOpen, Field{abi.KEp, 4, uint32(idx)}, Field{abi.KOpenASID, 4, asid}, Field{abi.KOpenPage, 4, uint32(page)}); st != abi.StatusOK {
+		release()
 		return nil, fmt.Errorf("%w: EP_OPEN %d", ErrStatus, st)
 	}
-	d.eps[idx] = e
-	d.byASID[asid] = e
 	proc.Hooks = sptHooks{d, asid}
 	proc.Mappings(func(va uint32, m *freebsd.Page, prot freebsd.Prot) {
 		if d.translated(asid, va) {
@@ -209,12 +217,13 @@ func (e *Endpoint) Import(t *freebsd.Thread, node, ep int, key, n, kind uint32) 
 	if idx < 0 {
 		return 0, ErrTable
 	}
+	d.importOwner[idx] = e // taken before the command sleeps (see Open)
 	if st := d.Kernel(t, abi.KOpImport, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KImpIndex, 4, uint32(idx)},
 		Field{abi.KImpNode, 4, uint32(node)}, Field{abi.KImpEp, 4, uint32(ep)}, Field{abi.KImpKey, 4, key},
 		Field{abi.KImpLen, 4, n}, Field{abi.KImpKind, 4, kind}); st != abi.StatusOK {
+		d.importOwner[idx] = nil
 		return 0, fmt.Errorf("%w: IMPORT %d", ErrStatus, st)
 	}
-	d.importOwner[idx] = e
 	return idx, nil
 }
 

@@ -295,7 +295,11 @@ func encode(fields []Field) []byte {
 	for i, f := range fields {
 		fs[i] = abi.Field(f)
 	}
-	return abi.EncodeCommand(fs)
+	buf, err := abi.EncodeCommand(fs)
+	if err != nil {
+		panic(fmt.Sprintf("harness: a test's command does not lay out: %v", err))
+	}
+	return buf
 }
 
 // post writes the fields of a command into the slot at base, then the

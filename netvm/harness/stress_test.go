@@ -16,7 +16,7 @@ import (
 // The full acceptance runs of docs/netvm.md ("Measured") are one flag
 // away; the default counts keep `go test ./...` short.
 var (
-	stressWrites = flag.Int("netvm.writes", 0, "WRITEs per flow in the stress tests (0: the short defaults)")
+	stressWrites = flag.Int("netvm.writes", 0, "WRITEs per direction in the stress tests; TestStressFaults sends both ways at once, twice this many in all (0: the short defaults)")
 	stressSeeds  = flag.Int("netvm.seeds", 0, "number of fault seeds in TestStressFaults (0: the short default)")
 )
 
@@ -25,7 +25,7 @@ var (
 // pages (the §4.3 handshake) while the traffic runs.
 type stressConfig struct {
 	seed        uint64
-	writes      int           // WRITEs per flow
+	writes      int           // WRITEs per flow (direction)
 	batch       int           // WRITEs posted per flow before waiting for all of them
 	nonResident int           // percent of region pages not resident at the start
 	evictPPM    uint32        // per driver pass (1 us) and flow: evict one resident region page
@@ -35,8 +35,9 @@ type stressConfig struct {
 	seqInit     uint32        // GlobSeqInit
 }
 
-// stressResult is what a run measured.
+// stressResult is what a run measured; writes counts every flow's.
 type stressResult struct {
+	flows, writesPerFlow                            int
 	writes, packets, notifications                  int
 	bytes                                           uint64
 	redirected, srcFaults, evictions, lockWaits     int
@@ -175,7 +176,7 @@ func stress(t *testing.T, c stressConfig) stressResult {
 		}
 		flows = append(flows, fl)
 	}
-	var res stressResult
+	res := stressResult{flows: len(flows), writesPerFlow: c.writes}
 
 	// The VM side: page a page in, evict one (§4.3 OS side).
 	pageIn := func(h *stressNode, va uint32, vp *vpage) {
@@ -433,8 +434,16 @@ func stress(t *testing.T, c stressConfig) stressResult {
 
 func (r stressResult) String() string {
 	mbps := float64(r.bytes) / (float64(r.elapsed) / float64(sim.Second)) / 1e6
-	return fmt.Sprintf("%d writes, %d bytes, %d packets, %d notifications in %v (%.1f MB/s): %d redirected, %d page-ins, %d evictions, %d lock waits, %d source faults, %d retransmitted, %d duplicates, %d CRC, %d malformed, %d credit stalls, %d events",
-		r.writes, r.bytes, r.packets, r.notifications, r.elapsed, mbps, r.redirected, r.pageIns, r.evictions, r.lockWaits, r.srcFaults, r.retx, r.dups, r.crc, r.malformed, r.stalls, r.ev)
+	return fmt.Sprintf("%d writes (%d per direction, %d %s), %d bytes, %d packets, %d notifications in %v (%.1f MB/s): %d redirected, %d page-ins, %d evictions, %d lock waits, %d source faults, %d retransmitted, %d duplicates, %d CRC, %d malformed, %d credit stalls, %d events",
+		r.writes, r.writesPerFlow, r.flows, plural(r.flows, "direction"), r.bytes, r.packets, r.notifications, r.elapsed, mbps, r.redirected, r.pageIns, r.evictions, r.lockWaits, r.srcFaults, r.retx, r.dups, r.crc, r.malformed, r.stalls, r.ev)
+}
+
+// plural is noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
 func writesOr(def int) int {

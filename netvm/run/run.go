@@ -37,8 +37,10 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/freebsd"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/internal/progress"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 	"lanaiemu/timeline"
@@ -52,8 +54,11 @@ type Scenario struct {
 	UntilUS   uint64     `json:"until_us"`
 	Faults    Faults     `json:"faults"`
 	Workloads []Workload `json:"workloads"`
-	lines     []int      // line of each workload in the file
-	name      string
+	// Profile makes the run profile every board from the start of the
+	// workloads (Result.Profiles; docs/profiling.md); not a file field.
+	Profile bool  `json:"-"`
+	lines   []int // line of each workload in the file
+	name    string
 }
 
 // Faults are the fabric's injected faults, in parts per million.
@@ -157,6 +162,18 @@ func (sc *Scenario) errorf(i int, format string, a ...any) error {
 	return fmt.Errorf("%s:%d: workloads[%d]: %s", sc.name, line, i, fmt.Sprintf(format, a...))
 }
 
+// MaxUntilUS is the longest run a scenario may ask for: one simulated
+// hour (a longer one would take days of host time).
+const MaxUntilUS = 3_600_000_000
+
+// maxFrames is the most host memory a node may have: 4 GiB, the 32-bit
+// host's physical address space.
+const maxFrames = 1 << 20
+
+// maxTouchPages bounds a touch workload's region to 1 GiB of the 32-bit
+// address space.
+const maxTouchPages = 1 << 18
+
 func (sc *Scenario) check() error {
 	if sc.Nodes < 2 || sc.Nodes > abi.MaxNodes || sc.Nodes > 16 && sc.Nodes%8 != 0 {
 		return fmt.Errorf("%s: nodes = %d: 2..16, or a multiple of 8 up to %d", sc.name, sc.Nodes, abi.MaxNodes)
@@ -164,11 +181,14 @@ func (sc *Scenario) check() error {
 	if sc.Frames == 0 {
 		sc.Frames = 4096
 	}
-	if sc.Frames < 64 {
-		return fmt.Errorf("%s: frames = %d: at least 64", sc.name, sc.Frames)
+	if sc.Frames < 64 || sc.Frames > maxFrames {
+		return fmt.Errorf("%s: frames = %d: 64..%d (4 KiB pages of host memory)", sc.name, sc.Frames, maxFrames)
 	}
 	if sc.UntilUS == 0 {
 		sc.UntilUS = 1_000_000
+	}
+	if sc.UntilUS > MaxUntilUS {
+		return fmt.Errorf("%s: until_us = %d: at most %d (one simulated hour)", sc.name, sc.UntilUS, uint64(MaxUntilUS))
 	}
 	for _, p := range []uint32{sc.Faults.DropPPM, sc.Faults.CorruptPPM, sc.Faults.DetourPPM} {
 		if p > 1_000_000 {
@@ -211,8 +231,8 @@ func (sc *Scenario) check() error {
 			if err := node(i, w.Node, "node"); err != nil {
 				return err
 			}
-			if w.Pages <= 0 {
-				return sc.errorf(i, "pages = %d: at least 1", w.Pages)
+			if w.Pages <= 0 || w.Pages > maxTouchPages {
+				return sc.errorf(i, "pages = %d: 1..%d", w.Pages, maxTouchPages)
 			}
 		default:
 			return sc.errorf(i, "kind = %q: pingpong, stream or touch", w.Kind)
@@ -223,9 +243,12 @@ func (sc *Scenario) check() error {
 
 // Result is what a run measured.
 type Result struct {
-	SimulatedUS uint64           `json:"simulated_us"`
-	Workloads   []WorkloadResult `json:"workloads"`
-	Nodes       []NodeStats      `json:"nodes"`
+	// Profiles are the boards' cycle profiles, node by node, when the
+	// scenario's Profile was set.
+	Profiles    []*profile.Profiler `json:"-"`
+	SimulatedUS uint64              `json:"simulated_us"`
+	Workloads   []WorkloadResult    `json:"workloads"`
+	Nodes       []NodeStats         `json:"nodes"`
 }
 
 // WorkloadResult is one workload's outcome.
@@ -235,6 +258,9 @@ type WorkloadResult struct {
 	LatencyUS float64 `json:"one_way_latency_us,omitempty"`
 	MBps      float64 `json:"mb_per_s,omitempty"`
 	Bytes     uint64  `json:"bytes,omitempty"`
+	// Error is why the workload failed (its set-up was refused); empty
+	// if it did not fail.
+	Error string `json:"error,omitempty"`
 }
 
 // NodeStats are one node's counters at the end.
@@ -250,14 +276,15 @@ type NodeStats struct {
 	Violation  string         `json:"violation,omitempty"`
 }
 
-// Run runs the scenario; tl, if not nil, records the timeline.
-func Run(sc *Scenario, tl *timeline.Recorder, progress io.Writer) (*Result, error) {
+// Run runs the scenario; tl, if not nil, records the timeline, and
+// progressOut, if not nil, gets a progress line (package progress).
+func Run(sc *Scenario, tl *timeline.Recorder, progressOut io.Writer) (*Result, error) {
 	c, res, t0, err := begin(sc, tl, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Shutdown()
-	return finish(sc, c, res, t0, progress)
+	return finish(sc, c, res, t0, progress.New(progressOut))
 }
 
 // begin builds the scenario's cluster (trace, if not nil, gets every
@@ -271,6 +298,12 @@ func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*
 		return nil, nil, 0, err
 	}
 	res := &Result{Workloads: make([]WorkloadResult, len(sc.Workloads))}
+	if sc.Profile {
+		if res.Profiles, err = c.Profile(); err != nil {
+			c.Shutdown()
+			return nil, nil, 0, err
+		}
+	}
 	t0 := c.Now()
 	for i, w := range sc.Workloads {
 		res.Workloads[i].Kind = w.Kind
@@ -282,9 +315,13 @@ func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*
 	return c, res, t0, nil
 }
 
-// done reports whether every workload but touch has finished.
+// done reports whether every workload but touch has finished or failed,
+// or any has failed.
 func (sc *Scenario) done(res *Result) bool {
 	for i, w := range sc.Workloads {
+		if res.Workloads[i].Error != "" {
+			return true
+		}
 		if w.Kind != "touch" && !res.Workloads[i].Done {
 			return false
 		}
@@ -292,10 +329,27 @@ func (sc *Scenario) done(res *Result) bool {
 	return true
 }
 
+// Unfinished returns one line for each workload that failed or did not
+// finish by the scenario's end (touch workloads finish with the run);
+// nil if every workload finished.
+func (sc *Scenario) Unfinished(res *Result) []string {
+	var out []string
+	for i, w := range sc.Workloads {
+		r := res.Workloads[i]
+		switch {
+		case r.Error != "":
+			out = append(out, sc.errorf(i, "%s failed: %s", w.Kind, r.Error).Error())
+		case w.Kind != "touch" && !r.Done:
+			out = append(out, sc.errorf(i, "%s did not finish in until_us = %d (simulated %d us)", w.Kind, sc.UntilUS, res.SimulatedUS).Error())
+		}
+	}
+	return out
+}
+
 // finish runs the cluster in steps of a millisecond from t0 until the end
 // of the first step at which the workloads are done, or the scenario's
 // end, and collects the result.
-func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, progress io.Writer) (*Result, error) {
+func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, line *progress.Line) (*Result, error) {
 	end := t0 + sim.Time(sc.UntilUS)*sim.Microsecond
 	for c.Now() < end {
 		if c.Now() > t0 && (c.Now()-t0)%sim.Millisecond == 0 && sc.done(res) {
@@ -305,13 +359,11 @@ func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, progress
 		if err := c.Run(min(end, next)); err != nil {
 			return nil, err
 		}
-		if progress != nil && (c.Now()-t0)%(10*sim.Millisecond) == 0 {
-			fmt.Fprintf(progress, "\rsimulated %v of %v", c.Now()-t0, end-t0)
+		if (c.Now()-t0)%(10*sim.Millisecond) == 0 { // a log gets one line per 100 ms
+			line.Show(int((c.Now()-t0)/(100*sim.Millisecond)), fmt.Sprintf("simulated %v of %v", c.Now()-t0, end-t0))
 		}
 	}
-	if progress != nil {
-		fmt.Fprintln(progress)
-	}
+	line.End()
 	res.SimulatedUS = uint64((c.Now() - t0) / sim.Microsecond)
 	for _, n := range c.Nodes {
 		ns := NodeStats{Node: n.ID, Firmware: map[string]int{}}
@@ -343,10 +395,9 @@ type pair struct {
 	srcA, srcB   uint32
 	impAB, ctrAB int // a's imports of b's region and counter
 	impBA, ctrBA int // b's imports of a's
-	ready        bool
 }
 
-func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, done func(*pair)) {
+func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, r *WorkloadResult, done func(*pair)) {
 	p := &pair{}
 	ka := c.Nodes[from].Kernel
 	kb := c.Nodes[to].Kernel
@@ -355,39 +406,86 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, done func(
 	var keyB, ckB, keyA, ckA uint32
 	var wq freebsd.WaitQueue
 	stage := 0
-	kb.Go("setup", func(t *freebsd.Thread) {
-		p.epB, _ = lib.Open(t, c.Nodes[to].Driver, pb)
-		p.srcB, _ = pb.Mmap(t, size, freebsd.ProtRW)
-		if warm {
-			pb.Write(t, p.srcB, make([]byte, size)) // resident; the fault enters it in the SPT (the endpoint is open)
+	// step records the first error of the set-up (the workload fails with
+	// it) and wakes the other side, which then gives up too.
+	step := func(node int, what string, err error) bool {
+		if err != nil && r.Error == "" {
+			r.Error = fmt.Sprintf("node %d: %s: %v", node, what, err)
+			ka.Wakeup(&wq, 0)
+			kb.Wakeup(&wq, 0)
 		}
-		keyB, _ = p.epB.Export(t, p.srcB, size, true)
-		ckB, _ = p.epB.ExportCounter(t, 0)
-		stage++
-		kb.Wakeup(&wq, 0)
-		for stage < 2 {
+		return r.Error == ""
+	}
+	// await waits until the set-up reaches stage s; false if it failed.
+	await := func(t *freebsd.Thread, s int) bool {
+		for stage < s && r.Error == "" {
 			t.Wait(&wq)
 		}
-		p.impBA, _ = p.epB.Import(t, from, p.epA.Index, keyA, size, abi.ExpKindRegion)
-		p.ctrBA, _ = p.epB.Import(t, from, p.epA.Index, ckA, 0, abi.ExpKindCounter)
+		return r.Error == ""
+	}
+	kb.Go("setup", func(t *freebsd.Thread) {
+		var err error
+		if p.epB, err = lib.Open(t, c.Nodes[to].Driver, pb); !step(to, "open", err) {
+			return
+		}
+		if p.srcB, err = pb.Mmap(t, size, freebsd.ProtRW); !step(to, "mmap", err) {
+			return
+		}
+		if warm { // resident; the fault enters it in the SPT (the endpoint is open)
+			if !step(to, "warm", pb.Write(t, p.srcB, make([]byte, size))) {
+				return
+			}
+		}
+		if keyB, err = p.epB.Export(t, p.srcB, size, true); !step(to, "export", err) {
+			return
+		}
+		if ckB, err = p.epB.ExportCounter(t, 0); !step(to, "export counter", err) {
+			return
+		}
+		stage++
+		kb.Wakeup(&wq, 0)
+		if !await(t, 2) {
+			return
+		}
+		if p.impBA, err = p.epB.Import(t, from, p.epA.Index, keyA, size, abi.ExpKindRegion); !step(to, "import", err) {
+			return
+		}
+		if p.ctrBA, err = p.epB.Import(t, from, p.epA.Index, ckA, 0, abi.ExpKindCounter); !step(to, "import counter", err) {
+			return
+		}
 		stage++
 		ka.Wakeup(&wq, 0)
 	})
 	ka.Go("setup", func(t *freebsd.Thread) {
-		for stage < 1 {
-			t.Wait(&wq)
+		if !await(t, 1) {
+			return
 		}
-		p.epA, _ = lib.Open(t, c.Nodes[from].Driver, pa)
-		p.srcA, _ = pa.Mmap(t, size, freebsd.ProtRW)
-		pa.Write(t, p.srcA, make([]byte, size))
-		keyA, _ = p.epA.Export(t, p.srcA, size, true)
-		ckA, _ = p.epA.ExportCounter(t, 0)
-		p.impAB, _ = p.epA.Import(t, to, p.epB.Index, keyB, size, abi.ExpKindRegion)
-		p.ctrAB, _ = p.epA.Import(t, to, p.epB.Index, ckB, 0, abi.ExpKindCounter)
+		var err error
+		if p.epA, err = lib.Open(t, c.Nodes[from].Driver, pa); !step(from, "open", err) {
+			return
+		}
+		if p.srcA, err = pa.Mmap(t, size, freebsd.ProtRW); !step(from, "mmap", err) {
+			return
+		}
+		if !step(from, "touch", pa.Write(t, p.srcA, make([]byte, size))) {
+			return
+		}
+		if keyA, err = p.epA.Export(t, p.srcA, size, true); !step(from, "export", err) {
+			return
+		}
+		if ckA, err = p.epA.ExportCounter(t, 0); !step(from, "export counter", err) {
+			return
+		}
+		if p.impAB, err = p.epA.Import(t, to, p.epB.Index, keyB, size, abi.ExpKindRegion); !step(from, "import", err) {
+			return
+		}
+		if p.ctrAB, err = p.epA.Import(t, to, p.epB.Index, ckB, 0, abi.ExpKindCounter); !step(from, "import counter", err) {
+			return
+		}
 		stage++
 		kb.Wakeup(&wq, 0)
-		for stage < 3 {
-			t.Wait(&wq)
+		if !await(t, 3) {
+			return
 		}
 		done(p)
 	})
@@ -415,6 +513,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 		k.Go("toucher", func(t *freebsd.Thread) {
 			va, err := p.Mmap(t, uint32(w.Pages)*freebsd.PageSize, freebsd.ProtRW)
 			if err != nil {
+				r.Error = fmt.Sprintf("node %d: mmap of %d pages: %v", w.Node, w.Pages, err)
 				return
 			}
 			for pass := byte(0); ; pass++ {
@@ -424,7 +523,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			}
 		})
 	case "stream":
-		setupPair(c, w.From, w.To, w.Size, w.Warm, func(p *pair) {
+		setupPair(c, w.From, w.To, w.Size, w.Warm, r, func(p *pair) {
 			kb := c.Nodes[w.To].Kernel
 			var hwq freebsd.WaitQueue
 			if w.Wait == "handler" {
@@ -448,7 +547,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			})
 		})
 	case "pingpong":
-		setupPair(c, w.From, w.To, w.Size, w.Warm, func(p *pair) {
+		setupPair(c, w.From, w.To, w.Size, w.Warm, r, func(p *pair) {
 			ka, kb := c.Nodes[w.From].Kernel, c.Nodes[w.To].Kernel
 			var hwqA, hwqB freebsd.WaitQueue
 			if w.Wait == "handler" {

@@ -17,6 +17,7 @@ import (
 	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/internal/progress"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )
@@ -49,7 +50,8 @@ type Config struct {
 	// out about this often (besides the page daemon's evictions), so that
 	// pages go while the NIC is DMAing them (0: never).
 	EvictEvery sim.Time
-	// Progress, if set, gets a progress line.
+	// Progress, if set, gets a progress line (package progress): a line
+	// per tenth of the WRITEs.
 	Progress io.Writer
 }
 
@@ -241,11 +243,12 @@ func Run(c Config) (*Result, error) {
 			sendLoop(t, c, res, h, hs, srng, perSender, sub)
 		})
 	}
+	line := progress.New(c.Progress)
 	lastShown := -1
 	for done < N {
-		if c.Progress != nil && res.Writes*10/max(1, c.Writes) != lastShown {
-			lastShown = res.Writes * 10 / max(1, c.Writes)
-			fmt.Fprintf(c.Progress, "\r%d of %d WRITEs, %v simulated", res.Writes, c.Writes, cl.Now()-t0)
+		if tenth := res.Writes * 10 / max(1, c.Writes); tenth != lastShown {
+			lastShown = tenth
+			line.Show(tenth, fmt.Sprintf("%d of %d WRITEs, %v simulated", res.Writes, c.Writes, cl.Now()-t0))
 		}
 		if err := cl.Run(cl.Now() + 100*sim.Microsecond); err != nil {
 			res.violate("%v", err)
@@ -257,9 +260,7 @@ func Run(c Config) (*Result, error) {
 		}
 	}
 	stop = true
-	if c.Progress != nil {
-		fmt.Fprintln(c.Progress)
-	}
+	line.End()
 	cl.Run(cl.Now() + 5*sim.Millisecond) // late handlers
 	res.SimulatedUS = uint64((cl.Now() - t0) / sim.Microsecond)
 	// Final checks: every region, every counter.

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Outputs and scripts that cannot be handled are errors, not silent
+// successes: a trace to a full device exits 66 with the write error, and a
+// debugger script with a line over a MiB is a failed command (exit 1)
+// that says why.
+func TestUnwritableTraceAndLongScriptLine(t *testing.T) {
+	dir := t.TempDir()
+	img := buildAsm(t, dir, "loop", loopProg)
+	st, _, errs := emu(t, "", "run", "--max-cycles", "1e5", "--trace=/dev/full", img)
+	if st != exitImage || !strings.Contains(errs, "writing the trace: ") || !strings.Contains(errs, "no space left on device") {
+		t.Errorf("--trace=/dev/full: status %d, want %d\n%s", st, exitImage, errs)
+	}
+	script := filepath.Join(dir, "long.dbg")
+	if err := os.WriteFile(script, []byte("cycles\n"+strings.Repeat("x", 2<<20)+"\ncycles\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, out, _ := emu(t, "", "debug", "--script", script, img)
+	if st != exitScript || !strings.Contains(out, "error: reading the script: bufio.Scanner: token too long") {
+		t.Errorf("a 2 MiB script line: status %d, want %d\n%.500s", st, exitScript, out)
+	}
+	if _, _, errs := emu(t, "", "run", "/dev/zero"); !strings.Contains(errs, "not a regular file") {
+		t.Errorf("run /dev/zero: %q", errs)
+	}
+}

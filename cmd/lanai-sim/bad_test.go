@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Hostile scenarios and flags are refused before anything is built: a
+// device as a host file, absurd node counts and topologies, an SRAM size
+// or parameter that does not fit, a load address outside host memory.
+func TestBadInputRefusedAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	base, err := os.ReadFile(filepath.Join(sc, "clos64.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant := func(name, old, new string) string {
+		p := filepath.Join(dir, name)
+		src := strings.Replace(string(base), old, new, 1)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	abs, _ := filepath.Abs(fw) // the copies live elsewhere
+	base = []byte(strings.ReplaceAll(string(base), "../firmware", abs))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--host-load", "0:0:/dev/zero", filepath.Join(sc, "stream.json")}, "/dev/zero: not a regular file"},
+		{[]string{"--host-load", "0:0x7fffffff:" + filepath.Join(sc, "dma.s"), filepath.Join(sc, "stream.json")}, "outside host memory"},
+		{[]string{"--topology", "tree:99999:99999", "--firmware", filepath.Join(sc, "dma.s")}, "leaves and per_leaf in 1..64"},
+		{[]string{variant("count.json", `"time"`, `"count": 2000000000, "time"`)}, "count: 2000000000 nodes, at most 4096"},
+		{[]string{variant("sram.json", `"sram": "256K"`, `"sram": "4G"`)}, "sram: 4294967296"},
+		{[]string{variant("param.json", `"0x81080001"`, `"0x1ffffffff"`)}, "txbuf = 0x1ffffffff does not fit"},
+		{[]string{variant("hostmem.json", `"host_memory": "64K"`, `"host_memory": "64G"`)}, "host_memory: 68719476736"},
+	} {
+		st, out := lsim(t, append([]string{"--quiet"}, c.args...)...)
+		if st != 64 && st != 66 || !strings.Contains(out, c.want) {
+			t.Errorf("%v: status %d %q, want 64 or 66 and %q", c.args, st, out, c.want)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// netvm run on scenarios that are legitimate but were mishandled (two
+// workloads sharing a node), that cannot finish, or that ask for the
+// impossible: each either works or says what went wrong and exits
+// non-zero.
+func TestRunBadScenarios(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	shared := write("shared.json", `{"nodes":4,"until_us":10000,"workloads":[{"kind":"stream","from":0,"to":1,"size":4,"count":1},
+{"kind":"stream","from":0,"to":2,"size":4,"count":1}]}`)
+	code, out, e := runCmd("run", "--quiet", shared)
+	var res struct {
+		Workloads []struct {
+			Done  bool
+			Error string
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Workloads) != 2 || !res.Workloads[0].Done || !res.Workloads[1].Done {
+		t.Fatalf("two workloads on node 0: exit %d %q %q", code, out, e)
+	}
+	// Seventeen workloads from node 0 need seventeen endpoints there: the
+	// last set-up fails with the driver's error, and the run says so.
+	var many []string
+	for range 17 {
+		many = append(many, `{"kind":"stream","from":0,"to":1,"size":4,"count":1}`)
+	}
+	crowd := write("crowd.json", `{"nodes":2,"until_us":20000,"workloads":[`+strings.Join(many, ",\n")+`]}`)
+	if code, _, e := runCmd("run", "--quiet", crowd); code != 1 || !strings.Contains(e, "open: netvm: no free endpoint") {
+		t.Errorf("seventeen endpoints on one node: exit %d %q", code, e)
+	}
+	// An output that cannot be written fails before the run.
+	if code, _, e := runCmd("run", "--quiet", "--json", filepath.Join(shared, "x.json"), shared); code != 2 || !strings.Contains(e, "not a directory") {
+		t.Errorf("--json under a file: exit %d %q", code, e)
+	}
+	if code, _, e := runCmd("stress", "--quiet", "--writes", "10", "--json", "/dev/full"); code != 2 || !strings.Contains(e, "no space left on device") {
+		t.Errorf("stress --json /dev/full: exit %d %q", code, e)
+	}
+	for _, c := range []struct {
+		name, src string
+		code      int
+		want      string
+	}{
+		{"never.json", `{"nodes":2,"until_us":20000,"faults":{"drop_ppm":1000000},
+"workloads":[{"kind":"stream","from":0,"to":1,"size":4,"count":1000000000000}]}`, 1, "never.json:2: workloads[0]: stream did not finish in until_us = 20000"},
+		{"long.json", `{"nodes":2,"until_us":18446744073709,"workloads":[]}`, 2, "until_us = 18446744073709: at most"},
+		{"frames.json", `{"nodes":2,"frames":1000000000000}`, 2, "frames = 1000000000000: 64.."},
+		{"touch.json", `{"nodes":2,"workloads":[{"kind":"touch","node":0,"pages":4000000000}]}`, 2, "pages = 4000000000: 1.."},
+	} {
+		code, _, e := runCmd("run", "--quiet", write(c.name, c.src))
+		if code != c.code || !strings.Contains(e, c.want) {
+			t.Errorf("%s: exit %d %q, want %d and %q", c.name, code, e, c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package debugger
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"lanaiemu/lanai"
+)
+
+// FuzzExec feeds arbitrary command lines to the debugger, each on a fresh
+// session of a small C program: a command either works or reports one
+// error; it never panics, reports an internal error, or runs past its
+// cycle budget.
+func FuzzExec(f *testing.F) {
+	p := crtAnd(f, recursionS)
+	for _, s := range []string{
+		"break main", "step 3", "next", "finish", "until 0x40", "watch moves 4", "x/4x %sp", "p main+4*2",
+		"disas main", "list main", "backtrace", "info regs", "history 4", "trace on", "continue", "delete 1",
+		"p 99999999999999999999999", "x/100000000x 0", "watch 0 4294967295", "break *0xfffffffc", "step 18446744073709551615",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n\r") {
+			return // one command a line
+		}
+		out := &bytes.Buffer{}
+		c, err := lanai.New(lanai.Config{Console: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := c.Mem.LoadFile(p.image)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Reset(img.Entry)
+		d := New(c, img, out)
+		d.MaxCycles = 200_000
+		d.Exec("break main")
+		d.Exec(line)
+		if strings.Contains(out.String(), "internal error") {
+			t.Fatalf("%q: %s", line, out.String())
+		}
+		if out.Len() > 1<<20 {
+			t.Fatalf("%q: %d bytes of output", line, out.Len())
+		}
+		if c.Cycles > 2*d.MaxCycles {
+			t.Fatalf("%q: ran %d cycles, budget %d", line, c.Cycles, d.MaxCycles)
+		}
+	})
+}

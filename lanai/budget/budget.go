@@ -1,0 +1,395 @@
+// Package budget holds firmware paths to cycle budgets: a budget file
+// names each path by the code that starts and ends it and gives the cycles
+// it may cost; a Meter measures the paths while the firmware runs (one per
+// core, as a profile.Observer); Check compares, names the path, its old
+// and new cycles and the routine that grew; Verify does all of that for a
+// Go test, with -update rewriting the file (the Go golden-file
+// convention). docs/profiling.md shows the format and a walk-through.
+//
+// A budget file, one path a line, then the cycles of the path's worst run
+// by routine (written by -update, used to say what grew):
+//
+//	# name        start        end      cycles  tolerance
+//	spt.lock      spt_lock     ret          23  0
+//		spt_lock 23
+//	send.write    send_step    ret         412  +2%
+//		send_step 300
+//		spt_lookup 112
+//
+// start is a symbol, symbol+offset or address: the path starts when the
+// core begins the instruction there. end is another such place (the path
+// ends when the core begins it) or "ret": the address in %rca when the
+// path started (the return of a routine entered by a call). A path's
+// cycles are those of its worst (costliest) run; it passes when they are
+// at most cycles + tolerance, and tolerance is a number of cycles or a
+// percentage.
+package budget
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"lanaiemu/internal/readfile"
+	"lanaiemu/isa"
+	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
+	"lanaiemu/memsys"
+)
+
+// Path is one budgeted path.
+type Path struct {
+	Name, Start, End string
+	Cycles           uint64
+	// Tolerance is in cycles, or in percent of Cycles when Percent.
+	Tolerance uint64
+	Percent   bool
+	// Breakdown is the cycles of the worst run by routine, costliest
+	// first, as of the last update.
+	Breakdown []Share
+	line      int
+}
+
+// Share is what one routine cost in a run of a path.
+type Share struct {
+	Routine string
+	Cycles  uint64
+}
+
+// Limit is the most cycles the path may cost.
+func (p *Path) Limit() uint64 {
+	if p.Percent {
+		return p.Cycles + p.Cycles*p.Tolerance/100
+	}
+	return p.Cycles + p.Tolerance
+}
+
+func (p *Path) tolerance() string {
+	switch {
+	case p.Percent:
+		return fmt.Sprintf("+%d%%", p.Tolerance)
+	case p.Tolerance == 0:
+		return "0"
+	}
+	return fmt.Sprintf("+%d", p.Tolerance)
+}
+
+// File is a budget file.
+type File struct {
+	Name  string
+	Paths []*Path
+}
+
+// maxPaths bounds a budget file.
+const maxPaths = 10_000
+
+// Parse reads a budget file; errors name the file and line.
+func Parse(name string, data []byte) (*File, error) {
+	f := &File{Name: name}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		text := sc.Text()
+		fields := strings.Fields(text)
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, a...))
+		}
+		if text[0] == ' ' || text[0] == '\t' { // a routine's share of the last path
+			if len(f.Paths) == 0 {
+				return nil, bad("a routine's cycles before any path")
+			}
+			if len(fields) != 2 {
+				return nil, bad("want: routine cycles")
+			}
+			c, err := strconv.ParseUint(fields[1], 10, 64)
+			if err != nil {
+				return nil, bad("cycles %q: %v", fields[1], err)
+			}
+			p := f.Paths[len(f.Paths)-1]
+			p.Breakdown = append(p.Breakdown, Share{fields[0], c})
+			continue
+		}
+		if len(fields) != 5 {
+			return nil, bad("want: name start end cycles tolerance (found %d fields)", len(fields))
+		}
+		p := &Path{Name: fields[0], Start: fields[1], End: fields[2], line: n}
+		if seen[p.Name] {
+			return nil, bad("path %s given twice", p.Name)
+		}
+		seen[p.Name] = true
+		var err error
+		if p.Cycles, err = strconv.ParseUint(fields[3], 10, 64); err != nil {
+			return nil, bad("cycles %q: %v", fields[3], err)
+		}
+		tol := strings.TrimPrefix(fields[4], "+")
+		if p.Percent = strings.HasSuffix(tol, "%"); p.Percent {
+			tol = strings.TrimSuffix(tol, "%")
+		}
+		if p.Tolerance, err = strconv.ParseUint(tol, 10, 64); err != nil || p.Percent && p.Tolerance > 1000 {
+			return nil, bad("tolerance %q: cycles (+10) or a percentage up to 1000 (+2%%)", fields[4])
+		}
+		if len(f.Paths) == maxPaths {
+			return nil, bad("more than %d paths", maxPaths)
+		}
+		f.Paths = append(f.Paths, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return f, nil
+}
+
+// Load reads a budget file from disk.
+func Load(name string) (*File, error) {
+	data, err := readfile.Read(name, readfile.Text)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(name, data)
+}
+
+// Format writes the file back in its own format.
+func (f *File) Format() []byte {
+	var b bytes.Buffer
+	b.WriteString("# name start end cycles tolerance (docs/profiling.md); below each path, its worst run's cycles by routine\n")
+	for _, p := range f.Paths {
+		fmt.Fprintf(&b, "%-24s %-20s %-20s %8d  %s\n", p.Name, p.Start, p.End, p.Cycles, p.tolerance())
+		for _, s := range p.Breakdown {
+			fmt.Fprintf(&b, "\t%s %d\n", s.Routine, s.Cycles)
+		}
+	}
+	return b.Bytes()
+}
+
+// Result is what a Meter measured of one path.
+type Result struct {
+	Path     *Path
+	Runs     int    // complete runs from start to end
+	Min, Max uint64 // cycles of the cheapest and the costliest run
+	Worst    []Share
+}
+
+// meterPath is a path being measured on one core.
+type meterPath struct {
+	res        Result
+	start, end uint32
+	toRet      bool
+	open       bool
+	since      uint64 // cycle count at the start of the open run
+	ret        uint32 // the return address of a "ret" path's open run
+	shares     map[string]uint64
+}
+
+// Meter measures the paths of a budget file on one core (an Observer of
+// profile.Run, or of a board's run).
+type Meter struct {
+	paths []*meterPath
+	syms  *lanai.Symbols
+	// routine caches the routine of recently seen addresses.
+	routine map[uint32]string
+}
+
+// NewMeter resolves the paths' places in img's symbols.
+func NewMeter(f *File, img *memsys.Image) (*Meter, error) {
+	m := &Meter{syms: lanai.NewSymbols(img.Symbols), routine: map[uint32]string{}}
+	for _, p := range f.Paths {
+		mp := &meterPath{res: Result{Path: p}, shares: map[string]uint64{}}
+		var err error
+		if mp.start, err = m.place(p.Start); err != nil {
+			return nil, fmt.Errorf("%s:%d: %s: start: %v", f.Name, p.line, p.Name, err)
+		}
+		if mp.toRet = p.End == "ret"; !mp.toRet {
+			if mp.end, err = m.place(p.End); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: end: %v", f.Name, p.line, p.Name, err)
+			}
+		}
+		m.paths = append(m.paths, mp)
+	}
+	return m, nil
+}
+
+// place resolves "sym", "sym+off" or an address.
+func (m *Meter) place(s string) (uint32, error) {
+	name, off := s, uint64(0)
+	if i := strings.LastIndex(s, "+"); i > 0 {
+		v, err := strconv.ParseUint(s[i+1:], 0, 32)
+		if err != nil {
+			return 0, fmt.Errorf("bad offset in %q", s)
+		}
+		name, off = s[:i], v
+	}
+	if a, ok := m.syms.Addr(name); ok {
+		return a + uint32(off), nil
+	}
+	if v, err := strconv.ParseUint(name, 0, 32); err == nil && off == 0 {
+		return uint32(v), nil
+	}
+	return 0, fmt.Errorf("no symbol %q in the firmware", name)
+}
+
+// Observe follows one instruction: it ends the runs whose end it is,
+// starts those whose start it is, and charges its cycles to the open runs.
+func (m *Meter) Observe(c *lanai.CPU, s *profile.Step) {
+	for _, p := range m.paths {
+		if p.open && (p.toRet && s.PC == p.ret || !p.toRet && s.PC == p.end) {
+			p.finish(s.Start)
+		}
+		if s.PC == p.start {
+			p.open, p.since = true, s.Start
+			clear(p.shares)
+			if p.toRet {
+				p.ret = c.Reg(isa.RCA)
+			}
+		}
+		if p.open {
+			p.shares[m.routineOf(s.PC)] += s.Cycles + s.SkippedCycles
+		}
+	}
+}
+
+func (m *Meter) routineOf(pc uint32) string {
+	if r, ok := m.routine[pc]; ok {
+		return r
+	}
+	r, _, ok := m.syms.Func(pc)
+	if !ok {
+		r = fmt.Sprintf("%#08x", pc)
+	}
+	m.routine[pc] = r
+	return r
+}
+
+func (p *meterPath) finish(now uint64) {
+	p.open = false
+	d := now - p.since
+	r := &p.res
+	if r.Runs == 0 || d < r.Min {
+		r.Min = d
+	}
+	if r.Runs == 0 || d > r.Max {
+		r.Max = d
+		r.Worst = r.Worst[:0]
+		for k, v := range p.shares {
+			r.Worst = append(r.Worst, Share{k, v})
+		}
+		sort.Slice(r.Worst, func(i, j int) bool {
+			if r.Worst[i].Cycles != r.Worst[j].Cycles {
+				return r.Worst[i].Cycles > r.Worst[j].Cycles
+			}
+			return r.Worst[i].Routine < r.Worst[j].Routine
+		})
+	}
+	r.Runs++
+}
+
+// Results are the measurements, path by path.
+func (m *Meter) Results() []Result {
+	out := make([]Result, len(m.paths))
+	for i, p := range m.paths {
+		out[i] = p.res
+		out[i].Worst = append([]Share(nil), p.res.Worst...)
+	}
+	return out
+}
+
+// Merge combines the results of several meters of one file (the cores of
+// a cluster): the runs add up, the worst run is the worst of all.
+func Merge(sets ...[]Result) []Result {
+	if len(sets) == 0 {
+		return nil
+	}
+	out := append([]Result(nil), sets[0]...)
+	for _, set := range sets[1:] {
+		for i, r := range set {
+			o := &out[i]
+			if r.Runs == 0 {
+				continue
+			}
+			if o.Runs == 0 || r.Min < o.Min {
+				o.Min = r.Min
+			}
+			if o.Runs == 0 || r.Max > o.Max {
+				o.Max, o.Worst = r.Max, r.Worst
+			}
+			o.Runs += r.Runs
+		}
+	}
+	return out
+}
+
+// ErrOverBudget is wrapped by Check's error when a path costs more than
+// its budget or never ran.
+var ErrOverBudget = errors.New("over budget")
+
+// Check compares the results with the budgets: a path that never ran, or
+// whose worst run costs more than its limit, fails; the error says, for
+// each, its old and new cycles and the routine that grew most.
+func (f *File) Check(results []Result) error {
+	var msgs []string
+	for _, r := range results {
+		p := r.Path
+		switch {
+		case r.Runs == 0:
+			msgs = append(msgs, fmt.Sprintf("%s:%d: %s: never ran from %s to %s", f.Name, p.line, p.Name, p.Start, p.End))
+		case r.Max > p.Limit():
+			msg := fmt.Sprintf("%s:%d: %s: %d cycles, budget %d %s (limit %d): %d more", f.Name, p.line, p.Name, r.Max, p.Cycles, p.tolerance(), p.Limit(), r.Max-p.Cycles)
+			if g := grew(p.Breakdown, r.Worst); g != "" {
+				msg += "; " + g
+			}
+			msgs = append(msgs, msg)
+		}
+	}
+	if len(msgs) > 0 {
+		return fmt.Errorf("%w:\n%s", ErrOverBudget, strings.Join(msgs, "\n"))
+	}
+	return nil
+}
+
+// grew names the routine whose cycles grew most from old to new.
+func grew(old, new []Share) string {
+	before := map[string]uint64{}
+	for _, s := range old {
+		before[s.Routine] = s.Cycles
+	}
+	best, growth := "", int64(0)
+	for _, s := range new {
+		if d := int64(s.Cycles) - int64(before[s.Routine]); d > growth || d == growth && best != "" && s.Routine < best {
+			best, growth = s.Routine, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s grew most: %d -> %d cycles", best, before[best], before[best]+uint64(growth))
+}
+
+// Update sets every measured path's budget to its worst run (tolerances
+// stay) and records its breakdown.
+func (f *File) Update(results []Result) {
+	for _, r := range results {
+		if r.Runs > 0 {
+			r.Path.Cycles, r.Path.Breakdown = r.Max, append([]Share(nil), r.Worst...)
+		}
+	}
+}
+
+// Verify checks results against the budget file name, or with update
+// rewrites it first: what a Go test calls, passing its -update flag.
+func Verify(f *File, results []Result, update bool) error {
+	if update {
+		f.Update(results)
+		if err := os.WriteFile(f.Name, f.Format(), 0o644); err != nil {
+			return err
+		}
+	}
+	return f.Check(results)
+}

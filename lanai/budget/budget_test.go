@@ -1,0 +1,178 @@
+package budget
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lanaiemu/asm"
+	"lanaiemu/asm/link"
+	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
+	"lanaiemu/memsys"
+	"lanaiemu/objfile"
+)
+
+// prog: _start calls work twice; work runs n iterations of a 3-cycle loop,
+// then calls helper, which runs m; then the program exits.
+func prog(n, m int) string {
+	return strings.NewReplacer("$N", strconv.Itoa(n), "$M", strconv.Itoa(m)).Replace(`
+	.text
+	.globl	_start
+_start:
+	mov	0x8000, %sp
+	bt	work
+	add	%pc, 4, %rca
+	bt	work
+	add	%pc, 4, %rca
+done:
+	st	%r0, -4096[%r0]
+	bt	.
+	nop
+work:
+	st	%rca, [--%sp]
+	mov	$N, %r6
+.Lw:	sub.f	%r6, 1, %r6
+	bne	.Lw
+	nop
+	bt	helper
+	add	%pc, 4, %rca
+	ld	[%sp++], %rca
+	add	%rca, 0, %pc
+	nop
+helper:
+	mov	$M, %r6
+.Lh:	sub.f	%r6, 1, %r6
+	bne	.Lh
+	nop
+	add	%rca, 0, %pc
+	nop
+`)
+}
+
+// load assembles src and loads it into a new core.
+func load(t *testing.T, src string) (*lanai.CPU, *memsys.Image) {
+	t.Helper()
+	res, err := asm.Assemble([]asm.Source{{Name: "p.s", Text: []byte(src)}}, asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := link.Link([]*objfile.File{res.Object}, []string{"p.s"}, link.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := exe.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := lanai.New(lanai.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := c.Mem.LoadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Reset(im.Entry)
+	return c, im
+}
+
+// measure runs src with a meter of f and returns its results.
+func measure(t *testing.T, f *File, src string) []Result {
+	t.Helper()
+	c, im := load(t, src)
+	m, err := NewMeter(f, im)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := profile.Run(c, 1<<30, []profile.Observer{m}); st.Kind != lanai.StopExit {
+		t.Fatalf("run: %v", st.Kind)
+	}
+	return m.Results()
+}
+
+const budgets = `# test budgets
+work        work     ret     0  0
+helper      helper   ret     0  +5%
+whole       _start   done    0  +10
+`
+
+// -update writes each path's worst run and breakdown; the same program
+// then passes; a helper that loops longer fails with the path, its old
+// and new cycles and the routine that grew, while the path with room
+// within its tolerance passes.
+func TestUpdateThenCheck(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "budgets.txt")
+	os.WriteFile(name, []byte(budgets), 0o644)
+	f, err := Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(f, measure(t, f, prog(100, 50)), true); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	f, err = Load(name) // as written
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Path{}
+	for _, p := range f.Paths {
+		byName[p.Name] = p
+	}
+	// helper: mov + 50 x 3 + return 2 = 153 cycles; work: its own
+	// push, mov, 100 x 3, call 2, pop, its use by the return 1 (an
+	// interlock), return 2 = 308, plus helper's.
+	if h := byName["helper"]; h.Cycles != 153 || len(h.Breakdown) != 1 || h.Breakdown[0] != (Share{"helper", 153}) {
+		t.Fatalf("helper after update: %d %v", h.Cycles, h.Breakdown)
+	}
+	if w := byName["work"]; w.Cycles != 308+153 || len(w.Breakdown) != 2 || w.Breakdown[0].Routine != "work" {
+		t.Fatalf("work after update: %d %v", w.Cycles, w.Breakdown)
+	}
+	if err := f.Check(measure(t, f, prog(100, 50))); err != nil {
+		t.Fatalf("the same program: %v", err)
+	}
+	// helper 52 iterations: +6 cycles, within its 5% (160), not work's 0.
+	err = f.Check(measure(t, f, prog(100, 52)))
+	if !errors.Is(err, ErrOverBudget) {
+		t.Fatalf("a longer helper: %v", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "work: 467 cycles, budget 461 0 (limit 461): 6 more; helper grew most: 153 -> 159 cycles") ||
+		strings.Contains(msg, ": helper:") || !strings.Contains(msg, ": whole:") {
+		t.Fatalf("message:\n%s", msg)
+	}
+}
+
+// A path that never runs fails; bad files and unknown symbols are errors
+// that name the file and line.
+func TestNeverRanAndBadFiles(t *testing.T) {
+	f, err := Parse("b.txt", []byte("never  helper  _start  10  0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Check(measure(t, f, prog(1, 1))); err == nil || !strings.Contains(err.Error(), "b.txt:1: never: never ran from helper to _start") {
+		t.Fatalf("never ran: %v", err)
+	}
+	for src, want := range map[string]string{
+		"a b c\n":                  "b.txt:1: want: name start end cycles tolerance",
+		"a x y 10 0\na x y 10 0\n": "b.txt:2: path a given twice",
+		"a x y ten 0\n":            "b.txt:1: cycles \"ten\"",
+		"a x y 10 +5000%\n":        "b.txt:1: tolerance",
+		"\tfoo 3\n":                "b.txt:1: a routine's cycles before any path",
+		"a x y 10 0\n\tfoo\n":      "b.txt:2: want: routine cycles",
+		"a x y 10 0\n\tfoo many\n": "b.txt:2: cycles \"many\"",
+	} {
+		if _, err := Parse("b.txt", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", src, err, want)
+		}
+	}
+	f, _ = Parse("b.txt", []byte("# a path\nx  nosuch  ret  1  0\ny work nosuch+4 1 0\n"))
+	c, im := load(t, prog(1, 1))
+	_ = c
+	if _, err := NewMeter(f, im); err == nil || !strings.Contains(err.Error(), `b.txt:2: x: start: no symbol "nosuch"`) {
+		t.Fatalf("unknown symbol: %v", err)
+	}
+}

@@ -1,0 +1,46 @@
+package scenario
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary JSON to the scenario parser: it must return a
+// checked scenario or an error wrapping ErrBadScenario, never panic, and
+// never spend time or memory in proportion to a number in the file (a
+// count of two billion nodes is refused, not iterated). A scenario it
+// accepts has its nodes in range and their descriptions computable.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("../fixtures/scenarios/*.json")
+	for _, name := range files {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		`{"topology":{"kind":"tree","leaves":99999,"per_leaf":99999},"defaults":{"asm":["x.s"]},"time":"1ms"}`,
+		`{"count":2000000000,"topology":{"kind":"star"},"defaults":{"asm":["x.s"]},"time":"1ms"}`,
+		`{"topology":{"kind":"b2b"},"defaults":{"firmware":"x","sram":"4G","params":{"a":"0x1ffffffff"}},"time":"1ms"}`,
+		`{"topology":{"kind":"star"},"nodes":[{"ids":"0-3/0","asm":["x"]}],"count":4,"time":"10ms"}`,
+		`{"topology":{"kind":"star"},"time":"18446744073709551615s"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("fuzz.json", data)
+		if err != nil {
+			if !errors.Is(err, ErrBadScenario) {
+				t.Fatalf("error does not wrap ErrBadScenario: %v", err)
+			}
+			return
+		}
+		if s.Count <= 0 || s.Count > MaxNodes {
+			t.Fatalf("accepted %d nodes", s.Count)
+		}
+		for i := range s.Count {
+			_ = s.Node(i)
+		}
+	})
+}
