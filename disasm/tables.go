@@ -35,6 +35,9 @@ func (o *object) printSectionHeaders(b *bytes.Buffer) {
 		if s.isBSS() {
 			typ = append(typ, "BSS")
 		}
+		if o.elf && (strings.HasPrefix(s.name, ".debug") || strings.HasPrefix(s.name, ".zdebug") || s.name == ".gdb_index") {
+			typ = append(typ, "DEBUG") // llvm-objdump's ELFObjectFile::isDebugSection
+		}
 		fmt.Fprintf(b, "%3d %-*s %08x %08x ", s.index, width, s.name, s.size, s.addr)
 		if showLMA {
 			fmt.Fprintf(b, "%08x ", o.lma(s))

@@ -151,3 +151,26 @@ func TestInputErrors(t *testing.T) {
 		t.Errorf("no file: status %d, stderr %q", code, errs)
 	}
 }
+
+// -h on clang -g objects (fixtures/c/g, llvm-mc's) lists the DWARF
+// sections as llvm-objdump-14 does (the goldens made by fixtures/c/gen-g.sh).
+func TestDebugSectionHeaders(t *testing.T) {
+	objs, _ := filepath.Glob("../../fixtures/c/g/*.o")
+	if len(objs) == 0 {
+		t.Skip("no fixtures/c/g")
+	}
+	for _, o := range objs {
+		want, err := os.ReadFile(strings.TrimSuffix(o, ".o") + ".h.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, got, errs := runCmd(t, "-h", o)
+		w := strings.Replace(string(want), "\ng/", "\n../../fixtures/c/g/", 1)
+		if st != 0 || got != w {
+			t.Errorf("%s: status %d %s\n%s\nwant\n%s", o, st, errs, got, w)
+		}
+		if !strings.Contains(got, ".debug_line ") || !strings.Contains(got, " DEBUG\n") {
+			t.Errorf("%s: no DWARF sections:\n%s", o, got)
+		}
+	}
+}
