@@ -1,23 +1,30 @@
-// Package debugger is the LANai emulator's debugger: a line-oriented
-// command interpreter over a lanai.CPU and the image loaded into it, with
-// breakpoints (at addresses, symbols and file:line through the executable's
-// line table), watchpoints, stepping over calls, running to the end of the
-// current function, memory and register inspection, disassembly, source
-// listing, a history of executed instructions and per-instruction tracing.
+// Package debugger is the LANai emulator's debugger, one core for every
+// front end: it runs a Target (one core by itself, Core; or several cores
+// that advance with the rest of a cluster on one timeline, such as
+// netvm/run's DebugSession) and stops it between two ticks, so that every
+// thread is seen at one instant. It has breakpoints (at addresses, symbols
+// and FILE:LINE through lanai-as's line table or clang's DWARF one),
+// watchpoints, stepping by instruction and by source line, over calls and
+// out of functions by the program's frame convention (ABIClang,
+// ABINetVM), memory and register inspection, disassembly, source listing,
+// a history of executed instructions and (for a lone core) tracing.
 //
-// The debugger needs no terminal: New makes one writing its transcript to an
-// io.Writer, Exec runs one command, and Script and Interact read commands
-// from a reader (cmd/lanai-emu's "debug" subcommand is a thin wrapper).
-// docs/emulator.md describes the commands.
+// Two clients: the line-oriented commands (New or NewTarget make a
+// debugger writing its transcript to an io.Writer, Exec runs one command,
+// Script and Interact read them from a reader; cmd/lanai-emu's "debug" and
+// netvm run --debug-script are thin wrappers; docs/emulator.md), and the
+// programmatic interface of api.go (Continue, StepLine, SetBreakpoint,
+// ...), which package dap serves to editors.
 //
-// How the program runs: when no watchpoint is set and tracing is off,
-// "continue", "next", "until" and "finish" run the core on its fast path
+// How a lone core runs: when no watchpoint is set and tracing is off,
+// "continue", "next", "until" and "finish" run it on its fast path
 // (lanai.CPU.Run) with temporary breakpoints at the places they wait for;
 // otherwise, and for "step", the debugger executes one instruction at a
-// time (lanai.CPU.Step), checking watchpoints after every store. The
-// history of executed instructions is complete only for instructions
-// executed one at a time; a fast run appears in it as one entry giving the
-// number of instructions it executed.
+// time (lanai.CPU.Step), checking watchpoints after every store. A cluster
+// always advances tick by tick. The history of executed instructions is
+// complete only for instructions executed one at a time; a fast run
+// appears in it as one entry giving the number of instructions it
+// executed.
 package debugger
 
 import (
