@@ -39,7 +39,7 @@ func (s *server) handle(m godap.RequestMessage) {
 			SupportsConfigurationDoneRequest: true, SupportsFunctionBreakpoints: true, SupportsDataBreakpoints: true,
 			SupportsInstructionBreakpoints: true, SupportsReadMemoryRequest: true, SupportsWriteMemoryRequest: true,
 			SupportsDisassembleRequest: true, SupportsSteppingGranularity: true, SupportsEvaluateForHovers: true,
-			SupportsSetVariable: true, SupportsTerminateRequest: true,
+			SupportsSetVariable: true, SupportsTerminateRequest: true, SupportsStepBack: true,
 		}})
 	case *godap.LaunchRequest:
 		s.start(req, r.Arguments, false)
@@ -95,6 +95,12 @@ func (s *server) handle(m godap.RequestMessage) {
 	case *godap.StepOutRequest:
 		s.resume(req, r.Arguments.ThreadId, &godap.StepOutResponse{Response: s.response(req, true, "")},
 			func(th int) (debugger.Stop, error) { return s.d.StepOut(th) })
+	case *godap.StepBackRequest:
+		s.resume(req, r.Arguments.ThreadId, &godap.StepBackResponse{Response: s.response(req, true, "")},
+			func(th int) (debugger.Stop, error) { return s.d.StepBack(th) })
+	case *godap.ReverseContinueRequest:
+		s.resume(req, r.Arguments.ThreadId, &godap.ReverseContinueResponse{Response: s.response(req, true, "")},
+			func(th int) (debugger.Stop, error) { return s.d.ReverseContinue(th) })
 	case *godap.PauseRequest:
 		s.pause(req)
 	case *godap.DisconnectRequest:

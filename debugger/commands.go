@@ -28,6 +28,8 @@ func init() {
 		{"next", []string{"n", "nexti", "ni"}, "next [N]", "like step, but run a call to its return point as one step", (*Debugger).cmdNext},
 		{"lstep", []string{"ls"}, "lstep [N]", "run to the start of another source line N times (into calls): C lines with clang -g", (*Debugger).cmdLineStep},
 		{"lnext", []string{"ln"}, "lnext [N]", "like lstep, but over calls", (*Debugger).cmdLineNext},
+		{"reverse-step", []string{"rs"}, "reverse-step [N]", "go back N instructions (default 1): the program is run again from its start (a lone core)", (*Debugger).cmdReverseStep},
+		{"reverse-continue", []string{"rc"}, "reverse-continue", "go back to the last breakpoint or watched store before this instruction, or to the start", (*Debugger).cmdReverseContinue},
 		{"continue", []string{"c", "cont"}, "continue", "run until a breakpoint, a watchpoint, the exit or a trap", (*Debugger).cmdContinue},
 		{"until", []string{"u", "advance"}, "until LOC", "run until pc reaches LOC (or a breakpoint, watchpoint, exit or trap)", (*Debugger).cmdUntil},
 		{"finish", []string{"fin"}, "finish", "run until the current function returns to its caller", (*Debugger).cmdFinish},

@@ -70,8 +70,10 @@ type Event struct {
 // instruction, and the debugger runs it on its fast path (lanai.CPU.Run)
 // when nothing needs every instruction.
 type Core struct {
-	thread [1]*Thread
-	tracer *lanai.Tracer
+	thread  [1]*Thread
+	tracer  *lanai.Tracer
+	restart func() (*lanai.CPU, error)
+	quiet   func(bool)
 }
 
 // NewCore makes the target of one core running the program img (img may
@@ -96,4 +98,12 @@ func (c *Core) Tick() (*Event, error) {
 		return &Event{End: true, Exit: st}, nil
 	}
 	return nil, nil
+}
+
+// Restartable lets a lone core run backwards: Restart makes a fresh core
+// with the program loaded, as at the start (the emulator is deterministic,
+// so running it forward again reproduces every state), and Quiet, if set,
+// silences the program's console while the debugger replays.
+func (c *Core) Restartable(restart func() (*lanai.CPU, error), quiet func(bool)) {
+	c.restart, c.quiet = restart, quiet
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"lanaiemu/dap"
-	"lanaiemu/debugger"
 )
 
 // dapCmd serves the Debug Adapter Protocol on standard input and output,
@@ -70,11 +69,10 @@ func coreLauncher(m *machine) dap.Launcher {
 		if !filepath.IsAbs(prog) && a.Cwd != "" {
 			prog = filepath.Join(a.Cwd, prog)
 		}
-		c, img, err := m.load(prog, console)
+		d, err := m.loadDebugger(prog, console, transcript)
 		if err != nil {
 			return nil, err
 		}
-		d := debugger.New(c, img, transcript)
 		d.MaxCycles = a.MaxCycles
 		dirs := a.SourceDirs
 		if a.Cwd != "" {

@@ -327,3 +327,40 @@ func TestDAPCSource(t *testing.T) {
 	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	<-done
 }
+
+// stepBack and reverseContinue: the program is run again from its start
+// to the instruction before, or to the last breakpoint hit before.
+func TestDAPReverse(t *testing.T) {
+	dir := t.TempDir()
+	crt, _ := filepath.Glob("../../firmware/crt/*.s")
+	img, _ := buildLines(t, dir, "rec.elf", append(crt, "../../fixtures/c/s/recursion.O1.s")...)
+	c, done := startDAP(t)
+	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "fib"}}})
+	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	cycles := func() string {
+		return must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "cycles", "context": "repl"}).Body.Result
+	}
+	stopped(t, c)
+	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	stopped(t, c)
+	atHit := cycles()
+	pcHit := frames(t, c, 1)[0].InstructionPointerReference
+	must[*godap.StepInResponse](t, c, "stepIn", map[string]any{"threadId": 1, "granularity": "instruction"})
+	stopped(t, c)
+	before := cycles()
+	must[*godap.StepInResponse](t, c, "stepIn", map[string]any{"threadId": 1, "granularity": "instruction"})
+	stopped(t, c)
+	must[*godap.StepBackResponse](t, c, "stepBack", map[string]any{"threadId": 1})
+	if st := stopped(t, c); st.Reason != "step" || cycles() != before {
+		t.Errorf("stepBack: %+v, %s, want %s", st, cycles(), before)
+	}
+	must[*godap.ReverseContinueResponse](t, c, "reverseContinue", map[string]any{"threadId": 1})
+	st := stopped(t, c)
+	if st.Reason != "function breakpoint" || cycles() != atHit || frames(t, c, 1)[0].InstructionPointerReference != pcHit {
+		t.Errorf("reverseContinue: %+v, %s, want %s at %s", st, cycles(), atHit, pcHit)
+	}
+	t.Logf("back at the second hit of fib: %s", atHit)
+	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	<-done
+}

@@ -204,13 +204,21 @@ func parseCycles(s string) (uint64, error) {
 
 // load makes a core and loads the image into it.
 func (m *machine) load(path string, console io.Writer) (*lanai.CPU, *memsys.Image, error) {
-	cfg, err := m.config(console)
-	if err != nil {
+	if _, err := m.config(console); err != nil {
 		return nil, nil, usageError{err}
 	}
 	data, err := readfile.Read(path, readfile.Binary)
 	if err != nil {
 		return nil, nil, err
+	}
+	return m.loadData(path, data, console)
+}
+
+// loadData makes a core and loads the image read from path into it.
+func (m *machine) loadData(path string, data []byte, console io.Writer) (*lanai.CPU, *memsys.Image, error) {
+	cfg, err := m.config(console)
+	if err != nil {
+		return nil, nil, usageError{err}
 	}
 	c, err := lanai.New(cfg)
 	if err != nil {
@@ -509,7 +517,7 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitImage
 		}
 	}
-	c, img, err := m.load(path, stdout)
+	d, err := m.loadDebugger(path, stdout, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "lanai-emu debug: %v\n", err)
 		if _, ok := err.(usageError); ok {
@@ -517,7 +525,6 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitImage
 	}
-	d := debugger.New(c, img, stdout)
 	d.MaxCycles = budget
 	d.SourceDirs = append(srcDirs, filepath.Dir(path))
 

@@ -1,0 +1,70 @@
+package debugger
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"lanaiemu/lanai"
+)
+
+// Running backwards: reverse-step gives the state one instruction before
+// (pc, cycles, registers as they were), reverse-continue the previous hit
+// of a breakpoint, with the program's counts of that time.
+func TestReverse(t *testing.T) {
+	p := crtAnd(t, recursionS)
+	out := &bytes.Buffer{}
+	load := func() (*lanai.CPU, error) {
+		c, err := lanai.New(lanai.Config{Console: out})
+		if err != nil {
+			return nil, err
+		}
+		img, err := c.Mem.LoadFile(p.image)
+		if err != nil {
+			return nil, err
+		}
+		c.Reset(img.Entry)
+		return c, nil
+	}
+	c, _ := load()
+	img, _ := c.Mem.LoadFile(p.image)
+	d := New(c, img, out)
+	s := &session{t: t, cpu: c, d: d, out: out}
+	if got := s.bad("reverse-step"); !bytes.Contains([]byte(got), []byte("restart")) {
+		t.Errorf("reverse-step without a restart: %q", got)
+	}
+	d.Target().(*Core).Restartable(load, nil)
+	s.bad("reverse-step") // at the start
+	fib := p.addr(t, "fib")
+	s.do("break fib")
+	var hits []struct{ instret, cycles uint64 }
+	for i := 0; i < 3; i++ {
+		s.do("continue")
+		cpu := d.cpuOf(0)
+		hits = append(hits, struct{ instret, cycles uint64 }{cpu.Instret, cpu.Cycles})
+	}
+	cpu := d.cpuOf(0)
+	s.do("step 3")
+	pc, r6, instret, cycles := cpu.PC, cpu.R[6], cpu.Instret, cpu.Cycles
+	s.do("step")
+	got := s.do("reverse-step")
+	cpu = d.cpuOf(0)
+	if cpu.PC != pc || cpu.R[6] != r6 || cpu.Instret != instret || cpu.Cycles != cycles {
+		t.Errorf("reverse-step: pc %#x r6 %d instret %d cycles %d, want %#x %d %d %d\n%s", cpu.PC, cpu.R[6], cpu.Instret, cpu.Cycles, pc, r6, instret, cycles, got)
+	}
+	got = s.do("reverse-continue")
+	cpu = d.cpuOf(0)
+	if cpu.PC != fib || cpu.Instret != hits[2].instret || cpu.Cycles != hits[2].cycles {
+		t.Errorf("reverse-continue: pc %#x instret %d, want the third hit %+v\n%s", cpu.PC, cpu.Instret, hits[2], got)
+	}
+	contains(t, "reverse-continue", got, fmt.Sprintf("Breakpoint 1, 0x%08x <fib>", fib))
+	s.do("reverse-continue")
+	if cpu = d.cpuOf(0); cpu.Instret != hits[1].instret {
+		t.Errorf("second reverse-continue: instret %d, want %d", cpu.Instret, hits[1].instret)
+	}
+	// Forward again from there: the next hit is the third, as before.
+	s.do("continue")
+	if cpu = d.cpuOf(0); cpu.Instret != hits[2].instret || cpu.Cycles != hits[2].cycles {
+		t.Errorf("continue after going back: instret %d, want %d", cpu.Instret, hits[2].instret)
+	}
+}
