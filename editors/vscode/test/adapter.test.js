@@ -58,7 +58,7 @@ async function client(cmd, type) {
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
-test('a breakpoint in a .s file: stack, registers, a watchpoint, the exit code', async () => {
+test('a breakpoint in a .s file: stack, registers, a watchpoint, a step back, the exit code', async () => {
 	const dc = await client(env('LANAI_EMU'), 'lanai');
 	try {
 		const line = firstInstruction(recS, 'hanoi');
@@ -90,6 +90,13 @@ test('a breakpoint in a .s file: stack, registers, a watchpoint, the exit code',
 		assert.match(ev.body.description, /at cycle \d+/);
 		const mem = await dc.customRequest('readMemory', { memoryReference: info.body.dataId.split(':')[1], count: 4 });
 		assert.deepStrictEqual([...Buffer.from(mem.body.data, 'base64')], [0, 0, 0, 1]);
+
+		// One instruction back: before the store, moves is 0 again.
+		const back = dc.waitForEvent('stopped');
+		await dc.stepBackRequest({ threadId: 1 });
+		assert.strictEqual((await back).body.reason, 'step');
+		const mem0 = await dc.customRequest('readMemory', { memoryReference: info.body.dataId.split(':')[1], count: 4 });
+		assert.deepStrictEqual([...Buffer.from(mem0.body.data, 'base64')], [0, 0, 0, 0]);
 
 		await dc.setDataBreakpointsRequest({ breakpoints: [] });
 		const exited = dc.waitForEvent('exited');
