@@ -102,20 +102,19 @@ func (d *Debugger) resume(g goal) outcome {
 	} else {
 		o, _ = d.ticks(g, limit, start, 0)
 	}
+	o.thread = g.thread
 	if o.point != nil {
 		o.thread = o.point.thread
-	} else if o.kind != stopWatch {
-		o.thread = g.thread
 	}
 	return o
 }
 
-// ticks advances the target tick by tick (at most max ticks; 0: no
+// ticks advances the target tick by tick (at most maxTicks; 0: no
 // limit), checking after each the end of the program, the watchpoints
 // (a store by the core, or any change of the bytes, by DMA or the host),
 // the breakpoints of the threads that have executed an instruction since
 // the command began (start), and the goal. It reports whether to stop.
-func (d *Debugger) ticks(g goal, limit uint64, start []uint64, max int) (outcome, bool) {
+func (d *Debugger) ticks(g goal, limit uint64, start []uint64, maxTicks int) (outcome, bool) {
 	n := len(d.threads)
 	pcs, instr, stores := make([]uint32, n), make([]uint64, n), make([]uint64, n)
 	c := d.cpuOf(g.thread)
@@ -123,7 +122,7 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, max int) (outcome
 	var pending *outcome // a watchpoint changed by a DMA or host write, waiting for the boards to align
 	var held outcome     // what pending points to (declared here so that the loop allocates nothing)
 	align := 0
-	for k := 1; max == 0 || k <= max; k++ {
+	for k := 1; maxTicks == 0 || k <= maxTicks; k++ {
 		if c.Cycles >= limit {
 			return outcome{kind: stopBudget}, true
 		}
