@@ -43,7 +43,7 @@ type coffSym struct {
 	scnum  int16
 	typ    uint16
 	sclass uint8
-	aux    [][]byte // each up to 18 bytes
+	aux    [][]byte // each up to 20 bytes
 }
 
 // buildCOFF encodes spec as big-endian System V COFF (magic 0x1300) with
@@ -78,7 +78,7 @@ func buildCOFF(spec coffSpec) []byte {
 		strtab := []byte{0, 0, 0, 0}
 		n := 0
 		for _, s := range spec.syms {
-			var e [18]byte
+			var e [20]byte // Myricom pads the 18-byte entry to a word (docs/coff.md)
 			if len(s.name) > 8 {
 				bo.PutUint32(e[4:], uint32(len(strtab)))
 				strtab = append(append(strtab, s.name...), 0)
@@ -92,7 +92,7 @@ func buildCOFF(spec coffSpec) []byte {
 			e[17] = uint8(len(s.aux))
 			out = append(out, e[:]...)
 			for _, a := range s.aux {
-				var ae [18]byte
+				var ae [20]byte
 				copy(ae[:], a)
 				out = append(out, ae[:]...)
 			}

@@ -16,6 +16,7 @@ type coffSpec struct {
 	sections []coffSec
 	syms     []coffSym
 	noStrtab bool // omit the string table even if names need it
+	object   bool // a relocatable object: f_flags 0x0104 instead of 0x010f
 }
 
 type coffSec struct {
@@ -24,6 +25,21 @@ type coffSec struct {
 	size         uint32 // for sections without data
 	data         []byte
 	flags        uint32
+	relocs       []coffReloc
+	lines        []coffLine
+}
+
+// coffReloc is one 16-byte relocation entry.
+type coffReloc struct {
+	vaddr, symndx uint32
+	typ           COFFRelocType
+	addend        int32
+}
+
+// coffLine is one 6-byte line-number entry.
+type coffLine struct {
+	addr uint32
+	line uint16
 }
 
 type coffSym struct {
@@ -32,11 +48,12 @@ type coffSym struct {
 	scnum  int16
 	typ    uint16
 	sclass uint8
-	aux    [][]byte // each up to 18 bytes
+	aux    [][]byte // each up to 20 bytes
 }
 
 // buildCOFF encodes spec as System V COFF, big-endian, magic 0x1300, laid
-// out as lanai-gcc does: headers, section contents, symbols, string table.
+// out as Myricom's lanai-gcc does (docs/coff.md): headers, section
+// contents, relocations, line numbers, 20-byte symbols, string table.
 func buildCOFF(t testing.TB, spec coffSpec) []byte {
 	t.Helper()
 	opt := spec.opthdr
@@ -50,6 +67,9 @@ func buildCOFF(t testing.TB, spec coffSpec) []byte {
 	be.PutUint16(out[2:], uint16(len(spec.sections)))
 	be.PutUint16(out[16:], uint16(len(opt)))
 	be.PutUint16(out[18:], 0x010f)
+	if spec.object {
+		be.PutUint16(out[18:], 0x0104)
+	}
 	copy(out[20:], opt)
 	for i, s := range spec.sections {
 		size, ptr := s.size, 0
@@ -57,12 +77,37 @@ func buildCOFF(t testing.TB, spec coffSpec) []byte {
 			size, ptr = uint32(len(s.data)), len(out)
 			out = append(out, s.data...)
 		}
-		h := out[20+len(opt)+40*i:] // after the append, which may move out
+		relptr, lnnoptr := 0, 0
+		if len(s.relocs) > 0 {
+			relptr = len(out)
+			for _, r := range s.relocs {
+				var e [16]byte
+				be.PutUint32(e[0:], r.vaddr)
+				be.PutUint32(e[4:], r.symndx)
+				be.PutUint16(e[8:], uint16(r.typ))
+				be.PutUint32(e[12:], uint32(r.addend))
+				out = append(out, e[:]...)
+			}
+		}
+		if len(s.lines) > 0 {
+			lnnoptr = len(out)
+			for _, l := range s.lines {
+				var e [6]byte
+				be.PutUint32(e[0:], l.addr)
+				be.PutUint16(e[4:], l.line)
+				out = append(out, e[:]...)
+			}
+		}
+		h := out[20+len(opt)+40*i:] // after the appends, which may move out
 		copy(h[:8], s.name)
 		be.PutUint32(h[8:], s.paddr)
 		be.PutUint32(h[12:], s.vaddr)
 		be.PutUint32(h[16:], size)
 		be.PutUint32(h[20:], uint32(ptr))
+		be.PutUint32(h[24:], uint32(relptr))
+		be.PutUint32(h[28:], uint32(lnnoptr))
+		be.PutUint16(h[32:], uint16(len(s.relocs)))
+		be.PutUint16(h[34:], uint16(len(s.lines)))
 		be.PutUint32(h[36:], s.flags)
 	}
 	if len(spec.syms) > 0 {
@@ -70,7 +115,7 @@ func buildCOFF(t testing.TB, spec coffSpec) []byte {
 		strtab := []byte{0, 0, 0, 0}
 		n := 0
 		for _, s := range spec.syms {
-			var e [18]byte
+			var e [coffSymSize]byte
 			if len(s.name) > 8 {
 				be.PutUint32(e[4:], uint32(len(strtab)))
 				strtab = append(append(strtab, s.name...), 0)
@@ -84,7 +129,7 @@ func buildCOFF(t testing.TB, spec coffSpec) []byte {
 			e[17] = uint8(len(s.aux))
 			out = append(out, e[:]...)
 			for _, a := range s.aux {
-				var ae [18]byte
+				var ae [coffSymSize]byte
 				copy(ae[:], a)
 				out = append(out, ae[:]...)
 			}
@@ -253,16 +298,16 @@ func TestReadCOFFErrors(t *testing.T) {
 		}, "overlap"},
 		{"nsyms", func(b []byte) []byte { be.PutUint32(b[12:], 0x10000000); return b }, "symbol table"},
 		{"symptr", func(b []byte) []byte { be.PutUint32(b[8:], 0xfffffff0); return b }, "symbol table"},
-		{"scnum", func(b []byte) []byte { be.PutUint16(b[symptr+18*5+12:], 9); return b }, "section number"},
-		{"name offset", func(b []byte) []byte { be.PutUint32(b[symptr+18*5+4:], 0xffff); return b }, "string table"},
+		{"scnum", func(b []byte) []byte { be.PutUint16(b[symptr+coffSymSize*5+12:], 9); return b }, "section number"},
+		{"name offset", func(b []byte) []byte { be.PutUint32(b[symptr+coffSymSize*5+4:], 0xffff); return b }, "string table"},
 		{"strtab size", func(b []byte) []byte {
-			off := symptr + 18*be.Uint32(b[12:])
+			off := symptr + coffSymSize*be.Uint32(b[12:])
 			be.PutUint32(b[off:], 0xffffff)
 			return b
 		}, "string table"},
 		{"aux overrun", func(b []byte) []byte {
 			n := be.Uint32(b[12:])
-			b[symptr+18*(n-2)+17] = 5 // .bf claims 5 aux entries
+			b[symptr+coffSymSize*(n-2)+17] = 5 // .bf claims 5 aux entries
 			return b
 		}, "auxiliary"},
 	}
@@ -306,5 +351,179 @@ func TestReadRealCOFF(t *testing.T) {
 	}
 	if f.Entry != 0 {
 		t.Errorf("entry %#x", f.Entry)
+	}
+}
+
+// sampleObject is a relocatable object in Myricom's layout (like lanai-gcc's
+// crt0.o): .text calling an external _main, data with a pointer, .bss, a
+// .stab section with its own relocation, labels, an undefined symbol, a
+// common block, a skipped debugging symbol and line numbers. Every
+// relocation type that lanai-gcc's objects use appears. vaddr shifts
+// .data's and .bss's addresses, which an object's symbols and relocations
+// are relative to.
+func sampleObject(vaddr uint32) coffSpec {
+	text := []byte{
+		0xf7, 0x82, 0x00, 0x00, // mov .text+0x14, %rca   R_LANAI3_21
+		0xe0, 0x00, 0x00, 0x00, // bt _main               R_LANAI3_25
+		0x97, 0x93, 0xff, 0xfc, // st %rca, [--%sp]
+		0xf7, 0x00, 0x00, 0x00, // ld [_counter], %r14    R_LANAI3_21_F
+		0x00, 0x00, 0x00, 0x01, // nop
+		0xe0, 0x00, 0x00, 0x00, // bt .                   R_LANAI3_25
+		0x00, 0x00, 0x00, 0x01, // nop
+		0x00, 0x00, 0x00, 0x01, // nop
+	}
+	return coffSpec{
+		object: true,
+		sections: []coffSec{
+			{name: ".text", data: text, flags: styTEXT,
+				relocs: []coffReloc{
+					{vaddr: 0x0, symndx: 2, typ: R_LANAI3_21, addend: 0x14},
+					{vaddr: 0x4, symndx: 11, typ: R_LANAI3_25},
+					{vaddr: 0xc, symndx: 10, typ: R_LANAI3_21_F},
+					{vaddr: 0x14, symndx: 2, typ: R_LANAI3_25, addend: 0x14},
+				},
+				lines: []coffLine{{addr: 8, line: 0}, {addr: 0x4, line: 2}},
+			},
+			{name: ".data", paddr: vaddr, vaddr: vaddr, data: []byte{0, 0, 0, 0, 0, 0, 0, 42}, flags: styDATA,
+				relocs: []coffReloc{{vaddr: vaddr, symndx: 8, typ: R_LANAI3_32, addend: -4}}},
+			{name: ".bss", paddr: vaddr + 8, vaddr: vaddr + 8, size: 0x10, flags: styBSS},
+			{name: ".stab", data: make([]byte, 12), flags: styINFO,
+				relocs: []coffReloc{{vaddr: 4, symndx: 2, typ: R_LANAI3_32, addend: 8}}},
+		},
+		syms: []coffSym{
+			{name: ".file", sclass: cFILE, scnum: -2, aux: [][]byte{[]byte("own.s")}},
+			{name: ".text", sclass: cSTAT, scnum: 1, aux: [][]byte{{0, 0, 0, 0x20, 0, 4}}},
+			{name: ".data", value: vaddr, sclass: cSTAT, scnum: 2, aux: [][]byte{{0, 0, 0, 8, 0, 1}}},
+			{name: ".bss", value: vaddr + 8, sclass: cSTAT, scnum: 3, aux: [][]byte{{0, 0, 0, 0x10}}},
+			{name: "_start", scnum: 1, typ: dtFCN << 4, sclass: cEXT},
+			{name: "L1", value: 0x14, scnum: 1, sclass: cLABEL},
+			{name: "_counter", value: vaddr + 4, scnum: 2, sclass: cEXT},
+			{name: "_main", sclass: cEXT},
+			{name: "_a_long_common_name", value: 16, sclass: cEXT},
+			{name: "x", value: 4, sclass: 9}, // C_ARG: skipped
+		},
+	}
+}
+
+// describe lists a file's sections, symbols, relocations and line numbers
+// one per line, for comparisons.
+func describe(f *File) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %s entry=%#x\n", f.Kind, f.Format, f.Entry)
+	for _, s := range f.Sections {
+		fmt.Fprintf(&b, "section %s type=%d flags=%#x addr=%#x size=%#x align=%d len=%d\n", s.Name, s.Type, s.Flags, s.Addr, s.Size, s.Align, len(s.Data))
+		for _, r := range s.Relocs {
+			fmt.Fprintf(&b, "  reloc %#x %v %s%+d\n", r.Offset, r.Type, r.Sym.DisplayName(), r.Addend)
+		}
+		for _, l := range s.COFFLines {
+			name := ""
+			if l.Func != nil {
+				name = l.Func.Name
+			}
+			fmt.Fprintf(&b, "  line %d addr=%#x func=%s\n", l.Line, l.Addr, name)
+		}
+	}
+	for _, s := range f.Symbols {
+		sec := fmt.Sprintf("%#x", s.Shndx)
+		if s.Section != nil {
+			sec = s.Section.Name
+		}
+		fmt.Fprintf(&b, "symbol %s %#x size=%d bind=%d type=%d %s\n", s.Name, s.Value, s.Size, s.Bind, s.Type, sec)
+	}
+	return b.String()
+}
+
+func TestReadCOFFObject(t *testing.T) {
+	want := `REL coff-lanai entry=0x0
+section .text type=1 flags=0x6 addr=0x0 size=0x20 align=4 len=32
+  reloc 0x0 R_LANAI_21 .text+20
+  reloc 0x4 R_LANAI_25 _main+0
+  reloc 0xc R_LANAI_21_F _counter+0
+  reloc 0x14 R_LANAI_25 .text+20
+  line 0 addr=0x0 func=_start
+  line 2 addr=0x4 func=
+section .data type=1 flags=0x3 addr=0x0 size=0x8 align=4 len=8
+  reloc 0x0 R_LANAI_32 _start-4
+section .bss type=8 flags=0x3 addr=0x0 size=0x10 align=4 len=0
+section .stab type=1 flags=0x0 addr=0x0 size=0xc align=1 len=12
+  reloc 0x4 R_LANAI_32 .text+8
+symbol own.s 0x0 size=0 bind=0 type=4 0xfff1
+symbol .text 0x0 size=0 bind=0 type=3 .text
+symbol .data 0x0 size=0 bind=0 type=3 .data
+symbol .bss 0x0 size=0 bind=0 type=3 .bss
+symbol _start 0x0 size=0 bind=1 type=2 .text
+symbol L1 0x14 size=0 bind=0 type=0 .text
+symbol _counter 0x4 size=0 bind=1 type=0 .data
+symbol _main 0x0 size=0 bind=1 type=0 0x0
+symbol _a_long_common_name 0x8 size=16 bind=1 type=0 0xfff2
+`
+	// The same object with .data and .bss at section-relative addresses 0
+	// (as lanai-gcc writes them) and at 0x20: the model is the same.
+	for _, vaddr := range []uint32{0, 0x20} {
+		f, err := ReadCOFF(buildCOFF(t, sampleObject(vaddr)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := describe(f); got != want {
+			t.Errorf("vaddr %#x:\n%s\nwant:\n%s", vaddr, got, want)
+		}
+		checkFile(t, f)
+	}
+}
+
+func TestCOFFRelocTypes(t *testing.T) {
+	for typ := COFFRelocType(0); typ <= R_LANAI3_32+1; typ++ {
+		elf, ok := typ.ELF()
+		t.Logf("%d %v -> %v %v", typ, typ, elf, ok)
+		if ok && strings.TrimPrefix(elf.String(), "R_LANAI_") != strings.TrimPrefix(typ.String(), "R_LANAI3_") {
+			t.Errorf("%v maps to %v", typ, elf)
+		}
+	}
+	if got := R_LANAI3_PC25.String(); got != "R_LANAI3_PC25" {
+		t.Errorf("name %q", got)
+	}
+	if got := COFFRelocType(13).String(); got != "R_LANAI3_(13)" {
+		t.Errorf("name %q", got)
+	}
+	if _, ok := R_LANAI3_HI16_S.ELF(); ok {
+		t.Error("R_LANAI3_HI16_S has no ELF equivalent")
+	}
+}
+
+func TestReadCOFFObjectErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(spec *coffSpec)
+		want   string
+	}{
+		{"pc-relative type", func(s *coffSpec) { s.sections[0].relocs[1].typ = R_LANAI3_PC25 }, "R_LANAI3_PC25 at 0x4): type 10 has no equivalent"},
+		{"unknown type", func(s *coffSpec) { s.sections[0].relocs[1].typ = 99 }, "type 99 has no equivalent"},
+		{"offset", func(s *coffSpec) { s.sections[0].relocs[1].vaddr = 0x1e }, "offset 0x1e outside the section"},
+		{"symbol index", func(s *coffSpec) { s.sections[0].relocs[1].symndx = 99 }, "symbol index 99"},
+		{"aux index", func(s *coffSpec) { s.sections[0].relocs[1].symndx = 1 }, "symbol index 1"},
+		{"skipped symbol", func(s *coffSpec) { s.sections[0].relocs[1].symndx = 13 }, "symbol index 13"},
+		{"line symbol", func(s *coffSpec) { s.sections[0].lines[0].addr = 3 }, "line number 0: symbol index 3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := sampleObject(0)
+			tc.modify(&spec)
+			f, err := ReadCOFF(buildCOFF(t, spec))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, %v; want an error with %q", f, err, tc.want)
+			}
+		})
+	}
+	// Tables that run past the end of the file.
+	valid := buildCOFF(t, sampleObject(0))
+	for _, field := range []struct {
+		off  int
+		want string
+	}{{24, "relocations (4 at"}, {28, "line numbers (2 at"}} {
+		b := append([]byte{}, valid...)
+		be.PutUint32(b[20+field.off:], uint32(len(b)-8))
+		if _, err := ReadCOFF(b); err == nil || !strings.Contains(err.Error(), field.want) {
+			t.Errorf("got %v, want %q", err, field.want)
+		}
 	}
 }

@@ -25,6 +25,7 @@ func validInputs(t testing.TB) map[string][]byte {
 		in[name] = b
 	}
 	in["sample-coff"] = buildCOFF(t, sampleCOFF())
+	in["coff-object"] = buildCOFF(t, sampleObject(0))
 	return in
 }
 
