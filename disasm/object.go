@@ -133,10 +133,12 @@ func load(data []byte) (*object, error) {
 	return fromELF(f, data)
 }
 
-// fromCOFF builds the view of a COFF executable: its sections numbered from
-// 0 in file order, its symbols, no relocations.
+// fromCOFF builds the view of a COFF executable or object: its sections
+// numbered from 0 in file order, its symbols, and each section's
+// relocations (COFF keeps them with the section, so a section is its own
+// relocation target here).
 func fromCOFF(f *objfile.File) *object {
-	o := &object{format: objfile.FormatCOFF}
+	o := &object{format: objfile.FormatCOFF, rel: f.Kind == objfile.REL}
 	idx := map[*objfile.Section]*section{}
 	for i, s := range f.Sections {
 		sec := &section{
@@ -146,11 +148,24 @@ func fromCOFF(f *objfile.File) *object {
 		o.sections = append(o.sections, sec)
 		idx[s] = sec
 	}
+	syms := map[*objfile.Symbol]*symbol{}
 	for _, s := range f.Symbols {
-		o.symbols = append(o.symbols, &symbol{
+		sym := &symbol{
 			name: s.Name, value: s.Value, size: s.Size, bind: s.Bind, typ: s.Type,
 			other: s.Other, shndx: s.Shndx, sec: idx[s.Section],
-		})
+		}
+		o.symbols = append(o.symbols, sym)
+		syms[s] = sym
+	}
+	for i, s := range f.Sections {
+		if len(s.Relocs) == 0 {
+			continue
+		}
+		sec := o.sections[i]
+		sec.relocTarget = i
+		for _, r := range s.Relocs {
+			sec.relocs = append(sec.relocs, &reloc{offset: r.Offset, typ: r.Type, sym: syms[r.Sym], addend: r.Addend})
+		}
 	}
 	return o
 }

@@ -1,53 +1,23 @@
 package objfile
 
 import (
-	"fmt"
 	"strings"
 	"testing"
+
+	"lanaiemu/internal/cofftest"
 )
 
-// buildArchive writes members as an `ar` archive in the layout of
-// Myricom's lanai-ar: a "/" symbol index, then each member, padded to an
-// even offset. Names longer than 15 bytes go to a "//" name table.
+// buildArchive writes members as Myricom's lanai-ar would (package cofftest).
 func buildArchive(members []ArchiveMember) []byte {
-	var b strings.Builder
-	b.WriteString(arMagic)
-	header := func(name string, size int) {
-		fmt.Fprintf(&b, "%-16s%-12d%-6d%-6d%-8o%-10d`\n", name, 970762030, 0, 0, 0o100644, size)
+	ms := make([]cofftest.Member, len(members))
+	for i, m := range members {
+		ms[i] = cofftest.Member{Name: m.Name, Data: m.Data}
 	}
-	body := func(data []byte) {
-		b.Write(data)
-		if len(data)%2 == 1 {
-			b.WriteByte('\n')
-		}
-	}
-	header("/", 4)
-	body([]byte{0, 0, 0, 0}) // an empty symbol index
-	var long strings.Builder
-	offsets := map[string]int{}
-	for _, m := range members {
-		if len(m.Name) > 15 {
-			offsets[m.Name] = long.Len()
-			long.WriteString(m.Name + "/\n")
-		}
-	}
-	if long.Len() > 0 {
-		header("//", long.Len())
-		body([]byte(long.String()))
-	}
-	for _, m := range members {
-		name := m.Name + "/"
-		if off, ok := offsets[m.Name]; ok {
-			name = fmt.Sprintf("/%d", off)
-		}
-		header(name, len(m.Data))
-		body(m.Data)
-	}
-	return []byte(b.String())
+	return cofftest.BuildArchive(ms)
 }
 
 func TestReadArchive(t *testing.T) {
-	obj := buildCOFF(t, sampleObject(0))
+	obj := buildCOFF(t, cofftest.SampleObject(0))
 	in := []ArchiveMember{
 		{Name: "_mulsi3.o", Data: obj},
 		{Name: "odd.o", Data: []byte("abc")},
@@ -103,7 +73,7 @@ func TestReadArchiveErrors(t *testing.T) {
 // FuzzReadArchive checks that ReadArchive never panics and that members lie
 // inside the archive.
 func FuzzReadArchive(f *testing.F) {
-	f.Add(buildArchive([]ArchiveMember{{Name: "_mulsi3.o", Data: buildCOFF(f, sampleObject(0))}, {Name: "a_very_long_member_name.o", Data: []byte("x")}}))
+	f.Add(buildArchive([]ArchiveMember{{Name: "_mulsi3.o", Data: buildCOFF(f, cofftest.SampleObject(0))}, {Name: "a_very_long_member_name.o", Data: []byte("x")}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ms, err := ReadArchive(data)
 		if err != nil {

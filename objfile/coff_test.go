@@ -6,170 +6,52 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"lanaiemu/internal/cofftest"
 )
 
-// coffSpec describes a LANai COFF file for buildCOFF, the test-only writer.
-type coffSpec struct {
-	aout     bool   // write the standard 28-byte a.out optional header
-	entry    uint32 // its entry field
-	opthdr   []byte // other optional header (used when !aout)
-	sections []coffSec
-	syms     []coffSym
-	noStrtab bool // omit the string table even if names need it
-	object   bool // a relocatable object: f_flags 0x0104 instead of 0x010f
-}
+// The test-only COFF writer is package cofftest's (one writer for all
+// packages' tests); these names keep the tests short.
+type (
+	coffSpec  = cofftest.File
+	coffSec   = cofftest.Section
+	coffSym   = cofftest.Symbol
+	coffReloc = cofftest.Reloc
+	coffLine  = cofftest.Line
+)
 
-type coffSec struct {
-	name         string
-	paddr, vaddr uint32
-	size         uint32 // for sections without data
-	data         []byte
-	flags        uint32
-	relocs       []coffReloc
-	lines        []coffLine
-}
-
-// coffReloc is one 16-byte relocation entry.
-type coffReloc struct {
-	vaddr, symndx uint32
-	typ           COFFRelocType
-	addend        int32
-}
-
-// coffLine is one 6-byte line-number entry.
-type coffLine struct {
-	addr uint32
-	line uint16
-}
-
-type coffSym struct {
-	name   string
-	value  uint32
-	scnum  int16
-	typ    uint16
-	sclass uint8
-	aux    [][]byte // each up to 20 bytes
-}
-
-// buildCOFF encodes spec as System V COFF, big-endian, magic 0x1300, laid
-// out as Myricom's lanai-gcc does (docs/coff.md): headers, section
-// contents, relocations, line numbers, 20-byte symbols, string table.
+// buildCOFF encodes spec in Myricom's layout (docs/coff.md).
 func buildCOFF(t testing.TB, spec coffSpec) []byte {
 	t.Helper()
-	opt := spec.opthdr
-	if spec.aout {
-		opt = make([]byte, 28)
-		be.PutUint32(opt[16:], spec.entry)
-	}
-	hdrEnd := 20 + len(opt) + 40*len(spec.sections)
-	out := make([]byte, hdrEnd)
-	be.PutUint16(out[0:], COFFMagic)
-	be.PutUint16(out[2:], uint16(len(spec.sections)))
-	be.PutUint16(out[16:], uint16(len(opt)))
-	be.PutUint16(out[18:], 0x010f)
-	if spec.object {
-		be.PutUint16(out[18:], 0x0104)
-	}
-	copy(out[20:], opt)
-	for i, s := range spec.sections {
-		size, ptr := s.size, 0
-		if s.data != nil {
-			size, ptr = uint32(len(s.data)), len(out)
-			out = append(out, s.data...)
-		}
-		relptr, lnnoptr := 0, 0
-		if len(s.relocs) > 0 {
-			relptr = len(out)
-			for _, r := range s.relocs {
-				var e [16]byte
-				be.PutUint32(e[0:], r.vaddr)
-				be.PutUint32(e[4:], r.symndx)
-				be.PutUint16(e[8:], uint16(r.typ))
-				be.PutUint32(e[12:], uint32(r.addend))
-				out = append(out, e[:]...)
-			}
-		}
-		if len(s.lines) > 0 {
-			lnnoptr = len(out)
-			for _, l := range s.lines {
-				var e [6]byte
-				be.PutUint32(e[0:], l.addr)
-				be.PutUint16(e[4:], l.line)
-				out = append(out, e[:]...)
-			}
-		}
-		h := out[20+len(opt)+40*i:] // after the appends, which may move out
-		copy(h[:8], s.name)
-		be.PutUint32(h[8:], s.paddr)
-		be.PutUint32(h[12:], s.vaddr)
-		be.PutUint32(h[16:], size)
-		be.PutUint32(h[20:], uint32(ptr))
-		be.PutUint32(h[24:], uint32(relptr))
-		be.PutUint32(h[28:], uint32(lnnoptr))
-		be.PutUint16(h[32:], uint16(len(s.relocs)))
-		be.PutUint16(h[34:], uint16(len(s.lines)))
-		be.PutUint32(h[36:], s.flags)
-	}
-	if len(spec.syms) > 0 {
-		be.PutUint32(out[8:], uint32(len(out)))
-		strtab := []byte{0, 0, 0, 0}
-		n := 0
-		for _, s := range spec.syms {
-			var e [coffSymSize]byte
-			if len(s.name) > 8 {
-				be.PutUint32(e[4:], uint32(len(strtab)))
-				strtab = append(append(strtab, s.name...), 0)
-			} else {
-				copy(e[:8], s.name)
-			}
-			be.PutUint32(e[8:], s.value)
-			be.PutUint16(e[12:], uint16(s.scnum))
-			be.PutUint16(e[14:], s.typ)
-			e[16] = s.sclass
-			e[17] = uint8(len(s.aux))
-			out = append(out, e[:]...)
-			for _, a := range s.aux {
-				var ae [coffSymSize]byte
-				copy(ae[:], a)
-				out = append(out, ae[:]...)
-			}
-			n += 1 + len(s.aux)
-		}
-		be.PutUint32(out[12:], uint32(n))
-		if !spec.noStrtab {
-			be.PutUint32(strtab, uint32(len(strtab)))
-			out = append(out, strtab...)
-		}
-	}
-	return out
+	return cofftest.Build(spec)
 }
 
 func sampleCOFF() coffSpec {
 	text := make([]byte, 0x20)
 	be.PutUint32(text, 0xe0000010) // bt real_start
 	return coffSpec{
-		aout:  true,
-		entry: 0x4,
-		sections: []coffSec{
-			{name: ".text", data: text, flags: styTEXT},
-			{name: ".data", paddr: 0x20, vaddr: 0x20, data: []byte{0xde, 0xad, 0xbe, 0xef}, flags: styDATA},
-			{name: ".bss", paddr: 0x24, vaddr: 0x24, size: 0x46a00, flags: styBSS},
-			{name: ".comment", data: []byte("gcc 2.95.2"), flags: styINFO},
+		Aout:  true,
+		Entry: 0x4,
+		Sections: []coffSec{
+			{Name: ".text", Data: text, Flags: styTEXT},
+			{Name: ".data", PAddr: 0x20, VAddr: 0x20, Data: []byte{0xde, 0xad, 0xbe, 0xef}, Flags: styDATA},
+			{Name: ".bss", PAddr: 0x24, VAddr: 0x24, Size: 0x46a00, Flags: styBSS},
+			{Name: ".comment", Data: []byte("gcc 2.95.2"), Flags: styINFO},
 		},
-		syms: []coffSym{
-			{name: ".file", sclass: cFILE, scnum: -2, aux: [][]byte{[]byte("rtsmcp.c")}},
-			{name: ".text", sclass: cSTAT, scnum: 1, aux: [][]byte{{0, 0, 0, 0x20}}},
-			{name: "_start", value: 0, scnum: 1, typ: dtFCN << 4, sclass: cEXT},
-			{name: "_a_long_function_name", value: 0x10, scnum: 1, typ: dtFCN << 4, sclass: cEXT, aux: [][]byte{{1}}},
-			{name: "_local", value: 0x20, scnum: 2, sclass: cSTAT},
-			{name: "loop", value: 0x8, scnum: 1, sclass: cLABEL},
-			{name: "_buf", value: 0x24, scnum: 3, sclass: cEXT},
-			{name: "_comm", value: 24, scnum: 0, sclass: cEXT},
-			{name: "_undef", value: 0, scnum: 0, sclass: cEXT},
-			{name: "_weak", value: 0x8, scnum: 1, sclass: cWEAKEXT},
-			{name: "_ISR", value: 0xfffffe50, scnum: -1, sclass: cEXT},
-			{name: "x", value: 4, scnum: 0, sclass: 9}, // C_ARG: skipped
-			{name: ".bf", value: 0, scnum: 1, sclass: 101, aux: [][]byte{{}}},
+		Syms: []coffSym{
+			{Name: ".file", Class: cFILE, Scnum: -2, Aux: [][]byte{[]byte("rtsmcp.c")}},
+			{Name: ".text", Class: cSTAT, Scnum: 1, Aux: [][]byte{{0, 0, 0, 0x20}}},
+			{Name: "_start", Value: 0, Scnum: 1, Type: dtFCN << 4, Class: cEXT},
+			{Name: "_a_long_function_name", Value: 0x10, Scnum: 1, Type: dtFCN << 4, Class: cEXT, Aux: [][]byte{{1}}},
+			{Name: "_local", Value: 0x20, Scnum: 2, Class: cSTAT},
+			{Name: "loop", Value: 0x8, Scnum: 1, Class: cLABEL},
+			{Name: "_buf", Value: 0x24, Scnum: 3, Class: cEXT},
+			{Name: "_comm", Value: 24, Scnum: 0, Class: cEXT},
+			{Name: "_undef", Value: 0, Scnum: 0, Class: cEXT},
+			{Name: "_weak", Value: 0x8, Scnum: 1, Class: cWEAKEXT},
+			{Name: "_ISR", Value: 0xfffffe50, Scnum: -1, Class: cEXT},
+			{Name: "x", Value: 4, Scnum: 0, Class: 9}, // C_ARG: skipped
+			{Name: ".bf", Value: 0, Scnum: 1, Class: 101, Aux: [][]byte{{}}},
 		},
 	}
 }
@@ -235,10 +117,10 @@ func TestReadCOFF(t *testing.T) {
 
 func TestReadCOFFEntryFallback(t *testing.T) {
 	spec := sampleCOFF()
-	spec.aout = false
-	spec.opthdr = []byte{1, 2, 3, 4} // not an a.out header
-	spec.sections[0].paddr = 0x100
-	spec.syms = nil
+	spec.Aout = false
+	spec.OptHdr = []byte{1, 2, 3, 4} // not an a.out header
+	spec.Sections[0].PAddr = 0x100
+	spec.Syms = nil
 	f, err := ReadCOFF(buildCOFF(t, spec))
 	if err != nil {
 		t.Fatal(err)
@@ -254,11 +136,11 @@ func TestReadCOFFEntryFallback(t *testing.T) {
 // TestReadCOFFFlagsFromNames: sections without STYP flags are classified by
 // name; a loadable section without file contents is zero-filled.
 func TestReadCOFFFlagsFromNames(t *testing.T) {
-	spec := coffSpec{sections: []coffSec{
-		{name: ".text", data: []byte{0, 0, 0, 1}},
-		{name: ".bss", paddr: 4, size: 8},
-		{name: ".rodata", paddr: 12, data: []byte{1}},
-		{name: ".sbss", paddr: 16, size: 4},
+	spec := coffSpec{Sections: []coffSec{
+		{Name: ".text", Data: []byte{0, 0, 0, 1}},
+		{Name: ".bss", PAddr: 4, Size: 8},
+		{Name: ".rodata", PAddr: 12, Data: []byte{1}},
+		{Name: ".sbss", PAddr: 16, Size: 4},
 	}}
 	f, err := ReadCOFF(buildCOFF(t, spec))
 	if err != nil {
@@ -354,57 +236,6 @@ func TestReadRealCOFF(t *testing.T) {
 	}
 }
 
-// sampleObject is a relocatable object in Myricom's layout (like lanai-gcc's
-// crt0.o): .text calling an external _main, data with a pointer, .bss, a
-// .stab section with its own relocation, labels, an undefined symbol, a
-// common block, a skipped debugging symbol and line numbers. Every
-// relocation type that lanai-gcc's objects use appears. vaddr shifts
-// .data's and .bss's addresses, which an object's symbols and relocations
-// are relative to.
-func sampleObject(vaddr uint32) coffSpec {
-	text := []byte{
-		0xf7, 0x82, 0x00, 0x00, // mov .text+0x14, %rca   R_LANAI3_21
-		0xe0, 0x00, 0x00, 0x00, // bt _main               R_LANAI3_25
-		0x97, 0x93, 0xff, 0xfc, // st %rca, [--%sp]
-		0xf7, 0x00, 0x00, 0x00, // ld [_counter], %r14    R_LANAI3_21_F
-		0x00, 0x00, 0x00, 0x01, // nop
-		0xe0, 0x00, 0x00, 0x00, // bt .                   R_LANAI3_25
-		0x00, 0x00, 0x00, 0x01, // nop
-		0x00, 0x00, 0x00, 0x01, // nop
-	}
-	return coffSpec{
-		object: true,
-		sections: []coffSec{
-			{name: ".text", data: text, flags: styTEXT,
-				relocs: []coffReloc{
-					{vaddr: 0x0, symndx: 2, typ: R_LANAI3_21, addend: 0x14},
-					{vaddr: 0x4, symndx: 11, typ: R_LANAI3_25},
-					{vaddr: 0xc, symndx: 10, typ: R_LANAI3_21_F},
-					{vaddr: 0x14, symndx: 2, typ: R_LANAI3_25, addend: 0x14},
-				},
-				lines: []coffLine{{addr: 8, line: 0}, {addr: 0x4, line: 2}},
-			},
-			{name: ".data", paddr: vaddr, vaddr: vaddr, data: []byte{0, 0, 0, 0, 0, 0, 0, 42}, flags: styDATA,
-				relocs: []coffReloc{{vaddr: vaddr, symndx: 8, typ: R_LANAI3_32, addend: -4}}},
-			{name: ".bss", paddr: vaddr + 8, vaddr: vaddr + 8, size: 0x10, flags: styBSS},
-			{name: ".stab", data: make([]byte, 12), flags: styINFO,
-				relocs: []coffReloc{{vaddr: 4, symndx: 2, typ: R_LANAI3_32, addend: 8}}},
-		},
-		syms: []coffSym{
-			{name: ".file", sclass: cFILE, scnum: -2, aux: [][]byte{[]byte("own.s")}},
-			{name: ".text", sclass: cSTAT, scnum: 1, aux: [][]byte{{0, 0, 0, 0x20, 0, 4}}},
-			{name: ".data", value: vaddr, sclass: cSTAT, scnum: 2, aux: [][]byte{{0, 0, 0, 8, 0, 1}}},
-			{name: ".bss", value: vaddr + 8, sclass: cSTAT, scnum: 3, aux: [][]byte{{0, 0, 0, 0x10}}},
-			{name: "_start", scnum: 1, typ: dtFCN << 4, sclass: cEXT},
-			{name: "L1", value: 0x14, scnum: 1, sclass: cLABEL},
-			{name: "_counter", value: vaddr + 4, scnum: 2, sclass: cEXT},
-			{name: "_main", sclass: cEXT},
-			{name: "_a_long_common_name", value: 16, sclass: cEXT},
-			{name: "x", value: 4, sclass: 9}, // C_ARG: skipped
-		},
-	}
-}
-
 // describe lists a file's sections, symbols, relocations and line numbers
 // one per line, for comparisons.
 func describe(f *File) string {
@@ -460,7 +291,7 @@ symbol _a_long_common_name 0x8 size=16 bind=1 type=0 0xfff2
 	// The same object with .data and .bss at section-relative addresses 0
 	// (as lanai-gcc writes them) and at 0x20: the model is the same.
 	for _, vaddr := range []uint32{0, 0x20} {
-		f, err := ReadCOFF(buildCOFF(t, sampleObject(vaddr)))
+		f, err := ReadCOFF(buildCOFF(t, cofftest.SampleObject(vaddr)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -496,17 +327,17 @@ func TestReadCOFFObjectErrors(t *testing.T) {
 		modify func(spec *coffSpec)
 		want   string
 	}{
-		{"pc-relative type", func(s *coffSpec) { s.sections[0].relocs[1].typ = R_LANAI3_PC25 }, "R_LANAI3_PC25 at 0x4): type 10 has no equivalent"},
-		{"unknown type", func(s *coffSpec) { s.sections[0].relocs[1].typ = 99 }, "type 99 has no equivalent"},
-		{"offset", func(s *coffSpec) { s.sections[0].relocs[1].vaddr = 0x1e }, "offset 0x1e outside the section"},
-		{"symbol index", func(s *coffSpec) { s.sections[0].relocs[1].symndx = 99 }, "symbol index 99"},
-		{"aux index", func(s *coffSpec) { s.sections[0].relocs[1].symndx = 1 }, "symbol index 1"},
-		{"skipped symbol", func(s *coffSpec) { s.sections[0].relocs[1].symndx = 13 }, "symbol index 13"},
-		{"line symbol", func(s *coffSpec) { s.sections[0].lines[0].addr = 3 }, "line number 0: symbol index 3"},
+		{"pc-relative type", func(s *coffSpec) { s.Sections[0].Relocs[1].Type = uint16(R_LANAI3_PC25) }, "R_LANAI3_PC25 at 0x4): type 10 has no equivalent"},
+		{"unknown type", func(s *coffSpec) { s.Sections[0].Relocs[1].Type = 99 }, "type 99 has no equivalent"},
+		{"offset", func(s *coffSpec) { s.Sections[0].Relocs[1].VAddr = 0x1e }, "offset 0x1e outside the section"},
+		{"symbol index", func(s *coffSpec) { s.Sections[0].Relocs[1].Symndx = 99 }, "symbol index 99"},
+		{"aux index", func(s *coffSpec) { s.Sections[0].Relocs[1].Symndx = 1 }, "symbol index 1"},
+		{"skipped symbol", func(s *coffSpec) { s.Sections[0].Relocs[1].Symndx = 13 }, "symbol index 13"},
+		{"line symbol", func(s *coffSpec) { s.Sections[0].Lines[0].Addr = 3 }, "line number 0: symbol index 3"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := sampleObject(0)
+			spec := cofftest.SampleObject(0)
 			tc.modify(&spec)
 			f, err := ReadCOFF(buildCOFF(t, spec))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -515,7 +346,7 @@ func TestReadCOFFObjectErrors(t *testing.T) {
 		})
 	}
 	// Tables that run past the end of the file.
-	valid := buildCOFF(t, sampleObject(0))
+	valid := buildCOFF(t, cofftest.SampleObject(0))
 	for _, field := range []struct {
 		off  int
 		want string

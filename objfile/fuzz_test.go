@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"lanaiemu/internal/cofftest"
 )
 
 func readFileTB(t testing.TB, name string) ([]byte, error) {
@@ -60,12 +62,12 @@ func FuzzReadCOFF(f *testing.F) {
 // coffSeeds are the COFF files the fuzz corpus starts from.
 func coffSeeds(tb testing.TB) map[string][]byte {
 	noAout := sampleCOFF()
-	noAout.aout = false
+	noAout.Aout = false
 	return map[string][]byte{
 		"sample-coff":       buildCOFF(tb, sampleCOFF()),
 		"coff-noaout":       buildCOFF(tb, noAout),
-		"coff-object":       buildCOFF(tb, sampleObject(0)),
-		"coff-object-vaddr": buildCOFF(tb, sampleObject(0x20)),
+		"coff-object":       buildCOFF(tb, cofftest.SampleObject(0)),
+		"coff-object-vaddr": buildCOFF(tb, cofftest.SampleObject(0x20)),
 	}
 }
 
@@ -91,7 +93,7 @@ func TestWriteCOFFCorpus(t *testing.T) {
 		write("FuzzReadCOFF", name, b)
 	}
 	write("FuzzReadArchive", "archive", buildArchive([]ArchiveMember{
-		{Name: "_mulsi3.o", Data: buildCOFF(t, sampleObject(0))},
+		{Name: "_mulsi3.o", Data: buildCOFF(t, cofftest.SampleObject(0))},
 		{Name: "a_very_long_member_name.o", Data: []byte("x")},
 	}))
 }
