@@ -207,32 +207,38 @@ func TestReadCOFFErrors(t *testing.T) {
 	}
 }
 
-// TestReadRealCOFF reads Myricom's rtsmcp.9 (Cplant) when a fixture copy
-// exists; its layout is documented in lanai9-hw.md §9.
+// cplantMCPEnv names Cplant's top/compute/OS/Myrinet/MCP folder, which
+// holds Myricom-built executables for LANai 4, 7 and 9 (docs/coff.md).
+const cplantMCPEnv = "LANAI_CPLANT_MCP"
+
+// TestReadRealCOFF reads Cplant's rtsmcp.4, rtsmcp.7 and rtsmcp.9 when
+// LANAI_CPLANT_MCP names their folder: stripped executables, entry 0.
 func TestReadRealCOFF(t *testing.T) {
-	matches, _ := filepath.Glob("../fixtures/*/rtsmcp.9")
-	more, _ := filepath.Glob("../fixtures/rtsmcp.9")
-	matches = append(matches, more...)
-	if len(matches) == 0 {
-		t.Skip("no rtsmcp.9 under ../fixtures")
+	dir := os.Getenv(cplantMCPEnv)
+	if dir == "" {
+		t.Skipf("%s is not set: no Cplant rtsmcp images to read (see docs/coff.md)", cplantMCPEnv)
 	}
-	b, err := os.ReadFile(matches[0])
-	if err != nil {
-		t.Fatal(err)
+	want := map[string]string{
+		"rtsmcp.4": ".text:1:0x0:0x6e38 .data:1:0x6e38:0x108 .bss:8:0x6f40:0x469a0 ",
+		"rtsmcp.7": ".text:1:0x0:0x8b08 .data:1:0x8b08:0x128 .bss:8:0x8c30:0x46a00 ",
+		"rtsmcp.9": ".text:1:0x0:0x6db8 .data:1:0x6db8:0x128 .bss:8:0x6ee0:0x46a00 ",
 	}
-	f, err := Read(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := ""
-	for _, s := range f.Sections {
-		got += fmt.Sprintf("%s:%d:%#x:%#x ", s.Name, s.Type, s.Addr, s.Size)
-	}
-	if want := ".text:1:0x0:0x6db8 .data:1:0x6db8:0x128 .bss:8:0x6ee0:0x46a00 "; got != want {
-		t.Errorf("sections %s, want %s", got, want)
-	}
-	if f.Entry != 0 {
-		t.Errorf("entry %#x", f.Entry)
+	for name, w := range want {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Read(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := ""
+		for _, s := range f.Sections {
+			got += fmt.Sprintf("%s:%d:%#x:%#x ", s.Name, s.Type, s.Addr, s.Size)
+		}
+		if got != w || f.Kind != EXEC || f.Entry != 0 || len(f.Symbols) != 0 {
+			t.Errorf("%s: kind %v entry %#x, %d symbols, sections %s, want %s", name, f.Kind, f.Entry, len(f.Symbols), got, w)
+		}
 	}
 }
 
