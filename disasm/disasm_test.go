@@ -219,6 +219,7 @@ func TestMutations(t *testing.T) {
 // FuzzDump checks that no input makes Dump panic.
 func FuzzDump(f *testing.F) {
 	f.Add(sampleCOFF(f))
+	f.Add(cofftest.Build(cofftest.SampleObject(0)))
 	for _, name := range []string{"mc.o", "prog.o", "prog.elf"} {
 		if data, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(data)

@@ -421,12 +421,7 @@ func readCOFFRelocs(data []byte, i int, cs *coffSection, syms []*Symbol) error {
 		if !ok {
 			return fmt.Errorf("%s: type %d has no equivalent in this toolchain", where, uint16(typ))
 		}
-		off := vaddr
-		if cs.relocatable {
-			off -= cs.vaddr
-		} else {
-			off -= s.Addr
-		}
+		off := vaddr - cs.vaddr
 		if s.Size < 4 || off > s.Size-4 {
 			return fmt.Errorf("%s: offset 0x%x outside the section (0x%x bytes)", where, off, s.Size)
 		}

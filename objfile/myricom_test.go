@@ -49,6 +49,15 @@ func TestMyricomObjects(t *testing.T) {
 		if f.Kind != REL || f.Format != FormatCOFF || len(f.Symbols) == 0 {
 			t.Errorf("%s: kind %v format %s, %d symbols", m.Name, f.Kind, f.Format, len(f.Symbols))
 		}
+		// The 20-byte symbol entries account for the whole file: the
+		// string table that follows them ends exactly at its end.
+		symptr, nsyms := be.Uint32(m.Data[8:]), be.Uint32(m.Data[12:])
+		strOff := symptr + coffSymSize*nsyms
+		if int(strOff)+4 > len(m.Data) {
+			t.Errorf("%s: no string table after the symbols", m.Name)
+		} else if end := strOff + be.Uint32(m.Data[strOff:]); int(end) != len(m.Data) {
+			t.Errorf("%s: the string table ends at 0x%x, the file at 0x%x", m.Name, end, len(m.Data))
+		}
 		n := 0
 		for _, s := range f.Sections {
 			n += len(s.Relocs)
