@@ -339,7 +339,7 @@ func readCOFFSymbols(f *File, data []byte, symptr, nsyms uint32, secs []*coffSec
 			s.Bind = STB_LOCAL
 		case cFILE:
 			s.Bind, s.Type, s.Shndx, s.Value = STB_LOCAL, STT_FILE, SHN_ABS, 0
-			if numaux > 0 && name == ".file" {
+			if numaux > 0 && name == ".file" && (be.Uint32(aux) != 0 || be.Uint32(aux[4:]) != 0) {
 				if s.Name, err = coffName(aux[:coffFileNameSize], strtab); err != nil {
 					return nil, fmt.Errorf("symbol %d: file name: %w", index, err)
 				}

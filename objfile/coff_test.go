@@ -308,6 +308,32 @@ symbol _a_long_common_name 0x8 size=16 bind=1 type=0 0xfff2
 	}
 }
 
+// TestReadCOFFFileNames: a .file aux entry names the file in place or in
+// the string table; an empty one leaves the symbol named ".file".
+func TestReadCOFFFileNames(t *testing.T) {
+	for _, tc := range []struct {
+		aux  []byte
+		want string
+	}{
+		{[]byte("short.c"), "short.c"},
+		{[]byte{}, ".file"},
+		{[]byte{0, 0, 0, 0, 0, 0, 0, 4}, "a_long_source_file_name.c"},
+	} {
+		spec := coffSpec{Object: true, Sections: []coffSec{{Name: ".text", Data: []byte{0, 0, 0, 1}, Flags: styTEXT}},
+			Syms: []coffSym{
+				{Name: ".file", Class: cFILE, Scnum: -2, Aux: [][]byte{tc.aux}},
+				{Name: "a_long_source_file_name.c", Class: cSTAT, Scnum: 1}, // puts the name at string offset 4
+			}}
+		f, err := ReadCOFF(buildCOFF(t, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Symbols[0].Name != tc.want || f.Symbols[0].Type != STT_FILE {
+			t.Errorf("aux % x: file symbol %q, want %q", tc.aux, f.Symbols[0].Name, tc.want)
+		}
+	}
+}
+
 func TestCOFFRelocTypes(t *testing.T) {
 	for typ := COFFRelocType(0); typ <= R_LANAI3_32+1; typ++ {
 		elf, ok := typ.ELF()
