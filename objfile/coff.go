@@ -109,6 +109,17 @@ func (t COFFRelocType) ELF() (RelocType, bool) {
 	return 0, false
 }
 
+// COFFType returns the LANai COFF relocation type that patches a word as r
+// does (the inverse of COFFRelocType.ELF), and false when there is none.
+func (r RelocType) COFFType() (COFFRelocType, bool) {
+	for t, c := range coffRelocTypes {
+		if c.ok && c.elf == r {
+			return COFFRelocType(t), true
+		}
+	}
+	return 0, false
+}
+
 // COFFLineno is one COFF line-number entry. An entry with Line 0 starts a
 // function: Func is that function's symbol; otherwise Addr is the address
 // (section offset in relocatable files) of the first instruction of a line

@@ -351,6 +351,17 @@ func TestCOFFRelocTypes(t *testing.T) {
 	if _, ok := R_LANAI3_HI16_S.ELF(); ok {
 		t.Error("R_LANAI3_HI16_S has no ELF equivalent")
 	}
+	// Every ELF type has a COFF twin, and the two mappings are inverse.
+	for r := R_LANAI_NONE; r <= R_LANAI_LO16; r++ {
+		c, ok := r.COFFType()
+		back, ok2 := c.ELF()
+		if !ok || !ok2 || back != r {
+			t.Errorf("%v -> %v -> %v", r, c, back)
+		}
+	}
+	if _, ok := RelocType(99).COFFType(); ok {
+		t.Error("type 99 has a COFF type")
+	}
 }
 
 func TestReadCOFFObjectErrors(t *testing.T) {
