@@ -48,7 +48,7 @@ type symbol struct {
 type reloc struct {
 	offset uint32
 	typ    objfile.RelocType
-	name   string // the type's name as the file's format spells it
+	name   string  // the type's name as the file's format spells it
 	sym    *symbol // nil for symbol index 0
 	addend int32
 }
