@@ -137,8 +137,8 @@ type COFFLineno struct {
 // docs/coff.md documents the layout and its evidence.
 //
 // The file header is followed by the optional header and 40-byte section
-// headers. A file whose f_flags has F_EXEC (0x2) is an executable (Kind
-// EXEC): each section with contents becomes a SHT_PROGBITS Section at its
+// headers. A file whose f_flags has F_EXEC (0x2), or that has the 28-byte
+// a.out optional header, is an executable (Kind EXEC): each section with contents becomes a SHT_PROGBITS Section at its
 // physical address (s_paddr), and Entry comes from the 28-byte a.out
 // header (otherwise the start of .text). Any other file is a relocatable
 // object (Kind REL): sections have address 0 and symbol values and
@@ -186,7 +186,9 @@ func readCOFF(data []byte) (*File, error) {
 	symptr := be.Uint32(data[8:])
 	nsyms := be.Uint32(data[12:])
 	opthdr := uint32(be.Uint16(data[16:]))
-	exec := be.Uint16(data[18:])&fEXEC != 0
+	// An executable says so in its flags; one with an a.out header is
+	// taken for one even without the flag (objects have no optional header).
+	exec := be.Uint16(data[18:])&fEXEC != 0 || opthdr == coffAoutHeaderSize
 
 	if !inBounds(data, coffFileHeaderSize, uint64(opthdr)) {
 		return nil, fmt.Errorf("optional header (%d bytes) extends past the end of the file", opthdr)

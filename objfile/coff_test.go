@@ -115,6 +115,21 @@ func TestReadCOFF(t *testing.T) {
 	}
 }
 
+// TestReadCOFFKind: F_EXEC or an a.out header make an executable; neither
+// makes an object.
+func TestReadCOFFKind(t *testing.T) {
+	b := buildCOFF(t, sampleCOFF())
+	be.PutUint16(b[18:], 0x0104) // no F_EXEC, but the a.out header
+	if f, err := ReadCOFF(b); err != nil || f.Kind != EXEC {
+		t.Errorf("a.out header without F_EXEC: %v, %v", f, err)
+	}
+	spec := sampleCOFF()
+	spec.Aout, spec.Object = false, true
+	if f, err := ReadCOFF(buildCOFF(t, spec)); err != nil || f.Kind != REL {
+		t.Errorf("no F_EXEC, no a.out header: %v, %v", f, err)
+	}
+}
+
 func TestReadCOFFEntryFallback(t *testing.T) {
 	spec := sampleCOFF()
 	spec.Aout = false
