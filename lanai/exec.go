@@ -219,7 +219,7 @@ loop:
 			}
 		case opInvalid:
 			c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
-			c.trap(pc, "invalid instruction %#08x", u.in.Word)
+			c.trap(pc, "invalid instruction %#08x%s", u.in.Word, rrrHint(u.in.Word))
 			break loop
 		}
 		cycles += uint64(u.cost) + uint64(u.srcs>>ll&1)

@@ -52,3 +52,12 @@ func (c *CPU) rrr(w uint32) uint32 {
 	}
 	return r
 }
+
+// rrrHint is added to the report of an invalid op-1101 word (the core
+// traps on it only when Config.RRR is off).
+func rrrHint(w uint32) string {
+	if w>>28 != 0xD {
+		return ""
+	}
+	return " (op 1101: a LANai 3/4 three-register instruction, which Config.RRR executes)"
+}

@@ -1,6 +1,7 @@
 package lanai
 
 import (
+	"strings"
 	"testing"
 
 	"lanaiemu/asm"
@@ -67,7 +68,7 @@ func TestRRR(t *testing.T) {
 func TestRRROff(t *testing.T) {
 	text := "\t.text\n\t.globl _start\n_start:\n\t.long 0xd6b00772\n"
 	c, _ := load(t, linkSources(t, asm.Source{Name: "t.s", Text: []byte(text)}), Config{})
-	if st := c.Run(100); st.Kind != StopTrap {
-		t.Errorf("stop %v, want a trap", st.Kind)
+	if st := c.Run(100); st.Kind != StopTrap || !strings.Contains(st.Trap.Reason, "invalid instruction 0xd6b00772 (op 1101: a LANai 3/4 three-register instruction") {
+		t.Errorf("stop %v, want a trap naming RRR: %+v", st.Kind, st.Trap)
 	}
 }
