@@ -42,6 +42,7 @@ type World struct {
 	linkSeen map[fabric.LinkID]bool
 	trapped  bool
 	ran      bool
+	hosts    []*nodeHost // per node: its host script, or nil
 }
 
 type dmaCounters struct{ bytes, descriptors, isr, faults uint64 }
@@ -121,6 +122,12 @@ func (s *Scenario) Build() (*World, error) {
 		bc.SRAMSize = uint32(n.SRAM)
 		id := i
 		bc.Trace = func(e board.Event) { w.boardEvent(id, e) }
+		var host *nodeHost
+		bc.OnIRQ = func(cycle uint64, level bool) {
+			if host != nil {
+				host.hostIRQ(cycle, level)
+			}
+		}
 		b, err := board.New(bc)
 		if err != nil {
 			return nil, s.errf("nodes[%d]: board: %v", i, err)
@@ -130,22 +137,9 @@ func (s *Scenario) Build() (*World, error) {
 		} else {
 			b.Link().SetRate(cfg.Link.Rate)
 		}
-		im, err := b.Load(img)
+		syms, err := w.loadNode(i, n, b, hm, img, &host)
 		if err != nil {
-			return nil, s.errf("nodes[%d]: loading firmware: %v", i, err)
-		}
-		syms := map[string]uint32{}
-		for _, sy := range im.Symbols {
-			syms[sy.Name] = sy.Value
-		}
-		for _, k := range sortedKeys(n.Params) {
-			a, err := symAddr(syms, k)
-			if err != nil {
-				return nil, s.errf("nodes[%d].params: %v (firmware %s)", i, err, firmwareName(n))
-			}
-			if err := b.CPU().Mem.Write(a, binary.BigEndian.AppendUint32(nil, uint32(n.Params[k]))); err != nil {
-				return nil, s.errf("nodes[%d].params: %s: %v", i, k, err)
-			}
+			return nil, err
 		}
 		for j, l := range n.HostLoads {
 			data, err := os.ReadFile(s.resolve(l.File))
@@ -162,6 +156,7 @@ func (s *Scenario) Build() (*World, error) {
 			}
 		}
 		w.Boards = append(w.Boards, b)
+		w.hosts = append(w.hosts, host)
 		w.Hosts = append(w.Hosts, hm)
 		w.Syms = append(w.Syms, syms)
 	}
@@ -170,7 +165,45 @@ func (s *Scenario) Build() (*World, error) {
 		return nil, s.errf("%v", err)
 	}
 	w.W = nw
+	for _, h := range w.hosts {
+		if h != nil {
+			h.start()
+		}
+	}
 	return w, nil
+}
+
+// loadNode loads node i's firmware and patches its parameters, or, for a
+// node with a host script, attaches the script (*host), which loads the
+// firmware itself. It returns the firmware's symbols.
+func (w *World) loadNode(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMemory, img []byte, host **nodeHost) (map[string]uint32, error) {
+	s := w.S
+	h, err := w.buildHost(i, n, b, hm, img)
+	if err != nil {
+		return nil, err
+	}
+	if h != nil {
+		*host = h
+		return h.syms, nil
+	}
+	im, err := b.Load(img)
+	if err != nil {
+		return nil, s.errf("nodes[%d]: loading firmware: %v", i, err)
+	}
+	syms := map[string]uint32{}
+	for _, sy := range im.Symbols {
+		syms[sy.Name] = sy.Value
+	}
+	for _, k := range sortedKeys(n.Params) {
+		a, err := symAddr(syms, k)
+		if err != nil {
+			return nil, s.errf("nodes[%d].params: %v (firmware %s)", i, err, firmwareName(n))
+		}
+		if err := b.CPU().Mem.Write(a, binary.BigEndian.AppendUint32(nil, uint32(n.Params[k]))); err != nil {
+			return nil, s.errf("nodes[%d].params: %s: %v", i, k, err)
+		}
+	}
+	return syms, nil
 }
 
 func firmwareName(n NodeSpec) string {
@@ -220,7 +253,11 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 	var img []byte
 	if n.Firmware != "" {
 		var err error
-		img, err = os.ReadFile(s.resolve(n.Firmware))
+		path := os.ExpandEnv(n.Firmware)
+		if path == "" {
+			return nil, s.errf("firmware %q names an environment variable that is not set", n.Firmware)
+		}
+		img, err = os.ReadFile(s.resolve(path))
 		if err != nil {
 			return nil, fmt.Errorf("%s: firmware: %w", s.Path, err)
 		}

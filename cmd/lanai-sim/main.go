@@ -189,6 +189,12 @@ func summary(w io.Writer, st scenario.Stats) {
 		fmt.Fprintf(w, "lanai-sim: node %d: %s; %d instructions, %d cycles (%d skipped), %.6g ms; link %d/%d packets sent/received, %d/%d bytes; DMA %d bytes; %d ISR events\n",
 			n.Node, how, n.Instructions, n.Cycles, n.SkippedCycles, n.SimSeconds*1e3, n.Link.PacketsSent, n.Link.PacketsRecv,
 			n.Link.BytesSent, n.Link.BytesRecv, n.DMABytes, n.ISREvents)
+		for _, l := range n.HostLog {
+			fmt.Fprintf(w, "lanai-sim: host %s\n", l)
+		}
+		if n.HostError != "" {
+			fmt.Fprintf(w, "lanai-sim: host script failed: %s\n", n.HostError)
+		}
 	}
 	var drops uint64
 	for _, d := range st.Fabric.Drops {
