@@ -33,9 +33,10 @@ type HostScript struct {
 
 // Action is one step of a host script. Op says which; the other fields
 // are its operands. Addr, Value, Mask, Len, Count, Word and Until are
-// expressions: numbers, $variables, firmware symbols, C operators, min
-// and max. Words are 32-bit and big-endian, as the LANai sees them (the
-// script does a driver's htonl/ntohl).
+// expressions: numbers, $variables ($node is the node's number, $now the
+// host time in ns), firmware symbols, C operators, min and max. Words are
+// 32-bit and big-endian, as the LANai sees them (the script does a
+// driver's htonl/ntohl). docs/lanai-sim.md lists the ops.
 type Action struct {
 	Op      string    `json:"op"`
 	Space   string    `json:"space,omitempty"`
@@ -300,6 +301,7 @@ type nodeHost struct {
 	irqScheduled bool
 	mainParked   bool
 	barrierWait  string
+	now          sim.Time // the time of the step being run ($now, in ns)
 	res          HostResult
 }
 
@@ -322,6 +324,9 @@ type thread struct {
 }
 
 func (h *nodeHost) variable(n string) (uint32, bool) {
+	if n == "now" {
+		return uint32(h.now / sim.Nanosecond), true
+	}
 	v, ok := h.res.Vars[n]
 	return v, ok
 }
@@ -475,6 +480,7 @@ func (h *nodeHost) endFrame(t *thread, now sim.Time) {
 // again at next (wait).
 func (h *nodeHost) exec(t *thread, st *step, now sim.Time) (next sim.Time, wait bool, err error) {
 	a := st.a
+	h.now = now
 	f := &t.frames[len(t.frames)-1]
 	advance := func() { f.pc++ }
 	ev := func(e expr) uint32 {
