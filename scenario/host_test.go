@@ -224,7 +224,9 @@ func TestHostExpr(t *testing.T) {
 			t.Errorf("%s = %d, %v; want %d", s, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "1 +", "(1", "min(1)", "$", "1 @ 2", "0xZZ", "99999999999"} {
+	deep := strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100)
+	long := strings.Repeat("1+", 3000) + "1"
+	for _, bad := range []string{"", "1 +", "(1", "min(1)", "$", "1 @ 2", "0xZZ", "99999999999", deep, long, strings.Repeat("-", 100) + "1"} {
 		if _, err := compileExpr(bad); err == nil {
 			t.Errorf("%q compiled", bad)
 		}

@@ -68,6 +68,9 @@ func b2u(b bool) uint32 {
 // compileExpr parses s. An empty s is an error (callers check for
 // optional operands first).
 func compileExpr(s string) (expr, error) {
+	if len(s) > maxExprLen {
+		return nil, fmt.Errorf("expression of %d characters (at most %d)", len(s), maxExprLen)
+	}
 	toks, err := lexExpr(s)
 	if err != nil {
 		return nil, err
@@ -129,9 +132,16 @@ func isIdent(c byte) bool {
 	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// Expression limits: bad input fails fast and in bounded memory.
+const (
+	maxExprLen   = 4096
+	maxExprDepth = 64
+)
+
 type exprParser struct {
-	toks []string
-	i    int
+	toks  []string
+	i     int
+	depth int
 }
 
 func (p *exprParser) peek() string {
@@ -179,6 +189,11 @@ func (p *exprParser) binary(level int) (expr, error) {
 }
 
 func (p *exprParser) unary() (expr, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxExprDepth {
+		return nil, fmt.Errorf("nested deeper than %d", maxExprDepth)
+	}
 	switch t := p.peek(); t {
 	case "-", "~", "!":
 		p.i++

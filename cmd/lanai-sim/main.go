@@ -8,8 +8,9 @@
 // It prints a per-node summary on standard error, and optionally writes
 // statistics (--stats) and a Chrome trace-event timeline (--timeline).
 // Exit status: 0 success, 1 a node exited with a non-zero code, 70 a node
-// trapped, 71 the time limit was reached with a node running, 66 bad
-// input or unwritable output, 64 usage (docs/lanai-sim.md).
+// trapped, 71 the time limit was reached with a node running, 72 a host
+// script failed, 66 bad input or unwritable output, 64 usage
+// (docs/lanai-sim.md).
 package main
 
 import (
@@ -43,7 +44,8 @@ Runs LANai boards on a Myrinet fabric. Without a scenario file, --firmware
 Exit status: 0 every node exited 0 (or, with --stop time, the time limit
 was reached with no trap); 1 a node exited with a non-zero code (unless
 --exit-codes any); 70 a node trapped; 71 the time limit was reached with a
-node still running; 66 bad input (scenario, firmware, host file) or an
+node (or, with --stop host, a host script) still running; 72 a host script
+failed; 66 bad input (scenario, firmware, host file) or an
 output that could not be written; 64 usage.
 
 Flags:
@@ -59,7 +61,7 @@ func run(args []string, stderr io.Writer) int {
 	topo := fs.String("topology", "", "b2b, star, tree:LEAVES:PERLEAF or clos:LEAVES:PERLEAF:SPINES (no scenario file; default b2b)")
 	firmware := fs.String("firmware", "", "comma-separated firmware: one for every node or one per node (.s files are assembled)")
 	timeS := fs.String("time", "", "simulated time limit, e.g. 10ms")
-	stop := fs.String("stop", "", "exit (every node must exit) or time (reaching the limit is success)")
+	stop := fs.String("stop", "", "exit (every node must exit), time (reaching the limit is success) or host (every host script ends)")
 	exitCodes := fs.String("exit-codes", "", "zero (every exit code must be 0) or any")
 	seed := fs.String("seed", "", "fault seed (overrides the scenario's)")
 	var params, loads, dumps multi
