@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -321,4 +322,49 @@ func BenchmarkStream(bm *testing.B) {
 		simT += s.w.Now()
 	}
 	bm.ReportMetric(float64(simT)/1e12/wall.Seconds(), "sim-s/s")
+}
+
+// A packet gathered as Cplant's MCP sends one: a first segment from SA
+// bytes into the word at SMP through the word at SML (inclusive), then a
+// payload segment from SMP (SA not applied again) up to SMLT (exclusive).
+// The receiver stores whole words: the body, the CRC-8 check byte, zeros
+// over stale memory, and the CRC-32 check word at RMP-4; ORUN = (-wire) mod 8.
+func TestGatherAndTrailer(t *testing.T) {
+	const crcs = board.MyrinetCRC32Enable | board.MyrinetTxCRC8Enable | board.MyrinetRxCRC8Enable
+	hdr := []byte{0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x08, 0x00, 0x00, 0x0d, 0xde, 0xad, 0xbe, 0xef}
+	pay := []byte("thirteen byte")
+	body := append(append([]byte(nil), hdr[5:]...), pay...) // 11 + 13 = 24 bytes
+	for _, c := range []struct {
+		myr   uint32
+		words int    // bytes stored
+		orun  uint32 // ISR bits 10..8
+	}{
+		{0, 24, 0},
+		{crcs, 32, 3}, // 24 + CRC-32 + CRC-8 = 29 on the wire: 3 bytes short of a word
+		{board.MyrinetTxCRC8Enable | board.MyrinetRxCRC8Enable, 32, 7},
+	} {
+		s := world(t, build(t, "gather.s"), []map[string]uint32{{"role": 0, "myr": c.myr}, {"role": 1, "myr": c.myr}})
+		s.w.Nodes[0].Board.CPU().Mem.Write(s.syms[0]["txbuf"], hdr)
+		s.w.Nodes[0].Board.CPU().Mem.Write(s.syms[0]["paybuf"], pay)
+		stale := bytes.Repeat([]byte{0xAA}, 64)
+		s.w.Nodes[1].Board.CPU().Mem.Write(s.syms[1]["rxbuf"], stale)
+		st := run(t, s, sim.Millisecond)
+		b := st.Nodes[1]
+		if !st.Nodes[0].Exited || !b.Exited || b.Link.PacketsRecv != 1 || b.Link.CRC8Errors != 0 || b.Link.CRC32Errors != 0 {
+			t.Fatalf("myr %#x: %+v", c.myr, st)
+		}
+		rx := s.syms[1]["rxbuf"]
+		got, _ := s.w.Nodes[1].Board.CPU().Mem.Read(rx, 40)
+		want := append(append([]byte(nil), body...), make([]byte, c.words-len(body))...)
+		want = append(want, stale[:40-c.words]...)
+		if !bytes.Equal(got, want) {
+			t.Errorf("myr %#x: stored\n% x\nwant\n% x", c.myr, got, want)
+		}
+		if end := s.word(t, 1, "rmpend"); end != rx+uint32(c.words) {
+			t.Errorf("myr %#x: RMP %#x, want %#x", c.myr, end, rx+uint32(c.words))
+		}
+		if orun := b.ExitCode >> 8 & 7; orun != c.orun {
+			t.Errorf("myr %#x: ORUN %d, want %d (ISR %#x)", c.myr, orun, c.orun, b.ExitCode)
+		}
+	}
 }
