@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,4 +247,38 @@ func FuzzHostExpr(f *testing.F) {
 		}
 		_, _ = e(testEnv{"a": 1, "x": 2, "shm": 3})
 	})
+}
+
+// The same scenario gives the same statistics and host results, bit for
+// bit; a script still waiting at the time limit is status 71.
+func TestHostScriptDeterminismAndTimeLimit(t *testing.T) {
+	host := `{"main":[{"op":"load"},
+		{"op":"wait","space":"special","reg":"ISR","mask":"0x40000000","value":"0x40000000","timeout":"1ms"},
+		{"op":"special_read","reg":"RTC","var":"rtc"},
+		{"op":"sram_write","addr":"mbox+4","value":"$rtc | 1"},
+		{"op":"wait","space":"sram","addr":"mbox+8","value":"0","cond":"ne"},
+		{"op":"sram_read","addr":"mbox+8","var":"ans"},
+		{"op":"set","var":"t","value":"$now"}]}`
+	var outs []string
+	for range 2 {
+		w := runHost(t, host, "")
+		data, err := json.Marshal(struct {
+			S Stats
+			H []*HostResult
+		}{w.Stats(0), w.HostResults()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Status() != StatusOK || w.HostResults()[0].Vars["ans"] != w.HostResults()[0].Vars["rtc"]|1+1 {
+			t.Fatalf("status %d: %v", w.Status(), w.HostResults()[0].Vars)
+		}
+		outs = append(outs, string(data))
+	}
+	if outs[0] != outs[1] {
+		t.Fatal("two runs differ")
+	}
+	w := runHost(t, `{"main":[{"op":"wait","space":"expr","until":"0","timeout":"1s"}]}`, "")
+	if w.Status() != StatusTimeLimit || w.HostErr() != nil {
+		t.Fatalf("status %d, %v", w.Status(), w.HostErr())
+	}
 }
