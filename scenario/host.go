@@ -318,9 +318,8 @@ type thread struct {
 	name      string
 	frames    []frame
 	waitSince sim.Time
-	waiting   bool
-	parked    bool   // at a barrier: the release reschedules it
-	gen       uint64 // bumps when the thread is parked or restarted
+	waiting   bool // in a wait since waitSince
+	parked    bool // at a barrier: the release reschedules it
 }
 
 func (h *nodeHost) variable(n string) (uint32, bool) {
@@ -354,12 +353,7 @@ func (h *nodeHost) start() {
 }
 
 func (h *nodeHost) schedule(t *thread, at sim.Time) {
-	g := t.gen
-	h.w.Q.Schedule(at, h.id, func() {
-		if g == t.gen {
-			h.resume(t, h.w.Q.Now())
-		}
-	})
+	h.w.Q.Schedule(at, h.id, func() { h.resume(t, h.w.Q.Now()) })
 }
 
 // irqLine is called when the board's interrupt line changes (from inside
@@ -707,13 +701,15 @@ func (h *nodeHost) wait(t *thread, st *step, now sim.Time) (sim.Time, bool, erro
 		}
 	case "expr":
 		v, err = st.until(h)
-		want, mask = 0, 0xFFFFFFFF
-		st = &step{a: st.a, ne: true, every: st.every, timeout: st.timeout}
 	}
 	if err != nil {
 		return now, false, err
 	}
-	if (v&mask == want) != st.ne {
+	done := (v&mask == want) != st.ne
+	if st.a.Space == "expr" {
+		done = v != 0
+	}
+	if done {
 		t.waiting = false
 		t.frames[len(t.frames)-1].pc++
 		return next, false, nil
