@@ -192,8 +192,12 @@ func compileScript(where string, as []Action) ([]step, error) {
 				st.reg = r
 			case "expr":
 				add(need("until", a.Until, &st.until))
+			case "irq":
 			default:
-				add(fmt.Errorf("%s: space %q (sram, host, special or expr)", w, a.Space))
+				add(fmt.Errorf("%s: space %q (sram, host, special, irq or expr)", w, a.Space))
+			}
+			if a.Space == "irq" && a.Value == "" {
+				a.Value = "1" // the line high
 			}
 			if a.Space != "expr" {
 				add(need("value", a.Value, &st.value))
@@ -699,6 +703,8 @@ func (h *nodeHost) wait(t *thread, st *step, now sim.Time) (sim.Time, bool, erro
 			err = h.mem.Read(uint64(addr), b[:])
 			v = binary.BigEndian.Uint32(b[:])
 		}
+	case "irq":
+		v = b2u(h.win.IRQ()) // the host's own interrupt line: no bus access
 	case "expr":
 		v, err = st.until(h)
 	}

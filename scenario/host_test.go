@@ -277,7 +277,17 @@ func TestHostScriptDeterminismAndTimeLimit(t *testing.T) {
 	if outs[0] != outs[1] {
 		t.Fatal("two runs differ")
 	}
-	w := runHost(t, `{"main":[{"op":"wait","space":"expr","until":"0","timeout":"1s"}]}`, "")
+	// a script with no handler may wait for its interrupt line
+	w := runHost(t, `{"main":[{"op":"load"},
+		{"op":"special_write","reg":"EIMR","value":"0x40000000"},
+		{"op":"wait","space":"irq","timeout":"1ms"},
+		{"op":"special_read","reg":"ISR","var":"isr"},
+		{"op":"special_write","reg":"ISR","value":"0x40000000"},
+		{"op":"wait","space":"irq","value":"0","timeout":"1ms"}]}`, "")
+	if v := w.HostResults()[0].Vars; w.Status() != StatusOK || v["isr"]&0x40000000 == 0 {
+		t.Fatalf("status %d, %v: %v", w.Status(), w.HostErr(), v)
+	}
+	w = runHost(t, `{"main":[{"op":"wait","space":"expr","until":"0","timeout":"1s"}]}`, "")
 	if w.Status() != StatusTimeLimit || w.HostErr() != nil {
 		t.Fatalf("status %d, %v", w.Status(), w.HostErr())
 	}
