@@ -3,6 +3,7 @@ package board
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"slices"
 
 	"lanaiemu/fabric"
 	"lanaiemu/sim"
@@ -96,6 +97,7 @@ type Link struct {
 	rmp, rml uint32
 	rxBusy   bool // a packet is arriving (between Deliver and its last byte)
 	rxLast   sim.Time
+	rxWords  []byte // the words store writes (reused)
 
 	stepInter uint64   // fabric interactions since TakeInteractions
 	stepFirst sim.Time // time of the first of them
@@ -250,9 +252,22 @@ func (l *Link) updateSendInt() {
 	l.setSendIdle(len(l.pending) == 0 && l.now() >= l.segEnd)
 }
 
-// segment handles a write of SML (tail false) or SMLT (tail true).
+// segment handles a write of SML (tail false) or SMLT (tail true). The
+// segment that opens a packet starts SA bytes into the 8-byte word at SMP;
+// a later segment of the same packet starts at that word (SA is the
+// packet's alignment, not the segment's: Cplant's payload segment after
+// its route segment writes only SMP and SMLT). SMLT = end sends up to end
+// (exclusive); SML = end sends through the 8-byte word at end, inclusive
+// (Cplant's header segment SML = the header word's address sends that
+// word). docs/hardware.md, "The link engines as the firmware uses them".
 func (l *Link) segment(end uint32, tail bool) {
-	start := l.smp&^7 + l.sa
+	start := l.smp &^ 7
+	if !l.open {
+		start += l.sa
+	}
+	if !tail {
+		end = end&^7 + 8
+	}
 	var data []byte
 	if end > start {
 		n := end - start
@@ -313,7 +328,17 @@ func (l *Link) close() {
 			body = binary.BigEndian.AppendUint32(body, crc32.ChecksumIEEE(body))
 		}
 		if my&MyrinetTxCRC8Enable != 0 {
-			body = append(body, CRC8(body))
+			// The link CRC-8 covers what reaches the receiver: each
+			// switch regenerates it over the bytes it forwards, so it
+			// includes route bytes the switches leave (back to back,
+			// all of them).
+			c := CRC8(body)
+			if l.fab != nil {
+				if left := l.fab.Unstripped(l.node, route); left > 0 {
+					c = CRC8(append(append([]byte(nil), route[nr-left:]...), body...))
+				}
+			}
+			body = append(body, c)
 		}
 	}
 	if len(body) == 0 {
@@ -443,44 +468,62 @@ func (l *Link) Deliver(pkt []byte, first, last sim.Time) {
 	l.b.cpu.Schedule(l.at(last), func() { l.store(pkt) })
 }
 
-// store writes a received packet at RMP (checking its trailer per the
-// MYRINET register) and raises RECV_INT, or BUFF_INT when it did not fit.
+// store writes a received packet at RMP and raises RECV_INT, or BUFF_INT
+// when it did not fit. The engine writes whole 8-byte words: the body,
+// then (RX_CRC8_ENABLE) the CRC-8 check byte, zeros, and (CRC32_ENABLE)
+// the CRC-32 check word in the last four bytes of the final word, where
+// Cplant's LANai 9 code reads it (RMP-4 after the tail). A check reads
+// received XOR computed: 0 when good. ORUN4/2/1 give the wire bytes
+// missing from the last word, (-received) mod 8. docs/hardware.md.
 func (l *Link) store(pkt []byte) {
 	l.rxBusy = false
 	my := l.myrinet()
 	n := len(pkt)
+	body, tail := n, 0
+	var c8 byte
+	var c32 uint32
 	if my&MyrinetRxCRC8Enable != 0 {
-		if n >= 1 {
-			c := CRC8(pkt[:n-1])
-			if pkt[n-1] != c {
-				l.stats.CRC8Errors++
-			}
-			pkt[n-1] ^= c // 0 when good
-			n--
+		tail++
+		if body >= 1 {
+			body--
+			c8 = pkt[body] ^ CRC8(pkt[:body])
 		} else {
+			c8 = 0xFF // no CRC-8 byte at all
+		}
+		if c8 != 0 {
 			l.stats.CRC8Errors++
 		}
 	}
 	if my&MyrinetCRC32Enable != 0 {
-		if n >= 4 {
-			c := crc32.ChecksumIEEE(pkt[:n-4])
-			got := binary.BigEndian.Uint32(pkt[n-4 : n])
-			if got != c {
-				l.stats.CRC32Errors++
-			}
-			binary.BigEndian.PutUint32(pkt[n-4:n], got^c) // 0 when good
+		tail += 4
+		if body >= 4 {
+			body -= 4
+			c32 = binary.BigEndian.Uint32(pkt[body:]) ^ crc32.ChecksumIEEE(pkt[:body])
 		} else {
+			c32 = ^uint32(0)
+		}
+		if c32 != 0 {
 			l.stats.CRC32Errors++
 		}
 	}
+	words := (body + tail + linkRecvWordBytes - 1) &^ (linkRecvWordBytes - 1)
+	w := slices.Grow(l.rxWords[:0], words)[:words]
+	copy(w, pkt[:body])
+	clear(w[body:])
+	if my&MyrinetRxCRC8Enable != 0 {
+		w[body] = c8
+	}
+	if my&MyrinetCRC32Enable != 0 {
+		binary.BigEndian.PutUint32(w[words-4:], c32)
+	}
+	l.rxWords = w
 	room := uint32(0)
 	if l.rml > l.rmp {
 		room = l.rml - l.rmp
 	}
-	fits := uint32(len(pkt)) <= room
-	w := pkt
+	fits := uint32(words) <= room
 	if !fits {
-		w = pkt[:room]
+		w = w[:room]
 	}
 	if err := l.b.mem.Write(l.rmp, w); err != nil {
 		l.stats.RecvFaults++
@@ -490,11 +533,10 @@ func (l *Link) store(pkt []byte) {
 	}
 	l.rxDone = true
 	l.stats.LastRecvCycle = l.b.cpu.Cycles
-	l.b.trace(Event{Cycle: l.b.cpu.Cycles, Kind: EvRecv, Channel: -1, Bytes: uint32(len(pkt))})
+	l.b.trace(Event{Cycle: l.b.cpu.Cycles, Kind: EvRecv, Channel: -1, Bytes: uint32(n)})
 	if fits {
-		words := (uint32(len(pkt)) + linkRecvWordBytes - 1) &^ (linkRecvWordBytes - 1)
-		over := words - uint32(len(pkt))
-		l.rmp += words
+		over := uint32(-n) & (linkRecvWordBytes - 1)
+		l.rmp += uint32(words)
 		l.stats.RecvInts++
 		l.b.SetISRLevel(RecvIntBit|over<<8, true)
 	} else {

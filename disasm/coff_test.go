@@ -3,107 +3,9 @@ package disasm
 import (
 	"encoding/binary"
 	"testing"
+
+	"lanaiemu/internal/cofftest"
 )
-
-// A test-only writer of LANai COFF files, after objfile/coff_test.go: the
-// COFF golden test and the live test build their input with it.
-
-// COFF constants (System V COFF as written by Myricom's lanai-gcc).
-const (
-	coffMagic = 0x1300
-	styTEXT   = 0x20
-	styDATA   = 0x40
-	styBSS    = 0x80
-	styINFO   = 0x200
-	cEXT      = 2
-	cSTAT     = 3
-	cLABEL    = 6
-	cFILE     = 103
-	cWEAKEXT  = 127
-	dtFCN     = 2
-)
-
-type coffSpec struct {
-	entry    uint32
-	sections []coffSec
-	syms     []coffSym
-}
-
-type coffSec struct {
-	name  string
-	addr  uint32
-	size  uint32 // for sections without data
-	data  []byte
-	flags uint32
-}
-
-type coffSym struct {
-	name   string
-	value  uint32
-	scnum  int16
-	typ    uint16
-	sclass uint8
-	aux    [][]byte // each up to 18 bytes
-}
-
-// buildCOFF encodes spec as big-endian System V COFF (magic 0x1300) with
-// the 28-byte a.out optional header: headers, section contents, symbols,
-// string table.
-func buildCOFF(spec coffSpec) []byte {
-	bo := binary.BigEndian
-	opt := make([]byte, 28)
-	bo.PutUint32(opt[16:], spec.entry)
-	out := make([]byte, 20+len(opt)+40*len(spec.sections))
-	bo.PutUint16(out[0:], coffMagic)
-	bo.PutUint16(out[2:], uint16(len(spec.sections)))
-	bo.PutUint16(out[16:], uint16(len(opt)))
-	bo.PutUint16(out[18:], 0x010f)
-	copy(out[20:], opt)
-	for i, s := range spec.sections {
-		size, ptr := s.size, 0
-		if s.data != nil {
-			size, ptr = uint32(len(s.data)), len(out)
-			out = append(out, s.data...)
-		}
-		h := out[20+len(opt)+40*i:]
-		copy(h[:8], s.name)
-		bo.PutUint32(h[8:], s.addr)
-		bo.PutUint32(h[12:], s.addr)
-		bo.PutUint32(h[16:], size)
-		bo.PutUint32(h[20:], uint32(ptr))
-		bo.PutUint32(h[36:], s.flags)
-	}
-	if len(spec.syms) > 0 {
-		bo.PutUint32(out[8:], uint32(len(out)))
-		strtab := []byte{0, 0, 0, 0}
-		n := 0
-		for _, s := range spec.syms {
-			var e [18]byte
-			if len(s.name) > 8 {
-				bo.PutUint32(e[4:], uint32(len(strtab)))
-				strtab = append(append(strtab, s.name...), 0)
-			} else {
-				copy(e[:8], s.name)
-			}
-			bo.PutUint32(e[8:], s.value)
-			bo.PutUint16(e[12:], uint16(s.scnum))
-			bo.PutUint16(e[14:], s.typ)
-			e[16] = s.sclass
-			e[17] = uint8(len(s.aux))
-			out = append(out, e[:]...)
-			for _, a := range s.aux {
-				var ae [18]byte
-				copy(ae[:], a)
-				out = append(out, ae[:]...)
-			}
-			n += 1 + len(s.aux)
-		}
-		bo.PutUint32(out[12:], uint32(n))
-		bo.PutUint32(strtab, uint32(len(strtab)))
-		out = append(out, strtab...)
-	}
-	return out
-}
 
 // words encodes instruction words big-endian.
 func words(w ...uint32) []byte {
@@ -140,26 +42,27 @@ func sampleCOFF(t testing.TB) []byte {
 		0x8296fff8, // ld -8[%fp], %fp
 	)
 	data := append(words(0xdeadbeef), "hello, lanai\x00\x00\x00\x00"...)
-	return buildCOFF(coffSpec{
-		entry: 0x100,
-		sections: []coffSec{
-			{name: ".text", addr: 0x100, data: text, flags: styTEXT},
-			{name: ".data", addr: 0x200, data: data, flags: styDATA},
-			{name: ".bss", addr: 0x214, size: 0x40, flags: styBSS},
-			{name: ".comment", data: []byte("GCC: (GNU) 2.95.3 lanai"), flags: styINFO},
+	return cofftest.Build(cofftest.File{
+		Aout:  true,
+		Entry: 0x100,
+		Sections: []cofftest.Section{
+			{Name: ".text", PAddr: 0x100, VAddr: 0x100, Data: text, Flags: cofftest.STYP_TEXT},
+			{Name: ".data", PAddr: 0x200, VAddr: 0x200, Data: data, Flags: cofftest.STYP_DATA},
+			{Name: ".bss", PAddr: 0x214, VAddr: 0x214, Size: 0x40, Flags: cofftest.STYP_BSS},
+			{Name: ".comment", Data: []byte("GCC: (GNU) 2.95.3 lanai"), Flags: cofftest.STYP_INFO},
 		},
-		syms: []coffSym{
-			{name: ".file", sclass: cFILE, scnum: -2, aux: [][]byte{[]byte("mcp.c")}},
-			{name: ".text", value: 0x100, sclass: cSTAT, scnum: 1, aux: [][]byte{{0, 0, 0, 0x4c}}},
-			{name: "_halt", value: 0x118, scnum: 1, sclass: cLABEL},
-			{name: "_local", value: 0x200, scnum: 2, sclass: cSTAT},
-			{name: "_start", value: 0x100, scnum: 1, typ: dtFCN << 4, sclass: cEXT},
-			{name: "_main_with_a_long_name", value: 0x120, scnum: 1, typ: dtFCN << 4, sclass: cEXT, aux: [][]byte{{1}}},
-			{name: "_buf", value: 0x214, scnum: 3, sclass: cEXT},
-			{name: "_comm", value: 24, scnum: 0, sclass: cEXT},
-			{name: "_undef", value: 0, scnum: 0, sclass: cEXT},
-			{name: "_weak", value: 0x118, scnum: 1, sclass: cWEAKEXT},
-			{name: "_ISR", value: 0xfffffe50, scnum: -1, sclass: cEXT},
+		Syms: []cofftest.Symbol{
+			{Name: ".file", Class: cofftest.C_FILE, Scnum: -2, Aux: [][]byte{[]byte("mcp.c")}},
+			{Name: ".text", Value: 0x100, Class: cofftest.C_STAT, Scnum: 1, Aux: [][]byte{{0, 0, 0, 0x4c}}},
+			{Name: "_halt", Value: 0x118, Scnum: 1, Class: cofftest.C_LABEL},
+			{Name: "_local", Value: 0x200, Scnum: 2, Class: cofftest.C_STAT},
+			{Name: "_start", Value: 0x100, Scnum: 1, Type: cofftest.DT_FCN << 4, Class: cofftest.C_EXT},
+			{Name: "_main_with_a_long_name", Value: 0x120, Scnum: 1, Type: cofftest.DT_FCN << 4, Class: cofftest.C_EXT, Aux: [][]byte{{1}}},
+			{Name: "_buf", Value: 0x214, Scnum: 3, Class: cofftest.C_EXT},
+			{Name: "_comm", Value: 24, Scnum: 0, Class: cofftest.C_EXT},
+			{Name: "_undef", Value: 0, Scnum: 0, Class: cofftest.C_EXT},
+			{Name: "_weak", Value: 0x118, Scnum: 1, Class: cofftest.C_WEAKEXT},
+			{Name: "_ISR", Value: 0xfffffe50, Scnum: -1, Class: cofftest.C_EXT},
 		},
 	})
 }

@@ -173,7 +173,7 @@ func (d *disassembler) section(sec *section, rels []*reloc) error {
 					break
 				}
 				r := rels[relCur]
-				fmt.Fprintf(b, "\t\t\t%08x:  %s\t%s\n", secAddr+off, relocTypeName(r.typ), relocValue(r))
+				fmt.Fprintf(b, "\t\t\t%08x:  %s\t%s\n", secAddr+off, r.name, relocValue(r))
 				relCur++
 			}
 			index += size

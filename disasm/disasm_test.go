@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"lanaiemu/internal/cofftest"
 )
 
 var update = flag.Bool("update", false, "rewrite the COFF goldens (testdata/coff.*.golden) from our output")
@@ -96,11 +98,24 @@ func TestGolden(t *testing.T) {
 // are our own reviewed output (llvm-objdump cannot read LANai COFF; the
 // live test compares its disassembly and symbols with llvm-objdump's for
 // the same image as ELF). Run with -update to rewrite them.
+// The second input is a relocatable object in the layout of lanai-gcc 2.95
+// (package cofftest), whose relocations print as ELF objects' do.
 func TestCOFFGolden(t *testing.T) {
-	data := sampleCOFF(t)
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{
+		{"coff", sampleCOFF(t)},
+		{"coffobj", cofftest.Build(cofftest.SampleObject(0))},
+	} {
+		testCOFFGolden(t, in.name, in.data)
+	}
+}
+
+func testCOFFGolden(t *testing.T, name string, data []byte) {
 	for _, fs := range flagSets {
-		path := filepath.Join("testdata", "coff."+fs.tag+".golden")
-		got := dump(t, "coff", data, fs.opt)
+		path := filepath.Join("testdata", name+"."+fs.tag+".golden")
+		got := dump(t, name, data, fs.opt)
 		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 				t.Fatal(err)
@@ -112,7 +127,7 @@ func TestCOFFGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got != string(want) {
-			t.Errorf("coff %v: %s", fs.flags, firstDiff(got, string(want)))
+			t.Errorf("%s %v: %s", name, fs.flags, firstDiff(got, string(want)))
 		}
 	}
 }
@@ -204,6 +219,7 @@ func TestMutations(t *testing.T) {
 // FuzzDump checks that no input makes Dump panic.
 func FuzzDump(f *testing.F) {
 	f.Add(sampleCOFF(f))
+	f.Add(cofftest.Build(cofftest.SampleObject(0)))
 	for _, name := range []string{"mc.o", "prog.o", "prog.elf"} {
 		if data, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(data)

@@ -48,6 +48,7 @@ type symbol struct {
 type reloc struct {
 	offset uint32
 	typ    objfile.RelocType
+	name   string  // the type's name as the file's format spells it
 	sym    *symbol // nil for symbol index 0
 	addend int32
 }
@@ -133,10 +134,13 @@ func load(data []byte) (*object, error) {
 	return fromELF(f, data)
 }
 
-// fromCOFF builds the view of a COFF executable: its sections numbered from
-// 0 in file order, its symbols, no relocations.
+// fromCOFF builds the view of a COFF executable or object: its sections
+// numbered from 0 in file order, its symbols, and each section's
+// relocations (COFF keeps them with the section, so a section is its own
+// relocation target here), named as Myricom's tools name them
+// (R_LANAI3_25 and so on; docs/coff.md).
 func fromCOFF(f *objfile.File) *object {
-	o := &object{format: objfile.FormatCOFF}
+	o := &object{format: objfile.FormatCOFF, rel: f.Kind == objfile.REL}
 	idx := map[*objfile.Section]*section{}
 	for i, s := range f.Sections {
 		sec := &section{
@@ -146,11 +150,28 @@ func fromCOFF(f *objfile.File) *object {
 		o.sections = append(o.sections, sec)
 		idx[s] = sec
 	}
+	syms := map[*objfile.Symbol]*symbol{}
 	for _, s := range f.Symbols {
-		o.symbols = append(o.symbols, &symbol{
+		sym := &symbol{
 			name: s.Name, value: s.Value, size: s.Size, bind: s.Bind, typ: s.Type,
 			other: s.Other, shndx: s.Shndx, sec: idx[s.Section],
-		})
+		}
+		o.symbols = append(o.symbols, sym)
+		syms[s] = sym
+	}
+	for i, s := range f.Sections {
+		if len(s.Relocs) == 0 {
+			continue
+		}
+		sec := o.sections[i]
+		sec.relocTarget = i
+		for _, r := range s.Relocs {
+			name := relocTypeName(r.Type)
+			if t, ok := r.Type.COFFType(); ok {
+				name = t.String() // Myricom's name, as in the file
+			}
+			sec.relocs = append(sec.relocs, &reloc{offset: r.Offset, typ: r.Type, name: name, sym: syms[r.Sym], addend: r.Addend})
+		}
 	}
 	return o
 }
@@ -292,7 +313,7 @@ func fromELF(f *objfile.File, data []byte) (*object, error) {
 			return nil, errInternal
 		}
 		for _, r := range t.Relocs[used[s.relocTarget] : used[s.relocTarget]+n] {
-			rr := &reloc{offset: r.Offset, typ: r.Type, addend: r.Addend}
+			rr := &reloc{offset: r.Offset, typ: r.Type, name: relocTypeName(r.Type), addend: r.Addend}
 			if r.Sym != nil {
 				rr.sym = symOf[r.Sym]
 				if rr.sym == nil {

@@ -168,7 +168,7 @@ func (o *object) printRelocations(b *bytes.Buffer) {
 		b.WriteString("OFFSET   TYPE                     VALUE\n")
 		for _, rs := range byTarget[t] {
 			for _, r := range rs.relocs {
-				fmt.Fprintf(b, "%08x %-24s %s\n", r.offset, relocTypeName(r.typ), relocValue(r))
+				fmt.Fprintf(b, "%08x %-24s %s\n", r.offset, r.name, relocValue(r))
 			}
 		}
 	}

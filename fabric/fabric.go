@@ -71,8 +71,11 @@ type Config struct {
 	// Routing is how switches read route bytes.
 	Routing RouteMode
 	// DeliverUnstripped delivers a packet that reaches an endpoint with
-	// route bytes left, with those bytes in front (as the real receive
-	// engine stores them), instead of dropping it (DropUnstripped).
+	// route bytes left, with those bytes in front, as the real receive
+	// engine stores whatever arrives (GM counts such packets as
+	// "unstripped route"; on a cable with no switch Cplant's self-test
+	// byte 0x80 arrives so: docs/hardware.md). DefaultConfig sets it;
+	// false drops such packets (DropUnstripped).
 	DeliverUnstripped bool
 }
 
@@ -85,6 +88,8 @@ func DefaultConfig() Config {
 		SwitchLatency: DefaultSwitchLatency,
 		Timeout:       MyrinetTimeout(0),
 		Routing:       RouteRelative,
+
+		DeliverUnstripped: true,
 	}
 }
 
@@ -304,24 +309,46 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 
 // destination is the node route leads to from e, or -1.
 func (f *Fabric) destination(e *endp, route []byte) int {
+	node, left := f.walk(e, route)
+	if left > 0 {
+		return -1 // delivered unstripped or dropped: not re-routed
+	}
+	return node
+}
+
+// walk follows route from e through the switches: the endpoint node it
+// reaches and the route bytes left when it gets there (-1, 0 for a route
+// to nowhere).
+func (f *Fabric) walk(e *endp, route []byte) (node, left int) {
 	l := e.port.out
 	for i := 0; ; i++ {
 		if l.toEP != nil {
-			if i < len(route) {
-				return -1
-			}
-			return l.toEP.node
+			return l.toEP.node, len(route) - i
 		}
 		if i >= len(route) {
-			return -1
+			return -1, 0
 		}
 		out, _ := DecodeRouteByte(f.cfg.Routing, l.to.Num, route[i])
 		s := l.toSW
 		if out < 0 || out >= len(s.ports) || s.ports[out].out == nil {
-			return -1
+			return -1, 0
 		}
 		l = s.ports[out].out
 	}
+}
+
+// Unstripped is the number of route bytes a packet sent from node src
+// with route still carries when it reaches an endpoint (0 when the
+// switches strip them all, or when the route leads nowhere). With
+// Config.DeliverUnstripped the receiver gets them in front of the packet;
+// a sender's link CRC-8 covers them (each switch regenerates it).
+func (f *Fabric) Unstripped(src int, route []byte) int {
+	e, ok := f.eps[src]
+	if !ok || e.port.out == nil {
+		return 0
+	}
+	_, left := f.walk(e, route)
+	return left
 }
 
 // Ready tells the fabric that node's receiver may have become ready: at

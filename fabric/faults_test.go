@@ -293,7 +293,9 @@ func TestDeterminism(t *testing.T) {
 // is accounted for, and the network is idle at the end.
 func TestRobustness(t *testing.T) {
 	var q sim.Queue
-	f, _ := Clos(&q, sim.NewRand(8), DefaultConfig(), 3, 3, 2)
+	cfg := DefaultConfig()
+	cfg.DeliverUnstripped = false // count them as drops
+	f, _ := Clos(&q, sim.NewRand(8), cfg, 3, 3, 2)
 	rs := attachAll(t, f, &q)
 	must(t, f.SetFaults(Faults{DropPPM: 10000, DetourPPM: 50000, DetourDelay: 5 * us, JitterPPM: 100000, JitterMax: us}))
 	rng := sim.NewRand(77)

@@ -62,8 +62,12 @@ func routeErrNet(t *testing.T, cfg Config) (*sim.Queue, *Fabric, map[int]*recv) 
 	return &q, f, attachAll(t, f, &q)
 }
 
+// The drop mode (DeliverUnstripped off): every route to nowhere is
+// dropped with its cause.
 func TestRoutesToNowhere(t *testing.T) {
-	q, f, rs := routeErrNet(t, DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.DeliverUnstripped = false
+	q, f, rs := routeErrNet(t, cfg)
 	var recs []*PacketRecord
 	f.SetObserver(func(r *PacketRecord) { recs = append(recs, r) })
 	cases := []struct {
@@ -270,10 +274,17 @@ func TestAbsoluteRouting(t *testing.T) {
 	}
 }
 
+// By default (as the hardware) a packet with route bytes left reaches the
+// endpoint with them in front; Unstripped says how many.
 func TestDeliverUnstrippedAndNoEndpoint(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.DeliverUnstripped = true
 	q, f, rs := routeErrNet(t, cfg)
+	if n := f.Unstripped(0, []byte{0x81, 0x85}); n != 1 {
+		t.Errorf("Unstripped = %d, want 1", n)
+	}
+	if n := f.Unstripped(0, []byte{0x81}); n != 0 {
+		t.Errorf("Unstripped of a full route = %d", n)
+	}
 	must(t, f.Send(0, []byte{0x81, 0x85}, []byte{1, 2, 3}, 0, nil))
 	must(t, f.Attach(2, nil))
 	route, _ := f.Route(0, 2)
@@ -389,5 +400,30 @@ func TestAllPairs64(t *testing.T) {
 				t.Errorf("totals %+v", tot)
 			}
 		})
+	}
+}
+
+// Back to back (no switch) a packet's route byte is not consumed by
+// anything: it reaches the other board in front of the packet (Cplant's
+// self-test byte 0x80, docs/hardware.md).
+func TestBackToBackRouteByteDelivered(t *testing.T) {
+	var q sim.Queue
+	f, err := New(&q, nil, DefaultConfig())
+	must(t, err)
+	rs := map[int]*recv{}
+	for n := range 2 {
+		must(t, f.AddEndpoint(n))
+		rs[n] = &recv{}
+		must(t, f.Attach(n, rs[n]))
+	}
+	_, _, err = f.Connect(EndpointPort(0), EndpointPort(1), DefaultConfig().Link)
+	must(t, err)
+	if n := f.Unstripped(0, []byte{0x80}); n != 1 {
+		t.Fatalf("Unstripped = %d", n)
+	}
+	must(t, f.Send(0, []byte{0x80}, []byte{8, 3, 0x59}, 0, nil))
+	run(&q)
+	if len(rs[1].log) != 1 || string(rs[1].log[0].pkt) != "\x80\x08\x03\x59" {
+		t.Fatalf("delivered %v", rs[1].log)
 	}
 }

@@ -163,9 +163,11 @@ func buildForms() []form {
 	add(mk(RR, synSel, "sel", rr, fBBB.is(7), fJ.is(0b00000), fF.is(0)))
 	add(mk(RR, synRR, "sh", rr, fBBB.is(7), fJ.is(0b10000)))
 	add(mk(RR, synRR, "sha", rr, fBBB.is(7), fJ.is(0b11000)))
-	// LANai 9 compilers set J = 10000 on register "or" (lanai9-hw.md
-	// section 9); LLVM rejects these words, we accept them.
+	// Myricom's compilers set J = 10000 on register "or" (lanai9-hw.md
+	// section 9) and "addc" (lanai-gcc 2.95's libgcc.a, docs/isa.md); LLVM
+	// rejects these words, we accept them.
 	add(mk(RR, synRR, "or", rr, fBBB.is(uint32(Or)), fJ.is(0b10000)))
+	add(mk(RR, synRR, "addc", rr, fBBB.is(uint32(Addc)), fJ.is(0b10000)))
 	for a := Add; a <= Xor; a++ {
 		add(mk(RR, synRR, "", rr, fBBB.is(uint32(a)), fJ.is(0)))
 	}

@@ -32,6 +32,10 @@ type Config struct {
 	Console io.Writer
 	// Contention, if set, charges SRAM-arbitration stalls to core accesses.
 	Contention SRAMContention
+	// RRR makes op-1101 words the three-register instructions of Myricom's
+	// LANai 3/4 (rrr.go) instead of LLVM's popc/leadz/trailz, to run code
+	// from lanai-gcc 2.95 such as its libgcc.a (docs/runtime.md).
+	RRR bool
 }
 
 // noLoad is the interlock register index meaning "the previous instruction

@@ -224,9 +224,19 @@ loop:
 				deadline = 0
 			}
 			deadline = min(deadline, c.deadline)
+		case opRRR:
+			R[2] = pc
+			v := c.rrr(u.imm)
+			if u.rd == uint8(isa.PC) {
+				t := v &^ 3
+				newnpc, newnnpc = t, t+4
+				c.record(pc, t, cycles)
+			} else {
+				R[u.rd] = v
+			}
 		case opInvalid:
 			c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
-			c.trap(pc, "invalid instruction %#08x", u.in.Word)
+			c.trap(pc, "invalid instruction %#08x%s", u.in.Word, rrrHint(u.in.Word))
 			break loop
 		}
 		cycles += uint64(u.cost) + uint64(u.srcs>>ll&1)
@@ -249,7 +259,7 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 	if u.op == opUndecoded {
 		b := c.Mem.SRAM[pc : pc+4]
-		*u = predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
+		*u = c.predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
 		if c.breakpoints[pc] {
 			u.op = opBreak
 		}
@@ -261,10 +271,19 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 		return u, true
 	}
 	if c.skipBreak {
-		c.brk = predecode(u.in.Word, pc)
+		c.brk = c.predecode(u.in.Word, pc)
 		return &c.brk, true
 	}
 	return u, false
+}
+
+// predecode is the free predecode with the core's options: with
+// Config.RRR, op-1101 words are LANai 3/4 RRR instructions.
+func (c *CPU) predecode(w, pc uint32) uop {
+	if c.cfg.RRR && w>>28 == 0xD {
+		return predecodeRRR(w)
+	}
+	return predecode(w, pc)
 }
 
 // record notes a taken control transfer in the history ring.

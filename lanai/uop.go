@@ -39,6 +39,7 @@ const (
 	opJump                // an ALU instruction writing pc
 	opSubFI               // sub.f rs1, imm (the compare idiom)
 	opSubFR               // sub.f rs1, rs2
+	opRRR                 // LANai 3/4 three-register instruction (rrr.go)
 )
 
 // sink is the register index that writes to r0 and r1 are redirected to,

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -217,7 +218,7 @@ func TestStreamSizes(t *testing.T) {
 	for _, size := range []uint32{4, 64, 1024, 8192} {
 		_, st := stream(t, size, 50, 0)
 		a, b := st.Nodes[0], st.Nodes[1]
-		if !a.Exited || !b.Exited || b.Link.PacketsRecv != 50 || b.Link.BytesStored != uint64(50*size) {
+		if !a.Exited || !b.Exited || b.Link.PacketsRecv != 50 || b.Link.BytesStored != uint64(50*((size+7)&^7)) {
 			t.Fatalf("size %d: %+v", size, st)
 		}
 		el := sim.Clock{Hz: 133_000_000}.Time(uint64(a.ExitCode))
@@ -259,16 +260,19 @@ func TestOverflow(t *testing.T) {
 	}
 }
 
-func TestRouteToNowhereAndBadSends(t *testing.T) {
+// Back to back nothing strips a route byte: the packet arrives with it in
+// front (as the hardware delivers it, docs/hardware.md), and the send
+// engine's bad sends (MEM_INT) and empty sends are counted.
+func TestUnstrippedRouteAndBadSends(t *testing.T) {
 	s := world(t, build(t, "overflow.s"), []map[string]uint32{{"role": 0, "len": 32, "badsend": 1}, {"role": 1, "bufsize": 64}})
 	s.w.Nodes[0].Board.CPU().Mem.Write(s.syms[0]["txbuf"], []byte{0x81, 0, 8, 0, 1})
 	st := run(t, s, sim.Millisecond)
 	a, b := st.Nodes[0], st.Nodes[1]
-	if !a.Exited || b.Exited || b.Link.PacketsRecv != 0 {
+	if !a.Exited || !b.Exited || b.Link.PacketsRecv != 1 || st.Fabric.Drops[fabric.DropUnstripped] != 0 {
 		t.Fatalf("%+v", st)
 	}
-	if st.Fabric.Drops[fabric.DropUnstripped] != 1 {
-		t.Fatalf("drops %v", st.Fabric.Drops)
+	if got, _ := s.w.Nodes[1].Board.CPU().Mem.Read(s.syms[1]["rxbuf"], 5); string(got) != "\x81\x00\x08\x00\x01" {
+		t.Fatalf("stored % x", got)
 	}
 	if a.Link.BadSends != 1 || a.Link.EmptySends < 1 || a.ISR&board.MemIntBit == 0 {
 		t.Fatalf("%+v ISR %#x", a.Link, a.ISR)
@@ -318,4 +322,49 @@ func BenchmarkStream(bm *testing.B) {
 		simT += s.w.Now()
 	}
 	bm.ReportMetric(float64(simT)/1e12/wall.Seconds(), "sim-s/s")
+}
+
+// A packet gathered as Cplant's MCP sends one: a first segment from SA
+// bytes into the word at SMP through the word at SML (inclusive), then a
+// payload segment from SMP (SA not applied again) up to SMLT (exclusive).
+// The receiver stores whole words: the body, the CRC-8 check byte, zeros
+// over stale memory, and the CRC-32 check word at RMP-4; ORUN = (-wire) mod 8.
+func TestGatherAndTrailer(t *testing.T) {
+	const crcs = board.MyrinetCRC32Enable | board.MyrinetTxCRC8Enable | board.MyrinetRxCRC8Enable
+	hdr := []byte{0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x08, 0x00, 0x00, 0x0d, 0xde, 0xad, 0xbe, 0xef}
+	pay := []byte("thirteen byte")
+	body := append(append([]byte(nil), hdr[5:]...), pay...) // 11 + 13 = 24 bytes
+	for _, c := range []struct {
+		myr   uint32
+		words int    // bytes stored
+		orun  uint32 // ISR bits 10..8
+	}{
+		{0, 24, 0},
+		{crcs, 32, 3}, // 24 + CRC-32 + CRC-8 = 29 on the wire: 3 bytes short of a word
+		{board.MyrinetTxCRC8Enable | board.MyrinetRxCRC8Enable, 32, 7},
+	} {
+		s := world(t, build(t, "gather.s"), []map[string]uint32{{"role": 0, "myr": c.myr}, {"role": 1, "myr": c.myr}})
+		s.w.Nodes[0].Board.CPU().Mem.Write(s.syms[0]["txbuf"], hdr)
+		s.w.Nodes[0].Board.CPU().Mem.Write(s.syms[0]["paybuf"], pay)
+		stale := bytes.Repeat([]byte{0xAA}, 64)
+		s.w.Nodes[1].Board.CPU().Mem.Write(s.syms[1]["rxbuf"], stale)
+		st := run(t, s, sim.Millisecond)
+		b := st.Nodes[1]
+		if !st.Nodes[0].Exited || !b.Exited || b.Link.PacketsRecv != 1 || b.Link.CRC8Errors != 0 || b.Link.CRC32Errors != 0 {
+			t.Fatalf("myr %#x: %+v", c.myr, st)
+		}
+		rx := s.syms[1]["rxbuf"]
+		got, _ := s.w.Nodes[1].Board.CPU().Mem.Read(rx, 40)
+		want := append(append([]byte(nil), body...), make([]byte, c.words-len(body))...)
+		want = append(want, stale[:40-c.words]...)
+		if !bytes.Equal(got, want) {
+			t.Errorf("myr %#x: stored\n% x\nwant\n% x", c.myr, got, want)
+		}
+		if end := s.word(t, 1, "rmpend"); end != rx+uint32(c.words) {
+			t.Errorf("myr %#x: RMP %#x, want %#x", c.myr, end, rx+uint32(c.words))
+		}
+		if orun := b.ExitCode >> 8 & 7; orun != c.orun {
+			t.Errorf("myr %#x: ORUN %d, want %d (ISR %#x)", c.myr, orun, c.orun, b.ExitCode)
+		}
+	}
 }

@@ -6,125 +6,52 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"lanaiemu/internal/cofftest"
 )
 
-// coffSpec describes a LANai COFF file for buildCOFF, the test-only writer.
-type coffSpec struct {
-	aout     bool   // write the standard 28-byte a.out optional header
-	entry    uint32 // its entry field
-	opthdr   []byte // other optional header (used when !aout)
-	sections []coffSec
-	syms     []coffSym
-	noStrtab bool // omit the string table even if names need it
-}
+// The test-only COFF writer is package cofftest's (one writer for all
+// packages' tests); these names keep the tests short.
+type (
+	coffSpec  = cofftest.File
+	coffSec   = cofftest.Section
+	coffSym   = cofftest.Symbol
+	coffReloc = cofftest.Reloc
+	coffLine  = cofftest.Line
+)
 
-type coffSec struct {
-	name         string
-	paddr, vaddr uint32
-	size         uint32 // for sections without data
-	data         []byte
-	flags        uint32
-}
-
-type coffSym struct {
-	name   string
-	value  uint32
-	scnum  int16
-	typ    uint16
-	sclass uint8
-	aux    [][]byte // each up to 18 bytes
-}
-
-// buildCOFF encodes spec as System V COFF, big-endian, magic 0x1300, laid
-// out as lanai-gcc does: headers, section contents, symbols, string table.
+// buildCOFF encodes spec in Myricom's layout (docs/coff.md).
 func buildCOFF(t testing.TB, spec coffSpec) []byte {
 	t.Helper()
-	opt := spec.opthdr
-	if spec.aout {
-		opt = make([]byte, 28)
-		be.PutUint32(opt[16:], spec.entry)
-	}
-	hdrEnd := 20 + len(opt) + 40*len(spec.sections)
-	out := make([]byte, hdrEnd)
-	be.PutUint16(out[0:], COFFMagic)
-	be.PutUint16(out[2:], uint16(len(spec.sections)))
-	be.PutUint16(out[16:], uint16(len(opt)))
-	be.PutUint16(out[18:], 0x010f)
-	copy(out[20:], opt)
-	for i, s := range spec.sections {
-		size, ptr := s.size, 0
-		if s.data != nil {
-			size, ptr = uint32(len(s.data)), len(out)
-			out = append(out, s.data...)
-		}
-		h := out[20+len(opt)+40*i:] // after the append, which may move out
-		copy(h[:8], s.name)
-		be.PutUint32(h[8:], s.paddr)
-		be.PutUint32(h[12:], s.vaddr)
-		be.PutUint32(h[16:], size)
-		be.PutUint32(h[20:], uint32(ptr))
-		be.PutUint32(h[36:], s.flags)
-	}
-	if len(spec.syms) > 0 {
-		be.PutUint32(out[8:], uint32(len(out)))
-		strtab := []byte{0, 0, 0, 0}
-		n := 0
-		for _, s := range spec.syms {
-			var e [18]byte
-			if len(s.name) > 8 {
-				be.PutUint32(e[4:], uint32(len(strtab)))
-				strtab = append(append(strtab, s.name...), 0)
-			} else {
-				copy(e[:8], s.name)
-			}
-			be.PutUint32(e[8:], s.value)
-			be.PutUint16(e[12:], uint16(s.scnum))
-			be.PutUint16(e[14:], s.typ)
-			e[16] = s.sclass
-			e[17] = uint8(len(s.aux))
-			out = append(out, e[:]...)
-			for _, a := range s.aux {
-				var ae [18]byte
-				copy(ae[:], a)
-				out = append(out, ae[:]...)
-			}
-			n += 1 + len(s.aux)
-		}
-		be.PutUint32(out[12:], uint32(n))
-		if !spec.noStrtab {
-			be.PutUint32(strtab, uint32(len(strtab)))
-			out = append(out, strtab...)
-		}
-	}
-	return out
+	return cofftest.Build(spec)
 }
 
 func sampleCOFF() coffSpec {
 	text := make([]byte, 0x20)
 	be.PutUint32(text, 0xe0000010) // bt real_start
 	return coffSpec{
-		aout:  true,
-		entry: 0x4,
-		sections: []coffSec{
-			{name: ".text", data: text, flags: styTEXT},
-			{name: ".data", paddr: 0x20, vaddr: 0x20, data: []byte{0xde, 0xad, 0xbe, 0xef}, flags: styDATA},
-			{name: ".bss", paddr: 0x24, vaddr: 0x24, size: 0x46a00, flags: styBSS},
-			{name: ".comment", data: []byte("gcc 2.95.2"), flags: styINFO},
+		Aout:  true,
+		Entry: 0x4,
+		Sections: []coffSec{
+			{Name: ".text", Data: text, Flags: styTEXT},
+			{Name: ".data", PAddr: 0x20, VAddr: 0x20, Data: []byte{0xde, 0xad, 0xbe, 0xef}, Flags: styDATA},
+			{Name: ".bss", PAddr: 0x24, VAddr: 0x24, Size: 0x46a00, Flags: styBSS},
+			{Name: ".comment", Data: []byte("gcc 2.95.2"), Flags: styINFO},
 		},
-		syms: []coffSym{
-			{name: ".file", sclass: cFILE, scnum: -2, aux: [][]byte{[]byte("rtsmcp.c")}},
-			{name: ".text", sclass: cSTAT, scnum: 1, aux: [][]byte{{0, 0, 0, 0x20}}},
-			{name: "_start", value: 0, scnum: 1, typ: dtFCN << 4, sclass: cEXT},
-			{name: "_a_long_function_name", value: 0x10, scnum: 1, typ: dtFCN << 4, sclass: cEXT, aux: [][]byte{{1}}},
-			{name: "_local", value: 0x20, scnum: 2, sclass: cSTAT},
-			{name: "loop", value: 0x8, scnum: 1, sclass: cLABEL},
-			{name: "_buf", value: 0x24, scnum: 3, sclass: cEXT},
-			{name: "_comm", value: 24, scnum: 0, sclass: cEXT},
-			{name: "_undef", value: 0, scnum: 0, sclass: cEXT},
-			{name: "_weak", value: 0x8, scnum: 1, sclass: cWEAKEXT},
-			{name: "_ISR", value: 0xfffffe50, scnum: -1, sclass: cEXT},
-			{name: "x", value: 4, scnum: 0, sclass: 9}, // C_ARG: skipped
-			{name: ".bf", value: 0, scnum: 1, sclass: 101, aux: [][]byte{{}}},
+		Syms: []coffSym{
+			{Name: ".file", Class: cFILE, Scnum: -2, Aux: [][]byte{[]byte("rtsmcp.c")}},
+			{Name: ".text", Class: cSTAT, Scnum: 1, Aux: [][]byte{{0, 0, 0, 0x20}}},
+			{Name: "_start", Value: 0, Scnum: 1, Type: dtFCN << 4, Class: cEXT},
+			{Name: "_a_long_function_name", Value: 0x10, Scnum: 1, Type: dtFCN << 4, Class: cEXT, Aux: [][]byte{{1}}},
+			{Name: "_local", Value: 0x20, Scnum: 2, Class: cSTAT},
+			{Name: "loop", Value: 0x8, Scnum: 1, Class: cLABEL},
+			{Name: "_buf", Value: 0x24, Scnum: 3, Class: cEXT},
+			{Name: "_comm", Value: 24, Scnum: 0, Class: cEXT},
+			{Name: "_undef", Value: 0, Scnum: 0, Class: cEXT},
+			{Name: "_weak", Value: 0x8, Scnum: 1, Class: cWEAKEXT},
+			{Name: "_ISR", Value: 0xfffffe50, Scnum: -1, Class: cEXT},
+			{Name: "x", Value: 4, Scnum: 0, Class: 9}, // C_ARG: skipped
+			{Name: ".bf", Value: 0, Scnum: 1, Class: 101, Aux: [][]byte{{}}},
 		},
 	}
 }
@@ -188,12 +115,27 @@ func TestReadCOFF(t *testing.T) {
 	}
 }
 
+// TestReadCOFFKind: F_EXEC or an a.out header make an executable; neither
+// makes an object.
+func TestReadCOFFKind(t *testing.T) {
+	b := buildCOFF(t, sampleCOFF())
+	be.PutUint16(b[18:], 0x0104) // no F_EXEC, but the a.out header
+	if f, err := ReadCOFF(b); err != nil || f.Kind != EXEC {
+		t.Errorf("a.out header without F_EXEC: %v, %v", f, err)
+	}
+	spec := sampleCOFF()
+	spec.Aout, spec.Object = false, true
+	if f, err := ReadCOFF(buildCOFF(t, spec)); err != nil || f.Kind != REL {
+		t.Errorf("no F_EXEC, no a.out header: %v, %v", f, err)
+	}
+}
+
 func TestReadCOFFEntryFallback(t *testing.T) {
 	spec := sampleCOFF()
-	spec.aout = false
-	spec.opthdr = []byte{1, 2, 3, 4} // not an a.out header
-	spec.sections[0].paddr = 0x100
-	spec.syms = nil
+	spec.Aout = false
+	spec.OptHdr = []byte{1, 2, 3, 4} // not an a.out header
+	spec.Sections[0].PAddr = 0x100
+	spec.Syms = nil
 	f, err := ReadCOFF(buildCOFF(t, spec))
 	if err != nil {
 		t.Fatal(err)
@@ -209,11 +151,11 @@ func TestReadCOFFEntryFallback(t *testing.T) {
 // TestReadCOFFFlagsFromNames: sections without STYP flags are classified by
 // name; a loadable section without file contents is zero-filled.
 func TestReadCOFFFlagsFromNames(t *testing.T) {
-	spec := coffSpec{sections: []coffSec{
-		{name: ".text", data: []byte{0, 0, 0, 1}},
-		{name: ".bss", paddr: 4, size: 8},
-		{name: ".rodata", paddr: 12, data: []byte{1}},
-		{name: ".sbss", paddr: 16, size: 4},
+	spec := coffSpec{Sections: []coffSec{
+		{Name: ".text", Data: []byte{0, 0, 0, 1}},
+		{Name: ".bss", PAddr: 4, Size: 8},
+		{Name: ".rodata", PAddr: 12, Data: []byte{1}},
+		{Name: ".sbss", PAddr: 16, Size: 4},
 	}}
 	f, err := ReadCOFF(buildCOFF(t, spec))
 	if err != nil {
@@ -253,16 +195,16 @@ func TestReadCOFFErrors(t *testing.T) {
 		}, "overlap"},
 		{"nsyms", func(b []byte) []byte { be.PutUint32(b[12:], 0x10000000); return b }, "symbol table"},
 		{"symptr", func(b []byte) []byte { be.PutUint32(b[8:], 0xfffffff0); return b }, "symbol table"},
-		{"scnum", func(b []byte) []byte { be.PutUint16(b[symptr+18*5+12:], 9); return b }, "section number"},
-		{"name offset", func(b []byte) []byte { be.PutUint32(b[symptr+18*5+4:], 0xffff); return b }, "string table"},
+		{"scnum", func(b []byte) []byte { be.PutUint16(b[symptr+coffSymSize*5+12:], 9); return b }, "section number"},
+		{"name offset", func(b []byte) []byte { be.PutUint32(b[symptr+coffSymSize*5+4:], 0xffff); return b }, "string table"},
 		{"strtab size", func(b []byte) []byte {
-			off := symptr + 18*be.Uint32(b[12:])
+			off := symptr + coffSymSize*be.Uint32(b[12:])
 			be.PutUint32(b[off:], 0xffffff)
 			return b
 		}, "string table"},
 		{"aux overrun", func(b []byte) []byte {
 			n := be.Uint32(b[12:])
-			b[symptr+18*(n-2)+17] = 5 // .bf claims 5 aux entries
+			b[symptr+coffSymSize*(n-2)+17] = 5 // .bf claims 5 aux entries
 			return b
 		}, "auxiliary"},
 	}
@@ -280,31 +222,197 @@ func TestReadCOFFErrors(t *testing.T) {
 	}
 }
 
-// TestReadRealCOFF reads Myricom's rtsmcp.9 (Cplant) when a fixture copy
-// exists; its layout is documented in lanai9-hw.md §9.
+// cplantMCPEnv names Cplant's top/compute/OS/Myrinet/MCP folder, which
+// holds Myricom-built executables for LANai 4, 7 and 9 (docs/coff.md).
+const cplantMCPEnv = "LANAI_CPLANT_MCP"
+
+// TestReadRealCOFF reads Cplant's rtsmcp.4, rtsmcp.7 and rtsmcp.9 when
+// LANAI_CPLANT_MCP names their folder: stripped executables, entry 0.
 func TestReadRealCOFF(t *testing.T) {
-	matches, _ := filepath.Glob("../fixtures/*/rtsmcp.9")
-	more, _ := filepath.Glob("../fixtures/rtsmcp.9")
-	matches = append(matches, more...)
-	if len(matches) == 0 {
-		t.Skip("no rtsmcp.9 under ../fixtures")
+	dir := os.Getenv(cplantMCPEnv)
+	if dir == "" {
+		t.Skipf("%s is not set: no Cplant rtsmcp images to read (see docs/coff.md)", cplantMCPEnv)
 	}
-	b, err := os.ReadFile(matches[0])
-	if err != nil {
-		t.Fatal(err)
+	want := map[string]string{
+		"rtsmcp.4": ".text:1:0x0:0x6e38 .data:1:0x6e38:0x108 .bss:8:0x6f40:0x469a0 ",
+		"rtsmcp.7": ".text:1:0x0:0x8b08 .data:1:0x8b08:0x128 .bss:8:0x8c30:0x46a00 ",
+		"rtsmcp.9": ".text:1:0x0:0x6db8 .data:1:0x6db8:0x128 .bss:8:0x6ee0:0x46a00 ",
 	}
-	f, err := Read(b)
-	if err != nil {
-		t.Fatal(err)
+	for name, w := range want {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Read(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := ""
+		for _, s := range f.Sections {
+			got += fmt.Sprintf("%s:%d:%#x:%#x ", s.Name, s.Type, s.Addr, s.Size)
+		}
+		if got != w || f.Kind != EXEC || f.Entry != 0 || len(f.Symbols) != 0 {
+			t.Errorf("%s: kind %v entry %#x, %d symbols, sections %s, want %s", name, f.Kind, f.Entry, len(f.Symbols), got, w)
+		}
 	}
-	got := ""
+}
+
+// describe lists a file's sections, symbols, relocations and line numbers
+// one per line, for comparisons.
+func describe(f *File) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %s entry=%#x\n", f.Kind, f.Format, f.Entry)
 	for _, s := range f.Sections {
-		got += fmt.Sprintf("%s:%d:%#x:%#x ", s.Name, s.Type, s.Addr, s.Size)
+		fmt.Fprintf(&b, "section %s type=%d flags=%#x addr=%#x size=%#x align=%d len=%d\n", s.Name, s.Type, s.Flags, s.Addr, s.Size, s.Align, len(s.Data))
+		for _, r := range s.Relocs {
+			fmt.Fprintf(&b, "  reloc %#x %v %s%+d\n", r.Offset, r.Type, r.Sym.DisplayName(), r.Addend)
+		}
+		for _, l := range s.COFFLines {
+			name := ""
+			if l.Func != nil {
+				name = l.Func.Name
+			}
+			fmt.Fprintf(&b, "  line %d addr=%#x func=%s\n", l.Line, l.Addr, name)
+		}
 	}
-	if want := ".text:1:0x0:0x6db8 .data:1:0x6db8:0x128 .bss:8:0x6ee0:0x46a00 "; got != want {
-		t.Errorf("sections %s, want %s", got, want)
+	for _, s := range f.Symbols {
+		sec := fmt.Sprintf("%#x", s.Shndx)
+		if s.Section != nil {
+			sec = s.Section.Name
+		}
+		fmt.Fprintf(&b, "symbol %s %#x size=%d bind=%d type=%d %s\n", s.Name, s.Value, s.Size, s.Bind, s.Type, sec)
 	}
-	if f.Entry != 0 {
-		t.Errorf("entry %#x", f.Entry)
+	return b.String()
+}
+
+func TestReadCOFFObject(t *testing.T) {
+	want := `REL coff-lanai entry=0x0
+section .text type=1 flags=0x6 addr=0x0 size=0x20 align=4 len=32
+  reloc 0x0 R_LANAI_21 .text+20
+  reloc 0x4 R_LANAI_25 _main+0
+  reloc 0xc R_LANAI_21_F _counter+0
+  reloc 0x14 R_LANAI_25 .text+20
+  line 0 addr=0x0 func=_start
+  line 2 addr=0x4 func=
+section .data type=1 flags=0x3 addr=0x0 size=0x8 align=4 len=8
+  reloc 0x0 R_LANAI_32 _start-4
+section .bss type=8 flags=0x3 addr=0x0 size=0x10 align=4 len=0
+section .stab type=1 flags=0x0 addr=0x0 size=0xc align=1 len=12
+  reloc 0x4 R_LANAI_32 .text+8
+symbol own.s 0x0 size=0 bind=0 type=4 0xfff1
+symbol .text 0x0 size=0 bind=0 type=3 .text
+symbol .data 0x0 size=0 bind=0 type=3 .data
+symbol .bss 0x0 size=0 bind=0 type=3 .bss
+symbol _start 0x0 size=0 bind=1 type=2 .text
+symbol L1 0x14 size=0 bind=0 type=0 .text
+symbol _counter 0x4 size=0 bind=1 type=0 .data
+symbol _main 0x0 size=0 bind=1 type=0 0x0
+symbol _a_long_common_name 0x8 size=16 bind=1 type=0 0xfff2
+`
+	// The same object with .data and .bss at section-relative addresses 0
+	// (as lanai-gcc writes them) and at 0x20: the model is the same.
+	for _, vaddr := range []uint32{0, 0x20} {
+		f, err := ReadCOFF(buildCOFF(t, cofftest.SampleObject(vaddr)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := describe(f); got != want {
+			t.Errorf("vaddr %#x:\n%s\nwant:\n%s", vaddr, got, want)
+		}
+		checkFile(t, f)
+	}
+}
+
+// TestReadCOFFFileNames: a .file aux entry names the file in place or in
+// the string table; an empty one leaves the symbol named ".file".
+func TestReadCOFFFileNames(t *testing.T) {
+	for _, tc := range []struct {
+		aux  []byte
+		want string
+	}{
+		{[]byte("short.c"), "short.c"},
+		{[]byte{}, ".file"},
+		{[]byte{0, 0, 0, 0, 0, 0, 0, 4}, "a_long_source_file_name.c"},
+	} {
+		spec := coffSpec{Object: true, Sections: []coffSec{{Name: ".text", Data: []byte{0, 0, 0, 1}, Flags: styTEXT}},
+			Syms: []coffSym{
+				{Name: ".file", Class: cFILE, Scnum: -2, Aux: [][]byte{tc.aux}},
+				{Name: "a_long_source_file_name.c", Class: cSTAT, Scnum: 1}, // puts the name at string offset 4
+			}}
+		f, err := ReadCOFF(buildCOFF(t, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Symbols[0].Name != tc.want || f.Symbols[0].Type != STT_FILE {
+			t.Errorf("aux % x: file symbol %q, want %q", tc.aux, f.Symbols[0].Name, tc.want)
+		}
+	}
+}
+
+func TestCOFFRelocTypes(t *testing.T) {
+	for typ := COFFRelocType(0); typ <= R_LANAI3_32+1; typ++ {
+		elf, ok := typ.ELF()
+		t.Logf("%d %v -> %v %v", typ, typ, elf, ok)
+		if ok && strings.TrimPrefix(elf.String(), "R_LANAI_") != strings.TrimPrefix(typ.String(), "R_LANAI3_") {
+			t.Errorf("%v maps to %v", typ, elf)
+		}
+	}
+	if got := R_LANAI3_PC25.String(); got != "R_LANAI3_PC25" {
+		t.Errorf("name %q", got)
+	}
+	if got := COFFRelocType(13).String(); got != "R_LANAI3_(13)" {
+		t.Errorf("name %q", got)
+	}
+	if _, ok := R_LANAI3_HI16_S.ELF(); ok {
+		t.Error("R_LANAI3_HI16_S has no ELF equivalent")
+	}
+	// Every ELF type has a COFF twin, and the two mappings are inverse.
+	for r := R_LANAI_NONE; r <= R_LANAI_LO16; r++ {
+		c, ok := r.COFFType()
+		back, ok2 := c.ELF()
+		if !ok || !ok2 || back != r {
+			t.Errorf("%v -> %v -> %v", r, c, back)
+		}
+	}
+	if _, ok := RelocType(99).COFFType(); ok {
+		t.Error("type 99 has a COFF type")
+	}
+}
+
+func TestReadCOFFObjectErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(spec *coffSpec)
+		want   string
+	}{
+		{"pc-relative type", func(s *coffSpec) { s.Sections[0].Relocs[1].Type = uint16(R_LANAI3_PC25) }, "R_LANAI3_PC25 at 0x4): type 10 has no equivalent"},
+		{"unknown type", func(s *coffSpec) { s.Sections[0].Relocs[1].Type = 99 }, "type 99 has no equivalent"},
+		{"offset", func(s *coffSpec) { s.Sections[0].Relocs[1].VAddr = 0x1e }, "offset 0x1e outside the section"},
+		{"symbol index", func(s *coffSpec) { s.Sections[0].Relocs[1].Symndx = 99 }, "symbol index 99"},
+		{"aux index", func(s *coffSpec) { s.Sections[0].Relocs[1].Symndx = 1 }, "symbol index 1"},
+		{"skipped symbol", func(s *coffSpec) { s.Sections[0].Relocs[1].Symndx = 13 }, "symbol index 13"},
+		{"line symbol", func(s *coffSpec) { s.Sections[0].Lines[0].Addr = 3 }, "line number 0: symbol index 3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := cofftest.SampleObject(0)
+			tc.modify(&spec)
+			f, err := ReadCOFF(buildCOFF(t, spec))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, %v; want an error with %q", f, err, tc.want)
+			}
+		})
+	}
+	// Tables that run past the end of the file.
+	valid := buildCOFF(t, cofftest.SampleObject(0))
+	for _, field := range []struct {
+		off  int
+		want string
+	}{{24, "relocations (4 at"}, {28, "line numbers (2 at"}} {
+		b := append([]byte{}, valid...)
+		be.PutUint32(b[20+field.off:], uint32(len(b)-8))
+		if _, err := ReadCOFF(b); err == nil || !strings.Contains(err.Error(), field.want) {
+			t.Errorf("got %v, want %q", err, field.want)
+		}
 	}
 }

@@ -5,8 +5,9 @@
 // symbol table. It can be read from and written to ELF32 big-endian files
 // with e_machine EM_LANAI (244), the format produced by LLVM's Lanai target
 // (llvm-mc -triple=lanai -filetype=obj, clang --target=lanai -c), and read
-// from the big-endian System V COFF executables (magic 0x1300) that
-// Myricom's lanai-gcc toolchain produced for LANai 4/7/9 firmware.
+// from the big-endian System V COFF executables and relocatable objects
+// (magic 0x1300) that Myricom's lanai-gcc toolchain produced for LANai
+// 4/7/9 firmware, and split `ar` archives ([ReadArchive]).
 //
 // Conventions of the model:
 //
@@ -161,6 +162,9 @@ type Section struct {
 	Size uint32
 	// Relocs are the relocations that patch this section.
 	Relocs []Reloc
+	// COFFLines are the line-number entries of a section read from COFF
+	// (nil otherwise; writers ignore them).
+	COFFLines []COFFLineno
 }
 
 // Symbol is a symbol table entry.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/rand"
 	"testing"
+
+	"lanaiemu/internal/cofftest"
 )
 
 // validInputs returns valid ELF and COFF files to corrupt.
@@ -25,6 +27,7 @@ func validInputs(t testing.TB) map[string][]byte {
 		in[name] = b
 	}
 	in["sample-coff"] = buildCOFF(t, sampleCOFF())
+	in["coff-object"] = buildCOFF(t, cofftest.SampleObject(0))
 	return in
 }
 

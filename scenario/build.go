@@ -45,6 +45,7 @@ type World struct {
 	linkSeen map[fabric.LinkID]bool
 	trapped  bool
 	ran      bool
+	hosts    []*nodeHost // per node: its host script, or nil
 }
 
 type dmaCounters struct{ bytes, descriptors, isr, faults uint64 }
@@ -124,6 +125,12 @@ func (s *Scenario) Build() (*World, error) {
 		bc.SRAMSize = uint32(n.SRAM)
 		id := i
 		bc.Trace = func(e board.Event) { w.boardEvent(id, e) }
+		var host *nodeHost
+		bc.OnIRQ = func(cycle uint64, level bool) {
+			if host != nil {
+				host.hostIRQ(cycle, level)
+			}
+		}
 		b, err := board.New(bc)
 		if err != nil {
 			return nil, s.errf("nodes[%d]: board: %v", i, err)
@@ -133,24 +140,11 @@ func (s *Scenario) Build() (*World, error) {
 		} else {
 			b.Link().SetRate(cfg.Link.Rate)
 		}
-		im, err := b.Load(img)
+		im, syms, err := w.loadNode(i, n, b, hm, img, &host)
 		if err != nil {
-			return nil, s.errf("nodes[%d]: loading firmware: %v", i, err)
+			return nil, err
 		}
 		w.Images = append(w.Images, im)
-		syms := map[string]uint32{}
-		for _, sy := range im.Symbols {
-			syms[sy.Name] = sy.Value
-		}
-		for _, k := range sortedKeys(n.Params) {
-			a, err := symAddr(syms, k)
-			if err != nil {
-				return nil, s.errf("nodes[%d].params: %v (firmware %s)", i, err, firmwareName(n))
-			}
-			if err := b.CPU().Mem.Write(a, binary.BigEndian.AppendUint32(nil, uint32(n.Params[k]))); err != nil {
-				return nil, s.errf("nodes[%d].params: %s: %v", i, k, err)
-			}
-		}
 		for j, l := range n.HostLoads {
 			if uint64(l.Addr) >= hsize {
 				return nil, s.errf("nodes[%d].host_loads[%d]: address %#x outside host memory of %#x bytes", i, j, uint64(l.Addr), hsize)
@@ -169,6 +163,7 @@ func (s *Scenario) Build() (*World, error) {
 			}
 		}
 		w.Boards = append(w.Boards, b)
+		w.hosts = append(w.hosts, host)
 		w.Hosts = append(w.Hosts, hm)
 		w.Syms = append(w.Syms, syms)
 	}
@@ -177,7 +172,49 @@ func (s *Scenario) Build() (*World, error) {
 		return nil, s.errf("%v", err)
 	}
 	w.W = nw
+	for _, h := range w.hosts {
+		if h != nil {
+			h.start()
+		}
+	}
 	return w, nil
+}
+
+// loadNode loads node i's firmware and patches its parameters, or, for a
+// node with a host script, attaches the script (*host), which loads the
+// firmware itself. It returns the firmware's symbols.
+func (w *World) loadNode(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMemory, img []byte, host **nodeHost) (*memsys.Image, map[string]uint32, error) {
+	s := w.S
+	h, err := w.buildHost(i, n, b, hm, img)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h != nil { // the host script loads it through the window later
+		*host = h
+		f, err := objfile.Read(img)
+		if err != nil {
+			return nil, nil, s.errf("nodes[%d]: firmware: %v", i, err)
+		}
+		return &memsys.Image{Entry: f.Entry, Symbols: f.Symbols, File: f}, h.syms, nil
+	}
+	im, err := b.Load(img)
+	if err != nil {
+		return nil, nil, s.errf("nodes[%d]: loading firmware: %v", i, err)
+	}
+	syms := map[string]uint32{}
+	for _, sy := range im.Symbols {
+		syms[sy.Name] = sy.Value
+	}
+	for _, k := range sortedKeys(n.Params) {
+		a, err := symAddr(syms, k)
+		if err != nil {
+			return nil, nil, s.errf("nodes[%d].params: %v (firmware %s)", i, err, firmwareName(n))
+		}
+		if err := b.CPU().Mem.Write(a, binary.BigEndian.AppendUint32(nil, uint32(n.Params[k]))); err != nil {
+			return nil, nil, s.errf("nodes[%d].params: %s: %v", i, k, err)
+		}
+	}
+	return im, syms, nil
 }
 
 func firmwareName(n NodeSpec) string {
@@ -227,7 +264,11 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 	var img []byte
 	if n.Firmware != "" {
 		var err error
-		img, err = readfile.Read(s.resolve(n.Firmware), readfile.Binary)
+		path := os.ExpandEnv(n.Firmware)
+		if path == "" {
+			return nil, s.errf("firmware %q names an environment variable that is not set", n.Firmware)
+		}
+		img, err = readfile.Read(s.resolve(path), readfile.Binary)
 		if err != nil {
 			return nil, fmt.Errorf("%s: firmware: %w", s.Path, err)
 		}

@@ -5,6 +5,10 @@
 // length and the stop rule. Load reads a file, Build makes the boards,
 // host memories, fabric and node.World, and (*World).Run runs it, with an
 // optional timeline (package timeline) and statistics (docs/lanai-sim.md).
+// A node may have a host script (HostScript) that plays its driver: it
+// loads the firmware through the PCI window and serves its interrupts, so
+// firmware written elsewhere (Cplant's MCP, docs/cplant.md) runs with no Go
+// code.
 //
 // Everything a run produces, except the host timing figures, is a
 // function of the scenario and its seed.
@@ -172,6 +176,15 @@ type NodeSpec struct {
 	HostMemory Num        `json:"host_memory,omitempty"`
 	HostLoads  []HostLoad `json:"host_loads,omitempty"`
 	HostDumps  []HostDump `json:"host_dumps,omitempty"`
+	// Host scripts the node's host side (HostScript); HostFile names a
+	// JSON file holding one instead (relative to the scenario file). With
+	// either, the board starts held in reset and the script's "load"
+	// loads the firmware through the PCI window. HostVars are the
+	// script's initial variables (merged like Params; $node is the
+	// node's number).
+	Host     *HostScript    `json:"host,omitempty"`
+	HostFile string         `json:"host_file,omitempty"`
+	HostVars map[string]Num `json:"host_vars,omitempty"`
 }
 
 // Topology is the network.
@@ -219,8 +232,10 @@ type Scenario struct {
 	// Time is the simulated time limit (required).
 	Time Duration `json:"time"`
 	// Stop is "exit" (default: the run succeeds only if every node
-	// exited; reaching Time with a node running is a failure) or "time"
-	// (reaching Time with no trap is a success).
+	// exited; reaching Time with a node running is a failure), "time"
+	// (reaching Time with no trap is a success) or "host" (the run ends
+	// when every host script's main part has ended; it succeeds if none
+	// failed).
 	Stop string `json:"stop,omitempty"`
 	// ExitCodes is "zero" (default: every exit code must be 0) or "any".
 	ExitCodes string `json:"exit_codes,omitempty"`
@@ -335,9 +350,9 @@ func (s *Scenario) Check() error {
 		return s.errf("time: missing or zero (e.g. \"10ms\")")
 	}
 	switch s.Stop {
-	case "", "exit", "time":
+	case "", "exit", "time", "host":
 	default:
-		return s.errf("stop: %q (exit or time)", s.Stop)
+		return s.errf("stop: %q (exit, time or host)", s.Stop)
 	}
 	switch s.ExitCodes {
 	case "", "zero", "any":
@@ -387,6 +402,16 @@ func (s *Scenario) Check() error {
 				return s.errf("nodes[%d].host_loads[%d].file: missing", i, j)
 			}
 		}
+		if err := s.checkHost(i, n); err != nil {
+			return err
+		}
+	}
+	if s.Stop == "host" {
+		for i := range s.Count {
+			if n := s.Node(i); n.Host == nil && n.HostFile == "" {
+				return s.errf("stop: \"host\" but node %d has no host script", i)
+			}
+		}
 	}
 	return nil
 }
@@ -433,6 +458,10 @@ func (s *Scenario) Node(i int) NodeSpec {
 	for k, v := range s.Defaults.Params {
 		r.Params[k] = v
 	}
+	r.HostVars = map[string]Num{}
+	for k, v := range s.Defaults.HostVars {
+		r.HostVars[k] = v
+	}
 	for j, n := range s.Nodes {
 		ids, _ := s.ids(j, n)
 		hit := false
@@ -462,6 +491,15 @@ func (s *Scenario) Node(i int) NodeSpec {
 		}
 		if n.HostMemory != 0 {
 			r.HostMemory = n.HostMemory
+		}
+		if n.Host != nil {
+			r.Host, r.HostFile = n.Host, ""
+		}
+		if n.HostFile != "" {
+			r.HostFile, r.Host = n.HostFile, nil
+		}
+		for k, v := range n.HostVars {
+			r.HostVars[k] = v
 		}
 		r.HostLoads = append(append([]HostLoad(nil), r.HostLoads...), n.HostLoads...)
 		r.HostDumps = append(append([]HostDump(nil), r.HostDumps...), n.HostDumps...)

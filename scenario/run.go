@@ -19,7 +19,8 @@ const (
 	StatusUsage     = 64 // usage error
 	StatusBadInput  = 66 // the scenario, a firmware or a host file could not be read or used; an output could not be written
 	StatusTrap      = 70 // a node trapped
-	StatusTimeLimit = 71 // the time limit was reached with a node still running (stop "exit")
+	StatusTimeLimit = 71 // the time limit was reached with a node still running (stop "exit"), or a host script (stop "host")
+	StatusHostFail  = 72 // a host script failed (an expect, a wait that timed out, an access the window refused)
 )
 
 // cpuSpan is a run of samples of one node in the same CPU state.
@@ -149,7 +150,7 @@ func (w *World) Run(progress func(now, until sim.Time)) error {
 		step = sim.Time(*w.S.Sample)
 	}
 	var err error
-	for w.W.Now() < until && w.W.Running() {
+	for w.W.Now() < until && w.W.Running() && w.HostErr() == nil && !(w.S.Stop == "host" && w.hostsFinished()) {
 		next := min((w.W.Now()/step+1)*step, until)
 		err = w.W.Run(next)
 		w.sample(w.W.Now(), false)
@@ -181,6 +182,20 @@ func (w *World) Run(progress func(now, until sim.Time)) error {
 // Status is the run's exit status (StatusOK, StatusNonZero, StatusTrap or
 // StatusTimeLimit).
 func (w *World) Status() int {
+	if w.HostErr() != nil {
+		return StatusHostFail
+	}
+	if w.S.Stop == "host" {
+		for _, n := range w.W.Nodes {
+			if n.Stop != nil && n.Stop.Kind == lanai.StopTrap {
+				return StatusTrap
+			}
+		}
+		if !w.hostsFinished() {
+			return StatusTimeLimit
+		}
+		return StatusOK
+	}
 	allExited, nonzero := true, false
 	for _, n := range w.W.Nodes {
 		switch {
@@ -233,6 +248,11 @@ type NodeStats struct {
 	Link            LinkCounters `json:"link"`
 	FabricSent      uint64       `json:"fabric_sent"`
 	FabricDelivered uint64       `json:"fabric_delivered"`
+	// The host script's log lines, first failure and final variables
+	// (nodes with a host script only).
+	HostLog   []string          `json:"host_log,omitempty"`
+	HostError string            `json:"host_error,omitempty"`
+	HostVars  map[string]uint32 `json:"host_vars,omitempty"`
 }
 
 // FabricStats are the fabric totals in Stats.
@@ -261,7 +281,7 @@ type Stats struct {
 	Scenario   string      `json:"scenario"`
 	Topology   string      `json:"topology"`
 	Seed       uint64      `json:"seed"`
-	Outcome    string      `json:"outcome"` // "exit", "trap", "time limit"
+	Outcome    string      `json:"outcome"` // "exit", "trap", "time limit", "host done", "host failed"
 	Status     int         `json:"status"`
 	SimTimePS  uint64      `json:"sim_time_ps"`
 	SimSeconds float64     `json:"sim_seconds"`
@@ -285,9 +305,13 @@ func (w *World) Stats(host time.Duration) Stats {
 		st.Outcome = "trap"
 	case StatusTimeLimit:
 		st.Outcome = "time limit"
+	case StatusHostFail:
+		st.Outcome = "host failed"
 	default:
 		st.Outcome = "exit"
-		if w.W.Running() {
+		if w.S.Stop == "host" {
+			st.Outcome = "host done"
+		} else if w.W.Running() {
 			st.Outcome = "time limit"
 		}
 	}
@@ -328,6 +352,12 @@ func (w *World) Stats(host time.Duration) Stats {
 				o.Stop = "exit"
 				code := n.Stop.Code
 				o.ExitCode = &code
+			}
+		}
+		if h := w.hosts[i]; h != nil {
+			o.HostLog, o.HostVars = h.res.Log, h.res.Vars
+			if h.res.Err != nil {
+				o.HostError = h.res.Err.Error()
 			}
 		}
 		st.Nodes = append(st.Nodes, o)

@@ -732,8 +732,26 @@ func (l *linker) reportUndefined() {
 				fmt.Fprintf(&b, "\n>>> referenced by %s", in.name)
 			}
 		}
+		b.WriteString(l.conventionHint(g))
 		l.errorf("%s", b.String())
 	}
+}
+
+// conventionHint explains an undefined symbol that the other object
+// format defines under its own spelling: lanai-gcc's COFF objects prefix C
+// names with '_' (gcc's ___mulsi3 is clang's __mulsi3), and the two
+// compilers pass arguments differently (docs/runtime.md), so the linker
+// does not bind one to the other.
+func (l *linker) conventionHint(g *global) string {
+	for _, other := range []string{"_" + g.name, strings.TrimPrefix(g.name, "_")} {
+		d := l.globals[other]
+		if other == g.name || d == nil || d.defObj == nil {
+			continue
+		}
+		return fmt.Sprintf("\n>>> %s defines %s: lanai-gcc 2.95 (COFF) prefixes C names with '_' and passes arguments on the stack, clang (ELF) in r6, r7, r18, r19; "+
+			"code that calls across must use the callee's convention and spelling (docs/runtime.md)", d.defObj.name, other)
+	}
+	return ""
 }
 
 // entry returns the entry address.

@@ -123,6 +123,7 @@ type machine struct {
 	clockMHz float64
 	sramSize string
 	align    string
+	rrr      bool
 	raw      bool
 	loadAddr string
 }
@@ -131,6 +132,7 @@ func (m *machine) register(fs *flag.FlagSet) {
 	fs.Float64Var(&m.clockMHz, "clock", float64(lanai.DefaultClockHz)/1e6, "core clock in `MHz`")
 	fs.StringVar(&m.sramSize, "sram-size", strconv.Itoa(memsys.DefaultSRAMSize), "SRAM size in `bytes` (decimal or 0x hex, or with a K or M suffix)")
 	fs.StringVar(&m.align, "align", "trap", "unaligned accesses: `trap|silent` (silent ignores the low address bits)")
+	fs.BoolVar(&m.rrr, "rrr", false, "execute op-1101 words as LANai 3/4 three-register (RRR) instructions, as lanai-gcc 2.95's code needs")
 	fs.BoolVar(&m.raw, "raw", false, "load the image as a raw binary at --load-addr")
 	fs.StringVar(&m.loadAddr, "load-addr", "", "load a raw binary at this `address` and start it there (implies --raw; default 0)")
 }
@@ -154,6 +156,7 @@ func (m *machine) config(console io.Writer) (lanai.Config, error) {
 	default:
 		return cfg, fmt.Errorf("--align %q: want trap or silent", m.align)
 	}
+	cfg.RRR = m.rrr
 	if m.loadAddr != "" {
 		m.raw = true
 		if _, err := parseSize(m.loadAddr); err != nil {

@@ -192,6 +192,15 @@ func TestRunTrap(t *testing.T) {
 	if st, _, errs := emu(t, "", "run", "--align=silent", un); st != 0 {
 		t.Errorf("--align=silent: status %d\n%s", st, errs)
 	}
+	// An RRR word (r9 = r6 sh (r0 sub r7), a logical right shift) traps by
+	// default and runs with --rrr: 0x80 >> 3 is the exit code.
+	rrr := buildAsm(t, dir, "rrr", "\t.text\n\t.globl _start\n_start:\n\tmov 0x80, %r6\n\tmov 3, %r7\n\t.long 0xd498073a\n\tst %r9, -4096[%r0]\n\tbt .\n\tnop\n")
+	if st, _, _ := emu(t, "", "run", rrr); st != exitTrap {
+		t.Errorf("RRR without --rrr: status %d", st)
+	}
+	if st, _, errs := emu(t, "", "run", "--rrr", rrr); st != 0x10 {
+		t.Errorf("--rrr: status %d\n%s", st, errs)
+	}
 }
 
 func TestRunCycleLimit(t *testing.T) {

@@ -1,5 +1,8 @@
-// Command lanai-ld links LANai relocatable ELF objects into an executable
-// ELF image for the LANai 9.2 SRAM.
+// Command lanai-ld links LANai relocatable objects into an executable ELF
+// image for the LANai 9.2 SRAM: ELF objects (ours, llvm-mc's, clang's),
+// the COFF objects of Myricom's lanai-gcc 2.95 (docs/coff.md), and `ar`
+// archives of either, whose members are linked when they define a symbol
+// still undefined (link.SelectMembers).
 //
 // Usage:
 //
@@ -29,9 +32,10 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usageText = `usage: lanai-ld [options] obj.o...
+const usageText = `usage: lanai-ld [options] obj.o|lib.a...
 
-Links LANai relocatable ELF objects into an executable (see docs/linker.md).
+Links LANai relocatable objects (ELF, or lanai-gcc's COFF) and ar archives
+into an executable (see docs/linker.md).
 
 Options:
   -o file         output file (default a.out)
@@ -111,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	objs := make([]*objfile.File, 0, len(files))
+	inputs := make([]link.Input, 0, len(files))
 	bad := false
 	for _, name := range files {
 		data, err := readfile.Read(name, readfile.Binary)
@@ -120,15 +124,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 			bad = true
 			continue
 		}
-		f, err := objfile.Read(data)
+		in := link.Input{Name: name}
+		if objfile.IsArchive(data) {
+			in.Members, err = objfile.ReadArchive(data)
+		} else {
+			in.Object, err = objfile.Read(data)
+		}
 		if err != nil {
 			errorf("%s: %v", name, err)
 			bad = true
 			continue
 		}
-		objs = append(objs, f)
+		inputs = append(inputs, in)
 	}
 	if bad {
+		return 1
+	}
+	objs, names, err := link.SelectMembers(inputs)
+	if err != nil {
+		errorf("%v", err)
 		return 1
 	}
 
@@ -145,7 +159,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *mapFile != "" {
 		opt.MapFile = &mapBuf
 	}
-	exe, err := link.Link(objs, files, opt)
+	exe, err := link.Link(objs, names, opt)
 	if err != nil {
 		var multi interface{ Unwrap() []error }
 		if errors.As(err, &multi) {

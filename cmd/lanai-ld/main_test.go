@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"lanaiemu/internal/cofftest"
 	"lanaiemu/objfile"
 )
 
@@ -134,5 +135,48 @@ func TestHelp(t *testing.T) {
 				t.Errorf("usage lacks %s", f)
 			}
 		}
+	}
+}
+
+// TestArchiveInput links a lanai-gcc-style COFF object against an archive
+// that holds the _main it calls (as an ELF member) and an unneeded member;
+// a malformed archive is an input error naming it.
+func TestArchiveInput(t *testing.T) {
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "sample.o")
+	if err := os.WriteFile(obj, cofftest.Build(cofftest.SampleObject(0)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mainObj := &objfile.File{Kind: objfile.REL}
+	tx := &objfile.Section{Name: ".text", Type: objfile.SHT_PROGBITS, Flags: objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, Align: 4, Data: make([]byte, 8), Size: 8}
+	mainObj.Sections = []*objfile.Section{tx}
+	mainObj.Symbols = []*objfile.Symbol{{Name: "_main", Bind: objfile.STB_GLOBAL, Section: tx}}
+	mainELF, err := mainObj.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "lib.a")
+	ar := cofftest.BuildArchive([]cofftest.Member{{Name: "unused.o", Data: cofftest.Build(cofftest.SampleObject(0))}, {Name: "main.o", Data: mainELF}})
+	if err := os.WriteFile(lib, ar, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, mapPath := filepath.Join(dir, "prog"), filepath.Join(dir, "prog.map")
+	code, _, stderr := runLD("-o", out, "-Map", mapPath, obj, lib)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	m, err := os.ReadFile(mapPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(m), lib+"(main.o)") || strings.Contains(string(m), "unused.o") {
+		t.Errorf("map does not show exactly the needed member:\n%s", m)
+	}
+	if err := os.WriteFile(lib, ar[:len(ar)-3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runLD("-o", out, obj, lib)
+	if code != 1 || !strings.Contains(stderr, "lanai-ld: error: "+lib+": ar: member at") {
+		t.Errorf("truncated archive: exit %d, stderr %q", code, stderr)
 	}
 }

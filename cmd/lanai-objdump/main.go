@@ -8,7 +8,8 @@
 //
 // Short flags may be combined ("-dr"); each also has llvm-objdump's long
 // name. Input files are ELF32 big-endian EM_LANAI relocatable objects or
-// executables, or LANai COFF executables ("file format coff-lanai"). With
+// executables, LANai COFF executables and objects ("file format
+// coff-lanai", docs/coff.md), or `ar` archives of them. With
 // no file, a.out is read. The output is produced by package lanaiemu/disasm,
 // which documents how it follows llvm-objdump.
 //
@@ -29,6 +30,7 @@ import (
 
 	"lanaiemu/disasm"
 	"lanaiemu/internal/readfile"
+	"lanaiemu/objfile"
 )
 
 func main() {
@@ -56,7 +58,8 @@ OPTIONS:
   -t                     Alias for --syms
 
 Short options may be grouped (-dr). Inputs: LANai ELF32 objects and
-executables, LANai COFF executables; a.out if none is given.
+executables, LANai COFF objects and executables, ar archives of them;
+a.out if none is given.
 Exit status: 0 ok, 1 input error, 2 usage error.
 `
 
@@ -123,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, name := range files {
 		data, err := readfile.Read(name, readfile.Binary)
 		if err == nil {
-			err = disasm.Dump(out, name, data, opt)
+			name, err = dumpFile(out, name, data, opt)
 		}
 		if err != nil {
 			out.Flush()
@@ -140,4 +143,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// dumpFile prints one input file; an `ar` archive is printed member by
+// member, each named "archive(member)" as llvm-objdump names them. It
+// returns the name to put in an error message.
+func dumpFile(out io.Writer, name string, data []byte, opt disasm.Options) (string, error) {
+	if !objfile.IsArchive(data) {
+		return name, disasm.Dump(out, name, data, opt)
+	}
+	members, err := objfile.ReadArchive(data)
+	if err != nil {
+		return name, err
+	}
+	for _, m := range members {
+		full := name + "(" + m.Name + ")"
+		if err := disasm.Dump(out, full, m.Data, opt); err != nil {
+			return full, err
+		}
+	}
+	return name, nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"lanaiemu/internal/cofftest"
 )
 
 const testdata = "../../disasm/testdata"
@@ -172,5 +174,39 @@ func TestDebugSectionHeaders(t *testing.T) {
 		if !strings.Contains(got, ".debug_line ") || !strings.Contains(got, " DEBUG\n") {
 			t.Errorf("%s: no DWARF sections:\n%s", o, got)
 		}
+	}
+}
+
+// TestArchive prints an archive of a COFF object (in lanai-gcc's layout)
+// and an ELF object member by member, each as it prints alone, named
+// "archive(member)" as llvm-objdump names archive members; a malformed
+// member is an error naming it.
+func TestArchive(t *testing.T) {
+	dir := t.TempDir()
+	mc, err := os.ReadFile(filepath.Join(testdata, "mc.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "lib.a")
+	ar := cofftest.BuildArchive([]cofftest.Member{
+		{Name: "coffobj.o", Data: cofftest.Build(cofftest.SampleObject(0))},
+		{Name: "mc.o", Data: mc},
+	})
+	if err := os.WriteFile(lib, ar, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "-d", "-r", lib)
+	want := golden(t, "coffobj", "dr", lib+"(coffobj.o)") + golden(t, "mc.o", "dr", lib+"(mc.o)")
+	if code != 0 || errs != "" || out != want {
+		t.Errorf("status %d, stderr %q, output:\n%s\nwant:\n%s", code, errs, out, want)
+	}
+
+	bad := cofftest.BuildArchive([]cofftest.Member{{Name: "bad.o", Data: []byte("\x13\x00 not COFF")}})
+	if err := os.WriteFile(lib, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCmd(t, "-d", lib)
+	if code != 1 || !strings.Contains(errs, "'"+lib+"(bad.o)': coff:") {
+		t.Errorf("bad member: status %d, stderr %q", code, errs)
 	}
 }

@@ -8,8 +8,9 @@
 // It prints a per-node summary on standard error, and optionally writes
 // statistics (--stats) and a Chrome trace-event timeline (--timeline).
 // Exit status: 0 success, 1 a node exited with a non-zero code, 70 a node
-// trapped, 71 the time limit was reached with a node running, 66 bad
-// input or unwritable output, 64 usage (docs/lanai-sim.md).
+// trapped, 71 the time limit was reached with a node running, 72 a host
+// script failed, 66 bad input or unwritable output, 64 usage
+// (docs/lanai-sim.md).
 package main
 
 import (
@@ -46,7 +47,8 @@ Runs LANai boards on a Myrinet fabric. Without a scenario file, --firmware
 Exit status: 0 every node exited 0 (or, with --stop time, the time limit
 was reached with no trap); 1 a node exited with a non-zero code (unless
 --exit-codes any); 70 a node trapped; 71 the time limit was reached with a
-node still running; 66 bad input (scenario, firmware, host file) or an
+node (or, with --stop host, a host script) still running; 72 a host script
+failed; 66 bad input (scenario, firmware, host file) or an
 output that could not be written; 64 usage.
 
 check runs the scenario measuring, on every node, the paths of a budget file
@@ -72,7 +74,7 @@ func run(args []string, stderr io.Writer) int {
 	topo := fs.String("topology", "", "b2b, star, tree:LEAVES:PERLEAF or clos:LEAVES:PERLEAF:SPINES (no scenario file; default b2b)")
 	firmware := fs.String("firmware", "", "comma-separated firmware: one for every node or one per node (.s files are assembled)")
 	timeS := fs.String("time", "", "simulated time limit, e.g. 10ms")
-	stop := fs.String("stop", "", "exit (every node must exit) or time (reaching the limit is success)")
+	stop := fs.String("stop", "", "exit (every node must exit), time (reaching the limit is success) or host (every host script ends)")
 	exitCodes := fs.String("exit-codes", "", "zero (every exit code must be 0) or any")
 	seed := fs.String("seed", "", "fault seed (overrides the scenario's)")
 	var params, loads, dumps multi
@@ -277,6 +279,12 @@ func summary(w io.Writer, st scenario.Stats) {
 		fmt.Fprintf(w, "lanai-sim: node %d: %s; %d instructions, %d cycles (%d skipped), %.6g ms; link %d/%d packets sent/received, %d/%d bytes; DMA %d bytes; %d ISR events\n",
 			n.Node, how, n.Instructions, n.Cycles, n.SkippedCycles, n.SimSeconds*1e3, n.Link.PacketsSent, n.Link.PacketsRecv,
 			n.Link.BytesSent, n.Link.BytesRecv, n.DMABytes, n.ISREvents)
+		for _, l := range n.HostLog {
+			fmt.Fprintf(w, "lanai-sim: host %s\n", l)
+		}
+		if n.HostError != "" {
+			fmt.Fprintf(w, "lanai-sim: host script failed: %s\n", n.HostError)
+		}
 	}
 	var drops uint64
 	for _, d := range st.Fabric.Drops {

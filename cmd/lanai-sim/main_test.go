@@ -153,3 +153,43 @@ func TestDeterminismAndTimeline(t *testing.T) {
 		t.Error("seed has no effect")
 	}
 }
+
+// A host script: its log lines in the summary and in --stats; a failed
+// expect is status 72 with the step named; an unset ${VAR} firmware is
+// bad input naming the variable.
+func TestHostScript(t *testing.T) {
+	dir := t.TempDir()
+	asm, _ := filepath.Abs(filepath.Join(sc, "hostsig.s"))
+	write := func(name, expect string) string {
+		p := filepath.Join(dir, name)
+		js := `{"topology":{"kind":"b2b"},"time":"50ms","stop":"host","defaults":{"asm":["` + asm + `"],"sram":"256K","host":{"main":[
+			{"op":"load"},
+			{"op":"wait","space":"special","reg":"ISR","mask":"0x40000000","value":"0x40000000","timeout":"1ms"},
+			{"op":"sram_read","addr":"mbox","var":"magic"},
+			{"op":"log","text":"magic","vars":["magic"]},
+			{"op":"expect","value":"` + expect + `","text":"the magic word"}]}}}`
+		if err := os.WriteFile(p, []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stats := filepath.Join(dir, "s.json")
+	st, out := lsim(t, "--stats", stats, write("ok.json", "$magic == 0x600dcafe"))
+	if st != 0 || !strings.Contains(out, "node 1: magic magic=1611516670") || !strings.Contains(out, "host done") {
+		t.Fatalf("status %d\n%s", st, out)
+	}
+	data, _ := os.ReadFile(stats)
+	if !strings.Contains(string(data), `"host_log"`) || !strings.Contains(string(data), `"magic": 1611516670`) {
+		t.Fatalf("stats %s", data)
+	}
+	st, out = lsim(t, write("bad.json", "$magic == 1"))
+	if st != 72 || !strings.Contains(out, "host script failed") || !strings.Contains(out, "main[4] (expect): expected the magic word") {
+		t.Fatalf("status %d\n%s", st, out)
+	}
+	os.Unsetenv("LANAI_TEST_NO_SUCH_VAR")
+	p := filepath.Join(dir, "env.json")
+	os.WriteFile(p, []byte(`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"firmware":"${LANAI_TEST_NO_SUCH_VAR}"}}`), 0o644)
+	if st, out = lsim(t, p); st != 66 || !strings.Contains(out, "LANAI_TEST_NO_SUCH_VAR") {
+		t.Fatalf("status %d\n%s", st, out)
+	}
+}

@@ -69,26 +69,16 @@ rx_take:
 	sub.f	%r17, %r7, %r0
 	bult	.Lrx_malformed
 	nop
-	! The trailer (CRC-32, CRC-8) reads received XOR computed: 0 if good;
-	! one word and a byte when the payload length is a multiple of 4.
+	! The trailer as the receive engine stores it: the CRC-8 check byte
+	! right after the payload, the CRC-32 check word in the last four
+	! bytes of the stored words (RMP-4); each reads received XOR
+	! computed, 0 if good (docs/hardware.md).
 	add	%r16, %r18, %r6
-	mov	3, %r8
-	and	%r18, %r8, %r8
-	sub.f	%r8, 0, %r0
-	bne	5f
-	uld.b	NVM_HDR_SIZE + 4[%r6], %r7	! (delay slot) CRC-8
-	ld	NVM_HDR_SIZE[%r6], %r8
-	bt	6f
-	or	%r7, %r8, %r7		! (delay slot)
-5:	uld.b	NVM_HDR_SIZE[%r6], %r8	! CRC-32, byte by byte
+	uld.b	NVM_HDR_SIZE[%r6], %r7	! CRC-8
+	add	%r16, %r17, %r8
+	ld	-4[%r8], %r8		! CRC-32
 	or	%r7, %r8, %r7
-	uld.b	NVM_HDR_SIZE + 1[%r6], %r8
-	or	%r7, %r8, %r7
-	uld.b	NVM_HDR_SIZE + 2[%r6], %r8
-	or	%r7, %r8, %r7
-	uld.b	NVM_HDR_SIZE + 3[%r6], %r8
-	or	%r7, %r8, %r7
-6:	sub.f	%r7, 0, %r0
+	sub.f	%r7, 0, %r0
 	bne	.Lrx_crc
 	and	%r11, %r9, %r7		! (delay slot) destination node
 	ld	[node_id], %r8

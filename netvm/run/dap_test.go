@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -80,8 +81,14 @@ func TestDAPCluster(t *testing.T) {
 	do[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 
 	// 1. The library's PIO write of the op byte into node 0's ring.
+	// The same stop as the tour's session at the prompt (fixtures/netvm/tour/tour.out).
+	tour, err := os.ReadFile(filepath.Join(r, "fixtures/netvm/tour/tour.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := regexp.MustCompile(`Watchpoint 1, node 0, (at [0-9.]+ us \(cycle \d+\))`).FindSubmatch(tour)
 	st := stop(t, c)
-	if st.Reason != "data breakpoint" || st.ThreadId != 1 || !st.AllThreadsStopped || !strings.Contains(st.Description, "on node 0 at 5617.917 us (cycle 747183)") {
+	if at == nil || st.Reason != "data breakpoint" || st.ThreadId != 1 || !st.AllThreadsStopped || !strings.Contains(st.Description, "on node 0 "+string(at[1])) {
 		t.Errorf("watchpoint stop: %+v", st)
 	}
 	sameCycle(t, c, "at the watchpoint")
