@@ -119,9 +119,6 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, maxTicks int) (ou
 	pcs, instr, stores := make([]uint32, n), make([]uint64, n), make([]uint64, n)
 	c := d.cpuOf(g.thread)
 	done := 0
-	var pending *outcome // a watchpoint changed by a DMA or host write, waiting for the boards to align
-	var held outcome     // what pending points to (declared here so that the loop allocates nothing)
-	align := 0
 	for k := 1; maxTicks == 0 || k <= maxTicks; k++ {
 		if c.Cycles >= limit {
 			return outcome{kind: stopBudget}, true
@@ -129,64 +126,107 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, maxTicks int) (ou
 		if k&1023 == 0 && d.interrupt.Load() {
 			return outcome{kind: stopInterrupt}, true
 		}
-		for i, t := range d.threads {
-			pcs[i], instr[i] = t.CPU.PC, t.CPU.Instret
-			_, _, stores[i] = t.CPU.LastStore()
-		}
-		began := c.Cycles
-		ev, err := d.target.Tick()
+		ev, err := d.tick(g, pcs, instr, stores)
 		if err != nil {
 			return outcome{kind: stopFail, err: err}, true
-		}
-		for i, t := range d.threads {
-			if t.CPU.Instret != instr[i] {
-				d.record(i, histEntry{pc: pcs[i]})
-			}
 		}
 		if ev != nil && ev.End {
 			return outcome{kind: stopEnd, event: ev}, true
 		}
-		stepped := c.Instret != instr[g.thread]
-		if stepped && g.show {
-			d.printf("  [%s] %s %s\n", FormatTime(d.timed.ThreadTime(g.thread, began)), d.threads[g.thread].Name,
-				strings.TrimSpace(d.instLineOf(g.thread, pcs[g.thread], "")))
-		}
-		if pending != nil {
-			if align--; align == 0 || d.aligned() {
-				return *pending, true
-			}
-			d.hit(start, stores, pcs) // the watchpoints' bytes stay current
-			continue
-		}
 		if o, hit := d.hit(start, stores, pcs); hit {
-			if o.kind == stopWatch && !o.byStore && d.timed != nil && !d.aligned() {
-				// No core wrote the bytes, so none must stay where it is:
-				// run on a few ticks until every board is at one cycle.
-				held = o
-				pending, align = &held, maxAlign
-				continue
+			pinned := o.point.thread // its core stopped at the breakpoint or made the store
+			if o.kind == stopWatch && !o.byStore {
+				pinned = -1 // a DMA or host write: no core must stay where it is
 			}
+			d.align(pinned, start)
 			return o, true
 		}
-		if stepped {
+		if c.Instret != instr[g.thread] {
 			done++
 		}
-		if g.steps > 0 && done >= g.steps {
-			return outcome{kind: stopGoal}, true
-		}
-		if g.at && c.PC == g.addr && c.Instret != start[g.thread] && (g.cond == nil || g.cond()) {
+		if g.steps > 0 && done >= g.steps || g.at && c.PC == g.addr && c.Instret != start[g.thread] && (g.cond == nil || g.cond()) {
+			d.align(g.thread, start)
 			return outcome{kind: stopGoal}, true
 		}
 		if ev != nil {
+			d.align(-1, start)
 			return outcome{kind: stopEvent, event: ev}, true
 		}
 	}
 	return outcome{}, false
 }
 
-// maxAlign bounds the ticks run to align the boards after a watchpoint
-// that a DMA or host write changed.
+// tick advances the target by one tick, remembering each thread's pc,
+// instruction count and store count before it, recording the history,
+// and showing the goal thread's instruction when the goal asks.
+func (d *Debugger) tick(g goal, pcs []uint32, instr, stores []uint64) (*Event, error) {
+	for i, t := range d.threads {
+		pcs[i], instr[i] = t.CPU.PC, t.CPU.Instret
+		_, _, stores[i] = t.CPU.LastStore()
+	}
+	c := d.cpuOf(g.thread)
+	began := c.Cycles
+	ev, err := d.target.Tick()
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range d.threads {
+		if t.CPU.Instret != instr[i] {
+			d.record(i, histEntry{pc: pcs[i]})
+		}
+	}
+	if g.show && c.Instret != instr[g.thread] {
+		d.printf("  [%s] %s %s\n", FormatTime(d.timed.ThreadTime(g.thread, began)), d.threads[g.thread].Name,
+			strings.TrimSpace(d.instLineOf(g.thread, pcs[g.thread], "")))
+	}
+	return ev, nil
+}
+
+// maxAlign bounds the ticks run to align the boards after a stop.
 const maxAlign = 16
+
+// align runs a cluster on after a stop until every board is at one
+// cycle, when that can be done without moving the pinned thread's core
+// (the one at a breakpoint, that made a watched store or that a step was
+// about; -1: none): a tick advances only the boards furthest behind, so
+// the pinned core stays while some other is behind it. A board is behind
+// when the stop came in the middle of its multi-cycle instruction's
+// neighbour's. It gives up when another point is reached (that board is
+// left there), when the target reports something, or after maxAlign
+// ticks.
+func (d *Debugger) align(pinned int, start []uint64) {
+	if d.timed == nil {
+		return
+	}
+	n := len(d.threads)
+	pcs, instr, stores := make([]uint32, n), make([]uint64, n), make([]uint64, n)
+	for i := 0; i < maxAlign && !d.aligned(); i++ {
+		if pinned >= 0 {
+			low := d.cpuOf(pinned).Cycles
+			for _, t := range d.threads {
+				low = min(low, t.CPU.Cycles)
+			}
+			if d.cpuOf(pinned).Cycles == low {
+				return // the pinned core is furthest behind: it would move
+			}
+		}
+		ev, err := d.tick(goal{thread: max(pinned, 0)}, pcs, instr, stores)
+		if err != nil {
+			d.failed = err
+			return
+		}
+		if ev != nil { // said now, before the stop it follows
+			d.printf("%s\n", ev.Text)
+			if ev.End {
+				d.finished = ev
+			}
+			return
+		}
+		if _, hit := d.hit(start, stores, pcs); hit {
+			return
+		}
+	}
+}
 
 // aligned reports whether every thread's core is at the same cycle.
 func (d *Debugger) aligned() bool {
