@@ -189,9 +189,9 @@ const maxAlign = 16
 // cycle, when that can be done without moving the pinned thread's core
 // (the one at a breakpoint, that made a watched store or that a step was
 // about; -1: none): a tick advances only the boards furthest behind, so
-// the pinned core stays while some other is behind it. A board is behind
-// when the stop came in the middle of its multi-cycle instruction's
-// neighbour's. It gives up when another point is reached (that board is
+// the pinned core stays while some other is behind it. (Boards differ by
+// a cycle or two when a tick ends inside one board's multi-cycle
+// instruction.) It gives up when another point is reached (that board is
 // left there), when the target reports something, or after maxAlign
 // ticks.
 func (d *Debugger) align(pinned int, start []uint64) {
