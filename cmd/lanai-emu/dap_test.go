@@ -4,16 +4,18 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	godap "github.com/google/go-dap"
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
-	"lanaiemu/dap"
 	"lanaiemu/dap/daptest"
 	"lanaiemu/objfile"
 )
@@ -286,8 +288,6 @@ func TestDAPConsolePauseAndErrors(t *testing.T) {
 	<-done
 }
 
-var _ = dap.Serve
-
 // A breakpoint in a .c file: the program built from clang -g output
 // (fixtures/c/g) stops at the C line, the stack shows the C source, and
 // "next" steps by C line.
@@ -363,4 +363,66 @@ func TestDAPReverse(t *testing.T) {
 	t.Logf("back at the second hit of fib: %s", atHit)
 	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	<-done
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// --listen serves one client over TCP.
+func TestDAPListen(t *testing.T) {
+	dir := t.TempDir()
+	img := buildAsm(t, dir, "hello", helloProg)
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"dap", "--listen", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, &stderr)
+	}()
+	var addr string
+	for i := 0; i < 500 && addr == ""; i++ {
+		if _, a, ok := strings.Cut(stderr.String(), "listening on "); ok {
+			addr = strings.TrimSpace(a)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if addr == "" {
+		t.Fatalf("no address: %q", stderr.String())
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := daptest.New(conn, conn)
+	must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai"})
+	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	e, err := c.Event("exited", nil)
+	if err != nil || e.(*godap.ExitedEvent).Body.ExitCode != 0x1234 {
+		t.Fatalf("exited %v %v", e, err)
+	}
+	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	if st := <-done; st != 0 {
+		t.Errorf("status %d: %s", st, stderr.String())
+	}
+	if st := run([]string{"dap", "--listen", "256.0.0.1:99999"}, strings.NewReader(""), io.Discard, io.Discard); st != 1 {
+		t.Errorf("a bad address: status %d", st)
+	}
+	if st := run([]string{"dap", "extra"}, strings.NewReader(""), io.Discard, io.Discard); st != exitUsage {
+		t.Errorf("an argument: status %d", st)
+	}
 }
