@@ -276,6 +276,22 @@ func TestDAPConsolePauseAndErrors(t *testing.T) {
 	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	<-done
 
+	// A trap stops with reason exception (the state can be looked at);
+	// continuing then ends the session with 70, lanai-emu run's status.
+	c, done = startDAP(t)
+	img = buildAsm(t, dir, "trap", trapProg)
+	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	if st := stopped(t, c); st.Reason != "exception" || !strings.Contains(st.Text, "unmapped") {
+		t.Errorf("trap: %+v", st)
+	}
+	c.Send("continue", map[string]any{"threadId": 1})
+	if e, err := c.Event("exited", nil); err != nil || e.(*godap.ExitedEvent).Body.ExitCode != 70 {
+		t.Errorf("after the trap: %v %v", e, err)
+	}
+	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	<-done
+
 	c, done = startDAP(t)
 	img = buildAsm(t, dir, "loop", loopProg)
 	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
