@@ -10,6 +10,7 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/readfile"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
 )
@@ -96,7 +97,7 @@ type step struct {
 
 // loadHostScript reads a host script file (NodeSpec.HostFile).
 func (s *Scenario) loadHostScript(i int, path string) (*HostScript, error) {
-	data, err := os.ReadFile(s.resolve(path))
+	data, err := readfile.Read(s.resolve(path), readfile.Text)
 	if err != nil {
 		return nil, fmt.Errorf("%s: nodes[%d].host_file: %w", s.Path, i, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -25,7 +26,8 @@ const (
 var ErrTooLarge = errors.New("file too large")
 
 // Read returns the contents of the file name, which must be a regular file
-// or a pipe of at most limit bytes.
+// or a pipe of at most limit bytes. Its errors are *fs.PathError, as
+// os.ReadFile's are.
 func Read(name string, limit int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -36,20 +38,21 @@ func Read(name string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	refuse := func(err error) error { return &fs.PathError{Op: "read", Path: name, Err: err} }
 	switch m := st.Mode(); {
 	case m.IsDir():
-		return nil, fmt.Errorf("%s: is a directory", name)
+		return nil, refuse(errors.New("is a directory"))
 	case m&(os.ModeDevice|os.ModeCharDevice|os.ModeSocket) != 0:
-		return nil, fmt.Errorf("%s: not a regular file (a device or socket)", name)
+		return nil, refuse(errors.New("not a regular file (a device or socket)"))
 	case m.IsRegular() && st.Size() > limit:
-		return nil, fmt.Errorf("%s: %w: %d bytes, at most %d", name, ErrTooLarge, st.Size(), limit)
+		return nil, refuse(fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, st.Size(), limit))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w: over %d bytes", name, ErrTooLarge, limit)
+		return nil, refuse(fmt.Errorf("%w: over %d bytes", ErrTooLarge, limit))
 	}
 	return data, nil
 }
