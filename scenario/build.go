@@ -283,15 +283,17 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 			srcs = append(srcs, asm.Source{Name: s.resolve(p), Text: text})
 			names = append(names, p)
 		}
-		var objs []*objfile.File
+		var results []*asm.Result
 		for _, src := range srcs {
-			res, err := asm.Assemble([]asm.Source{src}, asm.Options{})
+			res, err := asm.Assemble([]asm.Source{src}, asm.Options{LineInfo: true})
 			if err != nil {
 				return nil, s.errf("asm: %v", err)
 			}
-			objs = append(objs, res.Object)
+			results = append(results, res)
 		}
-		exe, err := link.Link(objs, names, link.Options{})
+		// With the line table, for traces, profiles and the debugger
+		// (lanai-sim dap).
+		exe, err := asm.LinkWithLines(results, names, link.Options{})
 		if err != nil {
 			return nil, s.errf("asm: link: %v", err)
 		}

@@ -40,6 +40,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 const usage = `usage: lanai-sim [flags] [scenario.json]
        lanai-sim check --budgets FILE [--update] [flags] [scenario.json]
+       lanai-sim dap [--listen ADDR]   (the debugger for editors; docs/debugging.md)
 
 Runs LANai boards on a Myrinet fabric. Without a scenario file, --firmware
 (and --nodes, --topology) describe the run.
@@ -63,6 +64,9 @@ Flags:
 type usageError struct{ error }
 
 func run(args []string, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "dap" {
+		return dapCmd(args[1:], os.Stdin, os.Stdout, stderr)
+	}
 	check := len(args) > 0 && args[0] == "check"
 	if check {
 		args = args[1:]

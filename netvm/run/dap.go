@@ -93,25 +93,7 @@ func findRoot(dir, cwd string) string {
 	return cwd
 }
 
-// devices shows node th's board: interrupt state, the LED, the DMA
-// engine's fault, the link's counters.
+// devices shows node th's board and the time.
 func (s *DebugSession) devices(th int) []dap.Var {
-	b := s.c.Nodes[th].Board
-	v := []dap.Var{
-		{Name: "ISR", Value: fmt.Sprintf("0x%08x", b.ISR())},
-		{Name: "EIMR", Value: fmt.Sprintf("0x%08x", b.EIMR())},
-		{Name: "host interrupt line", Value: fmt.Sprint(b.IRQ())},
-		{Name: "LED", Value: fmt.Sprintf("0x%08x", b.LED())},
-		{Name: "in reset", Value: fmt.Sprint(b.InReset())},
-	}
-	if f := b.Fault(); f != nil {
-		v = append(v, dap.Var{Name: "DMA fault", Value: fmt.Sprintf("channel %d, descriptor 0x%08x, cycle %d: %s", f.Channel, f.Descriptor, f.Cycle, f.Reason)})
-	} else {
-		v = append(v, dap.Var{Name: "DMA fault", Value: "none"})
-	}
-	if l := b.Link(); l != nil {
-		v = append(v, dap.Var{Name: "link", Value: fmt.Sprintf("%+v", l.Stats())})
-	}
-	v = append(v, dap.Var{Name: "time", Value: us(s.c.Now())})
-	return v
+	return append(dap.BoardVars(s.c.Nodes[th].Board), dap.Var{Name: "time", Value: us(s.c.Now())})
 }

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"lanaiemu/dap"
+	"lanaiemu/debugger"
+	"lanaiemu/lanai"
+	"lanaiemu/scenario"
+	"lanaiemu/sim"
+)
+
+// simTarget is a lanai-sim scenario's boards under the debugger: each
+// node's core is a thread; a tick runs the world to the next cycle of the
+// running board furthest behind (no board executes more than one
+// instruction), as netvm/run's cluster debugger does.
+type simTarget struct {
+	w       *scenario.World
+	until   sim.Time
+	threads []*debugger.Thread
+	said    []bool // a node's exit or trap was reported
+}
+
+func (t *simTarget) Threads() []*debugger.Thread { return t.threads }
+
+func (t *simTarget) Now() sim.Time { return t.w.W.Now() }
+
+func (t *simTarget) ThreadTime(i int, cycle uint64) sim.Time {
+	return t.w.Boards[i].Clock().Time(cycle)
+}
+
+// Tick advances the world; it reports a node's exit or trap (once), and
+// the end: the time limit, every node stopped, or a host script's failure.
+func (t *simTarget) Tick() (*debugger.Event, error) {
+	w := t.w
+	T := sim.Never
+	for i, n := range w.W.Nodes {
+		if n.Stop == nil {
+			T = min(T, w.Boards[i].Clock().Time(w.Boards[i].CPU().Cycles+1))
+		}
+	}
+	now := w.W.Now()
+	if T <= now {
+		T = now + 1
+	}
+	err := w.W.Run(min(T, max(t.until, now+1)))
+	for i, n := range w.W.Nodes {
+		if n.Stop != nil && !t.said[i] {
+			t.said[i] = true
+			what := fmt.Sprintf("exited with code %#x", n.Stop.Code)
+			if n.Stop.Kind == lanai.StopTrap {
+				what = fmt.Sprintf("trapped: %v", n.Stop.Trap)
+			}
+			return &debugger.Event{Text: fmt.Sprintf("[node %d %s at %s]", i, what, debugger.FormatTime(w.W.Now()))}, nil
+		}
+	}
+	if err != nil && !w.W.Running() {
+		err = nil // a trap stops the world with an error; it was reported above
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case w.HostErr() != nil:
+		return t.end(fmt.Sprintf("a host script failed: %v", w.HostErr())), nil
+	case !w.W.Running():
+		return t.end("every node has stopped"), nil
+	case w.W.Now() >= t.until:
+		return t.end("the time limit"), nil
+	}
+	return nil, nil
+}
+
+func (t *simTarget) end(why string) *debugger.Event {
+	return &debugger.Event{End: true, Text: fmt.Sprintf("[%s at %s]", why, debugger.FormatTime(t.w.W.Now())),
+		Why: "the run is over (" + why + ")"}
+}
+
+// simArgs are the launch request's arguments.
+type simArgs struct {
+	Scenario string `json:"scenario"`
+	Cwd      string `json:"cwd"`
+	// ABI is the firmware's frame convention: "clang" (default) or "netvm".
+	ABI string `json:"abi"`
+}
+
+// simLauncher builds the launch request's scenario for the debugger.
+func simLauncher(raw json.RawMessage, console, transcript io.Writer) (*dap.Session, error) {
+	var a simArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("launch arguments: %v", err)
+	}
+	if a.Scenario == "" {
+		return nil, fmt.Errorf("launch: \"scenario\" must name a lanai-sim scenario file")
+	}
+	path := a.Scenario
+	if !filepath.IsAbs(path) && a.Cwd != "" {
+		path = filepath.Join(a.Cwd, path)
+	}
+	s, err := scenario.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Build()
+	if err != nil {
+		return nil, err
+	}
+	abi := debugger.ABIClang
+	switch a.ABI {
+	case "", "clang":
+	case "netvm":
+		abi = debugger.ABINetVM
+	default:
+		return nil, fmt.Errorf("launch: abi %q: clang or netvm", a.ABI)
+	}
+	t := &simTarget{w: w, until: sim.Time(s.Time), said: make([]bool, len(w.Boards))}
+	for i, b := range w.Boards {
+		p := debugger.NewProgram(w.Images[i])
+		p.ABI = abi
+		t.threads = append(t.threads, &debugger.Thread{Name: fmt.Sprintf("node %d", i), CPU: b.CPU(), Program: p})
+	}
+	d := debugger.NewTarget(t, transcript)
+	d.SourceDirs = []string{filepath.Dir(path)}
+	if a.Cwd != "" {
+		d.SourceDirs = append(d.SourceDirs, a.Cwd)
+	}
+	return &dap.Session{
+		Debugger: d,
+		Devices:  func(th int) []dap.Var { return dap.BoardVars(w.Boards[th]) },
+		Finish: func() (int, string) {
+			return w.Status(), fmt.Sprintf("lanai-sim: %s at %s\n", statusName(w.Status()), debugger.FormatTime(w.W.Now()))
+		},
+	}, nil
+}
+
+// statusName names an exit status of the run.
+func statusName(st int) string {
+	switch st {
+	case scenario.StatusOK:
+		return "every node done"
+	case scenario.StatusNonZero:
+		return "a node exited with a non-zero code"
+	case scenario.StatusTrap:
+		return "a node trapped"
+	case scenario.StatusTimeLimit:
+		return "the time limit, with a node still running"
+	}
+	return fmt.Sprintf("status %d", st)
+}
+
+// dapCmd serves the Debug Adapter Protocol for lanai-sim scenarios.
+func dapCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lanai-sim dap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "", "serve one client on this TCP `address` (host:port) instead of standard input and output")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return scenario.StatusUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: lanai-sim dap [--listen ADDR] (the scenario is the launch request's \"scenario\")")
+		return scenario.StatusUsage
+	}
+	var err error
+	if *listen != "" {
+		err = dap.ListenAndServe(*listen, simLauncher, func(addr string) { fmt.Fprintf(stderr, "lanai-sim dap: listening on %s\n", addr) })
+	} else {
+		err = dap.Serve(stdin, stdout, simLauncher)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "lanai-sim dap: %v\n", err)
+		return 1
+	}
+	return 0
+}

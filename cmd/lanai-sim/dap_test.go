@@ -1,0 +1,120 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"lanaiemu/dap/daptest"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// lanai-sim dap: the pingpong scenario's two boards are threads; a
+// breakpoint by line in pingpong.s stops the ping node after its first
+// reply with both boards at one cycle; the run goes on to its end with
+// lanai-sim's exit status.
+func TestDAPCommand(t *testing.T) {
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"dap", "--listen", "127.0.0.1:0"}, &stderr) }()
+	var addr string
+	for i := 0; i < 500 && addr == ""; i++ {
+		if _, a, ok := strings.Cut(stderr.String(), "listening on "); ok {
+			addr = strings.TrimSpace(a)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if addr == "" {
+		t.Fatalf("no address: %q", stderr.String())
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := daptest.New(conn, conn)
+	do := func(cmd string, args any) godap.ResponseMessage {
+		t.Helper()
+		r, err := c.Do(cmd, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	src, _ := filepath.Abs("../../fixtures/firmware/pingpong.s")
+	text, _ := os.ReadFile(src)
+	line := 0
+	for i, l := range strings.Split(string(text), "\n") {
+		if strings.Contains(l, "! re-arm") && line == 0 {
+			line = i + 1
+		}
+	}
+	scen, _ := filepath.Abs("../../fixtures/scenarios/pingpong.json")
+	do("initialize", map[string]any{"adapterID": "lanai-sim"})
+	do("launch", map[string]any{"scenario": scen})
+	bps := do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": line}}}).(*godap.SetBreakpointsResponse).Body.Breakpoints
+	if len(bps) != 1 || !bps[0].Verified || bps[0].Line != line {
+		t.Fatalf("setBreakpoints pingpong.s:%d: %+v", line, bps)
+	}
+	do("configurationDone", nil)
+	e, err := c.Event("stopped", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := e.(*godap.StoppedEvent).Body
+	if st.Reason != "breakpoint" || st.ThreadId != 1 || !strings.Contains(st.Description, "on node 0 at ") {
+		t.Errorf("stop: %+v", st)
+	}
+	fs := do("stackTrace", map[string]any{"threadId": 1}).(*godap.StackTraceResponse).Body.StackFrames
+	if len(fs) == 0 || fs[0].Line != line || fs[0].Source == nil || fs[0].Source.Path != src {
+		t.Errorf("stack: %+v", fs)
+	}
+	cyc := regexp.MustCompile(`^cycles (\d+),`)
+	var cycles []string
+	for th := 1; th <= 2; th++ {
+		f := do("stackTrace", map[string]any{"threadId": th}).(*godap.StackTraceResponse).Body.StackFrames
+		r := do("evaluate", map[string]any{"expression": "cycles", "context": "repl", "frameId": f[0].Id}).(*godap.EvaluateResponse).Body.Result
+		m := cyc.FindStringSubmatch(r)
+		if m == nil {
+			t.Fatalf("cycles: %q", r)
+		}
+		cycles = append(cycles, m[1])
+	}
+	if cycles[0] != cycles[1] || !strings.Contains(st.Description, "(cycle "+cycles[0]+")") {
+		t.Errorf("the boards' cycles %v; stop %q", cycles, st.Description)
+	}
+	do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{}})
+	do("continue", map[string]any{"threadId": 1})
+	x, err := c.Event("exited", nil)
+	if err != nil || x.(*godap.ExitedEvent).Body.ExitCode != 0 {
+		t.Fatalf("exited %v %v", x, err)
+	}
+	do("disconnect", nil)
+	if st := <-done; st != 0 {
+		t.Errorf("status %d: %s", st, stderr.String())
+	}
+	t.Logf("stopped at pingpong.s:%d on node 0 at cycle %s (both boards)", line, cycles[0])
+}
