@@ -126,6 +126,19 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 // Now is the time the world has reached.
 func (w *World) Now() sim.Time { return w.now }
 
+// NextCycle is the time of the next cycle of the running board furthest
+// behind (sim.Never when every board has stopped): running the world to
+// it executes at most one instruction on each board (the debugger's tick).
+func (w *World) NextCycle() sim.Time {
+	t := sim.Never
+	for _, n := range w.Nodes {
+		if n.Stop == nil {
+			t = min(t, n.Board.Clock().Time(n.Board.CPU().Cycles+1))
+		}
+	}
+	return t
+}
+
 // Running reports whether some node has not stopped.
 func (w *World) Running() bool {
 	for _, n := range w.Nodes {

@@ -37,12 +37,7 @@ func (t *simTarget) ThreadTime(i int, cycle uint64) sim.Time {
 // the end: the time limit, every node stopped, or a host script's failure.
 func (t *simTarget) Tick() (*debugger.Event, error) {
 	w := t.w
-	T := sim.Never
-	for i, n := range w.W.Nodes {
-		if n.Stop == nil {
-			T = min(T, w.Boards[i].Clock().Time(w.Boards[i].CPU().Cycles+1))
-		}
-	}
+	T := w.W.NextCycle()
 	now := w.W.Now()
 	if T <= now {
 		T = now + 1

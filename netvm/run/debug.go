@@ -193,12 +193,7 @@ func (s *DebugSession) ThreadTime(i int, cycle uint64) sim.Time {
 // behind: no board executes more than one instruction. It reports the
 // workloads' end (once) and the scenario's.
 func (s *DebugSession) Tick() (*debugger.Event, error) {
-	T := sim.Never
-	for _, n := range s.c.Nodes {
-		if t := n.Board.Clock().Time(n.Board.CPU().Cycles + 1); t < T {
-			T = t
-		}
-	}
+	T := s.c.World.NextCycle()
 	if T <= s.c.Now() {
 		T = s.c.Now() + 1
 	}
