@@ -27,10 +27,10 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"lanaiemu/debugger"
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
 	"lanaiemu/memsys"
-	"lanaiemu/objfile"
 )
 
 // The values of a sample, in this order.
@@ -79,7 +79,7 @@ type cacheEntry struct {
 // Profiler collects one core's profile.
 type Profiler struct {
 	syms   *lanai.Symbols
-	lines  []objfile.LineEntry
+	prog   *debugger.Program // functions and source lines (lanai-as's table, C through DWARF)
 	busy   Busy
 	labels map[string]string
 	binary string
@@ -95,18 +95,12 @@ type Profiler struct {
 	total   [numValues]int64      // the sums, for checks
 }
 
-// New makes a profiler for a core running img (its symbols name functions,
-// its line table lines). busy may be nil.
+// New makes a profiler for a core running img: its symbols name the
+// functions, its line tables (lanai-as's, and clang -g's DWARF for C) give
+// the lines, as the debugger reads them. busy may be nil.
 func New(img *memsys.Image, busy Busy) *Profiler {
-	p := &Profiler{syms: lanai.NewSymbols(img.Symbols), busy: busy, labels: map[string]string{},
+	return &Profiler{syms: lanai.NewSymbols(img.Symbols), prog: debugger.NewProgram(img), busy: busy, labels: map[string]string{},
 		frames: []frame{{parent: -1}}, interns: map[frame]int32{}, samples: map[sampleKey]*[numValues]int64{}}
-	if img.File != nil {
-		if ls, err := img.File.Lines(); err == nil {
-			p.lines = append(p.lines, ls...)
-			sort.SliceStable(p.lines, func(i, j int) bool { return p.lines[i].Addr < p.lines[j].Addr })
-		}
-	}
-	return p
 }
 
 // Binary names the image the profile is of (pprof shows it as the main
@@ -297,9 +291,12 @@ func (p *Profiler) Profile(hz uint64) *profile.Profile {
 			l.Address = 0
 			l.Line = []profile.Line{{Function: function("[idle: polling loop skipped]", "")}}
 		} else {
-			name, _, ok := p.syms.Func(addr)
-			if !ok {
-				name = fmt.Sprintf("%#08x", addr)
+			name := p.prog.FuncName(addr)
+			if name == "" {
+				var ok bool
+				if name, _, ok = p.syms.Func(addr); !ok {
+					name = fmt.Sprintf("%#08x", addr)
+				}
 			}
 			file, line := p.line(addr)
 			l.Line = []profile.Line{{Function: function(name, file), Line: int64(line)}}
@@ -339,14 +336,10 @@ func (p *Profiler) Profile(hz uint64) *profile.Profile {
 	return pr
 }
 
-// line is the source position of an address from the line table: the
-// last entry at or before it.
+// line is the source position of an address, as the debugger gives it.
 func (p *Profiler) line(addr uint32) (string, int) {
-	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].Addr > addr }) - 1
-	if i < 0 {
-		return "", 0
-	}
-	return p.lines[i].File, p.lines[i].Line
+	file, line, _ := p.prog.LineAt(addr)
+	return file, line
 }
 
 // NodeFile names node n's profile in a cluster: "-node" and the number

@@ -297,3 +297,49 @@ func TestEventsAtTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// A C program built with clang -g is profiled by C line: its functions'
+// locations carry the .c file and line from the DWARF line table, as the
+// debugger reads it.
+func TestCLines(t *testing.T) {
+	files, _ := filepath.Glob("../../firmware/crt/*.s")
+	files = append(files, "../../fixtures/c/g/recursion.O0.s")
+	var names []string
+	var results []*asm.Result
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := asm.Assemble([]asm.Source{{Name: f, Text: text}}, asm.Options{LineInfo: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, results = append(names, f), append(results, res)
+	}
+	exe, err := asm.LinkWithLines(results, names, link.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := exe.WriteELF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, im := load(t, img)
+	p := New(im, nil)
+	if st := p.Run(c, 1<<32); st.Kind != lanai.StopExit {
+		t.Fatalf("run: %v", st.Kind)
+	}
+	pr := p.Profile(c.Config().ClockHz)
+	cLines := map[string]bool{}
+	for _, l := range pr.Location {
+		for _, ln := range l.Line {
+			if strings.HasSuffix(ln.Function.Filename, ".c") && ln.Line > 0 {
+				cLines[ln.Function.Name] = true
+			}
+		}
+	}
+	if !cLines["main"] || !cLines["hanoi"] {
+		t.Fatalf("functions with C lines: %v", cLines)
+	}
+}
