@@ -15,6 +15,7 @@ func benchRun(b *testing.B, img []byte) {
 		b.Fatal(err)
 	}
 	var instr uint64
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -39,6 +40,20 @@ func benchRun(b *testing.B, img []byte) {
 func BenchmarkBranchy(b *testing.B) {
 	benchRun(b, buildProgram(b, "../fixtures/c/s/vm.O2.s"))
 }
+
+// BenchmarkCorpus runs corpus programs at -O2, one sub-benchmark each:
+// vm (the branchy program the core was tuned on) and programs it was not
+// tuned on (docs/performance.md compares them with native code).
+func BenchmarkCorpus(b *testing.B) {
+	for _, name := range corpusBenchPrograms {
+		b.Run(name, func(b *testing.B) {
+			benchRun(b, buildProgram(b, "../fixtures/c/s/"+name+".O2.s"))
+		})
+	}
+}
+
+// corpusBenchPrograms are the corpus programs BenchmarkCorpus runs.
+var corpusBenchPrograms = []string{"vm", "parse_expr", "lz", "hashtable", "sort_quick", "sha256", "switch_dense"}
 
 // tightLoop is a counted loop of the shape compilers make: load, add,
 // store, compare, branch with a filled delay slot.
