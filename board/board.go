@@ -295,7 +295,7 @@ func (b *Board) Run(budget uint64) *lanai.Stop {
 	if b.held {
 		b.cpu.Cycles += budget
 		b.cpu.SkippedCycles += budget
-		return &lanai.Stop{Kind: lanai.StopCycleLimit}
+		return lanai.CycleLimit
 	}
 	return b.cpu.Run(budget)
 }

@@ -22,7 +22,7 @@ func (c *CPU) Run(budget uint64) *Stop {
 			return c.stop
 		}
 		if c.Cycles >= limit {
-			c.stop = &Stop{Kind: StopCycleLimit}
+			c.stop = CycleLimit
 			return c.stop
 		}
 		c.deadline = min(limit, c.nextEvent())

@@ -168,3 +168,8 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 	}
 	return until
 }
+
+// loopChanged is told of everything that may change what a loop reads
+// from outside the core: an event scheduled or run, a write behind the
+// core's back.
+func (c *CPU) loopChanged() {}

@@ -174,14 +174,6 @@ func (w *World) Run(until sim.Time) error {
 				}
 			}
 		}
-		for _, n := range w.Nodes {
-			// Compared in cycles: the node runs to the first cycle at or
-			// after T, so a link event later in that cycle still fires.
-			clk := n.Board.Clock()
-			if n.Stop == nil && clk.Cycles(n.Link().NextEvent()) <= clk.Cycles(T) {
-				wake = true // a node may act right after T: back to Q
-			}
-		}
 		grown := T-S > Q
 		idle := true
 		for _, n := range w.Nodes {
@@ -189,7 +181,13 @@ func (w *World) Run(until sim.Time) error {
 				continue
 			}
 			cpu := n.Board.CPU()
-			c := n.Board.Clock().Cycles(T)
+			clk := n.Board.Clock()
+			c := clk.Cycles(T)
+			// Compared in cycles: the node runs to the first cycle at or
+			// after T, so a link event later in that cycle still fires.
+			if e := n.Link().NextEvent(); e <= T || clk.Cycles(e) <= c {
+				wake = true // a node may act right after T: back to Q
+			}
 			if c > cpu.Cycles {
 				st := n.Board.Run(c - cpu.Cycles)
 				if st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
