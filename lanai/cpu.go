@@ -32,6 +32,9 @@ type Config struct {
 	Console io.Writer
 	// Contention, if set, charges SRAM-arbitration stalls to core accesses.
 	Contention SRAMContention
+	// ContentionUntil, if set, is the end of the last SRAM cycle booked by
+	// another master: loops are not skipped over booked cycles.
+	ContentionUntil func() uint64
 }
 
 // noLoad is the interlock register index meaning "the previous instruction
@@ -78,6 +81,9 @@ type CPU struct {
 	SkippedCycles, SkippedInstret uint64
 	pollTrack                     pollTrack
 
+	loop    loopWatch // the loop being watched or proved (loop.go)
+	loopGen uint64    // counts what may change a loop's inputs from outside
+
 	breakpoints map[uint32]bool
 	skipBreak   bool // Step executes an instruction even if it has a breakpoint
 	brk         uop  // the real instruction under a breakpoint, while stepping it
@@ -103,6 +109,7 @@ func New(cfg Config) (*CPU, error) {
 	mem.OnWrite(c.invalidate)
 	if r, ok := memsys.SpecialByName("CPUC"); ok {
 		mem.Specials.Hook(r.Off, func() uint32 { return uint32(c.Cycles) }, nil)
+		mem.Specials.HookStable(r.Off, func() uint64 { return c.Cycles + 1 }) // changes every cycle
 	}
 	c.Reset(0)
 	return c, nil
@@ -126,6 +133,8 @@ func (c *CPU) Reset(entry uint32) {
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = eventQueue{}
+	c.loop = loopWatch{}
+	c.loopChanged()
 }
 
 // invalidate forgets the predecoded words in [addr, addr+n).
@@ -133,6 +142,7 @@ func (c *CPU) invalidate(addr, n uint32) {
 	if n == 0 {
 		return
 	}
+	c.loopChanged()
 	first, last := addr/4, (uint64(addr)+uint64(n)-1)/4
 	for i := uint64(first); i <= last && i < uint64(len(c.pre)); i++ {
 		c.pre[i].op = opUndecoded

@@ -26,7 +26,11 @@ func (c *CPU) Run(budget uint64) *Stop {
 			return c.stop
 		}
 		c.deadline = min(limit, c.nextEvent())
-		c.exec()
+		if c.loop.state == loopToHead || c.loop.state == loopRecord {
+			c.watchLoop(limit)
+		} else {
+			c.exec()
+		}
 		if c.stop != nil {
 			return c.stop
 		}
@@ -165,10 +169,14 @@ loop:
 			if u.cond.Holds(c.Flags) {
 				newnpc, newnnpc = u.imm, u.imm+4
 				c.record(pc, u.imm, cycles)
-				if u.imm < pc && u.poll != pollNo && npc == pc+4 {
-					skipC, skipI := c.pollSkip(u, pc, cycles, instret, deadline)
-					cycles += skipC
-					instret += skipI
+				if u.imm < pc && npc == pc+4 {
+					if u.poll < pollNo || u.poll == pollYes {
+						skipC, skipI := c.pollSkip(u, pc, cycles, instret, deadline)
+						cycles += skipC
+						instret += skipI
+					} else if c.loopTaken(u, pc) {
+						deadline = 0 // leave after the branch: Run watches the loop
+					}
 				}
 			}
 		case opBRR:

@@ -91,6 +91,9 @@ func BenchmarkCluster(b *testing.B) {
 				if busy {
 					eps = ringStream(b, c)
 				}
+				if err := c.Run(c.Now() + 2*sim.Millisecond); err != nil { // settle
+					b.Fatal(err)
+				}
 				var before uint64
 				for _, ep := range eps {
 					before += ep.Counter(0)
