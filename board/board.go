@@ -209,7 +209,7 @@ func New(cfg Config) (*Board, error) {
 	b := &Board{cfg: cfg, pci: pci, ie: true}
 	cc := cfg.Config
 	cc.Contention = b.SRAMContention
-	cc.ContentionUntil = b.sramCal.end
+	cc.ContentionBooked = true // takeSRAM books with BookSRAM
 	cpu, err := lanai.New(cc)
 	if err != nil {
 		return nil, err

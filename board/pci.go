@@ -126,14 +126,6 @@ func (c *calendar) add(from, to uint64) {
 	c.iv = append(c.iv[:i], append([]window{{from, to}}, c.iv[j:]...)...)
 }
 
-// end is the end of the last booked interval, or 0 if none is booked.
-func (c *calendar) end() uint64 {
-	if len(c.iv) == 0 {
-		return 0
-	}
-	return c.iv[len(c.iv)-1].to
-}
-
 // busyUntil is the end of the interval holding t, or 0 if t is free.
 func (c *calendar) busyUntil(t uint64) uint64 {
 	for _, w := range c.iv {

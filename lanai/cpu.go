@@ -32,9 +32,11 @@ type Config struct {
 	Console io.Writer
 	// Contention, if set, charges SRAM-arbitration stalls to core accesses.
 	Contention SRAMContention
-	// ContentionUntil, if set, is the end of the last SRAM cycle booked by
-	// another master: loops are not skipped over booked cycles.
-	ContentionUntil func() uint64
+	// ContentionBooked says that Contention charges nothing outside the
+	// SRAM cycles its owner books with CPU.BookSRAM: accesses after the
+	// last booked cycle then take the fast path, and loops are not
+	// skipped over booked cycles.
+	ContentionBooked bool
 }
 
 // noLoad is the interlock register index meaning "the previous instruction
@@ -61,6 +63,8 @@ type CPU struct {
 	pre []uop
 
 	lastLoad uint8 // register loaded by the previous instruction, or noLoad
+
+	sramBooked uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked)
 
 	deadline uint64 // run until Cycles reaches this
 	events   eventQueue
@@ -148,6 +152,10 @@ func (c *CPU) invalidate(addr, n uint32) {
 		c.pre[i].op = opUndecoded
 	}
 }
+
+// BookSRAM tells the core that another master (a DMA engine) uses SRAM in
+// cycles before until (see Config.ContentionBooked).
+func (c *CPU) BookSRAM(until uint64) { c.sramBooked = max(c.sramBooked, until) }
 
 // SetBreakpoint stops runs before the instruction at addr executes.
 func (c *CPU) SetBreakpoint(addr uint32, on bool) {

@@ -122,7 +122,7 @@ loop:
 			R[u.rd], c.Flags = subFlags(R[u.rs1], R[u.rs2])
 		case opLoad:
 			a := R[u.rs1] + u.imm
-			if a&3 == 0 && a < wordLimit {
+			if a&3 == 0 && a < wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				lastLoad = u.rd
 				break
@@ -135,7 +135,7 @@ loop:
 			lastLoad = u.rd
 		case opStore:
 			a := R[u.rs1] + u.imm
-			if a&3 == 0 && a < wordLimit {
+			if a&3 == 0 && a < wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 				pre[a>>2].op = opUndecoded
 				c.storeAddr, c.storeSize = a, 4
@@ -244,7 +244,7 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 		if c.breakpoints[pc] {
 			u.op = opBreak
 		}
-		if c.cfg.Contention != nil && (u.op == opLoad || u.op == opStore) {
+		if c.cfg.Contention != nil && !c.cfg.ContentionBooked && (u.op == opLoad || u.op == opStore) {
 			u.op = opMem // SRAM arbitration is charged on the general path
 		}
 	}

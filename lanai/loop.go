@@ -357,7 +357,7 @@ func (c *CPU) loopEnd(limit uint64) {
 // executed.
 func (c *CPU) loopSkip(limit uint64) {
 	w := &c.loop
-	if f := c.cfg.ContentionUntil; f != nil && f() > c.Cycles {
+	if c.cfg.Contention != nil && (!c.cfg.ContentionBooked || c.sramBooked > c.Cycles) {
 		return // DMA engine cycles ahead would stall some iterations
 	}
 	end := min(limit, c.nextEvent())
