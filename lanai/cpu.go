@@ -61,6 +61,9 @@ type CPU struct {
 	Mem *memsys.Memory
 	cfg Config
 	pre []uop
+	// code has a bit per codeChunk bytes of SRAM holding a word that was
+	// ever predecoded: invalidate skips the chunks without (DMA buffers).
+	code []uint64
 
 	lastLoad uint8 // register loaded by the previous instruction, or noLoad
 
@@ -107,7 +110,7 @@ func New(cfg Config) (*CPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, cfg.SRAMSize/4)}
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, cfg.SRAMSize/4), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
 	c.simctl.cpu = c
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
 	mem.OnWrite(c.invalidate)
@@ -147,11 +150,22 @@ func (c *CPU) invalidate(addr, n uint32) {
 		return
 	}
 	c.loopChanged()
-	first, last := addr/4, (uint64(addr)+uint64(n)-1)/4
-	for i := uint64(first); i <= last && i < uint64(len(c.pre)); i++ {
-		c.pre[i].op = opUndecoded
+	first, last := uint64(addr)/4, (uint64(addr)+uint64(n)-1)/4
+	last = min(last, uint64(len(c.pre))-1)
+	for i := first; i <= last; {
+		chunk := i * 4 / codeChunk
+		next := (chunk + 1) * codeChunk / 4
+		if c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+			for j := i; j < next && j <= last; j++ {
+				c.pre[j].op = opUndecoded
+			}
+		}
+		i = next
 	}
 }
+
+// codeChunk is the granule of CPU.code, in bytes.
+const codeChunk = 256
 
 // BookSRAM tells the core that another master (a DMA engine) uses SRAM in
 // cycles before until (see Config.ContentionBooked).

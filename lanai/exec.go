@@ -241,6 +241,8 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 	if u.op == opUndecoded {
 		b := c.Mem.SRAM[pc : pc+4]
 		*u = predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
+		chunk := pc / codeChunk
+		c.code[chunk/64] |= 1 << (chunk % 64)
 		if c.breakpoints[pc] {
 			u.op = opBreak
 		}

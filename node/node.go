@@ -212,7 +212,7 @@ func (w *World) Run(until sim.Time) error {
 			c := clk.Cycles(T)
 			// Compared in cycles: the node runs to the first cycle at or
 			// after T, so a link event later in that cycle still fires.
-			if e := n.Link().NextEvent(); e <= T || clk.Cycles(e) <= c {
+			if e := n.Link().NextEvent(); e <= T || e != sim.Never && clk.Cycles(e) <= c {
 				wake = true // a node may act right after T: back to Q
 			}
 			if c > cpu.Cycles {
