@@ -56,7 +56,7 @@ type pollTrack struct {
 // delay slot executes). It returns the cycles and instructions to skip.
 func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uint64, uint64) {
 	if u.poll == pollUnknown {
-		u.poll = pollWatch // not for poll.go: loop.go watches it
+		u.poll = pollWait + loopRetry // not for poll.go: loop.go watches it after loopRetry takes
 		if c.pollable(u.imm, pc) {
 			u.poll = pollYes
 		}
@@ -69,7 +69,7 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	if !same {
 		if t.valid && t.branch == pc {
 			if t.failures++; t.failures >= pollPatience {
-				u.poll = pollWatch
+				u.poll = pollWait + loopRetry
 				t.valid = false
 				return 0, 0
 			}
