@@ -164,6 +164,14 @@ func (c *CPU) invalidate(addr, n uint32) {
 	}
 }
 
+// forget forgets the predecoded word holding byte a of SRAM after a core
+// store (a data store touches only the small code bitmap).
+func (c *CPU) forget(a uint32) {
+	if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+		c.pre[a>>2].op = opUndecoded
+	}
+}
+
 // codeChunk is the granule of CPU.code, in bytes.
 const codeChunk = 256
 

@@ -61,7 +61,7 @@ func (c *CPU) Step() *Stop {
 // written back first).
 func (c *CPU) exec() {
 	R := &c.R
-	pre := c.pre
+	pre, code := c.pre, c.code
 	sram := c.Mem.SRAM
 	wordLimit := uint32(len(sram) - 3)
 	pc, npc, nnpc := c.PC, c.NPC, c.NNPC
@@ -137,7 +137,9 @@ loop:
 			a := R[u.rs1] + u.imm
 			if a&3 == 0 && a < wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				pre[a>>2].op = opUndecoded
+				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					pre[a>>2].op = opUndecoded
+				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				break
@@ -413,7 +415,7 @@ func (c *CPU) store(pc, a uint32, size uint32, v uint32) bool {
 		default:
 			b[0] = byte(v)
 		}
-		c.pre[a>>2].op = opUndecoded
+		c.forget(a)
 		return true
 	}
 	if err := c.Mem.WriteIO(a, int(size), v); err != nil {
