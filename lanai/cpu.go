@@ -140,7 +140,10 @@ func (c *CPU) Reset(entry uint32) {
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = eventQueue{}
-	c.loop = loopWatch{}
+	fails, wait := c.loop.fails, c.loop.waitRounds
+	clear(fails)
+	clear(wait)
+	c.loop = loopWatch{fails: fails, waitRounds: wait} // keep the maps: a reset allocates nothing
 	c.loopChanged()
 }
 
