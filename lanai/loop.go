@@ -34,8 +34,10 @@ import "lanaiemu/isa"
 // every varying word holds what executing the loop would have left there.
 // The proof stays valid until something changes (loopChanged): the next
 // time the loop comes round, and in every later run of the core, the skip
-// is taken again after a register compare. A branch whose iterations fail
-// the test is watched again only after a growing number of takes.
+// is taken again after a register compare. A branch is first watched
+// after loopRetry takes; one whose iterations fail the test is watched
+// again only after a growing number of takes (a success halves the count
+// of failures rather than forgetting it).
 
 const (
 	maxLoopBody   = 512 // instructions a watched iteration may execute
@@ -345,7 +347,7 @@ func (c *CPU) loopEnd(limit uint64) {
 	w.proved = true
 	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
 	if w.fails != nil {
-		delete(w.fails, w.branch)
+		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
 	}
 	c.loopSkip(limit)
 	w.state = loopSkipped
