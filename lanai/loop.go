@@ -311,7 +311,7 @@ func (c *CPU) loopFollow() bool {
 		}
 	} else {
 		until := c.Mem.StableUntil(ea)
-		if until <= c.Cycles {
+		if until == 0 {
 			return false // a register that cannot say how long it keeps its value
 		}
 		vary = until < c.nextEvent()

@@ -89,10 +89,11 @@ type World struct {
 	Fabric *fabric.Fabric
 	Nodes  []*Node
 
-	cfg  Config
-	now  sim.Time
-	step sim.Time
-	st   Stats
+	cfg    Config
+	now    sim.Time
+	step   sim.Time
+	st     Stats
+	noJump bool // SetProvedJumps(false)
 }
 
 // ErrBadConfig reports an unusable configuration.
@@ -265,7 +266,7 @@ func (w *World) Run(until sim.Time) error {
 // steps is not changed.
 func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 	Q := w.cfg.Quantum
-	if w.step != Q {
+	if w.step != Q || w.noJump {
 		return 0, false
 	}
 	B := min(until, w.Q.Next())
@@ -287,6 +288,11 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 	}
 	return S + (B-S)/Q*Q, true
 }
+
+// SetProvedJumps turns the proved jumps (provedJump) on or off; they are
+// on by default. Off, the world takes every step of length Q: tests
+// compare the two.
+func (w *World) SetProvedJumps(on bool) { w.noJump = !on }
 
 // Stats returns the world's counters.
 func (w *World) Stats() Stats {
