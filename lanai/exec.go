@@ -176,6 +176,8 @@ loop:
 						skipC, skipI := c.pollSkip(u, pc, cycles, instret, deadline)
 						cycles += skipC
 						instret += skipI
+					} else if u.poll > pollWait {
+						u.poll-- // loop.go's count of takes before the next watch
 					} else if c.loopTaken(u, pc) {
 						deadline = 0 // leave after the branch: Run watches the loop
 					}

@@ -112,13 +112,9 @@ func (c *CPU) loopChanged() {
 // taken and poll.go cannot skip it. It says whether to leave the run loop
 // after the branch (to watch the loop or reuse its proof).
 func (c *CPU) loopTaken(u *uop, pc uint32) bool {
-	switch {
-	case u.poll == pollWatch:
-	case u.poll > pollWatch && u.poll <= pollWait+loopRetry:
-		u.poll--
-		if u.poll >= pollWait {
-			return false
-		}
+	switch u.poll {
+	case pollWatch:
+	case pollWait: // the run loop counted the takes down to here
 		if c.loop.waitRounds[pc] > 0 {
 			c.loop.waitRounds[pc]--
 			u.poll = pollWait + loopRetry
