@@ -63,29 +63,28 @@ const (
 
 // loopWatch is the loop being watched or proved.
 type loopWatch struct {
-	state          int
-	branch, head   uint32
-	toHead         int // steps taken towards the head
-	n              int // instructions of the iteration so far
-	gen            uint64
-	specialWrites  uint64
-	regs           [32]uint32
-	flags          isa.Flags
-	lastLoad       uint8
-	cycles         uint64
-	instret        uint64
-	stores         uint64
-	varying        uint64 // bit r: register r holds a varying value; bit 63: the flags
-	words          [maxLoopStores]loopWord
-	nwords         int
-	proved         bool // the iteration from regs/flags/lastLoad is a fixed point
-	iterCycles     uint64
-	iterInstret    uint64
-	iterStores     uint64
-	varyingStores  bool
-	fails          map[uint32]int // backoff rounds per branch
-	waitRounds     map[uint32]int // rounds left before the next watch
-	gotVaryingLoad bool
+	state         int
+	branch, head  uint32
+	toHead        int    // steps taken towards the head
+	n             int    // instructions of the iteration so far
+	gen           uint64 // CPU.loopGen when the watch began
+	specialWrites uint64 // the special registers' write count then
+	regs          [32]uint32
+	flags         isa.Flags
+	lastLoad      uint8
+	cycles        uint64
+	instret       uint64
+	stores        uint64
+	varying       uint64 // bit r: register r holds a varying value; bit 63: the flags
+	words         [maxLoopStores]loopWord
+	nwords        int
+	proved        bool // the iteration from regs/flags/lastLoad is a fixed point
+	iterCycles    uint64
+	iterInstret   uint64
+	iterStores    uint64
+	varyingStores bool
+	fails         map[uint32]int // backoff rounds per branch
+	waitRounds    map[uint32]int // rounds left before the next watch
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -197,7 +196,7 @@ func (c *CPU) sameState() bool {
 // loopStart begins watching an iteration at the head.
 func (c *CPU) loopStart() {
 	w := &c.loop
-	w.state, w.n, w.nwords, w.varying, w.proved, w.gotVaryingLoad = loopRecord, 0, 0, 0, false, false
+	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
 	w.regs, w.flags, w.lastLoad = [32]uint32(c.R[:32]), c.Flags, c.lastLoad
 	w.cycles, w.instret, w.stores = c.Cycles, c.Instret, c.stores
 	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
@@ -311,7 +310,6 @@ func (c *CPU) loopFollow() bool {
 			return false // a register that cannot say how long it keeps its value
 		}
 		vary = until < c.nextEvent()
-		w.gotVaryingLoad = w.gotVaryingLoad || vary
 	}
 	if in.Rd == isa.PC {
 		return !vary
