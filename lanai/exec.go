@@ -68,6 +68,7 @@ func (c *CPU) exec() {
 	cycles, instret := c.Cycles, c.Instret
 	deadline := c.deadline
 	lastLoad := c.lastLoad
+	booked := c.sramBooked // DMA engines book SRAM only in events and device stores
 loop:
 	for cycles < deadline {
 		idx := pc >> 2
@@ -122,7 +123,7 @@ loop:
 			R[u.rd], c.Flags = subFlags(R[u.rs1], R[u.rs2])
 		case opLoad:
 			a := R[u.rs1] + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= c.sramBooked {
+			if a&3 == 0 && a < wordLimit && cycles >= booked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				lastLoad = u.rd
 				break
@@ -131,11 +132,11 @@ loop:
 			if !c.load(u, pc, a) {
 				break loop
 			}
-			cycles = c.Cycles // a contention stall may have been charged
+			cycles, booked = c.Cycles, c.sramBooked // a contention stall may have been charged
 			lastLoad = u.rd
 		case opStore:
 			a := R[u.rs1] + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= c.sramBooked {
+			if a&3 == 0 && a < wordLimit && cycles >= booked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
@@ -148,7 +149,7 @@ loop:
 			if !c.store(pc, a, 4, R[u.rd]) {
 				break loop
 			}
-			cycles = c.Cycles
+			cycles, booked = c.Cycles, c.sramBooked // a device store may have started a DMA
 			if c.stop != nil {
 				deadline = 0
 			}
@@ -208,7 +209,7 @@ loop:
 			if !ok {
 				break loop
 			}
-			cycles = c.Cycles
+			cycles, booked = c.Cycles, c.sramBooked // a device store may have started a DMA
 			if u.in.Rd == isa.PC && !u.in.Store {
 				newnnpc = t &^ 3 // a load into pc has two delay slots
 				c.record(pc, newnnpc, cycles)
