@@ -110,7 +110,7 @@ func New(cfg Config) (*CPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, cfg.SRAMSize/4), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
 	c.simctl.cpu = c
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
 	mem.OnWrite(c.invalidate)
@@ -154,7 +154,7 @@ func (c *CPU) invalidate(addr, n uint32) {
 	}
 	c.loopChanged()
 	first, last := uint64(addr)/4, (uint64(addr)+uint64(n)-1)/4
-	last = min(last, uint64(len(c.pre))-1)
+	last = min(last, uint64(len(c.pre))-1) // words past pre were never decoded
 	for i := first; i <= last; {
 		chunk := i * 4 / codeChunk
 		next := (chunk + 1) * codeChunk / 4
@@ -174,6 +174,36 @@ func (c *CPU) forget(a uint32) {
 		c.pre[a>>2].op = opUndecoded
 	}
 }
+
+// uopAt is the predecoded slot of the word at address a, growing the
+// predecode array to cover it; nil outside SRAM. The array covers SRAM from
+// address 0 up to the highest word executed (it starts at initialUops
+// words and doubles): firmware code sits low, and a board's 2 MiB of SRAM
+// would otherwise cost 18 MiB of uops, most of them for packet buffers.
+// Growing moves the array, so only the run loop's fetch, the idle check
+// (the run loop reloads its copy after it) and the loop watcher (between
+// instructions) grow it; poll.go looks only at what is there (grow false:
+// nil past the array; a loop whose delay slot lies past it is left to the
+// loop watcher).
+func (c *CPU) uopAt(a uint32, grow bool) *uop {
+	idx := uint64(a) / 4
+	if idx >= uint64(len(c.Mem.SRAM))/4 || !grow && idx >= uint64(len(c.pre)) {
+		return nil
+	}
+	if idx >= uint64(len(c.pre)) {
+		n := uint64(len(c.pre))
+		for n <= idx {
+			n *= 2
+		}
+		pre := make([]uop, min(n, uint64(len(c.Mem.SRAM))/4))
+		copy(pre, c.pre)
+		c.pre = pre
+	}
+	return &c.pre[idx]
+}
+
+// initialUops is the predecode array's first size (64 KiB of code).
+const initialUops = 16 << 10
 
 // codeChunk is the granule of CPU.code, in bytes.
 const codeChunk = 256

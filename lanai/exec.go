@@ -73,9 +73,12 @@ loop:
 	for cycles < deadline {
 		idx := pc >> 2
 		if idx >= uint32(len(pre)) {
-			c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
-			c.trap(pc, "instruction fetch at %#08x, outside SRAM (%#x bytes)", pc, len(sram))
-			break
+			if c.uopAt(pc, true) == nil {
+				c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
+				c.trap(pc, "instruction fetch at %#08x, outside SRAM (%#x bytes)", pc, len(sram))
+				break
+			}
+			pre = c.pre // grown to cover pc
 		}
 		u := &pre[idx]
 		if u.op <= opBreak {
@@ -156,7 +159,9 @@ loop:
 			deadline = min(deadline, c.deadline) // the store may have scheduled an event
 		case opBT:
 			if u.imm == pc && npc == pc+4 {
-				if skipped := c.idle(pc, cycles, deadline); skipped > 0 {
+				skipped := c.idle(pc, cycles, deadline)
+				pre = c.pre // idle may have grown it to the delay slot (u stays readable)
+				if skipped > 0 {
 					cycles += skipped
 					instret += skipped
 					c.SkippedCycles += skipped
@@ -278,10 +283,10 @@ func (c *CPU) record(from, to uint32, cycle uint64) {
 // trap (a deadlock), not a wait for the cycle limit.
 func (c *CPU) idle(pc uint32, cycles, deadline uint64) uint64 {
 	slot := pc + 4
-	if uint64(slot)/4 >= uint64(len(c.pre)) {
+	su := c.uopAt(slot, true)
+	if su == nil {
 		return 0
 	}
-	su := &c.pre[slot/4]
 	if su.op == opUndecoded {
 		if _, ok := c.slowFetch(su, slot); !ok {
 			return 0

@@ -207,10 +207,10 @@ func (c *CPU) loopStart() {
 func (c *CPU) loopFollow() bool {
 	w := &c.loop
 	pc := c.PC
-	if uint64(pc)/4 >= uint64(len(c.pre)) {
+	u := c.uopAt(pc, true) // between instructions: growing is safe
+	if u == nil {
 		return false
 	}
-	u := &c.pre[pc/4]
 	if u.op == opUndecoded {
 		if _, ok := c.slowFetch(u, pc); !ok {
 			return false

@@ -107,10 +107,10 @@ func (c *CPU) pollable(head, branch uint32) bool {
 		if a == branch {
 			continue
 		}
-		if uint64(a)/4 >= uint64(len(c.pre)) {
+		u := c.uopAt(a, false) // inside the run loop: no growing
+		if u == nil {
 			return false
 		}
-		u := &c.pre[a/4]
 		if u.op == opUndecoded {
 			if _, ok := c.slowFetch(u, a); !ok {
 				return false
