@@ -212,6 +212,7 @@ func New(cfg Config) (*Board, error) {
 	b := &Board{cfg: cfg, pci: pci, ie: true}
 	cc := cfg.Config
 	cc.Contention = b.SRAMContention
+	cc.ContentionBooked = true // takeSRAM books with BookSRAM
 	cpu, err := lanai.New(cc)
 	if err != nil {
 		return nil, err
@@ -298,7 +299,7 @@ func (b *Board) Run(budget uint64) *lanai.Stop {
 	if b.held {
 		b.cpu.Cycles += budget
 		b.cpu.SkippedCycles += budget
-		return &lanai.Stop{Kind: lanai.StopCycleLimit}
+		return lanai.CycleLimit
 	}
 	if len(b.observers) > 0 {
 		return profile.Run(b.cpu, budget, b.observers)

@@ -385,6 +385,7 @@ func (b *Board) writePulse(v uint32) {
 func (b *Board) takeSRAM(from, to uint64) {
 	b.sramCal.prune(b.cpu.Cycles)
 	b.sramCal.add(from, to)
+	b.cpu.BookSRAM(to)
 }
 
 // SRAMContention is the board's SRAM arbiter, in the form of the core's

@@ -2,19 +2,23 @@ package lanai
 
 import (
 	"runtime"
+	"syscall"
 	"testing"
 
 	"lanaiemu/asm"
 )
 
 // benchRun runs an image to its exit b.N times and reports guest
-// instructions per host second.
+// instructions per host second (MIPS) and per second of the process's CPU
+// time (MIPS-cpu: steadier on a shared machine).
 func benchRun(b *testing.B, img []byte) {
 	c, err := New(Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	var instr uint64
+	var cpu float64
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -24,13 +28,16 @@ func benchRun(b *testing.B, img []byte) {
 		}
 		c.Reset(im.Entry)
 		b.StartTimer()
+		cpu0 := cpuTime()
 		st := c.Run(1 << 40)
+		cpu += cpuTime() - cpu0
 		if st.Kind != StopExit {
 			b.Fatalf("stopped: %v", st.Kind)
 		}
 		instr += c.Instret
 	}
 	b.ReportMetric(float64(instr)/b.Elapsed().Seconds()/1e6, "MIPS")
+	b.ReportMetric(float64(instr)/cpu/1e6, "MIPS-cpu")
 	b.ReportMetric(float64(instr)/float64(b.N), "instr/op")
 }
 
@@ -39,6 +46,29 @@ func benchRun(b *testing.B, img []byte) {
 func BenchmarkBranchy(b *testing.B) {
 	benchRun(b, buildProgram(b, "../fixtures/c/s/vm.O2.s"))
 }
+
+// cpuTime is the process's user and system CPU time in seconds.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkCorpus runs corpus programs at -O2, one sub-benchmark each:
+// vm (the branchy program the core was tuned on) and programs it was not
+// tuned on (docs/performance.md compares them with native code).
+func BenchmarkCorpus(b *testing.B) {
+	for _, name := range corpusBenchPrograms {
+		b.Run(name, func(b *testing.B) {
+			benchRun(b, buildProgram(b, "../fixtures/c/s/"+name+".O2.s"))
+		})
+	}
+}
+
+// corpusBenchPrograms are the corpus programs BenchmarkCorpus runs.
+var corpusBenchPrograms = []string{"vm", "parse_expr", "lz", "hashtable", "sort_quick", "sha256", "switch_dense"}
 
 // tightLoop is a counted loop of the shape compilers make: load, add,
 // store, compare, branch with a filled delay slot.

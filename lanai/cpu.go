@@ -36,6 +36,11 @@ type Config struct {
 	// LANai 3/4 (rrr.go) instead of LLVM's popc/leadz/trailz, to run code
 	// from lanai-gcc 2.95 such as its libgcc.a (docs/runtime.md).
 	RRR bool
+	// ContentionBooked says that Contention charges nothing outside the
+	// SRAM cycles its owner books with CPU.BookSRAM: accesses after the
+	// last booked cycle then take the fast path, and loops are not
+	// skipped over booked cycles.
+	ContentionBooked bool
 }
 
 // noLoad is the interlock register index meaning "the previous instruction
@@ -60,8 +65,13 @@ type CPU struct {
 	Mem *memsys.Memory
 	cfg Config
 	pre []uop
+	// code has a bit per codeChunk bytes of SRAM holding a word that was
+	// ever predecoded: invalidate skips the chunks without (DMA buffers).
+	code []uint64
 
 	lastLoad uint8 // register loaded by the previous instruction, or noLoad
+
+	sramBooked uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked)
 
 	deadline uint64 // run until Cycles reaches this
 	// skipLimit lets a single step (StepSkipping) fast-forward an idle or
@@ -85,6 +95,9 @@ type CPU struct {
 	SkippedCycles, SkippedInstret uint64
 	pollTrack                     pollTrack
 
+	loop    loopWatch // the loop being watched or proved (loop.go)
+	loopGen uint64    // counts what may change a loop's inputs from outside
+
 	breakpoints map[uint32]bool
 	skipBreak   bool // Step executes an instruction even if it has a breakpoint
 	brk         uop  // the real instruction under a breakpoint, while stepping it
@@ -104,12 +117,13 @@ func New(cfg Config) (*CPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, cfg.SRAMSize/4)}
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
 	c.simctl.cpu = c
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
 	mem.OnWrite(c.invalidate)
 	if r, ok := memsys.SpecialByName("CPUC"); ok {
 		mem.Specials.Hook(r.Off, func() uint32 { return uint32(c.Cycles) }, nil)
+		mem.Specials.HookStable(r.Off, func() uint64 { return c.Cycles + 1 }) // changes every cycle
 	}
 	c.Reset(0)
 	return c, nil
@@ -133,6 +147,11 @@ func (c *CPU) Reset(entry uint32) {
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = eventQueue{}
+	fails, wait := c.loop.fails, c.loop.waitRounds
+	clear(fails)
+	clear(wait)
+	c.loop = loopWatch{fails: fails, waitRounds: wait} // keep the maps: a reset allocates nothing
+	c.loopChanged()
 }
 
 // invalidate forgets the predecoded words in [addr, addr+n).
@@ -140,11 +159,65 @@ func (c *CPU) invalidate(addr, n uint32) {
 	if n == 0 {
 		return
 	}
-	first, last := addr/4, (uint64(addr)+uint64(n)-1)/4
-	for i := uint64(first); i <= last && i < uint64(len(c.pre)); i++ {
-		c.pre[i].op = opUndecoded
+	c.loopChanged()
+	first, last := uint64(addr)/4, (uint64(addr)+uint64(n)-1)/4
+	last = min(last, uint64(len(c.pre))-1) // words past pre were never decoded
+	for i := first; i <= last; {
+		chunk := i * 4 / codeChunk
+		next := (chunk + 1) * codeChunk / 4
+		if c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+			for j := i; j < next && j <= last; j++ {
+				c.pre[j].op = opUndecoded
+			}
+		}
+		i = next
 	}
 }
+
+// forget forgets the predecoded word holding byte a of SRAM after a core
+// store (a data store touches only the small code bitmap).
+func (c *CPU) forget(a uint32) {
+	if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+		c.pre[a>>2].op = opUndecoded
+	}
+}
+
+// uopAt is the predecoded slot of the word at address a, growing the
+// predecode array to cover it; nil outside SRAM. The array covers SRAM from
+// address 0 up to the highest word executed (it starts at initialUops
+// words and doubles): firmware code sits low, and a board's 2 MiB of SRAM
+// would otherwise cost 18 MiB of uops, most of them for packet buffers.
+// Growing moves the array, so only the run loop's fetch, the idle check
+// (the run loop reloads its copy after it) and the loop watcher (between
+// instructions) grow it; poll.go looks only at what is there (grow false:
+// nil past the array; a loop whose delay slot lies past it is left to the
+// loop watcher).
+func (c *CPU) uopAt(a uint32, grow bool) *uop {
+	idx := uint64(a) / 4
+	if idx >= uint64(len(c.Mem.SRAM))/4 || !grow && idx >= uint64(len(c.pre)) {
+		return nil
+	}
+	if idx >= uint64(len(c.pre)) {
+		n := uint64(len(c.pre))
+		for n <= idx {
+			n *= 2
+		}
+		pre := make([]uop, min(n, uint64(len(c.Mem.SRAM))/4))
+		copy(pre, c.pre)
+		c.pre = pre
+	}
+	return &c.pre[idx]
+}
+
+// initialUops is the predecode array's first size (64 KiB of code).
+const initialUops = 16 << 10
+
+// codeChunk is the granule of CPU.code, in bytes.
+const codeChunk = 256
+
+// BookSRAM tells the core that another master (a DMA engine) uses SRAM in
+// cycles before until (see Config.ContentionBooked).
+func (c *CPU) BookSRAM(until uint64) { c.sramBooked = max(c.sramBooked, until) }
 
 // SetBreakpoint stops runs before the instruction at addr executes.
 func (c *CPU) SetBreakpoint(addr uint32, on bool) {

@@ -1,7 +1,5 @@
 package lanai
 
-import "container/heap"
-
 // An event is a function the core runs when its cycle count reaches at.
 // Events at the same cycle run in the order they were scheduled.
 type event struct {
@@ -10,23 +8,55 @@ type event struct {
 	fn  func()
 }
 
+// eventQueue is a binary min-heap of events ordered by (at, seq), written
+// out for the element type so that scheduling and running an event
+// allocate nothing (container/heap boxes every element in an interface).
 type eventQueue struct {
-	h   eventHeap
+	h   []event
 	seq uint64
 }
 
-type eventHeap []event
+func (e *event) before(f *event) bool { return e.at < f.at || e.at == f.at && e.seq < f.seq }
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+// push adds e.
+func (q *eventQueue) push(e event) {
+	q.h = append(q.h, e)
+	h := q.h
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(&h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
+
+// pop removes and returns the earliest event.
+func (q *eventQueue) pop() event {
+	h := q.h
+	e := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = event{} // drop the closure for the collector
+	h = h[:n]
+	q.h = h
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h[r].before(&h[l]) {
+			m = r
+		}
+		if !h[m].before(&h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 	return e
 }
 
@@ -36,13 +66,14 @@ func (h *eventHeap) Pop() any {
 func (c *CPU) Schedule(at uint64, fn func()) {
 	q := &c.events
 	q.seq++
-	heap.Push(&q.h, event{at: at, seq: q.seq, fn: fn})
+	q.push(event{at: at, seq: q.seq, fn: fn})
 	if at < c.deadline {
 		c.deadline = at
 	}
 	if at < c.skipLimit {
 		c.skipLimit = at
 	}
+	c.loopChanged()
 }
 
 // NextEvent is the cycle of the core's earliest scheduled event (a device's
@@ -61,11 +92,12 @@ func (c *CPU) nextEvent() uint64 {
 // runEvents runs every event that is due.
 func (c *CPU) runEvents() {
 	for len(c.events.h) > 0 && c.events.h[0].at <= c.Cycles && c.stop == nil {
-		e := heap.Pop(&c.events.h).(event)
+		e := c.events.pop()
 		e.fn()
 		// An event may change what a polling loop reads between its load
 		// and its branch: the iteration in flight is no evidence of a
 		// fixed point any more.
 		c.pollTrack.valid = false
+		c.loopChanged()
 	}
 }

@@ -22,11 +22,15 @@ func (c *CPU) Run(budget uint64) *Stop {
 			return c.stop
 		}
 		if c.Cycles >= limit {
-			c.stop = &Stop{Kind: StopCycleLimit}
+			c.stop = CycleLimit
 			return c.stop
 		}
 		c.deadline = min(limit, c.nextEvent())
-		c.exec()
+		if c.loop.state == loopToHead || c.loop.state == loopRecord {
+			c.watchLoop(limit)
+		} else {
+			c.exec()
+		}
 		if c.stop != nil {
 			return c.stop
 		}
@@ -74,20 +78,24 @@ func (c *CPU) StepSkipping(limit uint64) *Stop {
 // written back first).
 func (c *CPU) exec() {
 	R := &c.R
-	pre := c.pre
+	pre, code := c.pre, c.code
 	sram := c.Mem.SRAM
 	wordLimit := uint32(len(sram) - 3)
 	pc, npc, nnpc := c.PC, c.NPC, c.NNPC
 	cycles, instret := c.Cycles, c.Instret
 	deadline := c.deadline
 	lastLoad := c.lastLoad
+	booked := c.sramBooked // DMA engines book SRAM only in events and device stores
 loop:
 	for cycles < deadline {
 		idx := pc >> 2
 		if idx >= uint32(len(pre)) {
-			c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
-			c.trap(pc, "instruction fetch at %#08x, outside SRAM (%#x bytes)", pc, len(sram))
-			break
+			if c.uopAt(pc, true) == nil {
+				c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
+				c.trap(pc, "instruction fetch at %#08x, outside SRAM (%#x bytes)", pc, len(sram))
+				break
+			}
+			pre = c.pre // grown to cover pc
 		}
 		u := &pre[idx]
 		if u.op <= opBreak {
@@ -135,7 +143,7 @@ loop:
 			R[u.rd], c.Flags = subFlags(R[u.rs1], R[u.rs2])
 		case opLoad:
 			a := R[u.rs1] + u.imm
-			if a&3 == 0 && a < wordLimit {
+			if a&3 == 0 && a < wordLimit && cycles >= booked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				lastLoad = u.rd
 				break
@@ -144,13 +152,15 @@ loop:
 			if !c.load(u, pc, a) {
 				break loop
 			}
-			cycles = c.Cycles // a contention stall may have been charged
+			cycles, booked = c.Cycles, c.sramBooked // a contention stall may have been charged
 			lastLoad = u.rd
 		case opStore:
 			a := R[u.rs1] + u.imm
-			if a&3 == 0 && a < wordLimit {
+			if a&3 == 0 && a < wordLimit && cycles >= booked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				pre[a>>2].op = opUndecoded
+				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					pre[a>>2].op = opUndecoded
+				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				break
@@ -159,14 +169,16 @@ loop:
 			if !c.store(pc, a, 4, R[u.rd]) {
 				break loop
 			}
-			cycles = c.Cycles
+			cycles, booked = c.Cycles, c.sramBooked // a device store may have started a DMA
 			if c.stop != nil {
 				deadline = 0
 			}
 			deadline = min(deadline, c.deadline) // the store may have scheduled an event
 		case opBT:
 			if u.imm == pc && npc == pc+4 {
-				if skipped := c.idle(pc, cycles, max(deadline, c.skipLimit)); skipped > 0 {
+				skipped := c.idle(pc, cycles, max(deadline, c.skipLimit))
+				pre = c.pre // idle may have grown it to the delay slot (u stays readable)
+				if skipped > 0 {
 					cycles += skipped
 					instret += skipped
 					c.SkippedCycles += skipped
@@ -182,10 +194,16 @@ loop:
 			if u.cond.Holds(c.Flags) {
 				newnpc, newnnpc = u.imm, u.imm+4
 				c.record(pc, u.imm, cycles)
-				if u.imm < pc && u.poll != pollNo && npc == pc+4 {
-					skipC, skipI := c.pollSkip(u, pc, cycles, instret, max(deadline, c.skipLimit))
-					cycles += skipC
-					instret += skipI
+				if u.imm < pc && npc == pc+4 {
+					if u.poll < pollNo || u.poll == pollYes {
+						skipC, skipI := c.pollSkip(u, pc, cycles, instret, max(deadline, c.skipLimit))
+						cycles += skipC
+						instret += skipI
+					} else if u.poll > pollWait {
+						u.poll-- // loop.go's count of takes before the next watch
+					} else if c.loopTaken(u, pc) {
+						deadline = 0 // leave after the branch: Run watches the loop
+					}
 				}
 			}
 		case opBRR:
@@ -213,7 +231,7 @@ loop:
 			if !ok {
 				break loop
 			}
-			cycles = c.Cycles
+			cycles, booked = c.Cycles, c.sramBooked // a device store may have started a DMA
 			if u.in.Rd == isa.PC && !u.in.Store {
 				newnnpc = t &^ 3 // a load into pc has two delay slots
 				c.record(pc, newnnpc, cycles)
@@ -260,10 +278,12 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 	if u.op == opUndecoded {
 		b := c.Mem.SRAM[pc : pc+4]
 		*u = c.predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
+		chunk := pc / codeChunk
+		c.code[chunk/64] |= 1 << (chunk % 64)
 		if c.breakpoints[pc] {
 			u.op = opBreak
 		}
-		if c.cfg.Contention != nil && (u.op == opLoad || u.op == opStore) {
+		if c.cfg.Contention != nil && !c.cfg.ContentionBooked && (u.op == opLoad || u.op == opStore) {
 			u.op = opMem // SRAM arbitration is charged on the general path
 		}
 	}
@@ -299,10 +319,10 @@ func (c *CPU) record(from, to uint32, cycle uint64) {
 // trap (a deadlock), not a wait for the cycle limit.
 func (c *CPU) idle(pc uint32, cycles, deadline uint64) uint64 {
 	slot := pc + 4
-	if uint64(slot)/4 >= uint64(len(c.pre)) {
+	su := c.uopAt(slot, true)
+	if su == nil {
 		return 0
 	}
-	su := &c.pre[slot/4]
 	if su.op == opUndecoded {
 		if _, ok := c.slowFetch(su, slot); !ok {
 			return 0
@@ -439,7 +459,7 @@ func (c *CPU) store(pc, a uint32, size uint32, v uint32) bool {
 		default:
 			b[0] = byte(v)
 		}
-		c.pre[a>>2].op = opUndecoded
+		c.forget(a)
 		return true
 	}
 	if err := c.Mem.WriteIO(a, int(size), v); err != nil {

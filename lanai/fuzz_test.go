@@ -3,6 +3,8 @@ package lanai
 import (
 	"encoding/binary"
 	"testing"
+
+	"lanaiemu/asm"
 )
 
 // FuzzRun runs random words as a program: whatever they are, the core
@@ -46,4 +48,66 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("r0=%#x r1=%#x", c.R[0], c.R[1])
 		}
 	})
+}
+
+// FuzzRunEqualsStep runs random words twice, once with Run (which skips
+// idle and polling loops, and grows its predecode array as code runs
+// higher in SRAM) and once instruction by instruction with Step (which
+// skips nothing), with an event that sets EIMR at cycle 5,000 on both: the
+// cycle and instruction counts, registers, flags, pc, SRAM and the way
+// they stopped must be the same.
+func FuzzRunEqualsStep(f *testing.F) {
+	f.Add([]byte{0x00, 0x00, 0x00, 0x01, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01})
+	f.Add([]byte{0x81, 0x16, 0xff, 0xfc, 0x02, 0x14, 0x00, 0x00, 0x82, 0x96, 0xff, 0xf8})
+	f.Add(idleLoopSeed(f))
+	var cs [2]*CPU
+	for i := range cs {
+		c, err := New(Config{SRAMSize: 256 << 10})
+		if err != nil {
+			f.Fatal(err)
+		}
+		cs[i] = c
+	}
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		if len(prog) > 4096 {
+			prog = prog[:4096]
+		}
+		var stops [2]*Stop
+		for i, c := range cs {
+			clear(c.Mem.SRAM)
+			c.Mem.Write(0, prog)
+			c.Mem.Written(0, uint32(len(c.Mem.SRAM)))
+			c.Reset(0)
+			for r := 3; r < 32 && 4*r+4 <= len(prog); r++ {
+				c.R[r] = binary.BigEndian.Uint32(prog[4*r:])
+			}
+			c.Schedule(5_000, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+			if i == 0 {
+				stops[i] = c.Run(20_000)
+				continue
+			}
+			st := CycleLimit
+			for c.Cycles < 20_000 {
+				if st = c.Step(); st.Kind != StopStep {
+					break
+				}
+			}
+			if st.Kind == StopStep {
+				st = CycleLimit
+			}
+			stops[i] = st
+		}
+		a, b := cs[0], cs[1]
+		if stops[0].Kind != stops[1].Kind || a.Cycles != b.Cycles || a.Instret != b.Instret ||
+			a.R != b.R || a.Flags != b.Flags || a.PC != b.PC || string(a.Mem.SRAM) != string(b.Mem.SRAM) {
+			t.Fatalf("run: %v at pc %#x after %d cycles %d instructions; stepped: %v at pc %#x after %d cycles %d instructions",
+				stops[0].Kind, a.PC, a.Cycles, a.Instret, stops[1].Kind, b.PC, b.Cycles, b.Instret)
+		}
+	})
+}
+
+// idleLoopSeed is the image of TestLoopSkip's main loop, as raw words.
+func idleLoopSeed(tb testing.TB) []byte {
+	c, _ := load(tb, linkSources(tb, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + mainLoop)}), Config{})
+	return append([]byte(nil), c.Mem.SRAM[:256]...)
 }

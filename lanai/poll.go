@@ -56,7 +56,7 @@ type pollTrack struct {
 // delay slot executes). It returns the cycles and instructions to skip.
 func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uint64, uint64) {
 	if u.poll == pollUnknown {
-		u.poll = pollNo
+		u.poll = pollWait + loopRetry // not for poll.go: loop.go watches it after loopRetry takes
 		if c.pollable(u.imm, pc) {
 			u.poll = pollYes
 		}
@@ -69,7 +69,7 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	if !same {
 		if t.valid && t.branch == pc {
 			if t.failures++; t.failures >= pollPatience {
-				u.poll = pollNo
+				u.poll = pollWait + loopRetry
 				t.valid = false
 				return 0, 0
 			}
@@ -107,10 +107,10 @@ func (c *CPU) pollable(head, branch uint32) bool {
 		if a == branch {
 			continue
 		}
-		if uint64(a)/4 >= uint64(len(c.pre)) {
+		u := c.uopAt(a, false) // inside the run loop: no growing
+		if u == nil {
 			return false
 		}
-		u := &c.pre[a/4]
 		if u.op == opUndecoded {
 			if _, ok := c.slowFetch(u, a); !ok {
 				return false
@@ -139,32 +139,34 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 	until := ^uint64(0)
 	for a := head; a <= branch+4; a += 4 {
 		u := &c.pre[a/4]
-		var ea uint32
-		switch {
-		case u.op == opLoad:
-			ea = c.R[u.rs1] + u.imm
-		case u.op == opMem:
-			in := &u.in
-			switch in.Class {
-			case isa.SLS:
-				ea = in.Imm &^ 3
-			case isa.RRM:
-				r, _ := alu(in.ALU, c.R[in.Rs1], c.R[in.Rs2], false)
-				ea = c.R[in.Rs1]
-				if in.Mode == isa.ModeOffset {
-					ea = r
-				}
-			default:
-				ea = c.R[in.Rs1]
-				if in.Mode == isa.ModeOffset {
-					ea += in.Imm
-				}
-			}
-			ea &^= 3
-		default:
+		if u.op != opLoad && u.op != opMem {
 			continue
 		}
+		ea := c.effAddr(u) &^ 3
 		until = min(until, c.Mem.StableUntil(ea))
 	}
 	return until
+}
+
+// effAddr is the address the load or store u would access now (before a
+// base update; ignoring the alignment rule).
+func (c *CPU) effAddr(u *uop) uint32 {
+	if u.op == opLoad || u.op == opStore {
+		return c.R[u.rs1] + u.imm
+	}
+	in := &u.in
+	switch in.Class {
+	case isa.SLS:
+		return in.Imm &^ 3
+	case isa.RRM:
+		if in.Mode != isa.ModeOffset && in.Mode != isa.ModePre {
+			return c.R[in.Rs1]
+		}
+		r, _ := alu(in.ALU, c.R[in.Rs1], c.R[in.Rs2], c.Flags&isa.FlagC != 0)
+		return r
+	}
+	if in.Mode == isa.ModeOffset || in.Mode == isa.ModePre {
+		return c.R[in.Rs1] + in.Imm
+	}
+	return c.R[in.Rs1]
 }

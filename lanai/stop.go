@@ -32,6 +32,11 @@ type Stop struct {
 	Trap *Trap  // details for StopTrap
 }
 
+// CycleLimit is the stop of every run that used up its cycle budget. It is
+// shared (a run ends this way in every step of a cluster, and allocating a
+// Stop each time was a tenth of a 64-node run): treat it as read-only.
+var CycleLimit = &Stop{Kind: StopCycleLimit}
+
 // historySize is how many control transfers a trap report shows.
 const historySize = 16
 

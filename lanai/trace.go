@@ -146,7 +146,7 @@ func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
 	}
 	for {
 		if c.Cycles >= limit {
-			c.stop = &Stop{Kind: StopCycleLimit}
+			c.stop = CycleLimit
 			return c.stop
 		}
 		before := c.R

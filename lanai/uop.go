@@ -47,7 +47,7 @@ const (
 const sink = 32
 
 // uop is a predecoded instruction. Its fields are ordered to keep it small
-// (36 bytes: 18 MiB for the 2 MiB of SRAM of a LANai 9.2 board).
+// (36 bytes; the array covers the code executed, see CPU.uopAt).
 type uop struct {
 	srcs uint32 // registers read, as a bit mask (for the load-use interlock)
 	imm  uint32 // immediate, offset, address or target

@@ -69,6 +69,7 @@ type SpecialRegs struct {
 	write  [SpecialSize / 4]func(uint32)
 	stable [SpecialSize / 4]func() uint64
 	peek   func(off uint32) (uint32, error)
+	writes uint64
 }
 
 // NewSpecialRegs makes the window with every register zero.
@@ -126,6 +127,7 @@ func (s *SpecialRegs) Write32(off uint32, v uint32) error {
 	if off%4 != 0 || i >= uint32(len(s.val)) || !s.known[i] {
 		return &AccessError{SpecialBase + off, 4, true, "no special register here"}
 	}
+	s.writes++
 	if s.write[i] != nil {
 		s.write[i](v)
 		return nil
@@ -133,6 +135,10 @@ func (s *SpecialRegs) Write32(off uint32, v uint32) error {
 	s.val[i] = v
 	return nil
 }
+
+// Writes counts the writes to the window (by the core or the host): the
+// core's loop skipping sees by it that a register may have changed.
+func (s *SpecialRegs) Writes() uint64 { return s.writes }
 
 // SetPeek installs the owner's side-effect-free reader (a board's devices
 // treat a core read as an observation: it may end a hidden write hazard or

@@ -11,7 +11,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"math/bits"
 )
@@ -103,7 +102,7 @@ func (q *Queue) Schedule(at Time, node int, fn func()) {
 		at = q.now
 	}
 	q.seq++
-	heap.Push(&q.h, Event{At: at, Node: node, Fn: fn, seq: q.seq})
+	q.h.push(Event{At: at, Node: node, Fn: fn, seq: q.seq})
 }
 
 // Next is the time of the earliest event, or Never.
@@ -121,7 +120,7 @@ func (q *Queue) Len() int { return len(q.h) }
 // Now at t.
 func (q *Queue) RunUntil(t Time) {
 	for len(q.h) > 0 && q.h[0].At <= t {
-		e := heap.Pop(&q.h).(Event)
+		e := q.h.pop()
 		q.now = e.At
 		e.Fn()
 	}
@@ -130,11 +129,12 @@ func (q *Queue) RunUntil(t Time) {
 	}
 }
 
+// eventHeap is a binary min-heap of events, written out for the element
+// type so that scheduling and running allocate nothing (container/heap
+// boxes every element in an interface).
 type eventHeap []Event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
+func (a *Event) before(b *Event) bool {
 	if a.At != b.At {
 		return a.At < b.At
 	}
@@ -143,12 +143,43 @@ func (h eventHeap) Less(i, j int) bool {
 	}
 	return a.seq < b.seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(Event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
+
+func (h *eventHeap) push(e Event) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s[i].before(&s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) pop() Event {
+	s := *h
+	e := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = Event{}
+	s = s[:n]
+	*h = s
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s[r].before(&s[l]) {
+			m = r
+		}
+		if !s[m].before(&s[i]) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
 	return e
 }
 

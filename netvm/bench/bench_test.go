@@ -192,3 +192,14 @@ func BenchmarkE2Stream64K(b *testing.B) {
 	}
 	b.ReportMetric(mb, "sim-MB/s")
 }
+
+// BenchmarkQuick is `netvm bench --quick`: every experiment at its quick
+// size, end to end (set-up included).
+func BenchmarkQuick(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Run(Config{Quick: true}, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,402 @@
+package lanai
+
+import "lanaiemu/isa"
+
+// Watched loops: the general form of polling-loop skipping (poll.go handles
+// the short loops it can prove from their text alone).
+//
+// Firmware such as the NetVM main loop polls many things per pass: it calls
+// functions, pushes and pops return addresses, and stores a heartbeat read
+// from the RTC. Such a pass is proved side-effect free from the
+// instructions it executed: when a backward branch that poll.go rejected is
+// taken, the core single-steps the next whole iteration (from the branch's
+// target back to it) and follows every value through it:
+//
+//   - a value is "varying" when it is loaded from a device register that
+//     changes by itself before the next event (the RTC, a timer, CPUC), or
+//     from an SRAM word the iteration stores a varying value to; whatever
+//     is computed from a varying value is varying too;
+//   - a varying value may only be stored to SRAM: no branch, jump, address
+//     or flag test may depend on one, and no register or flag may hold one
+//     when the iteration ends;
+//   - the iteration must end with every register, the flags and the
+//     load-use interlock as they were when it began, and every SRAM word it
+//     stored a steady value to must hold what it held before;
+//   - it may not store to a device, trap, or meet a breakpoint; no event
+//     may run, no event be scheduled, and nothing outside the core may
+//     write SRAM or a special register while it is watched.
+//
+// Then every further iteration repeats it exactly (same instructions, same
+// cycles) until an event or a write from outside, except for the varying
+// values it stores, which nothing reads before the next iteration
+// overwrites them. So the core skips whole iterations up to the next event
+// or the run's limit, and executes the last one (or two) for real, so that
+// every varying word holds what executing the loop would have left there.
+// The proof stays valid until something changes (loopChanged): the next
+// time the loop comes round, and in every later run of the core, the skip
+// is taken again after a register compare. A branch is first watched
+// after loopRetry takes; one whose iterations fail the test is watched
+// again only after a growing number of takes (a success halves the count
+// of failures rather than forgetting it).
+
+const (
+	maxLoopBody   = 512 // instructions a watched iteration may execute
+	maxLoopStores = 32  // distinct SRAM words it may store to
+	loopRetry     = 250 // takes of a failed branch before it is watched again (times backoff rounds)
+	maxLoopRounds = 64  // the most backoff rounds
+)
+
+// Values of a backward branch's uop.poll besides poll.go's (loopRetry+pollWait
+// and below count down to the next watch).
+const (
+	pollWatch uint8 = 3 // the next take starts watching the loop
+	pollWait  uint8 = 4 // pollWait+n: n more takes before watching
+)
+
+// Watch states.
+const (
+	loopOff     = iota
+	loopToHead  // the branch was taken: step to its target
+	loopRecord  // stepping through the iteration, following values
+	loopSkipped // a skip was just taken: let the core run (no re-watch until the branch)
+)
+
+// loopWatch is the loop being watched or proved.
+type loopWatch struct {
+	state         int
+	branch, head  uint32
+	toHead        int    // steps taken towards the head
+	n             int    // instructions of the iteration so far
+	gen           uint64 // CPU.loopGen when the watch began
+	specialWrites uint64 // the special registers' write count then
+	regs          [32]uint32
+	flags         isa.Flags
+	lastLoad      uint8
+	cycles        uint64
+	instret       uint64
+	stores        uint64
+	varying       uint64 // bit r: register r holds a varying value; bit 63: the flags
+	words         [maxLoopStores]loopWord
+	nwords        int
+	proved        bool // the iteration from regs/flags/lastLoad is a fixed point
+	iterCycles    uint64
+	iterInstret   uint64
+	iterStores    uint64
+	varyingStores bool
+	fails         map[uint32]int // backoff rounds per branch
+	waitRounds    map[uint32]int // rounds left before the next watch
+}
+
+// loopWord is an SRAM word the watched iteration stored to.
+type loopWord struct {
+	addr    uint32
+	before  uint32 // its value when the iteration began
+	varying bool
+}
+
+const flagsBit = 63
+
+// loopChanged is told of everything that may change what a loop reads
+// from outside the core: an event scheduled or run, a write behind the
+// core's back. It ends any watch and forgets the proof.
+func (c *CPU) loopChanged() {
+	c.loopGen++
+	if c.loop.state == loopRecord || c.loop.state == loopToHead {
+		c.loop.state = loopOff
+	}
+	c.loop.proved = false
+}
+
+// loopTaken is called by the run loop when the backward branch u at pc is
+// taken and poll.go cannot skip it. It says whether to leave the run loop
+// after the branch (to watch the loop or reuse its proof).
+func (c *CPU) loopTaken(u *uop, pc uint32) bool {
+	switch u.poll {
+	case pollWatch:
+	case pollWait: // the run loop counted the takes down to here
+		if c.loop.waitRounds[pc] > 0 {
+			c.loop.waitRounds[pc]--
+			u.poll = pollWait + loopRetry
+			return false
+		}
+		u.poll = pollWatch
+	default:
+		return false
+	}
+	w := &c.loop
+	if c.skipBreak || w.state == loopRecord {
+		return false // single steps, or the branch inside the watched iteration
+	}
+	if w.proved && w.branch != pc {
+		return false
+	}
+	w.state, w.branch, w.head, w.toHead = loopToHead, pc, u.imm, 0
+	return true
+}
+
+// watchLoop advances a watched loop: it steps to the loop's head, then
+// skips with a proof or steps through an iteration to prove it. It returns
+// with the watch over or the run's deadline reached.
+func (c *CPU) watchLoop(limit uint64) {
+	w := &c.loop
+	for w.state == loopToHead || w.state == loopRecord {
+		if c.stop != nil || c.Cycles >= c.deadline {
+			return
+		}
+		atHead := c.PC == w.head && c.NPC == w.head+4
+		if w.state == loopToHead {
+			if !atHead {
+				if w.toHead++; w.toHead > 2 {
+					w.state = loopOff
+					return
+				}
+				c.step1()
+				continue
+			}
+			if w.proved && c.sameState() && w.gen == c.loopGen && w.specialWrites == c.Mem.Specials.Writes() {
+				c.loopSkip(limit)
+				w.state = loopSkipped
+				return
+			}
+			c.loopStart()
+			continue
+		}
+		if atHead && w.n > 0 {
+			c.loopEnd(limit)
+			return
+		}
+		if w.n++; w.n > maxLoopBody || !c.loopFollow() {
+			c.loopFail()
+			return
+		}
+		c.step1()
+		if c.stop != nil {
+			w.state = loopOff
+			return
+		}
+	}
+}
+
+// step1 executes one instruction with the run loop (events are not run:
+// the caller's deadline is at or before the next one).
+func (c *CPU) step1() {
+	d := c.deadline
+	c.deadline = c.Cycles + 1
+	c.exec()
+	c.deadline = min(d, c.deadline)
+}
+
+// sameState reports whether the registers, flags and interlock are those
+// of the proved iteration's start.
+func (c *CPU) sameState() bool {
+	w := &c.loop
+	return [32]uint32(c.R[:32]) == w.regs && c.Flags == w.flags && c.lastLoad == w.lastLoad
+}
+
+// loopStart begins watching an iteration at the head.
+func (c *CPU) loopStart() {
+	w := &c.loop
+	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
+	w.regs, w.flags, w.lastLoad = [32]uint32(c.R[:32]), c.Flags, c.lastLoad
+	w.cycles, w.instret, w.stores = c.Cycles, c.Instret, c.stores
+	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
+}
+
+// loopFollow follows the values through the instruction about to execute
+// at c.PC; false means the iteration is not provably side-effect free.
+func (c *CPU) loopFollow() bool {
+	w := &c.loop
+	pc := c.PC
+	u := c.uopAt(pc, true) // between instructions: growing is safe
+	if u == nil {
+		return false
+	}
+	if u.op == opUndecoded {
+		if _, ok := c.slowFetch(u, pc); !ok {
+			return false
+		}
+	}
+	in := &u.in
+	srcVary := w.varying&uint64(u.srcs) != 0
+	flagsVary := w.varying&(1<<flagsBit) != 0
+	readsFlags := in.Class == isa.SCC || in.ALU == isa.Addc || in.ALU == isa.Subb ||
+		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel) ||
+		in.Class == isa.RRM && (in.ALU == isa.Addc || in.ALU == isa.Subb)
+	set := func(r isa.Reg, vary bool) {
+		if r <= isa.R1 {
+			return
+		}
+		if vary {
+			w.varying |= 1 << r
+		} else {
+			w.varying &^= 1 << r
+		}
+	}
+	switch u.op {
+	case opInvalid, opBreak:
+		return false
+	case opNop:
+		return true
+	case opBR, opBRR:
+		return !flagsVary
+	case opBT:
+		return true
+	}
+	switch in.Class {
+	case isa.RI, isa.RR, isa.Special, isa.SCC, isa.SLI:
+		vary := srcVary || readsFlags && flagsVary
+		if in.Rd == isa.PC && vary {
+			return false // a jump to a varying address
+		}
+		if in.F {
+			if vary {
+				w.varying |= 1 << flagsBit
+			} else {
+				w.varying &^= 1 << flagsBit
+			}
+		}
+		if in.Rd != isa.PC && (in.Class != isa.RR || in.Cond == isa.CondT || in.ALU == isa.Sel || !flagsVary) {
+			set(in.Rd, vary)
+		} else if in.Rd != isa.PC {
+			return false // a conditional write on varying flags
+		}
+		return true
+	case isa.RM, isa.RRM, isa.SPLS, isa.SLS:
+	default:
+		return false
+	}
+	// A load or store: its address must be steady.
+	addrRegs := uint64(0)
+	if in.Class != isa.SLS {
+		addrRegs = 1 << in.Rs1
+		if in.Class == isa.RRM && in.Mode != isa.ModeBase {
+			addrRegs |= 1 << in.Rs2
+		}
+	}
+	if w.varying&addrRegs != 0 || readsFlags && flagsVary {
+		return false
+	}
+	ea := c.effAddr(u) &^ 3
+	if in.Store {
+		if !c.Mem.InSRAM(ea, 4) {
+			return false // a device store has effects of its own
+		}
+		vary := w.varying&(1<<in.Rd) != 0
+		i := 0
+		for i < w.nwords && w.words[i].addr != ea {
+			i++
+		}
+		if i == w.nwords {
+			if w.nwords == maxLoopStores {
+				return false
+			}
+			b := c.Mem.SRAM[ea:]
+			w.words[i] = loopWord{addr: ea, before: uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])}
+			w.nwords++
+		}
+		w.words[i].varying = w.words[i].varying || vary
+		return true
+	}
+	vary := false
+	if c.Mem.InSRAM(ea, 4) {
+		for i := range w.nwords {
+			if w.words[i].addr == ea && w.words[i].varying {
+				vary = true
+			}
+		}
+	} else {
+		until := c.Mem.StableUntil(ea)
+		if until == 0 {
+			return false // a register that cannot say how long it keeps its value
+		}
+		vary = until < c.nextEvent()
+	}
+	if in.Rd == isa.PC {
+		return !vary
+	}
+	set(in.Rd, vary)
+	return true
+}
+
+// loopEnd checks the watched iteration at its end and skips if it is a
+// fixed point.
+func (c *CPU) loopEnd(limit uint64) {
+	w := &c.loop
+	ok := c.sameState() && w.varying == 0 && w.gen == c.loopGen &&
+		w.specialWrites == c.Mem.Specials.Writes() && c.Cycles > w.cycles
+	w.varyingStores = false
+	for i := 0; ok && i < w.nwords; i++ {
+		wd := &w.words[i]
+		if wd.varying {
+			w.varyingStores = true
+			continue
+		}
+		b := c.Mem.SRAM[wd.addr:]
+		ok = uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]) == wd.before
+	}
+	if !ok {
+		c.loopFail()
+		return
+	}
+	w.proved = true
+	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
+	if w.fails != nil {
+		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
+	}
+	c.loopSkip(limit)
+	w.state = loopSkipped
+}
+
+// loopSkip skips whole iterations of the proved loop from its head, up to
+// the next event or limit, leaving the last iteration before it (the last
+// two when the loop stores varying values: one of them completes) to be
+// executed.
+func (c *CPU) loopSkip(limit uint64) {
+	w := &c.loop
+	if c.cfg.Contention != nil && (!c.cfg.ContentionBooked || c.sramBooked > c.Cycles) {
+		return // DMA engine cycles ahead would stall some iterations
+	}
+	end := min(limit, c.nextEvent())
+	if end <= c.Cycles+w.iterCycles {
+		return
+	}
+	k := (end - c.Cycles - 1) / w.iterCycles
+	if w.varyingStores {
+		k--
+	}
+	if k == 0 {
+		return
+	}
+	c.Cycles += k * w.iterCycles
+	c.Instret += k * w.iterInstret
+	c.stores += k * w.iterStores
+	c.SkippedCycles += k * w.iterCycles
+	c.SkippedInstret += k * w.iterInstret
+}
+
+// loopFail ends a watch that proved nothing: the branch is watched again
+// after loopRetry takes times a number of rounds that doubles with every
+// failure in a row.
+func (c *CPU) loopFail() {
+	w := &c.loop
+	w.state, w.proved = loopOff, false
+	if w.fails == nil {
+		w.fails, w.waitRounds = map[uint32]int{}, map[uint32]int{}
+	}
+	f := w.fails[w.branch]
+	w.fails[w.branch] = f + 1
+	w.waitRounds[w.branch] = min(1<<min(f, 10), maxLoopRounds) - 1
+	if int(w.branch)/4 < len(c.pre) {
+		if u := &c.pre[w.branch/4]; u.poll == pollWatch {
+			u.poll = pollWait + loopRetry
+		}
+	}
+}
+
+// Polling reports whether the core is in a loop proved side-effect free
+// (nothing it can do changes anything before its next event), so that a
+// runner may count it as idle.
+func (c *CPU) Polling() bool {
+	w := &c.loop
+	return w.proved && w.gen == c.loopGen && w.specialWrites == c.Mem.Specials.Writes()
+}

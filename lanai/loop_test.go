@@ -1,0 +1,163 @@
+package lanai
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"lanaiemu/asm"
+)
+
+// mainLoop is a firmware main loop of the kind poll.go cannot prove from
+// its text: a call that pushes and pops its return address, a heartbeat
+// stored from the cycle counter (a value that changes every cycle) and a
+// poll of EIMR that an event sets at cycle 1,000,003. The program exits
+// with the heartbeat's last value minus the cycle the loop started.
+const mainLoop = `
+	mov 0x8000, %sp
+	mov 0, %r9
+	ld -392[%r0], %r20         ! CPUC: when the loop starts
+.Lmain:
+	ld -392[%r0], %r7          ! heartbeat from CPUC
+	st %r7, 0x1000[%r0]
+	bt poll
+	add %pc, 4, %rca
+	sub.f %r8, 0, %r0
+	beq .Lmain
+	mov 0, %r7                 ! (delay slot) the heartbeat is dead here
+	ld 0x1000[%r0], %r7
+	sub %r7, %r20, %r7
+	st %r7, -4096[%r0]         ! exit with the heartbeat's age
+poll:
+	st %rca, [--%sp]
+	ld -424[%r0], %r8          ! EIMR (a plain special register here)
+	and %r8, 0xffff0001, %r8
+	ld [%sp++], %rca
+	add %rca, 0, %pc
+	nop
+`
+
+// runLoop runs a program to its exit by Run or by Step, with EIMR set by
+// an event at cycle 1,000,003 when poke is true.
+func runLoop(t *testing.T, src string, step, poke bool) (*CPU, *Stop) {
+	t.Helper()
+	c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+	if poke {
+		c.Schedule(1_000_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+	}
+	if !step {
+		return c, c.Run(1 << 30)
+	}
+	st := c.Step()
+	for st.Kind == StopStep {
+		st = c.Step()
+	}
+	return c, st
+}
+
+// A loop with calls, pushes, pops and a varying heartbeat is skipped to
+// the event with exactly the counts, the exit code, the SRAM contents and
+// the store count that executing it gives.
+func TestLoopSkip(t *testing.T) {
+	fast, st1 := runLoop(t, mainLoop, false, true)
+	slow, st2 := runLoop(t, mainLoop, true, true)
+	if st1.Kind != StopExit || st2.Kind != StopExit {
+		t.Fatalf("stops: %v %v", stopMessage(st1), stopMessage(st2))
+	}
+	if st1.Code != st2.Code || st1.Code < 999_000 {
+		t.Errorf("heartbeat: %d skipping, %d executing", st1.Code, st2.Code)
+	}
+	if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret {
+		t.Errorf("skipping: %d cycles %d instructions; executing: %d cycles %d instructions", fast.Cycles, fast.Instret, slow.Cycles, slow.Instret)
+	}
+	if _, _, n1 := fast.LastStore(); true {
+		if _, _, n2 := slow.LastStore(); n1 != n2 {
+			t.Errorf("stores: %d skipping, %d executing", n1, n2)
+		}
+	}
+	if string(fast.Mem.SRAM) != string(slow.Mem.SRAM) {
+		t.Error("SRAM differs")
+	}
+	if fast.SkippedCycles < 900_000 {
+		t.Errorf("only %d cycles skipped", fast.SkippedCycles)
+	}
+	t.Logf("%d cycles, %d skipped", fast.Cycles, fast.SkippedCycles)
+}
+
+// Loops that are not side-effect free run as executing them gives: one
+// whose exit depends on the cycle counter (through a store and a load
+// back), and one that counts in SRAM.
+func TestLoopNotSkipped(t *testing.T) {
+	cases := map[string]string{
+		"exit on the cycle counter": `
+.Lw:
+	ld -392[%r0], %r7
+	st %r7, 0x1000[%r0]
+	ld 0x1000[%r0], %r8
+	sub.f %r8, 0x7000, %r0
+	bult .Lw
+	mov 0, %r8
+	st %r0, -4096[%r0]
+`,
+		"a counter in SRAM": `
+	mov 0x5000, %r9
+.Lc:
+	ld 0x1000[%r0], %r7
+	add %r7, 1, %r7
+	st %r7, 0x1000[%r0]
+	sub.f %r7, %r9, %r0
+	bne .Lc
+	mov 0, %r7
+	st %r0, -4096[%r0]
+`,
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			fast, st1 := runLoop(t, src, false, false)
+			slow, st2 := runLoop(t, src, true, false)
+			if st1.Kind != StopExit || st2.Kind != StopExit {
+				t.Fatalf("stops: %v %v", stopMessage(st1), stopMessage(st2))
+			}
+			if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fast.SkippedCycles != 0 {
+				t.Errorf("run: %d cycles %d instructions (%d skipped); stepped: %d cycles %d instructions",
+					fast.Cycles, fast.Instret, fast.SkippedCycles, slow.Cycles, slow.Instret)
+			}
+			if binary.BigEndian.Uint32(fast.Mem.SRAM[0x1000:]) != binary.BigEndian.Uint32(slow.Mem.SRAM[0x1000:]) {
+				t.Error("SRAM word differs")
+			}
+		})
+	}
+}
+
+// A proof ends when something outside the core writes SRAM: a loop
+// waiting for a word in SRAM that a device writes (no event on this core:
+// as a host's write through the PCI window) leaves at the next iteration.
+func TestLoopProofEndsOnWrite(t *testing.T) {
+	src := `
+.Lw:
+	ld -392[%r0], %r7
+	st %r7, 0x1000[%r0]
+	ld 0x2000[%r0], %r8
+	sub.f %r8, 0, %r0
+	beq .Lw
+	mov 0, %r7
+	st %r8, -4096[%r0]
+`
+	c, _ := load(t, linkSources(t, asm.Source{Name: "w.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+	if st := c.Run(100_000); st.Kind != StopCycleLimit {
+		t.Fatalf("stopped: %v", stopMessage(st))
+	}
+	if !c.Polling() || c.SkippedCycles < 50_000 {
+		t.Fatalf("polling %v, %d cycles skipped", c.Polling(), c.SkippedCycles)
+	}
+	if err := c.Mem.Write(0x2000, []byte{0, 0, 0, 7}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Polling() {
+		t.Fatal("still polling after a write")
+	}
+	at := c.Cycles
+	st := c.Run(100_000)
+	if st.Kind != StopExit || st.Code != 7 || c.Cycles > at+30 {
+		t.Fatalf("%v code %d after %d more cycles", st.Kind, st.Code, c.Cycles-at)
+	}
+}

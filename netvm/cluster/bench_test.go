@@ -1,0 +1,136 @@
+package cluster
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"lanaiemu/freebsd"
+	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/lib"
+	"lanaiemu/sim"
+)
+
+// ringStream starts on every node i a thread that streams 16 KiB WRITEs
+// with a counter to node i+1 without end (the ring's slots are the flow
+// control). It returns the receivers' endpoints, whose counter 0 counts
+// the WRITEs that arrived.
+func ringStream(tb testing.TB, c *Cluster) []*lib.EP {
+	const size = 16 << 10
+	n := len(c.Nodes)
+	eps := make([]*lib.EP, n)
+	procs := make([]*freebsd.Proc, n)
+	bufs, keys, ctrs := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+	done := 0
+	for i := range n {
+		procs[i] = c.Nodes[i].Kernel.NewProc("ring")
+		c.Nodes[i].Kernel.Go("setup", func(th *freebsd.Thread) {
+			defer func() { done++ }()
+			p := procs[i]
+			eps[i], _ = lib.Open(th, c.Nodes[i].Driver, p)
+			bufs[i], _ = p.Mmap(th, 2*size, freebsd.ProtRW)
+			p.Write(th, bufs[i], make([]byte, 2*size))
+			keys[i], _ = eps[i].Export(th, bufs[i]+size, size, true)
+			ctrs[i], _ = eps[i].ExportCounter(th, 0)
+		})
+	}
+	runUntil(tb, c, &done, n)
+	done = 0
+	for i := range n {
+		j := (i + 1) % n
+		c.Nodes[i].Kernel.Go("stream", func(th *freebsd.Thread) {
+			imp, err1 := eps[i].Import(th, j, eps[j].Index, keys[j], size, abi.ExpKindRegion)
+			ic, err2 := eps[i].Import(th, j, eps[j].Index, ctrs[j], 0, abi.ExpKindCounter)
+			done++
+			if err1 != nil || err2 != nil {
+				return
+			}
+			for {
+				eps[i].Write(th, bufs[i], imp, 0, size, ic)
+			}
+		})
+	}
+	runUntil(tb, c, &done, n)
+	return eps
+}
+
+// runUntil runs c until *done reaches n (at most one simulated second).
+func runUntil(tb testing.TB, c *Cluster, done *int, n int) {
+	tb.Helper()
+	end := c.Now() + sim.Second
+	for *done < n {
+		if c.Now() >= end {
+			tb.Fatalf("set-up not done by %v", end)
+		}
+		if err := c.Run(c.Now() + 10*sim.Microsecond); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// cpuTime is the process's user and system CPU time in seconds: on a
+// shared machine it varies less than the wall time.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkCluster runs clusters of 2, 8 and 64 nodes for one simulated
+// millisecond per iteration, idle (firmware polling, hosts asleep) and
+// busy (every node streaming 16 KiB WRITEs to the next). It reports
+// node-seconds simulated per host second (node-s/s: the efficiency that
+// should not fall with the node count) and per second of the process's
+// CPU time (node-s/cpu-s), simulated seconds per host second
+// (sim-s/s) and, busy, the WRITEs delivered per simulated millisecond.
+func BenchmarkCluster(b *testing.B) {
+	for _, nodes := range []int{2, 8, 64} {
+		for _, busy := range []bool{false, true} {
+			name := fmt.Sprintf("nodes=%d/idle", nodes)
+			if busy {
+				name = fmt.Sprintf("nodes=%d/busy", nodes)
+			}
+			b.Run(name, func(b *testing.B) {
+				c, err := New(Config{Nodes: nodes, Frames: 256})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer c.Shutdown()
+				var eps []*lib.EP
+				if busy {
+					eps = ringStream(b, c)
+				}
+				if err := c.Run(c.Now() + 2*sim.Millisecond); err != nil { // settle
+					b.Fatal(err)
+				}
+				var before uint64
+				for _, ep := range eps {
+					before += ep.Counter(0)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				start, cpu0, t0 := time.Now(), cpuTime(), c.Now()
+				for range b.N {
+					if err := c.Run(c.Now() + sim.Millisecond); err != nil {
+						b.Fatal(err)
+					}
+				}
+				wall, cpu := time.Since(start).Seconds(), cpuTime()-cpu0
+				simS := float64(c.Now()-t0) / float64(sim.Second)
+				b.ReportMetric(simS/wall, "sim-s/s")
+				b.ReportMetric(float64(nodes)*simS/wall, "node-s/s")
+				b.ReportMetric(float64(nodes)*simS/cpu, "node-s/cpu-s")
+				if busy {
+					var after uint64
+					for _, ep := range eps {
+						after += ep.Counter(0)
+					}
+					b.ReportMetric(float64(after-before)/(simS*1e3), "writes/sim-ms")
+				}
+			})
+		}
+	}
+}
