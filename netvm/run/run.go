@@ -7,6 +7,7 @@
 //
 //	{
 //	  "nodes": 2, "frames": 2048, "seed": 1, "until_us": 200000,
+//	  "board": "M2L-PCI64C", "clock_mhz": 0,
 //	  "faults": {"drop_ppm": 0, "corrupt_ppm": 0, "detour_ppm": 0},
 //	  "workloads": [
 //	    {"kind": "pingpong", "from": 0, "to": 1, "size": 4, "count": 100, "wait": "busy"},
@@ -37,6 +38,7 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/freebsd"
+	"lanaiemu/hostbus"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
@@ -54,6 +56,11 @@ type Scenario struct {
 	UntilUS   uint64     `json:"until_us"`
 	Faults    Faults     `json:"faults"`
 	Workloads []Workload `json:"workloads"`
+	// Board is every node's board (hostbus.BoardFor, e.g. "M2L-PCI64B";
+	// the thesis' hostbus.DefaultPart if empty): identity and clock.
+	Board string `json:"board,omitempty"`
+	// ClockMHz overrides the board's clock if not 0.
+	ClockMHz uint64 `json:"clock_mhz,omitempty"`
 	// Profile makes the run profile every board from the start of the
 	// workloads (Result.Profiles; docs/profiling.md); not a file field.
 	Profile bool  `json:"-"`
@@ -174,9 +181,23 @@ const maxFrames = 1 << 20
 // address space.
 const maxTouchPages = 1 << 18
 
+// boardName is the scenario's board, the default if it names none.
+func (sc *Scenario) boardName() string {
+	if sc.Board == "" {
+		return hostbus.DefaultPart
+	}
+	return sc.Board
+}
+
 func (sc *Scenario) check() error {
 	if sc.Nodes < 2 || sc.Nodes > abi.MaxNodes || sc.Nodes > 16 && sc.Nodes%8 != 0 {
 		return fmt.Errorf("%s: nodes = %d: 2..16, or a multiple of 8 up to %d", sc.name, sc.Nodes, abi.MaxNodes)
+	}
+	if _, err := hostbus.BoardFor(sc.boardName(), 1); err != nil {
+		return fmt.Errorf("%s: board: %v", sc.name, err)
+	}
+	if sc.ClockMHz != 0 && (sc.ClockMHz < 10 || sc.ClockMHz > 1000) {
+		return fmt.Errorf("%s: clock_mhz = %d: 10..1000", sc.name, sc.ClockMHz)
 	}
 	if sc.Frames == 0 {
 		sc.Frames = 4096
@@ -245,10 +266,12 @@ func (sc *Scenario) check() error {
 type Result struct {
 	// Profiles are the boards' cycle profiles, node by node, when the
 	// scenario's Profile was set.
-	Profiles    []*profile.Profiler `json:"-"`
-	SimulatedUS uint64              `json:"simulated_us"`
-	Workloads   []WorkloadResult    `json:"workloads"`
-	Nodes       []NodeStats         `json:"nodes"`
+	Profiles []*profile.Profiler `json:"-"`
+	// ClockHz is the boards' clock (the profiles' unit of time).
+	ClockHz     uint64           `json:"-"`
+	SimulatedUS uint64           `json:"simulated_us"`
+	Workloads   []WorkloadResult `json:"workloads"`
+	Nodes       []NodeStats      `json:"nodes"`
 }
 
 // WorkloadResult is one workload's outcome.
@@ -292,12 +315,13 @@ func Run(sc *Scenario, tl *timeline.Recorder, progressOut io.Writer) (*Result, e
 // started.
 func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*cluster.Cluster, *Result, sim.Time, error) {
 	c, err := cluster.New(cluster.Config{Nodes: sc.Nodes, Frames: sc.Frames, Seed: sc.Seed,
+		Board: sc.Board, ClockHz: sc.ClockMHz * 1_000_000,
 		Faults:   fabric.Faults{DropPPM: sc.Faults.DropPPM, CorruptPPM: sc.Faults.CorruptPPM, DetourPPM: sc.Faults.DetourPPM, DetourDelay: 30 * sim.Microsecond},
 		Timeline: tl, Trace: trace})
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	res := &Result{Workloads: make([]WorkloadResult, len(sc.Workloads))}
+	res := &Result{Workloads: make([]WorkloadResult, len(sc.Workloads)), ClockHz: c.Nodes[0].Board.Clock().Hz}
 	if sc.Profile {
 		if res.Profiles, err = c.Profile(); err != nil {
 			c.Shutdown()
