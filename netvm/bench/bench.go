@@ -39,7 +39,7 @@ type Config struct {
 type Figure struct {
 	ID       string  `json:"id"`
 	Paper    float64 `json:"paper"`
-	Bound    string  `json:"bound,omitempty"` // "<": the thesis gives an upper bound; "=": it must be exactly the value
+	Bound    string  `json:"bound,omitempty"` // "<" or ">": the thesis gives an upper or a lower bound; "=": it must be exactly the value
 	Measured float64 `json:"measured"`
 	Unit     string  `json:"unit"`
 	// NoPaper marks a figure the thesis does not give (Paper is then 0).
@@ -60,7 +60,7 @@ func (f Figure) Verdict() string {
 	switch {
 	case f.NoPaper:
 		return "-"
-	case f.Bound == "<" && f.Measured < f.Paper, f.Bound == "=" && f.Measured == f.Paper:
+	case f.Bound == "<" && f.Measured < f.Paper, f.Bound == ">" && f.Measured > f.Paper, f.Bound == "=" && f.Measured == f.Paper:
 		return "holds"
 	case f.Bound != "":
 		return "MISSES the bound"
