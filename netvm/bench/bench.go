@@ -22,10 +22,13 @@ import (
 type Config struct {
 	// Board is the boards' product (hostbus.BoardFor; the thesis'
 	// hostbus.DefaultPart if empty): identity and rated clock together.
-	Board    string `json:"board"`
-	ClockHz  uint64 `json:"clock_hz"`         // the LANai's clock (the board's if 0)
-	LinkRate uint64 `json:"link_bytes_per_s"` // bytes per second (160 MB/s if 0)
-	Quick    bool   `json:"quick"`            // fewer sizes and repetitions
+	Board   string `json:"board"`
+	ClockHz uint64 `json:"clock_hz"` // the LANai's clock (the board's if 0)
+	// BackToBack cables the two nodes together without the cluster's
+	// switch (cluster.Config.BackToBack).
+	BackToBack bool   `json:"back_to_back,omitempty"`
+	LinkRate   uint64 `json:"link_bytes_per_s"` // bytes per second (160 MB/s if 0)
+	Quick      bool   `json:"quick"`            // fewer sizes and repetitions
 	// PinCache is E5's pin-down cache, in pages (64 if 0).
 	PinCache int `json:"pin_cache_pages"`
 	// PCIBurst overrides the host DMA engine's PCI burst in bytes

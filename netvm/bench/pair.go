@@ -16,7 +16,7 @@ import (
 // in translation mode mode, with fabric faults, and a pair of processes
 // on them exchanging n-byte buffers (newPair). The caller shuts p.c down.
 func openPair(c Config, mode uint32, faults fabric.Faults, n uint32, handlers bool) (*pair, error) {
-	cl, err := cluster.New(cluster.Config{Nodes: 2, Frames: 2048, Board: c.Board, ClockHz: c.ClockHz, LinkRate: c.LinkRate,
+	cl, err := cluster.New(cluster.Config{Nodes: 2, Frames: 2048, Board: c.Board, BackToBack: c.BackToBack, ClockHz: c.ClockHz, LinkRate: c.LinkRate,
 		Mode: mode, Faults: faults, Seed: 1, PCI: c.pci()})
 	if err != nil {
 		return nil, err

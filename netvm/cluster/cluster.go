@@ -28,8 +28,12 @@ import (
 
 // Config describes a cluster.
 type Config struct {
-	// Nodes is the number of nodes (2: back to back; more: one switch).
+	// Nodes is the number of nodes: up to 16 hang from one switch (two
+	// nodes too, unless BackToBack), more form a Clos of 8-node leaves.
 	Nodes int
+	// BackToBack connects two nodes by one cable, without the switch a
+	// cluster is wired through (docs/fabric.md, "The thesis' cluster").
+	BackToBack bool
 	// Frames is the physical memory the VM system of each host manages,
 	// in 4 KiB pages (what the processes' working sets compete for).
 	Frames int
@@ -159,7 +163,7 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	var f *fabric.Fabric
 	switch {
-	case cfg.Nodes == 2:
+	case cfg.Nodes == 2 && cfg.BackToBack:
 		f, err = fabric.BackToBack(q, sim.NewRand(seed), fcfg)
 	case cfg.Nodes <= 16:
 		f, err = fabric.Star(q, sim.NewRand(seed), fcfg, cfg.Nodes)

@@ -7,7 +7,7 @@
 //
 //	{
 //	  "nodes": 2, "frames": 2048, "seed": 1, "until_us": 200000,
-//	  "board": "M2L-PCI64C", "clock_mhz": 0,
+//	  "board": "M2L-PCI64C", "clock_mhz": 0, "back_to_back": false,
 //	  "faults": {"drop_ppm": 0, "corrupt_ppm": 0, "detour_ppm": 0},
 //	  "workloads": [
 //	    {"kind": "pingpong", "from": 0, "to": 1, "size": 4, "count": 100, "wait": "busy"},
@@ -61,6 +61,8 @@ type Scenario struct {
 	Board string `json:"board,omitempty"`
 	// ClockMHz overrides the board's clock if not 0.
 	ClockMHz uint64 `json:"clock_mhz,omitempty"`
+	// BackToBack cables two nodes together without the switch.
+	BackToBack bool `json:"back_to_back,omitempty"`
 	// Profile makes the run profile every board from the start of the
 	// workloads (Result.Profiles; docs/profiling.md); not a file field.
 	Profile bool  `json:"-"`
@@ -315,7 +317,7 @@ func Run(sc *Scenario, tl *timeline.Recorder, progressOut io.Writer) (*Result, e
 // started.
 func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*cluster.Cluster, *Result, sim.Time, error) {
 	c, err := cluster.New(cluster.Config{Nodes: sc.Nodes, Frames: sc.Frames, Seed: sc.Seed,
-		Board: sc.Board, ClockHz: sc.ClockMHz * 1_000_000,
+		Board: sc.Board, ClockHz: sc.ClockMHz * 1_000_000, BackToBack: sc.BackToBack,
 		Faults:   fabric.Faults{DropPPM: sc.Faults.DropPPM, CorruptPPM: sc.Faults.CorruptPPM, DetourPPM: sc.Faults.DetourPPM, DetourDelay: 30 * sim.Microsecond},
 		Timeline: tl, Trace: trace})
 	if err != nil {
