@@ -328,6 +328,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	boardName := fs.String("board", hostbus.DefaultPart, "the boards (M2L-PCI64B at 133 MHz, M2L-PCI64C at 200 MHz, any LANai 9 PCI64B/C part; docs/hardware.md)")
 	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz (0: the board's)")
 	b2b := fs.Bool("back-to-back", false, "cable the two nodes together, without the cluster's switch")
+	noInline := fs.Bool("no-inline", false, "DMA every WRITE's payload (no payloads of up to 32 bytes in the command slot)")
 	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
 	profFile := fs.String("profile", "", "write the boards' pprof cycle profiles, summed over every experiment, to `FILE` with -nodeN before its extension (docs/profiling.md; about ten times slower)")
 	if err := fs.Parse(args); err != nil {
@@ -369,7 +370,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	cfg := bench.Config{Board: *boardName, BackToBack: *b2b, ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
+	cfg := bench.Config{Board: *boardName, BackToBack: *b2b, NoInline: *noInline, ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
 	if *burst != 256 {
 		cfg.PCIBurst = uint32(*burst)
 	}

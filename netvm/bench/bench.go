@@ -26,9 +26,12 @@ type Config struct {
 	ClockHz uint64 `json:"clock_hz"` // the LANai's clock (the board's if 0)
 	// BackToBack cables the two nodes together without the cluster's
 	// switch (cluster.Config.BackToBack).
-	BackToBack bool   `json:"back_to_back,omitempty"`
-	LinkRate   uint64 `json:"link_bytes_per_s"` // bytes per second (160 MB/s if 0)
-	Quick      bool   `json:"quick"`            // fewer sizes and repetitions
+	BackToBack bool `json:"back_to_back,omitempty"`
+	// NoInline makes the library DMA every WRITE's payload (lib.EP.NoInline),
+	// as before small payloads went in the command slot.
+	NoInline bool   `json:"no_inline,omitempty"`
+	LinkRate uint64 `json:"link_bytes_per_s"` // bytes per second (160 MB/s if 0)
+	Quick    bool   `json:"quick"`            // fewer sizes and repetitions
 	// PinCache is E5's pin-down cache, in pages (64 if 0).
 	PinCache int `json:"pin_cache_pages"`
 	// PCIBurst overrides the host DMA engine's PCI burst in bytes

@@ -61,7 +61,7 @@ func TestQuick(t *testing.T) {
 // No figure is hard-coded, and the figures move as the model predicts,
 // both ways. A 200 MHz LANai shortens the 4-byte one-way latency, and a
 // 100 MHz one lengthens it, by the time its firmware cycles take at the
-// two clocks (the 1,181 cycles from doorbell
+// two clocks (the 1,227 cycles from doorbell
 // to counter in fixtures/netvm/cycles.golden), within 15 %. The board
 // presets carry their clock: the default board (M2L-PCI64C) runs as
 // --clock 200, the M2L-PCI64B as --clock 133, cycle for cycle. A 250 MB/s

@@ -30,6 +30,9 @@ func openPair(c Config, mode uint32, faults fabric.Faults, n uint32, handlers bo
 		cl.Shutdown()
 		return nil, err
 	}
+	for _, ep := range p.ep {
+		ep.NoInline = c.NoInline
+	}
 	return p, nil
 }
 

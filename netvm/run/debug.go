@@ -628,7 +628,13 @@ func (s *session) resume(steps int, temp *dpoint) {
 				return
 			}
 		}
+		// The workloads may end in the tick that reaches a point: say so
+		// before the stop, or it is never said.
+		justDone := !wasDone && s.sc.done(s.res)
 		if p := s.hit(cpus, temp); p != nil {
+			if justDone {
+				s.printf("[the workloads are done at %s]\n", us(s.c.Now()))
+			}
 			p.hits++
 			switch {
 			case p == temp:
@@ -640,7 +646,7 @@ func (s *session) resume(steps int, temp *dpoint) {
 			}
 			return
 		}
-		if !wasDone && s.sc.done(s.res) {
+		if justDone {
 			s.printf("[the workloads are done at %s]\n", us(s.c.Now()))
 			return
 		}

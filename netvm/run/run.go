@@ -26,6 +26,8 @@
 // receiver of a pingpong or stream write its whole region before the
 // first WRITE, so that its pages are resident and in the SPT (without
 // it, the first WRITE to each page takes the redirect path).
+// "no_inline": true makes the library DMA even a payload of up to 32
+// bytes (otherwise carried in the command slot).
 package run
 
 import (
@@ -88,6 +90,8 @@ type Workload struct {
 	Wait  string `json:"wait"`
 	Pages int    `json:"pages"`
 	Warm  bool   `json:"warm"`
+	// NoInline makes the library DMA even a small payload (lib.EP.NoInline).
+	NoInline bool `json:"no_inline,omitempty"`
 }
 
 // Parse reads a scenario; errors name the file and the line.
@@ -423,7 +427,7 @@ type pair struct {
 	impBA, ctrBA int // b's imports of a's
 }
 
-func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, r *WorkloadResult, done func(*pair)) {
+func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, r *WorkloadResult, done func(*pair)) {
 	p := &pair{}
 	ka := c.Nodes[from].Kernel
 	kb := c.Nodes[to].Kernel
@@ -454,6 +458,7 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, r *Workloa
 		if p.epB, err = lib.Open(t, c.Nodes[to].Driver, pb); !step(to, "open", err) {
 			return
 		}
+		p.epB.NoInline = noInline
 		if p.srcB, err = pb.Mmap(t, size, freebsd.ProtRW); !step(to, "mmap", err) {
 			return
 		}
@@ -490,6 +495,7 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, r *Workloa
 		if p.epA, err = lib.Open(t, c.Nodes[from].Driver, pa); !step(from, "open", err) {
 			return
 		}
+		p.epA.NoInline = noInline
 		if p.srcA, err = pa.Mmap(t, size, freebsd.ProtRW); !step(from, "mmap", err) {
 			return
 		}
@@ -549,7 +555,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			}
 		})
 	case "stream":
-		setupPair(c, w.From, w.To, w.Size, w.Warm, r, func(p *pair) {
+		setupPair(c, w.From, w.To, w.Size, w.Warm, w.NoInline, r, func(p *pair) {
 			kb := c.Nodes[w.To].Kernel
 			var hwq freebsd.WaitQueue
 			if w.Wait == "handler" {
@@ -573,7 +579,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			})
 		})
 	case "pingpong":
-		setupPair(c, w.From, w.To, w.Size, w.Warm, r, func(p *pair) {
+		setupPair(c, w.From, w.To, w.Size, w.Warm, w.NoInline, r, func(p *pair) {
 			ka, kb := c.Nodes[w.From].Kernel, c.Nodes[w.To].Kernel
 			var hwqA, hwqB freebsd.WaitQueue
 			if w.Wait == "handler" {
