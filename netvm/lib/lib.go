@@ -14,6 +14,7 @@ import (
 	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/driver"
+	"lanaiemu/sim"
 )
 
 // NoCounter names no counter in Write.
@@ -115,11 +116,25 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 	}
 	put64(abi.CmdTicket, ep.ticket, src) // ticket, source VA
 	put64(abi.WrLen, n, off)             // length, destination offset
-	if _, err := w.Write32(slot+abi.WrImport, bits.ReverseBytes32(uint32(imp)<<16|c)); err != nil {
+	fields, err := w.Write32(slot+abi.WrImport, bits.ReverseBytes32(uint32(imp)<<16|c))
+	if err != nil {
 		panic(err)
 	}
-	end, err := w.Write16(slot+abi.CmdFlags, uint16(abi.OpWrite)<<8|flags) // flags (byte 0x3E), op (0x3F)
-	if err != nil {
+	// The opcode (with the flags byte) lands in SRAM PIOLanding after the
+	// CPU has issued it (docs/host.md); the CPU pays the transaction.
+	op := func() (sim.Time, error) {
+		return w.Write16(slot+abi.CmdFlags, uint16(abi.OpWrite)<<8|flags) // flags (byte 0x3E), op (0x3F)
+	}
+	var end sim.Time
+	if k := d.K; k.Timing.PIOLanding > 0 {
+		end = fields + k.Timing.PIOWrite
+		k.Q.Schedule(end+k.Timing.PIOLanding, k.Node, func() {
+			w.At(fields)
+			if _, err := op(); err != nil {
+				panic(err)
+			}
+		})
+	} else if end, err = op(); err != nil {
 		panic(err)
 	}
 	if end > t.Now() {
