@@ -101,7 +101,7 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.SetOutput(out)
 	c := &opts.cfg
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the workload and of the fabric's faults")
-	fs.IntVar(&c.Nodes, "nodes", 4, "nodes (2: back to back; more: one switch), 2..64")
+	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch (more than 16: a Clos of 8-node leaves), 2..64")
 	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
 	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
 	fs.IntVar(&c.Frames, "frames", 0, "VM memory per host in 4 KiB pages (0: two thirds of what a process touches)")
