@@ -134,6 +134,9 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, maxTicks int) (ou
 			return outcome{kind: stopEnd, event: ev}, true
 		}
 		if o, hit := d.hit(start, stores, pcs); hit {
+			if ev != nil { // it happened in this tick too: said before the stop, or never
+				d.printf("%s\n", ev.Text)
+			}
 			pinned := o.point.thread // its core stopped at the breakpoint or made the store
 			if o.kind == stopWatch && !o.byStore {
 				pinned = -1 // a DMA or host write: no core must stay where it is

@@ -40,6 +40,11 @@ type Timing struct {
 	// PIORead and PIOWrite are one programmed-I/O access to the board
 	// (hostbus.Params: NonPostedRead, PostedWrite).
 	PIORead, PIOWrite sim.Time
+	// PIOLanding is how long after the CPU has issued a posted write it
+	// lands in the board's SRAM: the host bridge's write buffer, PCI
+	// arbitration and the transaction (0: at once). The NetVM library's
+	// doorbell (a WRITE's opcode) pays it.
+	PIOLanding sim.Time
 }
 
 // DefaultTiming is the host of docs/host.md: a FreeBSD 4.6 i386 machine of
@@ -60,6 +65,7 @@ func DefaultTiming() Timing {
 		PinCacheLookup:       150 * sim.Nanosecond,
 		PIORead:              600 * sim.Nanosecond,
 		PIOWrite:             100 * sim.Nanosecond,
+		PIOLanding:           150 * sim.Nanosecond,
 	}
 }
 

@@ -37,11 +37,15 @@ const (
 
 // Board describes one board as its EEPROM does.
 type Board struct {
-	Part        string  // product name, e.g. "M2L-PCI64C-2"
-	ProductCode uint16  // Myricom product code (myriProm.h), e.g. 93
-	CPUVersion  uint16  // 0x0902 = LANai 9.2
-	ClockVal    uint32  // lanai_clockval, the CLOCK register value
-	MaxSpeedMHz uint16  // max_lanai_speed
+	Part        string // product name, e.g. "M2L-PCI64C-2"
+	ProductCode uint16 // Myricom product code (myriProm.h), e.g. 93
+	CPUVersion  uint16 // 0x0902 = LANai 9.2
+	ClockVal    uint32 // lanai_clockval, the CLOCK register value
+	MaxSpeedMHz uint16 // max_lanai_speed
+	// ClockHz is the RISC clock the board runs at: its product's rated
+	// clock (PCI64B 133 MHz, PCI64C 200 MHz; lanai9-hw.md 1.1, 7.1). It is
+	// not in the EEPROM image (the host programs the PLL from ClockVal).
+	ClockHz     uint64
 	SRAMSize    uint32  // bytes; 0 = the size of the attached memory
 	Serial      uint32  // serial number
 	MAC         [6]byte // lanai_board_id; zero = derived from Serial (see BoardFor)
@@ -63,42 +67,54 @@ type product struct {
 	cpu   uint16
 	speed uint16
 	sram  uint32
+	hz    uint64
 }
+
+// Rated RISC clocks: "133MHz for the PMC64B, and 200MHz for the PMC64C"
+// (Myricom's m3m-pmc64b.html; lanai9-hw.md 1.1); the EEPROM's
+// max_lanai_speed (134, 202) is the PLL's ceiling just above them.
+const (
+	clockPCI64B = 133_000_000
+	clockPCI64C = 200_000_000
+)
 
 // products lists the LANai 9 PCI64B/C entries of GM 2.0.21 myriProm.h.
 var products = []product{
-	{"M3M-PCI64B-2", 62, 0x082082A0, 0x0900, 134, 2 << 20},
-	{"M3M-PCI64B-4", 63, 0x082082A0, 0x0900, 134, 4 << 20},
-	{"M2L-PCI64B-2", 74, 0x082082A0, 0x0900, 134, 2 << 20},
-	{"M3M-PCI64B-8", 75, 0x082082A0, 0x0900, 134, 8 << 20},
-	{"M2L-PCI64B-4", 80, 0x082082A0, 0x0900, 134, 4 << 20},
-	{"M3F-PCI64B-2", 83, 0x082082A0, 0x0900, 134, 2 << 20},
-	{"M3F-PCI64B-4", 84, 0x082082A0, 0x0900, 134, 4 << 20},
-	{"M3F-PCI64B-8", 87, 0x082082A0, 0x0900, 134, 8 << 20},
-	{"M2L-PCI64C-2", 93, 0x032072A0, 0x0902, 202, 2 << 20},
-	{"M2L-PCI64C-4", 94, 0x032072A0, 0x0902, 202, 4 << 20},
-	{"M3F-PCI64C-2", 95, 0x032072A0, 0x0902, 202, 2 << 20},
-	{"M3F-PCI64C-4", 96, 0x032072A0, 0x0902, 202, 4 << 20},
-	{"M3F-PCI64C-8", 98, 0x032072A0, 0x0902, 202, 8 << 20},
-	{"M3M-PCI64C-2", 99, 0x032072A0, 0x0902, 202, 2 << 20},
-	{"M3M-PCI64C-4", 100, 0x032072A0, 0x0902, 202, 4 << 20},
-	{"M3M-PCI64C-8", 101, 0x032072A0, 0x0902, 202, 8 << 20},
+	{"M3M-PCI64B-2", 62, 0x082082A0, 0x0900, 134, 2 << 20, clockPCI64B},
+	{"M3M-PCI64B-4", 63, 0x082082A0, 0x0900, 134, 4 << 20, clockPCI64B},
+	{"M2L-PCI64B-2", 74, 0x082082A0, 0x0900, 134, 2 << 20, clockPCI64B},
+	{"M3M-PCI64B-8", 75, 0x082082A0, 0x0900, 134, 8 << 20, clockPCI64B},
+	{"M2L-PCI64B-4", 80, 0x082082A0, 0x0900, 134, 4 << 20, clockPCI64B},
+	{"M3F-PCI64B-2", 83, 0x082082A0, 0x0900, 134, 2 << 20, clockPCI64B},
+	{"M3F-PCI64B-4", 84, 0x082082A0, 0x0900, 134, 4 << 20, clockPCI64B},
+	{"M3F-PCI64B-8", 87, 0x082082A0, 0x0900, 134, 8 << 20, clockPCI64B},
+	{"M2L-PCI64C-2", 93, 0x032072A0, 0x0902, 202, 2 << 20, clockPCI64C},
+	{"M2L-PCI64C-4", 94, 0x032072A0, 0x0902, 202, 4 << 20, clockPCI64C},
+	{"M3F-PCI64C-2", 95, 0x032072A0, 0x0902, 202, 2 << 20, clockPCI64C},
+	{"M3F-PCI64C-4", 96, 0x032072A0, 0x0902, 202, 4 << 20, clockPCI64C},
+	{"M3F-PCI64C-8", 98, 0x032072A0, 0x0902, 202, 8 << 20, clockPCI64C},
+	{"M3M-PCI64C-2", 99, 0x032072A0, 0x0902, 202, 2 << 20, clockPCI64C},
+	{"M3M-PCI64C-4", 100, 0x032072A0, 0x0902, 202, 4 << 20, clockPCI64C},
+	{"M3M-PCI64C-8", 101, 0x032072A0, 0x0902, 202, 8 << 20, clockPCI64C},
 }
 
-// DefaultPart is the board of the default scenario: a LANai 9.2 board on
-// the 1.28 Gb/s (160 MB/s) Myrinet-LAN link that NetVM's numbers imply.
+// DefaultPart is the thesis' board (docs/hardware.md, "Boards"): the
+// LANai 9.2 (myriProm.h gives cpu_version 0x0902 only to PCI64C products)
+// on the 1.28 Gb/s (160 MB/s) Myrinet-LAN link that NetVM's 97.2 % implies
+// (M2L), with 2 MB of SRAM: the M2L-PCI64C-2 at 200 MHz.
 const DefaultPart = "M2L-PCI64C-2"
 
 // BoardFor returns the Board of a LANai 9 PCI64B/C product of myriProm.h
-// (e.g. "M2L-PCI64C-2", "M3F-PCI64B-4") with a serial number. The MAC
-// address is Myricom's OUI 00:60:DD followed by the low 24 bits of the
+// (e.g. "M2L-PCI64C-2", "M3F-PCI64B-4") with a serial number; a family
+// name without the SRAM suffix ("M2L-PCI64B") names its 2 MB board. The
+// MAC address is Myricom's OUI 00:60:DD followed by the low 24 bits of the
 // serial (a choice: real boards were programmed at the factory).
 func BoardFor(part string, serial uint32) (Board, error) {
 	for _, p := range products {
-		if p.part == part {
+		if p.part == part || p.part == part+"-2" {
 			return Board{
 				Part: p.part, ProductCode: p.code, CPUVersion: p.cpu, ClockVal: p.clock,
-				MaxSpeedMHz: p.speed, SRAMSize: p.sram, Serial: serial,
+				MaxSpeedMHz: p.speed, ClockHz: p.hz, SRAMSize: p.sram, Serial: serial,
 				MAC:         [6]byte{0x00, 0x60, 0xDD, byte(serial >> 16), byte(serial >> 8), byte(serial)},
 				VoltageCode: 0xFF, PadVoltageCode: 0xFF,
 			}, nil

@@ -133,3 +133,29 @@ func TestEEPROMThroughWindow(t *testing.T) {
 		t.Error("NewWindow accepted an over-long EEPROM string")
 	}
 }
+
+// A board preset carries its rated clock, and a family name names its
+// 2 MB board.
+func TestBoardClock(t *testing.T) {
+	for _, c := range []struct {
+		name, part string
+		hz         uint64
+		cpu        uint16
+	}{
+		{"M2L-PCI64B", "M2L-PCI64B-2", 133_000_000, 0x0900},
+		{"M2L-PCI64C", "M2L-PCI64C-2", 200_000_000, 0x0902},
+		{"M3F-PCI64B-4", "M3F-PCI64B-4", 133_000_000, 0x0900},
+		{DefaultPart, "M2L-PCI64C-2", 200_000_000, 0x0902},
+	} {
+		b, err := BoardFor(c.name, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Part != c.part || b.ClockHz != c.hz || b.CPUVersion != c.cpu {
+			t.Errorf("%s: %s at %d Hz, cpu %#x; want %s at %d Hz, cpu %#x", c.name, b.Part, b.ClockHz, b.CPUVersion, c.part, c.hz, c.cpu)
+		}
+	}
+	if _, err := BoardFor("M2L-PCI64", 1); err == nil {
+		t.Error("M2L-PCI64 named a board")
+	}
+}

@@ -122,6 +122,10 @@ func (s *Scenario) Build() (*World, error) {
 		}
 		bc := board.Config{Host: hm}
 		bc.ClockHz = uint64(n.ClockMHz * 1e6)
+		if bc.ClockHz == 0 && n.Board != "" {
+			hb, _ := hostbus.BoardFor(n.Board, 1) // checked by the parser
+			bc.ClockHz = hb.ClockHz
+		}
 		bc.SRAMSize = uint32(n.SRAM)
 		id := i
 		bc.Trace = func(e board.Event) { w.boardEvent(id, e) }

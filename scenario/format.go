@@ -162,9 +162,14 @@ type NodeSpec struct {
 	// the scenario file.
 	Firmware string   `json:"firmware,omitempty"`
 	Asm      []string `json:"asm,omitempty"`
-	// ClockMHz is the core clock (default 133). SRAM is its size (default
-	// 2M). LinkRate is the board's link rate in bytes/s (default the
-	// topology's).
+	// Board is the board (hostbus.BoardFor: "M2L-PCI64B", "M2L-PCI64C-4",
+	// ...): its EEPROM identity, as a host script's load reads it, and its
+	// rated clock (docs/hardware.md, "Boards"). Empty: the identity of
+	// hostbus.DefaultPart on a 133 MHz core, as before boards had presets.
+	Board string `json:"board,omitempty"`
+	// ClockMHz is the core clock (default: the board's, or 133). SRAM is
+	// its size (default 2M). LinkRate is the board's link rate in bytes/s
+	// (default the topology's).
 	ClockMHz float64 `json:"clock_mhz,omitempty"`
 	SRAM     Num     `json:"sram,omitempty"`
 	LinkRate Num     `json:"link_rate,omitempty"`
@@ -378,6 +383,11 @@ func (s *Scenario) Check() error {
 		if n.ClockMHz < 0 || n.ClockMHz > 10000 {
 			return s.errf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
 		}
+		if n.Board != "" {
+			if _, err := hostbus.BoardFor(n.Board, 1); err != nil {
+				return s.errf("nodes[%d].board: %v", i, err)
+			}
+		}
 		if n.HostMemory%4096 != 0 || n.HostMemory > hostbus.MaxHostMemory {
 			return s.errf("nodes[%d].host_memory: %d: a multiple of 4096 up to %d", i, n.HostMemory, uint64(hostbus.MaxHostMemory))
 		}
@@ -479,6 +489,9 @@ func (s *Scenario) Node(i int) NodeSpec {
 		}
 		if n.ClockMHz != 0 {
 			r.ClockMHz = n.ClockMHz
+		}
+		if n.Board != "" {
+			r.Board = n.Board
 		}
 		if n.SRAM != 0 {
 			r.SRAM = n.SRAM

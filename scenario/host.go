@@ -99,7 +99,7 @@ type step struct {
 func (s *Scenario) loadHostScript(i int, path string) (*HostScript, error) {
 	data, err := readfile.Read(s.resolve(path), readfile.Text)
 	if err != nil {
-		return nil, fmt.Errorf("%s: nodes[%d].host_file: %w", s.Path, i, err)
+		return nil, fmt.Errorf("%s: nodes[%d].host_file: %w (%w)", s.Path, i, err, ErrBadScenario)
 	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
@@ -846,7 +846,13 @@ func (w *World) buildHost(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMem
 		}
 	}
 	b.SetReset(true) // power-on: held in reset until the driver loads it
-	h.win, err = hostbus.NewWindow(b.CPU().Mem, hostbus.DefaultParams(), hostbus.Hooks{
+	wp := hostbus.DefaultParams()
+	if n.Board != "" {
+		hb, _ := hostbus.BoardFor(n.Board, 1) // checked by the parser
+		hb.SRAMSize = 0                       // follow the attached memory
+		wp.Board = hb
+	}
+	h.win, err = hostbus.NewWindow(b.CPU().Mem, wp, hostbus.Hooks{
 		ReadSpecial: b.HostReadSpecial, WriteSpecial: b.HostWriteSpecial,
 		ReadPointer: b.HostReadPointerBank, WritePointer: b.HostWritePointerBank,
 		TriggerDMA: b.TriggerDMA, InterruptEnable: b.SetHostInterruptEnable,

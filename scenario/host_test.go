@@ -292,3 +292,24 @@ func TestHostScriptDeterminismAndTimeLimit(t *testing.T) {
 		t.Fatalf("status %d, %v", w.Status(), w.HostErr())
 	}
 }
+
+// A node's board preset carries its identity (what a driver's load reads
+// from the EEPROM) and its rated clock; clock_mhz overrides the clock
+// alone; an unknown board is refused by the parser.
+func TestBoardPreset(t *testing.T) {
+	w := runHost(t, `{"main":[{"op":"load"}]}`, `,"nodes":[{"board":"M2L-PCI64B"},{"board":"M2L-PCI64C","clock_mhz":150}]`)
+	for i, c := range []struct {
+		cpu uint32
+		hz  uint64
+	}{{0x0900, 133_000_000}, {0x0902, 150_000_000}} {
+		if v := w.HostResults()[i].Vars["eeprom_cpu_version"]; v != c.cpu {
+			t.Errorf("node %d: cpu_version %#x, want %#x", i, v, c.cpu)
+		}
+		if hz := w.Boards[i].Clock().Hz; hz != c.hz {
+			t.Errorf("node %d: %d Hz, want %d", i, hz, c.hz)
+		}
+	}
+	if _, err := hostScenario(t, `{"main":[]}`, `,"nodes":[{"board":"M9X-PCI64Z"}]`); err == nil || !strings.Contains(err.Error(), "board") {
+		t.Errorf("an unknown board: %v", err)
+	}
+}

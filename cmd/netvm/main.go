@@ -42,10 +42,10 @@ import (
 	"os"
 
 	pprof "github.com/google/pprof/profile"
-	"lanaiemu/dap"
-	"lanaiemu/internal/readfile"
 
-	"lanaiemu/lanai"
+	"lanaiemu/dap"
+	"lanaiemu/hostbus"
+	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
 	nvmrun "lanaiemu/netvm/run"
@@ -56,9 +56,9 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: netvm run [--json FILE] [--trace FILE] SCENARIO
+const usage = `usage: netvm run [--json FILE] [--trace FILE] [--board PART] [--clock MHz] SCENARIO
        netvm dap [--listen ADDR]   (the cluster debugger for editors; the launch request names the scenario)
-       netvm bench [--quick] [--json FILE] [--plots DIR] [--clock MHz] [--link-rate MB/s] [--pin-cache pages] [--pci-burst bytes]
+       netvm bench [--quick] [--json FILE] [--plots DIR] [--board PART] [--clock MHz] [--link-rate MB/s] [--pin-cache pages] [--pci-burst bytes]
        netvm stress [flags]
 
 Examples:
@@ -101,6 +101,7 @@ type stressOpts struct {
 	json  string
 	quiet bool
 	evict *uint64
+	clock uint64
 }
 
 var opts stressOpts
@@ -110,13 +111,15 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.SetOutput(out)
 	c := &opts.cfg
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the workload and of the fabric's faults")
-	fs.IntVar(&c.Nodes, "nodes", 4, "nodes (2: back to back; more: one switch), 2..64")
+	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch (more than 16: a Clos of 8-node leaves), 2..64")
 	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
 	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
 	fs.IntVar(&c.Frames, "frames", 0, "VM memory per host in 4 KiB pages (0: two thirds of what a process touches)")
 	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
 	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
+	fs.StringVar(&c.Board, "board", hostbus.DefaultPart, "every node's board (M2L-PCI64B at 133 MHz, M2L-PCI64C at 200 MHz, any LANai 9 PCI64B/C part; docs/hardware.md)")
+	fs.Uint64Var(&opts.clock, "clock", 0, "the LANai's clock in `MHz` (0: the board's)")
 	evict := fs.Uint64("evict-every-us", 200, "each host forces a random region page out about this often (0: never)")
 	c.EvictEvery = 0
 	opts.evict = evict
@@ -143,6 +146,11 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, the others >= 0")
 		return 2
 	}
+	if err := checkBoard(c.Board, opts.clock); err != nil {
+		fmt.Fprintf(stderr, "netvm stress: %v\n", err)
+		return 2
+	}
+	c.ClockHz = opts.clock * 1_000_000
 	var jsonFile *outFile
 	if opts.json != "" { // opened before the run: an unwritable file fails now
 		var err error
@@ -187,6 +195,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	profFile := fs.String("profile", "", "write each board's pprof cycle profile from the start of the workloads to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
 	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm)")
+	boardName := fs.String("board", "", "every node's board, over the scenario's \"board\" (default "+hostbus.DefaultPart+"; docs/hardware.md)")
+	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz, over the scenario's \"clock_mhz\" (0: the board's)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -204,6 +214,16 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	}
 	sc, err := nvmrun.Parse(fs.Arg(0), data)
 	if err != nil {
+		fmt.Fprintf(stderr, "netvm run: %v\n", err)
+		return 2
+	}
+	if *boardName != "" {
+		sc.Board = *boardName
+	}
+	if *clock != 0 {
+		sc.ClockMHz = *clock
+	}
+	if err := checkBoard(sc.Board, sc.ClockMHz); err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
@@ -281,7 +301,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for i, p := range res.Profiles {
-		if err := writeProfile(profile.NodeFile(*profFile, i), p); err != nil {
+		if err := writeProfile(profile.NodeFile(*profFile, i), p, res.ClockHz); err != nil {
 			fmt.Fprintf(stderr, "netvm run: %v\n", err)
 			return 3
 		}
@@ -315,7 +335,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	plots := fs.String("plots", "", "draw the curves into this directory as SVG and PNG")
 	pinCache := fs.Int("pin-cache", 64, "E5: the pin-down cache's size in pages")
 	burst := fs.Uint("pci-burst", 256, "the host DMA engine's PCI burst in bytes (GM's default 256)")
-	clock := fs.Uint64("clock", 133, "the LANai's clock in MHz")
+	boardName := fs.String("board", hostbus.DefaultPart, "the boards (M2L-PCI64B at 133 MHz, M2L-PCI64C at 200 MHz, any LANai 9 PCI64B/C part; docs/hardware.md)")
+	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz (0: the board's)")
+	b2b := fs.Bool("back-to-back", false, "cable the two nodes together, without the cluster's switch")
+	noInline := fs.Bool("no-inline", false, "DMA every WRITE's payload (no payloads of up to 32 bytes in the command slot)")
 	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
 	profFile := fs.String("profile", "", "write the boards' pprof cycle profiles, summed over every experiment, to `FILE` with -nodeN before its extension (docs/profiling.md; about ten times slower)")
 	if err := fs.Parse(args); err != nil {
@@ -328,8 +351,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm bench: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if *clock < 10 || *clock > 1000 || *link < 10 || *link > 10000 {
-		fmt.Fprintln(stderr, "netvm bench: --clock 10..1000 MHz, --link-rate 10..10000 MB/s")
+	if err := checkBoard(*boardName, *clock); err != nil {
+		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+		return 2
+	}
+	if *link < 10 || *link > 10000 {
+		fmt.Fprintln(stderr, "netvm bench: --link-rate 10..10000 MB/s")
 		return 2
 	}
 	if *pinCache < 1 || *pinCache > 1024 || *burst < 8 || *burst > 4096 || *burst%8 != 0 {
@@ -353,7 +380,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	cfg := bench.Config{ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
+	cfg := bench.Config{Board: *boardName, BackToBack: *b2b, NoInline: *noInline, ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
 	if *burst != 256 {
 		cfg.PCIBurst = uint32(*burst)
 	}
@@ -368,7 +395,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	bench.WriteTable(stdout, res.Figures)
 	if cfg.Profiles != nil {
-		profs, err := cfg.Profiles.Merged(cfg.ClockHz)
+		profs, err := cfg.Profiles.Merged(res.Config.ClockHz)
 		for i := 0; err == nil && i < len(profs); i++ {
 			err = writePprof(profile.NodeFile(*profFile, i), profs[i])
 		}
@@ -486,10 +513,24 @@ func (o *outFile) abandon() {
 	}
 }
 
-// writeProfile writes one board's profile (the LANai at its default
-// clock: netvm run does not set another).
-func writeProfile(name string, p *profile.Profiler) error {
-	return writePprof(name, p.Profile(lanai.DefaultClockHz))
+// writeProfile writes one board's profile, its cycles at hz.
+func writeProfile(name string, p *profile.Profiler, hz uint64) error {
+	return writePprof(name, p.Profile(hz))
+}
+
+// checkBoard refuses a board no product names and a clock (MHz, 0 for
+// the board's) outside 10..1000.
+func checkBoard(name string, clockMHz uint64) error {
+	if name == "" {
+		name = hostbus.DefaultPart
+	}
+	if _, err := hostbus.BoardFor(name, 1); err != nil {
+		return fmt.Errorf("--board: %v", err)
+	}
+	if clockMHz != 0 && (clockMHz < 10 || clockMHz > 1000) {
+		return fmt.Errorf("--clock %d: 10..1000 MHz", clockMHz)
+	}
+	return nil
 }
 
 // writePprof writes a pprof profile to a file.

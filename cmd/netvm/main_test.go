@@ -63,11 +63,14 @@ func TestCommand(t *testing.T) {
 	}
 }
 
-// netvm bench: bad flags exit 2; the quick run prints the table, writes
+// netvm bench: bad flags (a board no product names, on every command) exit
+// 2; the quick run prints the table, writes
 // the JSON with the config and every figure the issue names, and draws
 // each curve as SVG and PNG.
 func TestBenchCommand(t *testing.T) {
-	for _, args := range [][]string{{"bench", "--clock", "5"}, {"bench", "--link-rate", "0"}, {"bench", "--pin-cache", "0"}, {"bench", "--warp"}} {
+	for _, args := range [][]string{{"bench", "--clock", "5"}, {"bench", "--link-rate", "0"}, {"bench", "--pin-cache", "0"}, {"bench", "--warp"},
+		{"bench", "--board", "M9X-PCI64Z"}, {"stress", "--board", "PCI64"}, {"run", "--board", "M2L", "../../fixtures/netvm/scenarios/tour.json"},
+		{"run", "--clock", "5000", "../../fixtures/netvm/scenarios/tour.json"}} {
 		if code, _, _ := runCmd(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

@@ -107,6 +107,7 @@
 	.set	EP_SLOTPTR, 64		! address of the next ring slot
 	.set	EP_H1, 68		! header word 1 of the WRITE's packets
 	.set	EP_H2, 72		! header word 2 (without the length)
+	.set	EP_INLINE, 76		! an inline WRITE's payload (NVM_INLINE_MAX bytes)
 ! Peer state (PeerBase + node * 128), both directions of one pair.
 	.set	P_TX_SEQ, 0		! sender: next sequence number to assign
 	.set	P_TX_SENT, 4		! sender: every number before it was sent once

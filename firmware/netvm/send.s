@@ -137,8 +137,33 @@ write_check:
 	sub.f	%r24, 0, %r0
 	beq	9f
 	nop
-1:	ld	NVM_WR_SRC_VA[%r9], %r7
-	st	%r7, EP_SRC[%r17]
+1:	ld	EP_FLAGS[%r17], %r8	! inline: the payload is in the slot;
+	mov	NVM_CMD_FLAG_INLINE, %r10	! keep a copy, and EP_SRC is
+	and	%r8, %r10, %r8		! the offset in it
+	sub.f	%r8, 0, %r0
+	beq	7f
+	ld	NVM_WR_SRC_VA[%r9], %r7	! (delay slot)
+	mov	NVM_STATUS_LEN, %r19
+	sub.f	%r22, NVM_INLINE_MAX, %r0
+	bugt	9f
+	mov	0, %r7			! (delay slot)
+	ld	NVM_WR_INLINE + 0[%r9], %r8
+	st	%r8, EP_INLINE + 0[%r17]
+	ld	NVM_WR_INLINE + 4[%r9], %r8
+	st	%r8, EP_INLINE + 4[%r17]
+	ld	NVM_WR_INLINE + 8[%r9], %r8
+	st	%r8, EP_INLINE + 8[%r17]
+	ld	NVM_WR_INLINE + 12[%r9], %r8
+	st	%r8, EP_INLINE + 12[%r17]
+	ld	NVM_WR_INLINE + 16[%r9], %r8
+	st	%r8, EP_INLINE + 16[%r17]
+	ld	NVM_WR_INLINE + 20[%r9], %r8
+	st	%r8, EP_INLINE + 20[%r17]
+	ld	NVM_WR_INLINE + 24[%r9], %r8
+	st	%r8, EP_INLINE + 24[%r17]
+	ld	NVM_WR_INLINE + 28[%r9], %r8
+	st	%r8, EP_INLINE + 28[%r17]
+7:	st	%r7, EP_SRC[%r17]
 	st	%r22, EP_LEFT[%r17]
 	st	%r23, EP_DST[%r17]
 	ld	NVM_IMP_NODE[%r20], %r7
@@ -263,7 +288,12 @@ send_step:
 	sub.f	%r25, 0, %r0
 	beq	4f			! no payload: no page to touch
 	ld	NVM_EP_ST_ASID[%r17], %r6	! (delay slot)
-	mov	%r22, %r7
+	ld	EP_FLAGS[%r17], %r7
+	mov	NVM_CMD_FLAG_INLINE, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	bne	.Lss_inline		! the payload came with the command
+	mov	%r22, %r7		! (delay slot)
 	CALL	spt_lookup
 	sub.f	%r8, 0, %r0
 	beq	.Lss_fault
@@ -285,6 +315,20 @@ send_step:
 	mov	0, %r6
 	CALL	spt_unlock
 	BUFADDR	%r18, %r14
+	bt	4f
+	nop
+.Lss_inline:				! copy r25 bytes of the slot's payload
+	add	%r17, %r22, %r8
+	add	%r8, EP_INLINE, %r8	! from here
+	add	%r8, %r25, %r11		! to here
+	add	%r14, NVM_BUF_PAYLOAD, %r9
+.Lss_copy:
+	uld.b	0[%r8], %r10
+	add	%r8, 1, %r8
+	st.b	%r10, 0[%r9]
+	sub.f	%r8, %r11, %r0
+	bne	.Lss_copy
+	add	%r9, 1, %r9		! (delay slot)
 	! The header (§5.3), eight words, most of them prepared by
 	! write_check.
 4:	add	%r14, NVM_BUF_HDR, %r6

@@ -315,6 +315,9 @@ const (
 	CmdOp = 0x3F
 	// CmdFlagIRQ asks for a host interrupt (EvCmdDone) on completion.
 	CmdFlagIRQ = 0x01
+	// CmdFlagInline (WRITE only): the payload, WrLen <= InlineMax bytes,
+	// is in the slot at WrInline; WrSrcVA is not used.
+	CmdFlagInline = 0x02
 )
 
 // WRITE command (user ring) fields.
@@ -334,6 +337,11 @@ const (
 	WrCtrImport = 0x12
 	// NoCounter in WrCtrImport: the write notifies nobody.
 	NoCounter = 0xFFFF
+	// WrInline is where an inline WRITE's payload starts in the slot
+	// (InlineMax bytes).
+	WrInline = 0x18
+	// InlineMax is the largest payload a WRITE carries in its slot.
+	InlineMax = 32
 )
 
 // Kernel ring opcodes.

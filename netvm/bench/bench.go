@@ -15,11 +15,21 @@ import (
 	"math"
 
 	"lanaiemu/board"
+	"lanaiemu/hostbus"
 )
 
 // Config is the one configuration every experiment runs on.
 type Config struct {
-	ClockHz  uint64 `json:"clock_hz"`         // the LANai's clock (133 MHz if 0)
+	// Board is the boards' product (hostbus.BoardFor; the thesis'
+	// hostbus.DefaultPart if empty): identity and rated clock together.
+	Board   string `json:"board"`
+	ClockHz uint64 `json:"clock_hz"` // the LANai's clock (the board's if 0)
+	// BackToBack cables the two nodes together without the cluster's
+	// switch (cluster.Config.BackToBack).
+	BackToBack bool `json:"back_to_back,omitempty"`
+	// NoInline makes the library DMA every WRITE's payload (lib.EP.NoInline),
+	// as before small payloads went in the command slot.
+	NoInline bool   `json:"no_inline,omitempty"`
 	LinkRate uint64 `json:"link_bytes_per_s"` // bytes per second (160 MB/s if 0)
 	Quick    bool   `json:"quick"`            // fewer sizes and repetitions
 	// PinCache is E5's pin-down cache, in pages (64 if 0).
@@ -35,7 +45,7 @@ type Config struct {
 type Figure struct {
 	ID       string  `json:"id"`
 	Paper    float64 `json:"paper"`
-	Bound    string  `json:"bound,omitempty"` // "<": the thesis gives an upper bound; "=": it must be exactly the value
+	Bound    string  `json:"bound,omitempty"` // "<" or ">": the thesis gives an upper or a lower bound; "=": it must be exactly the value
 	Measured float64 `json:"measured"`
 	Unit     string  `json:"unit"`
 	// NoPaper marks a figure the thesis does not give (Paper is then 0).
@@ -56,7 +66,7 @@ func (f Figure) Verdict() string {
 	switch {
 	case f.NoPaper:
 		return "-"
-	case f.Bound == "<" && f.Measured < f.Paper, f.Bound == "=" && f.Measured == f.Paper:
+	case f.Bound == "<" && f.Measured < f.Paper, f.Bound == ">" && f.Measured > f.Paper, f.Bound == "=" && f.Measured == f.Paper:
 		return "holds"
 	case f.Bound != "":
 		return "MISSES the bound"
@@ -114,7 +124,9 @@ type runner struct {
 	c   Config
 	bar *bar
 	res *Result
-	e1  map[uint32]float64 // E1's NetVM latencies by size, reused by E4
+	e1  map[uint32]float64 // E1's NetVM latencies with a counter (busy wait) by size, reused by E3 and E4
+	// e1data are E1's plain writes (no counter, data polled), E3's baseline.
+	e1data map[uint32]float64
 }
 
 func (r *runner) figure(f Figure) { r.res.Figures = append(r.res.Figures, f) }
@@ -123,13 +135,24 @@ func (r *runner) curve(c Curve)   { r.res.Curves = append(r.res.Curves, c) }
 // Run runs every experiment and returns what they measured, in the order
 // of the thesis' list. progress, if not nil, shows a progress bar.
 func Run(c Config, progress io.Writer) (*Result, error) {
+	if c.Board == "" {
+		c.Board = hostbus.DefaultPart
+	}
+	hb, err := hostbus.BoardFor(c.Board, 1)
+	if err != nil {
+		return nil, err
+	}
+	c.Board = hb.Part
+	if c.ClockHz == 0 {
+		c.ClockHz = hb.ClockHz
+	}
 	if c.LinkRate == 0 {
 		c.LinkRate = board.DefaultLinkRate
 	}
 	if c.PinCache == 0 {
 		c.PinCache = 64
 	}
-	r := &runner{c: c, res: &Result{Config: c}, e1: map[uint32]float64{}}
+	r := &runner{c: c, res: &Result{Config: c}, e1: map[uint32]float64{}, e1data: map[uint32]float64{}}
 	exps := []experiment{
 		{"E1 latency", len(r.latencySizes()), (*runner).latency},
 		{"E2 throughput", len(r.throughputSizes()), (*runner).throughput},

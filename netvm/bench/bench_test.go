@@ -61,8 +61,10 @@ func TestQuick(t *testing.T) {
 // No figure is hard-coded, and the figures move as the model predicts,
 // both ways. A 200 MHz LANai shortens the 4-byte one-way latency, and a
 // 100 MHz one lengthens it, by the time its firmware cycles take at the
-// two clocks (the 1,172 cycles from doorbell
-// to counter in fixtures/netvm/cycles.golden), within 15 %. A 250 MB/s
+// two clocks (the 1,227 cycles from doorbell
+// to counter in fixtures/netvm/cycles.golden), within 15 %. The board
+// presets carry their clock: the default board (M2L-PCI64C) runs as
+// --clock 200, the M2L-PCI64B as --clock 133, cycle for cycle. A 250 MB/s
 // link raises the throughput above the 160 MB/s link's 155 (a 100 MB/s
 // one lowers it to 95-100 % of that link), but with
 // GM's 256-byte PCI bursts the host-to-NIC DMA (0.6 us read latency per
@@ -82,7 +84,7 @@ func TestParametersMoveFigures(t *testing.T) {
 	if cycles == 0 {
 		t.Fatal("no write4.doorbell_to_counter in the golden file")
 	}
-	l133, err := pingpong(Config{}, abi.ModeNetVM, 4, 20, "busy")
+	l133, err := pingpong(Config{ClockHz: 133_000_000}, abi.ModeNetVM, 4, 20, "busy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +95,17 @@ func TestParametersMoveFigures(t *testing.T) {
 	l100, err := pingpong(Config{ClockHz: 100_000_000}, abi.ModeNetVM, 4, 20, "busy")
 	if err != nil {
 		t.Fatal(err)
+	}
+	lb, err := pingpong(Config{Board: "M2L-PCI64B"}, abi.ModeNetVM, 4, 20, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, err := pingpong(Config{}, abi.ModeNetVM, 4, 20, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lb != l133 || lc != l200 {
+		t.Errorf("M2L-PCI64B %.3f us against 133 MHz %.3f; the default board %.3f against 200 MHz %.3f: a preset must run at its clock", lb, l133, lc, l200)
 	}
 	want := cycles * (1/133.0 - 1/200.0) // us
 	slower := cycles * (1/100.0 - 1/133.0)

@@ -44,29 +44,41 @@ func sizeName(n uint32) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// latency is E1: the one-way latency of an n-byte WRITE with a counter,
-// ping-pong between a process on each node, each busy-waiting on its
-// counter; one way = half the mean round trip. The minimum over the sizes
-// is the thesis' 5.56 µs.
+// latency is E1: the one-way latency of an n-byte WRITE, ping-pong
+// between a process on each node; one way = half the mean round trip.
+// The thesis' minimum write latency is a plain write: no counter, the
+// receiver polling the data (notification "adds" to it, E3), so the
+// figure is the minimum of that series (n >= 4: a smaller write has no
+// word to poll). Beside it, the same WRITE with a counter detected by a
+// busy wait (E3's busy mode), the series E4 compares with static pinning.
 func (r *runner) latency() error {
-	s := Series{Name: "NetVM"}
+	plain, busy := Series{Name: "no counter, data polled"}, Series{Name: "counter, busy wait"}
 	best := 0.0
 	for _, n := range r.latencySizes() {
 		l, err := pingpong(r.c, abi.ModeNetVM, n, r.rounds(n), "busy")
 		if err != nil {
 			return err
 		}
-		r.bar.step(sizeName(n))
 		r.e1[n] = l
-		s.X, s.Y = append(s.X, float64(max(n, 1))), append(s.Y, l)
-		if best == 0 || l < best {
-			best = l
+		busy.X, busy.Y = append(busy.X, float64(max(n, 1))), append(busy.Y, l)
+		if n >= 4 {
+			d, err := pingpong(r.c, abi.ModeNetVM, n, r.rounds(n), "data")
+			if err != nil {
+				return err
+			}
+			r.e1data[n] = d
+			plain.X, plain.Y = append(plain.X, float64(n)), append(plain.Y, d)
+			if best == 0 || d < best {
+				best = d
+			}
 		}
+		r.bar.step(sizeName(n))
 	}
 	r.figure(Figure{ID: "E1.min_latency_us", Paper: 5.56, Measured: best, Unit: "us"})
-	r.figure(Figure{ID: "E1.latency_64KiB_us", NoPaper: true, Measured: r.e1[64<<10], Unit: "us"})
-	r.curve(Curve{ID: "e1-latency", Title: "E1: one-way WRITE latency (busy wait)", XLabel: "WRITE size (bytes; 0 drawn at 1)",
-		YLabel: "one-way latency (us)", LogX: true, LogY: true, Series: []Series{s},
+	r.figure(Figure{ID: "E1.write_busy_4B_us", NoPaper: true, Measured: r.e1[4], Unit: "us"})
+	r.figure(Figure{ID: "E1.latency_64KiB_us", NoPaper: true, Measured: r.e1data[64<<10], Unit: "us"})
+	r.curve(Curve{ID: "e1-latency", Title: "E1: one-way WRITE latency", XLabel: "WRITE size (bytes; 0 drawn at 1)",
+		YLabel: "one-way latency (us)", LogX: true, LogY: true, Series: []Series{plain, busy},
 		Marks: []Mark{{At: 5.56, Label: "thesis minimum 5.56 us"}}})
 	return nil
 }
@@ -100,25 +112,32 @@ func (r *runner) throughput() error {
 	return nil
 }
 
-// notification is E3: the 4-byte ping-pong detected by polling the last
-// data byte, against detection through the counter by busy wait, block
-// wait (CTR_ARM, interrupt, wake-up) and handler (signal delivery); the
-// cost of each is its latency minus the data poll's.
+// notification is E3: what detection adds to a write. The baseline is
+// E1's plain 4-byte write (no counter, the data polled); each mode is the
+// same WRITE with a counter, detected through it by busy wait, block
+// wait (CTR_ARM, interrupt, wake-up) or handler (signal delivery); the
+// cost is its latency minus the baseline's.
 func (r *runner) notification() error {
 	rounds := r.rounds(4)
-	base, err := pingpong(r.c, abi.ModeNetVM, 4, rounds, "data")
-	if err != nil {
-		return err
+	base, ok := r.e1data[4]
+	if !ok {
+		var err error
+		if base, err = pingpong(r.c, abi.ModeNetVM, 4, rounds, "data"); err != nil {
+			return err
+		}
 	}
-	r.bar.step("poll the data")
+	r.bar.step("plain write")
 	bars := Series{Name: "notification cost"}
 	for i, m := range []struct {
 		mode  string
 		paper float64
 	}{{"busy", 2.96}, {"block", 0}, {"handler", 17.49}} {
-		l, err := pingpong(r.c, abi.ModeNetVM, 4, rounds/2, m.mode)
-		if err != nil {
-			return err
+		l, ok := r.e1[4], m.mode == "busy"
+		if !ok {
+			var err error
+			if l, err = pingpong(r.c, abi.ModeNetVM, 4, rounds/2, m.mode); err != nil {
+				return err
+			}
 		}
 		r.bar.step(m.mode)
 		r.figure(Figure{ID: "E3.notify_" + m.mode + "_us", Paper: m.paper, NoPaper: m.paper == 0, Measured: l - base, Unit: "us"})

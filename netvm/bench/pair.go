@@ -16,7 +16,7 @@ import (
 // in translation mode mode, with fabric faults, and a pair of processes
 // on them exchanging n-byte buffers (newPair). The caller shuts p.c down.
 func openPair(c Config, mode uint32, faults fabric.Faults, n uint32, handlers bool) (*pair, error) {
-	cl, err := cluster.New(cluster.Config{Nodes: 2, Frames: 2048, ClockHz: c.ClockHz, LinkRate: c.LinkRate,
+	cl, err := cluster.New(cluster.Config{Nodes: 2, Frames: 2048, Board: c.Board, BackToBack: c.BackToBack, ClockHz: c.ClockHz, LinkRate: c.LinkRate,
 		Mode: mode, Faults: faults, Seed: 1, PCI: c.pci()})
 	if err != nil {
 		return nil, err
@@ -29,6 +29,9 @@ func openPair(c Config, mode uint32, faults fabric.Faults, n uint32, handlers bo
 	if err != nil {
 		cl.Shutdown()
 		return nil, err
+	}
+	for _, ep := range p.ep {
+		ep.NoInline = c.NoInline
 	}
 	return p, nil
 }
@@ -137,7 +140,10 @@ func (p *pair) await(t *freebsd.Thread, i int, r int, mode string) {
 }
 
 // pingpong returns the one-way latency (half the mean round trip) of
-// n-byte WRITEs with a counter, detected by mode.
+// n-byte WRITEs detected by detect: "data" is a WRITE with no counter
+// whose last data byte the receiver polls (the thesis' plain write);
+// "busy", "block" and "handler" are the same WRITE with a counter,
+// detected through it.
 func pingpong(c Config, mode uint32, n uint32, rounds int, detect string) (float64, error) {
 	p, err := openPair(c, mode, faultsNone, n, detect == "handler")
 	if err != nil {
@@ -147,11 +153,18 @@ func pingpong(c Config, mode uint32, n uint32, rounds int, detect string) (float
 	cl := p.c
 	var el sim.Time
 	size := max(n, 1)
+	ctr := p.ctr
+	if detect == "data" {
+		if n == 0 {
+			return 0, fmt.Errorf("bench: a 0-byte WRITE without a counter has nothing to poll")
+		}
+		ctr = [2]int{lib.NoCounter, lib.NoCounter}
+	}
 	cl.Nodes[1].Kernel.Go("pong", func(t *freebsd.Thread) {
 		for r := range rounds {
 			p.await(t, 1, r, detect)
 			p.proc[1].Write(t, p.src[1]+size-1, []byte{byte(r + 1)})
-			p.ep[1].Write(t, p.src[1], p.imp[1], 0, n, p.ctr[1])
+			p.ep[1].Write(t, p.src[1], p.imp[1], 0, n, ctr[1])
 		}
 	})
 	err = runOn(cl, 0, func(t *freebsd.Thread) error {
@@ -159,7 +172,7 @@ func pingpong(c Config, mode uint32, n uint32, rounds int, detect string) (float
 		t0 := t.Now()
 		for r := range rounds {
 			p.proc[0].Write(t, p.src[0]+size-1, []byte{byte(r + 1)})
-			p.ep[0].Write(t, p.src[0], p.imp[0], 0, n, p.ctr[0])
+			p.ep[0].Write(t, p.src[0], p.imp[0], 0, n, ctr[0])
 			p.await(t, 0, r, detect)
 		}
 		el = t.Now() - t0

@@ -28,8 +28,12 @@ import (
 
 // Config describes a cluster.
 type Config struct {
-	// Nodes is the number of nodes (2: back to back; more: one switch).
+	// Nodes is the number of nodes: up to 16 hang from one switch (two
+	// nodes too, unless BackToBack), more form a Clos of 8-node leaves.
 	Nodes int
+	// BackToBack connects two nodes by one cable, without the switch a
+	// cluster is wired through (docs/fabric.md, "The thesis' cluster").
+	BackToBack bool
 	// Frames is the physical memory the VM system of each host manages,
 	// in 4 KiB pages (what the processes' working sets compete for).
 	Frames int
@@ -48,9 +52,12 @@ type Config struct {
 	Fabric *fabric.Config
 	// Trace, if set, receives every board's device events.
 	Trace func(node int, e board.Event)
-	// ClockHz is the LANai's clock (lanai.DefaultClockHz, 133 MHz, if 0);
-	// LinkRate the links' rate in bytes per second (board.DefaultLinkRate,
-	// 160 MB/s, if 0).
+	// Board is every node's board, a product of hostbus.BoardFor
+	// (hostbus.DefaultPart, the thesis' M2L-PCI64C-2, if empty): its
+	// EEPROM identity and its rated clock.
+	Board string
+	// ClockHz overrides the board's clock if not 0; LinkRate is the links'
+	// rate in bytes per second (board.DefaultLinkRate, 160 MB/s, if 0).
 	ClockHz, LinkRate uint64
 	// PCI is the boards' host DMA timing model (board.DefaultPCI if zero).
 	PCI board.PCI
@@ -132,6 +139,19 @@ func New(cfg Config) (*Cluster, error) {
 	if cfg.LinkRate != 0 {
 		fcfg.Link.Rate = cfg.LinkRate
 	}
+	if cfg.Board == "" {
+		cfg.Board = hostbus.DefaultPart
+	}
+	hb, err := hostbus.BoardFor(cfg.Board, 1)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	hb.SRAMSize = 0 // follow the attached memory
+	if cfg.ClockHz == 0 {
+		cfg.ClockHz = hb.ClockHz
+	}
+	wp := hostbus.DefaultParams()
+	wp.Board = hb
 	img, err := fwnetvm.Image()
 	if err != nil {
 		return nil, err
@@ -143,7 +163,7 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	var f *fabric.Fabric
 	switch {
-	case cfg.Nodes == 2:
+	case cfg.Nodes == 2 && cfg.BackToBack:
 		f, err = fabric.BackToBack(q, sim.NewRand(seed), fcfg)
 	case cfg.Nodes <= 16:
 		f, err = fabric.Star(q, sim.NewRand(seed), fcfg, cfg.Nodes)
@@ -195,7 +215,7 @@ func New(cfg Config) (*Cluster, error) {
 		b := n.Board
 		b.Link().SetRate(fcfg.Link.Rate)
 		b.SetReset(true) // power-on: the LANai is held in reset until the driver loads it
-		n.Window, err = hostbus.NewWindow(b.CPU().Mem, hostbus.DefaultParams(), hostbus.Hooks{
+		n.Window, err = hostbus.NewWindow(b.CPU().Mem, wp, hostbus.Hooks{
 			ReadSpecial: b.HostReadSpecial, WriteSpecial: b.HostWriteSpecial,
 			ReadPointer: b.HostReadPointerBank, WritePointer: b.HostWritePointerBank,
 			TriggerDMA: b.TriggerDMA, InterruptEnable: b.SetHostInterruptEnable,

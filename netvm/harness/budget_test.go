@@ -105,7 +105,7 @@ func TestWrite4Profile(t *testing.T) {
 		}
 		var buf bytes.Buffer
 		title := []string{"sender (node 0)", "receiver (node 1)"}[i] + ": a 4-byte WRITE with a counter, doorbell to counter"
-		if err := profile.WriteFlame(&buf, p.Profile(133_000_000), profile.Cycles, title); err != nil {
+		if err := profile.WriteFlame(&buf, p.Profile(ClockHz), profile.Cycles, title); err != nil {
 			t.Fatal(err)
 		}
 		name := filepath.Join(flameDir, fmt.Sprintf("write4-node%d.svg", i))

@@ -54,7 +54,7 @@ func dma(k board.EventKind, ch int) func(board.Event) bool {
 }
 
 // measurePaths runs the paths of docs/netvm.md's cycle table, on boards
-// at 133 MHz with the default PCI model and a 160 MB/s cable.
+// at the default board's clock (ClockHz) with the default PCI model and a 160 MB/s cable.
 func measurePaths(t *testing.T) []cycleRow {
 	var rows []cycleRow
 	add := func(name string, c uint64, what string) { rows = append(rows, cycleRow{name, c, what}) }
@@ -140,7 +140,9 @@ func measurePaths(t *testing.T) []cycleRow {
 // sptCosts calls spt_lookup, spt_lock and spt_unlock on a loaded board,
 // for an entry at its home index, and returns their cycles.
 func sptCosts(t *testing.T) (lookup, unlock, lock uint64) {
-	b, err := board.New(board.Config{})
+	cfg := board.Config{}
+	cfg.ClockHz = ClockHz
+	b, err := board.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,8 +226,8 @@ func TestFirmwareCycles(t *testing.T) {
 		byName[r.name] = r.cycles
 	}
 	lt, lat := byName["spt.lock_and_translate"], byName["write4.doorbell_to_counter"]
-	t.Logf("lock-and-translate %d cycles = %.2f%% of the 4-byte latency (%d cycles = %v at 133 MHz)",
-		lt, 100*float64(lt)/float64(lat), lat, sim.Time(lat)*sim.Second/133_000_000)
+	t.Logf("lock-and-translate %d cycles = %.2f%% of the 4-byte latency (%d cycles = %v at %d MHz)",
+		lt, 100*float64(lt)/float64(lat), lat, sim.Time(lat)*sim.Second/sim.Time(ClockHz), ClockHz/1_000_000)
 	if 20*lt >= lat {
 		t.Fatalf("lock-and-translate %d cycles is not under 5%% of the 4-byte latency %d", lt, lat)
 	}

@@ -20,6 +20,7 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	fwnetvm "lanaiemu/firmware/netvm"
+	"lanaiemu/hostbus"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/node"
 	"lanaiemu/sim"
@@ -91,6 +92,21 @@ type Options struct {
 	// LinkRate, if nonzero, is the rate of the cable and of both link
 	// engines in bytes per second (board.DefaultLinkRate otherwise).
 	LinkRate uint64
+	// ClockHz, if nonzero, is the boards' clock (ClockHz otherwise).
+	ClockHz uint64
+}
+
+// ClockHz is the boards' default clock: the rated clock of the thesis'
+// board (hostbus.DefaultPart, docs/hardware.md "Boards"), as netvm's
+// cluster runs it.
+var ClockHz = defaultClock()
+
+func defaultClock() uint64 {
+	b, err := hostbus.BoardFor(hostbus.DefaultPart, 1)
+	if err != nil {
+		panic(err) // the default part is in the product table
+	}
+	return b.ClockHz
 }
 
 // NewBackToBack builds two boards back to back running img, boots them
@@ -119,6 +135,10 @@ func NewWorld(t testing.TB, img []byte, o Options) *World {
 	for i := range 2 {
 		h := board.NewHostRAM(HostBase, HostSize)
 		cfg := board.Config{Host: h}
+		cfg.ClockHz = o.ClockHz
+		if cfg.ClockHz == 0 {
+			cfg.ClockHz = ClockHz
+		}
 		if tr := o.Trace; tr != nil {
 			id := i
 			cfg.Trace = func(e board.Event) { tr(id, e) }

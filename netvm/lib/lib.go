@@ -14,6 +14,7 @@ import (
 	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/driver"
+	"lanaiemu/sim"
 )
 
 // NoCounter names no counter in Write.
@@ -30,6 +31,10 @@ type EP struct {
 	ticket  uint32
 	tickets [abi.RingSlots]uint32 // ticket posted in each slot, 0: none
 	Stats   Stats
+	// NoInline makes every WRITE name its source for the NIC to DMA;
+	// otherwise a WRITE of 1..abi.InlineMax bytes carries its payload in
+	// the slot (abi.CmdFlagInline: no host DMA on the sender).
+	NoInline bool
 }
 
 // Stats count what the library did.
@@ -81,12 +86,29 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 	if ctr >= 0 {
 		c = uint32(ctr)
 	}
+	// A small payload goes into the slot: read by the CPU (a source that
+	// is not mapped takes the DMA path, whose source fault the firmware
+	// reports).
+	var inline []byte
+	if !ep.NoInline && n > 0 && n <= abi.InlineMax {
+		inline = make([]byte, (n+7)&^7)
+		if ep.Proc.Read(t, src, inline[:n]) != nil {
+			inline = nil
+		}
+	}
 	// The slot by 64-bit PIO writes (big-endian fields), the opcode last
-	// with the flags byte: 4 transactions.
+	// with the flags byte: 4 transactions, and one per 8 inline bytes.
 	d := ep.Driver()
 	slot := ep.Ring() + uint32(s)*abi.CmdSize
 	w := d.W
 	w.At(t.Now())
+	flags := uint16(0)
+	for i := 0; i < len(inline); i += 8 {
+		if _, err := w.Write64(slot+abi.WrInline+uint32(i), bits.ReverseBytes64(binary.BigEndian.Uint64(inline[i:]))); err != nil {
+			panic(err)
+		}
+		flags = abi.CmdFlagInline
+	}
 	put64 := func(off uint32, hi, lo uint32) {
 		if _, err := w.Write64(slot+off, bits.ReverseBytes64(uint64(hi)<<32|uint64(lo))); err != nil {
 			panic(err)
@@ -94,11 +116,25 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 	}
 	put64(abi.CmdTicket, ep.ticket, src) // ticket, source VA
 	put64(abi.WrLen, n, off)             // length, destination offset
-	if _, err := w.Write32(slot+abi.WrImport, bits.ReverseBytes32(uint32(imp)<<16|c)); err != nil {
+	fields, err := w.Write32(slot+abi.WrImport, bits.ReverseBytes32(uint32(imp)<<16|c))
+	if err != nil {
 		panic(err)
 	}
-	end, err := w.Write16(slot+abi.CmdFlags, uint16(abi.OpWrite)<<8) // flags 0 (byte 0x3E), op (0x3F)
-	if err != nil {
+	// The opcode (with the flags byte) lands in SRAM PIOLanding after the
+	// CPU has issued it (docs/host.md); the CPU pays the transaction.
+	op := func() (sim.Time, error) {
+		return w.Write16(slot+abi.CmdFlags, uint16(abi.OpWrite)<<8|flags) // flags (byte 0x3E), op (0x3F)
+	}
+	var end sim.Time
+	if k := d.K; k.Timing.PIOLanding > 0 {
+		end = fields + k.Timing.PIOWrite
+		k.Q.Schedule(end+k.Timing.PIOLanding, k.Node, func() {
+			w.At(fields)
+			if _, err := op(); err != nil {
+				panic(err)
+			}
+		})
+	} else if end, err = op(); err != nil {
 		panic(err)
 	}
 	if end > t.Now() {

@@ -7,6 +7,7 @@
 //
 //	{
 //	  "nodes": 2, "frames": 2048, "seed": 1, "until_us": 200000,
+//	  "board": "M2L-PCI64C", "clock_mhz": 0, "back_to_back": false,
 //	  "faults": {"drop_ppm": 0, "corrupt_ppm": 0, "detour_ppm": 0},
 //	  "workloads": [
 //	    {"kind": "pingpong", "from": 0, "to": 1, "size": 4, "count": 100, "wait": "busy"},
@@ -25,6 +26,8 @@
 // receiver of a pingpong or stream write its whole region before the
 // first WRITE, so that its pages are resident and in the SPT (without
 // it, the first WRITE to each page takes the redirect path).
+// "no_inline": true makes the library DMA even a payload of up to 32
+// bytes (otherwise carried in the command slot).
 package run
 
 import (
@@ -37,6 +40,7 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/freebsd"
+	"lanaiemu/hostbus"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
@@ -54,6 +58,13 @@ type Scenario struct {
 	UntilUS   uint64     `json:"until_us"`
 	Faults    Faults     `json:"faults"`
 	Workloads []Workload `json:"workloads"`
+	// Board is every node's board (hostbus.BoardFor, e.g. "M2L-PCI64B";
+	// the thesis' hostbus.DefaultPart if empty): identity and clock.
+	Board string `json:"board,omitempty"`
+	// ClockMHz overrides the board's clock if not 0.
+	ClockMHz uint64 `json:"clock_mhz,omitempty"`
+	// BackToBack cables two nodes together without the switch.
+	BackToBack bool `json:"back_to_back,omitempty"`
 	// Profile makes the run profile every board from the start of the
 	// workloads (Result.Profiles; docs/profiling.md); not a file field.
 	Profile bool  `json:"-"`
@@ -79,6 +90,8 @@ type Workload struct {
 	Wait  string `json:"wait"`
 	Pages int    `json:"pages"`
 	Warm  bool   `json:"warm"`
+	// NoInline makes the library DMA even a small payload (lib.EP.NoInline).
+	NoInline bool `json:"no_inline,omitempty"`
 }
 
 // Parse reads a scenario; errors name the file and the line.
@@ -174,9 +187,23 @@ const maxFrames = 1 << 20
 // address space.
 const maxTouchPages = 1 << 18
 
+// boardName is the scenario's board, the default if it names none.
+func (sc *Scenario) boardName() string {
+	if sc.Board == "" {
+		return hostbus.DefaultPart
+	}
+	return sc.Board
+}
+
 func (sc *Scenario) check() error {
 	if sc.Nodes < 2 || sc.Nodes > abi.MaxNodes || sc.Nodes > 16 && sc.Nodes%8 != 0 {
 		return fmt.Errorf("%s: nodes = %d: 2..16, or a multiple of 8 up to %d", sc.name, sc.Nodes, abi.MaxNodes)
+	}
+	if _, err := hostbus.BoardFor(sc.boardName(), 1); err != nil {
+		return fmt.Errorf("%s: board: %v", sc.name, err)
+	}
+	if sc.ClockMHz != 0 && (sc.ClockMHz < 10 || sc.ClockMHz > 1000) {
+		return fmt.Errorf("%s: clock_mhz = %d: 10..1000", sc.name, sc.ClockMHz)
 	}
 	if sc.Frames == 0 {
 		sc.Frames = 4096
@@ -245,10 +272,12 @@ func (sc *Scenario) check() error {
 type Result struct {
 	// Profiles are the boards' cycle profiles, node by node, when the
 	// scenario's Profile was set.
-	Profiles    []*profile.Profiler `json:"-"`
-	SimulatedUS uint64              `json:"simulated_us"`
-	Workloads   []WorkloadResult    `json:"workloads"`
-	Nodes       []NodeStats         `json:"nodes"`
+	Profiles []*profile.Profiler `json:"-"`
+	// ClockHz is the boards' clock (the profiles' unit of time).
+	ClockHz     uint64           `json:"-"`
+	SimulatedUS uint64           `json:"simulated_us"`
+	Workloads   []WorkloadResult `json:"workloads"`
+	Nodes       []NodeStats      `json:"nodes"`
 }
 
 // WorkloadResult is one workload's outcome.
@@ -292,12 +321,13 @@ func Run(sc *Scenario, tl *timeline.Recorder, progressOut io.Writer) (*Result, e
 // started.
 func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*cluster.Cluster, *Result, sim.Time, error) {
 	c, err := cluster.New(cluster.Config{Nodes: sc.Nodes, Frames: sc.Frames, Seed: sc.Seed,
+		Board: sc.Board, ClockHz: sc.ClockMHz * 1_000_000, BackToBack: sc.BackToBack,
 		Faults:   fabric.Faults{DropPPM: sc.Faults.DropPPM, CorruptPPM: sc.Faults.CorruptPPM, DetourPPM: sc.Faults.DetourPPM, DetourDelay: 30 * sim.Microsecond},
 		Timeline: tl, Trace: trace})
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	res := &Result{Workloads: make([]WorkloadResult, len(sc.Workloads))}
+	res := &Result{Workloads: make([]WorkloadResult, len(sc.Workloads)), ClockHz: c.Nodes[0].Board.Clock().Hz}
 	if sc.Profile {
 		if res.Profiles, err = c.Profile(); err != nil {
 			c.Shutdown()
@@ -397,7 +427,7 @@ type pair struct {
 	impBA, ctrBA int // b's imports of a's
 }
 
-func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, r *WorkloadResult, done func(*pair)) {
+func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, r *WorkloadResult, done func(*pair)) {
 	p := &pair{}
 	ka := c.Nodes[from].Kernel
 	kb := c.Nodes[to].Kernel
@@ -428,6 +458,7 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, r *Workloa
 		if p.epB, err = lib.Open(t, c.Nodes[to].Driver, pb); !step(to, "open", err) {
 			return
 		}
+		p.epB.NoInline = noInline
 		if p.srcB, err = pb.Mmap(t, size, freebsd.ProtRW); !step(to, "mmap", err) {
 			return
 		}
@@ -464,6 +495,7 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm bool, r *Workloa
 		if p.epA, err = lib.Open(t, c.Nodes[from].Driver, pa); !step(from, "open", err) {
 			return
 		}
+		p.epA.NoInline = noInline
 		if p.srcA, err = pa.Mmap(t, size, freebsd.ProtRW); !step(from, "mmap", err) {
 			return
 		}
@@ -523,7 +555,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			}
 		})
 	case "stream":
-		setupPair(c, w.From, w.To, w.Size, w.Warm, r, func(p *pair) {
+		setupPair(c, w.From, w.To, w.Size, w.Warm, w.NoInline, r, func(p *pair) {
 			kb := c.Nodes[w.To].Kernel
 			var hwq freebsd.WaitQueue
 			if w.Wait == "handler" {
@@ -547,7 +579,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			})
 		})
 	case "pingpong":
-		setupPair(c, w.From, w.To, w.Size, w.Warm, r, func(p *pair) {
+		setupPair(c, w.From, w.To, w.Size, w.Warm, w.NoInline, r, func(p *pair) {
 			ka, kb := c.Nodes[w.From].Kernel, c.Nodes[w.To].Kernel
 			var hwqA, hwqB freebsd.WaitQueue
 			if w.Wait == "handler" {

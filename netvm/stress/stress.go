@@ -24,9 +24,13 @@ import (
 
 // Config is one stress run.
 type Config struct {
-	Seed   uint64
-	Nodes  int
-	Writes int // WRITEs in all, spread over the senders
+	// Board is every node's board (hostbus.BoardFor; the default if
+	// empty), ClockHz overrides its clock if not 0.
+	Board   string
+	ClockHz uint64
+	Seed    uint64
+	Nodes   int
+	Writes  int // WRITEs in all, spread over the senders
 	// Batch is the WRITEs a sender posts to one receiver before it waits
 	// for the batch's covering notification (8 if 0).
 	Batch int
@@ -139,7 +143,7 @@ func Run(c Config) (*Result, error) {
 	if faults == (fabric.Faults{}) && !c.Clean {
 		faults = DefaultFaults
 	}
-	cl, err := cluster.New(cluster.Config{Nodes: c.Nodes, Frames: c.Frames, Seed: c.Seed, Faults: faults})
+	cl, err := cluster.New(cluster.Config{Nodes: c.Nodes, Frames: c.Frames, Seed: c.Seed, Faults: faults, Board: c.Board, ClockHz: c.ClockHz})
 	if err != nil {
 		return nil, err
 	}
