@@ -11,7 +11,9 @@ import (
 )
 
 // A profiled cluster runs cycle for cycle as a plain one, and each board's
-// profile adds up to the cycles it ran while profiled.
+// profile adds up to the cycles it ran while profiled. (A profiled run
+// skips the polling loops, not the loops that only Run's loop watcher
+// proves idle: it may skip fewer cycles, never count others.)
 func TestProfiledClusterExact(t *testing.T) {
 	var skipped [2][2]uint64 // plain, profiled; by node
 	run := func(profiled bool) ([2]uint64, []*profile.Profiler, [2]uint64) {
@@ -63,7 +65,7 @@ func TestProfiledClusterExact(t *testing.T) {
 	}
 	_, _, plain := run(false)
 	before, ps, after := run(true)
-	if after != plain || skipped[0] != skipped[1] {
+	if after != plain || skipped[1][0] > skipped[0][0] || skipped[1][1] > skipped[0][1] {
 		t.Fatalf("profiled run ended at cycles %v, %v skipped; plain at %v, %v skipped", after, skipped[1], plain, skipped[0])
 	}
 	for i, p := range ps {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,14 +42,21 @@ func stop(t *testing.T, c *daptest.Client) godap.StoppedEventBody {
 var timeRE = regexp.MustCompile(`; node 0 cycle (\d+); node 1 cycle (\d+)`)
 
 // sameCycle checks, through the console's "time" command, that both
-// boards stopped at the same cycle.
+// boards stopped at one time: at the same cycle, or one board a cycle
+// ahead because it was inside a two-cycle instruction when the other
+// reached the stop (an instruction is never split; docs/debugging.md).
 func sameCycle(t *testing.T, c *daptest.Client, when string) {
 	t.Helper()
 	r := do[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "time", "context": "repl"}).Body.Result
 	m := timeRE.FindStringSubmatch(r)
 	t.Logf("%s: %s", when, r)
-	if m == nil || m[1] != m[2] {
-		t.Errorf("%s: the boards are not at one cycle: %q", when, r)
+	if m == nil {
+		t.Fatalf("%s: no cycles in %q", when, r)
+	}
+	a, _ := strconv.ParseUint(m[1], 10, 64)
+	b, _ := strconv.ParseUint(m[2], 10, 64)
+	if max(a, b)-min(a, b) > 1 {
+		t.Errorf("%s: the boards are %d cycles apart: %q", when, max(a, b)-min(a, b), r)
 	}
 }
 

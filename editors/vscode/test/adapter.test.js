@@ -129,7 +129,7 @@ test('a breakpoint in a .c file (clang -g): the C line and the C stack', async (
 	}
 });
 
-test('a cluster: each board a thread, a stop stops all at one cycle, the exit code', async () => {
+test('a cluster: each board a thread, a stop stops all at one time, the exit code', async () => {
 	const dc = await client(env('NETVM'), 'lanai-cluster');
 	try {
 		const scenario = path.join(REPO, 'fixtures/netvm/scenarios/tour.json');
@@ -151,7 +151,9 @@ test('a cluster: each board a thread, a stop stops all at one cycle, the exit co
 		const time = await dc.evaluateRequest({ expression: 'time', context: 'repl' });
 		const m = time.body.result.match(/node 0 cycle (\d+); node 1 cycle (\d+)/);
 		assert.ok(m, time.body.result);
-		assert.strictEqual(m[1], m[2], 'both boards at the same cycle: ' + time.body.result);
+		// One time: the same cycle, or one board a cycle ahead, inside a two-cycle
+		// instruction when the other reached the breakpoint (docs/debugging.md).
+		assert.ok(Math.abs(Number(m[1]) - Number(m[2])) <= 1, 'both boards at one time: ' + time.body.result);
 		assert.ok(ev.body.description.includes(`(cycle ${m[2]})`), ev.body.description);
 		for (const id of [1, 2]) {
 			const st = await dc.stackTraceRequest({ threadId: id });
