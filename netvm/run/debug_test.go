@@ -255,6 +255,7 @@ next
 trace on
 step 0
 wait forever
+wait 0us
 hostx 0x10000000000 2
 delete 99
 events maybe
@@ -273,7 +274,7 @@ info breakpoints
 		"is not an instruction address", "is not in SRAM",
 		"(lanai) next\nnode 0 at ", // next runs in a cluster too (the one command set)
 		"trace is not available in a cluster run",
-		`step: bad count "0"`, `wait: duration "forever"`, "hostx:", `delete: no breakpoint or watchpoint "99"`,
+		`step: bad count "0"`, `wait: bad duration "forever"`, `wait: duration "0us" is not positive`, "hostx:", `delete: no breakpoint or watchpoint "99"`,
 		"usage: events on|off", `unknown command "frobnicate"`,
 		"<spt_lookup>", "No breakpoints or watchpoints.",
 	} {
@@ -281,8 +282,8 @@ info breakpoints
 			t.Errorf("the transcript lacks %q:\n%s", want, out.String())
 		}
 	}
-	if errs != 14 {
-		t.Errorf("%d errors, want 14:\n%s", errs, out.String())
+	if errs != 15 {
+		t.Errorf("%d errors, want 15:\n%s", errs, out.String())
 	}
 	if n := strings.Count(out.String(), "\n  ["); n != 2 { // step 2 shows two instructions, a line each
 		t.Errorf("%d stepped instructions, want 2:\n%s", n, out.String())
