@@ -222,20 +222,6 @@ func (p *parser) parsePrePost(m *memOp) bool {
 	return false
 }
 
-// memAccess describes a load/store mnemonic.
-type memAccess struct {
-	store bool
-	size  isa.Size
-	zext  bool
-}
-
-var memMnemonics = map[string]memAccess{
-	"ld": {false, isa.Word, false}, "uld": {false, isa.Word, true},
-	"ld.h": {false, isa.Half, false}, "uld.h": {false, isa.Half, true},
-	"ld.b": {false, isa.Byte, false}, "uld.b": {false, isa.Byte, true},
-	"st": {true, isa.Word, false}, "st.h": {true, isa.Half, false}, "st.b": {true, isa.Byte, false},
-}
-
 // instruction parses an instruction and reserves its word.
 func (a *assembler) instruction(p *parser, t token) error {
 	mn := strings.ToLower(t.text)
@@ -309,45 +295,46 @@ func shape(p *parser, t token, ops []operand, kinds ...opKind) error {
 	return nil
 }
 
-// splitALU parses "op[.f][.cc]" for the ALU operations.
-func splitALU(mn string) (alu isa.ALU, f bool, cc isa.Cond, ok bool) {
-	name, rest, dotted := strings.Cut(mn, ".")
-	alu, ok = isa.ALUByName(name)
-	if !ok || alu > isa.Sha {
-		return 0, false, 0, false
+// pickMnemonic chooses among a mnemonic's meanings the first whose
+// operand count fits ("st %r3" is "set if true", "st %r3, [%r4]" a store),
+// or the first meaning, whose check then reports the operands.
+func pickMnemonic(ms []isa.Mnemonic, nops int) (isa.Mnemonic, bool) {
+	for _, m := range ms {
+		if m.Operands.Count() == nops {
+			return m, true
+		}
 	}
-	if !dotted {
-		return alu, false, isa.CondT, true
+	if len(ms) == 0 {
+		return isa.Mnemonic{}, false
 	}
-	if rest == "f" {
-		return alu, true, isa.CondT, true
-	}
-	if r, ok := strings.CutPrefix(rest, "f."); ok {
-		f, rest = true, r
-	}
-	cc, ok = isa.CondByName(rest)
-	return alu, f, cc, ok
+	return ms[0], true
 }
 
-// buildInst turns a mnemonic and operands into an instruction spec.
+// buildInst turns a mnemonic and operands into an instruction spec. The
+// mnemonic's meaning comes from package isa's table; this function reads
+// the operands and picks the encoding.
 func (a *assembler) buildInst(p *parser, t token, mn string, ops []operand) (instSpec, error) {
 	var s instSpec
 	in := &s.in
-	switch {
-	case mn == "nop":
-		*in = isa.Inst{Class: isa.RI, ALU: isa.Add, Imm: 1}
+	m, ok := pickMnemonic(isa.LookupMnemonic(mn), len(ops))
+	if !ok {
+		if c, sel := strings.CutPrefix(mn, "sel."); sel {
+			return s, p.errAt(t, "unknown condition %q in %s", c, t.text)
+		}
+		return s, p.errAt(t, "unknown instruction %q", t.text)
+	}
+	switch m.Operands {
+	case isa.OpsNone:
+		*in = m.Inst
 		return s, shape(p, t, ops)
-	case len(mn) == 5 && strings.HasPrefix(mn, "log_") && mn[4] >= '0' && mn[4] <= '4':
-		*in = isa.Inst{Class: isa.RI, ALU: isa.Add, Imm: uint32(mn[4]-'0') + 2}
-		return s, shape(p, t, ops)
-	case mn == "popc" || mn == "leadz" || mn == "trailz":
+	case isa.OpsSpecial:
 		if err := shape(p, t, ops, opReg, opReg); err != nil {
 			return s, err
 		}
-		alu, _ := isa.ALUByName(mn)
-		*in = isa.Inst{Class: isa.Special, ALU: alu, Rs1: ops[0].reg, Rd: ops[1].reg}
+		*in = m.Inst
+		in.Rs1, in.Rd = ops[0].reg, ops[1].reg
 		return s, nil
-	case mn == "mov":
+	case isa.OpsMov:
 		if len(ops) == 2 && ops[0].kind == opReg {
 			if err := shape(p, t, ops, opReg, opReg); err != nil {
 				return s, err
@@ -361,64 +348,54 @@ func (a *assembler) buildInst(p *parser, t token, mn string, ops []operand) (ins
 		*in = isa.Inst{Rd: ops[1].reg}
 		s.imm, s.use = ops[0].e, useMov
 		return s, nil
-	case strings.HasPrefix(mn, "sel."):
-		cc, ok := isa.CondByName(mn[4:])
-		if !ok {
-			return s, p.errAt(t, "unknown condition %q in %s", mn[4:], t.text)
-		}
+	case isa.OpsSel:
 		if err := shape(p, t, ops, opReg, opReg, opReg); err != nil {
 			return s, err
 		}
-		*in = isa.Inst{Class: isa.RR, ALU: isa.Sel, Cond: cc, Rs1: ops[0].reg, Rs2: ops[1].reg, Rd: ops[2].reg}
+		*in = m.Inst
+		in.Rs1, in.Rs2, in.Rd = ops[0].reg, ops[1].reg, ops[2].reg
 		return s, nil
+	case isa.OpsLoad, isa.OpsStore:
+		return a.buildMem(p, t, m.Inst, ops)
+	case isa.OpsALU:
+		return a.buildALU(p, t, m.Inst, ops)
+	case isa.OpsBranch, isa.OpsBranchRel:
+		return a.buildBranch(p, t, m.Inst.Cond, m.Operands == isa.OpsBranchRel, ops)
+	case isa.OpsSetCC:
+		return a.buildSCC(p, t, m.Inst.Cond, ops)
 	}
-	if acc, ok := memMnemonics[mn]; ok {
-		if mn == "st" && len(ops) == 1 { // "st %rX" is "set if true"
-			return a.buildSCC(p, t, isa.CondT, ops)
-		}
-		return a.buildMem(p, t, acc, ops)
+	return s, p.errAt(t, "internal error: mnemonic %q has operand form %d", t.text, m.Operands)
+}
+
+// buildALU builds op[.f][.cc] with a register (RR) or a constant (RI)
+// second operand.
+func (a *assembler) buildALU(p *parser, t token, op isa.Inst, ops []operand) (instSpec, error) {
+	var s instSpec
+	alu, f, cc := op.ALU, op.F, op.Cond
+	// clang -O0 sometimes prints r0 as the constant 0x0 in the first
+	// operand ("add 0x0, 0x222, %r9"); read it as r0.
+	if len(ops) == 3 && ops[0].kind == opImm && ops[0].e.op == eNum && ops[0].e.val == 0 {
+		ops[0].kind, ops[0].reg = opReg, isa.R0
 	}
-	if alu, f, cc, ok := splitALU(mn); ok {
-		// clang -O0 sometimes prints r0 as the constant 0x0 in the first
-		// operand ("add 0x0, 0x222, %r9"); read it as r0.
-		if len(ops) == 3 && ops[0].kind == opImm && ops[0].e.op == eNum && ops[0].e.val == 0 {
-			ops[0].kind, ops[0].reg = opReg, isa.R0
-		}
-		if len(ops) == 3 && ops[1].kind == opReg {
-			if err := shape(p, t, ops, opReg, opReg, opReg); err != nil {
-				return s, err
-			}
-			*in = isa.Inst{Class: isa.RR, ALU: alu, F: f, Cond: cc, Rs1: ops[0].reg, Rs2: ops[1].reg, Rd: ops[2].reg}
-			return s, nil
-		}
-		if err := shape(p, t, ops, opReg, opImm, opReg); err != nil {
+	if len(ops) == 3 && ops[1].kind == opReg {
+		if err := shape(p, t, ops, opReg, opReg, opReg); err != nil {
 			return s, err
 		}
-		if cc != isa.CondT {
-			return s, p.errAt(t, "a conditional %s needs a register second operand", t.text)
-		}
-		*in = isa.Inst{Class: isa.RI, ALU: alu, F: f, Rs1: ops[0].reg, Rd: ops[2].reg}
-		s.imm, s.use = ops[1].e, useRI
-		if alu == isa.Sh || alu == isa.Sha {
-			s.use = useShift
-		}
+		s.in = isa.Inst{Class: isa.RR, ALU: alu, F: f, Cond: cc, Rs1: ops[0].reg, Rs2: ops[1].reg, Rd: ops[2].reg}
 		return s, nil
 	}
-	if strings.HasPrefix(mn, "b") {
-		name, rel := mn[1:], strings.HasSuffix(mn, ".r")
-		if rel {
-			name = strings.TrimSuffix(name, ".r")
-		}
-		if cc, ok := isa.CondByName(name); ok {
-			return a.buildBranch(p, t, cc, rel, ops)
-		}
+	if err := shape(p, t, ops, opReg, opImm, opReg); err != nil {
+		return s, err
 	}
-	if strings.HasPrefix(mn, "s") {
-		if cc, ok := isa.CondByName(mn[1:]); ok {
-			return a.buildSCC(p, t, cc, ops)
-		}
+	if cc != isa.CondT {
+		return s, p.errAt(t, "a conditional %s needs a register second operand", t.text)
 	}
-	return s, p.errAt(t, "unknown instruction %q", t.text)
+	s.in = isa.Inst{Class: isa.RI, ALU: alu, F: f, Rs1: ops[0].reg, Rd: ops[2].reg}
+	s.imm, s.use = ops[1].e, useRI
+	if alu == isa.Sh || alu == isa.Sha {
+		s.use = useShift
+	}
+	return s, nil
 }
 
 func (a *assembler) buildSCC(p *parser, t token, cc isa.Cond, ops []operand) (instSpec, error) {
@@ -456,11 +433,12 @@ func (a *assembler) buildBranch(p *parser, t token, cc isa.Cond, rel bool, ops [
 	return s, nil
 }
 
-func (a *assembler) buildMem(p *parser, t token, acc memAccess, ops []operand) (instSpec, error) {
+// buildMem builds a load or store; acc gives Store, Size and Zext.
+func (a *assembler) buildMem(p *parser, t token, acc isa.Inst, ops []operand) (instSpec, error) {
 	var s instSpec
 	var m memOp
 	var rd isa.Reg
-	if acc.store {
+	if acc.Store {
 		if err := shape(p, t, ops, opReg, opMem); err != nil {
 			return s, err
 		}
@@ -471,7 +449,7 @@ func (a *assembler) buildMem(p *parser, t token, acc memAccess, ops []operand) (
 		}
 		m, rd = ops[0].mem, ops[1].reg
 	}
-	s.in = isa.Inst{Rd: rd, Store: acc.store, Size: acc.size, Zext: acc.zext}
+	s.in = isa.Inst{Rd: rd, Store: acc.Store, Size: acc.Size, Zext: acc.Zext}
 	s.pre, s.post = m.pre, m.post
 	switch {
 	case m.abs:
@@ -488,12 +466,12 @@ func (a *assembler) buildMem(p *parser, t token, acc memAccess, ops []operand) (
 		s.in.Rs1 = m.base
 		s.in.Class, s.use = isa.RM, useMemOff
 		s.in.Zext = false // RM "uld" is "ld"
-		if acc.size != isa.Word {
-			s.in.Class, s.use, s.in.Zext = isa.SPLS, useSplsOff, acc.zext
+		if acc.Size != isa.Word {
+			s.in.Class, s.use, s.in.Zext = isa.SPLS, useSplsOff, acc.Zext
 		}
 		s.imm = m.off
 		if m.incr != 0 {
-			s.imm = a.newExpr(expr{op: eNum, val: int64(m.incr) * int64(acc.size), pos: p.at(t)})
+			s.imm = a.newExpr(expr{op: eNum, val: int64(m.incr) * int64(acc.Size), pos: p.at(t)})
 		}
 		if s.imm == nil {
 			s.imm = a.newExpr(expr{op: eNum, pos: p.at(t)})

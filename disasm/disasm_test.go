@@ -3,11 +3,12 @@ package disasm
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/internal/cofftest"
 )
@@ -43,24 +44,6 @@ func normalize(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// firstDiff describes the first differing line of two normalized outputs.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl || i >= len(g) || i >= len(w) {
-			return fmt.Sprintf("line %d:\n got: %q\nwant: %q", i+1, gl, wl)
-		}
-	}
-	return "no difference"
-}
-
 func dump(t testing.TB, name string, data []byte, opt Options) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -85,8 +68,8 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := dump(t, name, data, fs.opt)
-			if normalize(got) != normalize(string(want)) {
-				t.Errorf("%s %v: output differs from llvm-objdump-14's at %s", name, fs.flags, firstDiff(normalize(got), normalize(string(want))))
+			if d := cmp.Diff(normalize(string(want)), normalize(got)); d != "" {
+				t.Errorf("%s %v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", name, fs.flags, d)
 			} else if got != string(want) {
 				t.Logf("%s %v: output differs from llvm-objdump-14's in white space only", name, fs.flags)
 			}
@@ -126,8 +109,8 @@ func testCOFFGolden(t *testing.T, name string, data []byte) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != string(want) {
-			t.Errorf("%s %v: %s", name, fs.flags, firstDiff(got, string(want)))
+		if d := cmp.Diff(string(want), got); d != "" {
+			t.Errorf("%s %v: output differs from the golden (-golden +ours):\n%s", name, fs.flags, d)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/asm/link"
 	"lanaiemu/objfile"
 )
@@ -79,7 +81,7 @@ func TestLiveLLVM(t *testing.T) {
 					}
 					mu.Unlock()
 					if !ok {
-						t.Errorf("%v: output differs from llvm-objdump-14's at %s", fs.flags, firstDiff(normalize(got), normalize(want)))
+						t.Errorf("%v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", fs.flags, cmp.Diff(normalize(want), normalize(got)))
 					}
 				}
 			})
@@ -137,7 +139,7 @@ func TestLiveLLVM(t *testing.T) {
 					}
 					mu.Unlock()
 					if !ok {
-						t.Errorf("%v: output differs from llvm-objdump-14's at %s", fs.flags, firstDiff(normalize(got), normalize(want)))
+						t.Errorf("%v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", fs.flags, cmp.Diff(normalize(want), normalize(got)))
 					}
 				}
 			})
@@ -169,8 +171,8 @@ func TestLiveLLVM(t *testing.T) {
 			want := llvmObjdump(t, path, fs.flags)
 			want = strings.Replace(want, path+":\tfile format elf32-lanai", "coff:\tfile format coff-lanai", 1)
 			got := dump(t, "coff", data, fs.opt)
-			if normalize(got) != normalize(want) {
-				t.Errorf("COFF %v: output differs from llvm-objdump-14's for the ELF conversion at %s", fs.flags, firstDiff(normalize(got), normalize(want)))
+			if d := cmp.Diff(normalize(want), normalize(got)); d != "" {
+				t.Errorf("COFF %v: output differs from llvm-objdump-14's for the ELF conversion (-llvm-objdump +ours):\n%s", fs.flags, d)
 			}
 		}
 	})

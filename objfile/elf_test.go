@@ -8,6 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // sampleREL builds a relocatable object by hand: every section kind,
@@ -83,71 +88,20 @@ func sampleEXEC() *File {
 	}
 }
 
-// diffFiles describes the first differences between two files, comparing
-// sections by position and symbols by position (through the sections they
-// point to); Shndx is compared only for symbols without a section.
+// diffFiles describes the differences between two files (-a +b):
+// sections and symbols by position, followed through their pointers; a
+// symbol's Shndx counts only when it has no section (otherwise it is the
+// reader's information, which writers recompute), and COFFLines (which
+// writers ignore) not at all.
 func diffFiles(a, b *File) string {
-	var d []string
-	add := func(format string, args ...any) {
-		if len(d) < 20 {
-			d = append(d, fmt.Sprintf(format, args...))
-		}
-	}
-	if a.Kind != b.Kind || a.Entry != b.Entry || a.Format != b.Format {
-		add("header: %v/%#x/%s vs %v/%#x/%s", a.Kind, a.Entry, a.Format, b.Kind, b.Entry, b.Format)
-	}
-	secIdx := func(f *File, s *Section) int {
-		for i, x := range f.Sections {
-			if x == s {
-				return i
+	return cmp.Diff(a, b,
+		cmpopts.IgnoreFields(Section{}, "COFFLines"),
+		cmp.Transformer("shndxIfNoSection", func(s Symbol) Symbol {
+			if s.Section != nil {
+				s.Shndx = 0
 			}
-		}
-		return -1
-	}
-	symIdx := func(f *File, s *Symbol) int {
-		if s == nil {
-			return -1
-		}
-		for i, x := range f.Symbols {
-			if x == s {
-				return i
-			}
-		}
-		return -2
-	}
-	if len(a.Sections) != len(b.Sections) {
-		add("%d sections vs %d", len(a.Sections), len(b.Sections))
-	}
-	for i := 0; i < len(a.Sections) && i < len(b.Sections); i++ {
-		x, y := a.Sections[i], b.Sections[i]
-		if x.Name != y.Name || x.Type != y.Type || x.Flags != y.Flags || x.Addr != y.Addr || x.Align != y.Align || x.EntSize != y.EntSize || x.Size != y.Size {
-			add("section %d: %+v vs %+v", i, *x, *y)
-		}
-		if !bytes.Equal(x.Data, y.Data) || (x.Data == nil) != (y.Data == nil) {
-			add("section %d (%s): data %x vs %x", i, x.Name, x.Data, y.Data)
-		}
-		if len(x.Relocs) != len(y.Relocs) {
-			add("section %d (%s): %d relocs vs %d", i, x.Name, len(x.Relocs), len(y.Relocs))
-			continue
-		}
-		for j := range x.Relocs {
-			r, s := x.Relocs[j], y.Relocs[j]
-			if r.Offset != s.Offset || r.Type != s.Type || r.Addend != s.Addend || symIdx(a, r.Sym) != symIdx(b, s.Sym) {
-				add("section %s reloc %d: %+v (sym %d) vs %+v (sym %d)", x.Name, j, r, symIdx(a, r.Sym), s, symIdx(b, s.Sym))
-			}
-		}
-	}
-	if len(a.Symbols) != len(b.Symbols) {
-		add("%d symbols vs %d", len(a.Symbols), len(b.Symbols))
-	}
-	for i := 0; i < len(a.Symbols) && i < len(b.Symbols); i++ {
-		x, y := a.Symbols[i], b.Symbols[i]
-		if x.Name != y.Name || x.Value != y.Value || x.Size != y.Size || x.Bind != y.Bind || x.Type != y.Type || x.Other != y.Other ||
-			secIdx(a, x.Section) != secIdx(b, y.Section) || (x.Section == nil && x.Shndx != y.Shndx) {
-			add("symbol %d: %+v vs %+v", i, *x, *y)
-		}
-	}
-	return strings.Join(d, "\n")
+			return s
+		}))
 }
 
 func mustWrite(t *testing.T, f *File) []byte {
@@ -173,7 +127,7 @@ func TestRoundTripREL(t *testing.T) {
 	b := mustWrite(t, f)
 	g := mustReadELF(t, b)
 	if d := diffFiles(f, g); d != "" {
-		t.Fatalf("round trip differs:\n%s", d)
+		t.Fatalf("round trip differs (-written +read):\n%s", d)
 	}
 	// Writing again gives identical bytes.
 	if b2 := mustWrite(t, g); !bytes.Equal(b, b2) {
@@ -186,32 +140,22 @@ func TestRoundTripREL(t *testing.T) {
 func TestWriteELFStructure(t *testing.T) {
 	b := mustWrite(t, sampleREL())
 	ef, err := elf.NewFile(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("debug/elf: %v", err)
-	}
-	if ef.Class != elf.ELFCLASS32 || ef.Data != elf.ELFDATA2MSB || ef.Machine != elf.EM_LANAI || ef.Type != elf.ET_REL {
-		t.Fatalf("header: %v %v %v %v", ef.Class, ef.Data, ef.Machine, ef.Type)
-	}
+	require.NoError(t, err, "debug/elf")
+	require.Equal(t, []any{elf.ELFCLASS32, elf.ELFDATA2MSB, elf.EM_LANAI, elf.ET_REL}, []any{ef.Class, ef.Data, ef.Machine, ef.Type}, "header")
 	var names []string
 	for _, s := range ef.Sections {
 		names = append(names, s.Name)
 	}
 	want := []string{"", ".text", ".rela.text", ".data", ".rela.data", ".rodata.str1.1", ".bss", ".comment", ".note.GNU-stack", ".symtab", ".strtab", ".shstrtab"}
-	if strings.Join(names, ",") != strings.Join(want, ",") {
-		t.Fatalf("sections %q, want %q", names, want)
-	}
+	require.Equal(t, want, names, "sections")
 	rt := ef.Sections[2]
-	if rt.Type != elf.SHT_RELA || rt.Entsize != 12 || rt.Link != 9 || rt.Info != 1 || rt.Flags != elf.SHF_INFO_LINK {
-		t.Errorf(".rela.text header: %+v", rt.SectionHeader)
-	}
+	assert.Equal(t, elf.SectionHeader{Name: ".rela.text", Type: elf.SHT_RELA, Flags: elf.SHF_INFO_LINK, Entsize: 12, Link: 9, Info: 1},
+		elf.SectionHeader{Name: rt.Name, Type: rt.Type, Flags: rt.Flags, Entsize: rt.Entsize, Link: rt.Link, Info: rt.Info}, ".rela.text header")
 	st := ef.Sections[9]
-	if st.Link != 10 || st.Entsize != 16 {
-		t.Errorf(".symtab header: %+v", st.SectionHeader)
-	}
+	assert.Equal(t, uint32(10), st.Link, ".symtab sh_link")
+	assert.Equal(t, uint64(16), st.Entsize, ".symtab sh_entsize")
 	// Locals: null, t.s, .Lloop, .Lstr, section .bss, buf → first global is 6.
-	if st.Info != 6 {
-		t.Errorf(".symtab sh_info = %d, want 6", st.Info)
-	}
+	assert.Equal(t, uint32(6), st.Info, ".symtab sh_info")
 	for _, s := range ef.Sections[1:] {
 		if s.Type != elf.SHT_NOBITS && s.Addralign > 1 && s.Offset%s.Addralign != 0 {
 			t.Errorf("section %s offset %#x not aligned to %d", s.Name, s.Offset, s.Addralign)
@@ -255,7 +199,7 @@ func TestRoundTripEXEC(t *testing.T) {
 	b := mustWrite(t, f)
 	g := mustReadELF(t, b)
 	if d := diffFiles(f, g); d != "" {
-		t.Fatalf("round trip differs:\n%s", d)
+		t.Fatalf("round trip differs (-written +read):\n%s", d)
 	}
 	ef, err := elf.NewFile(bytes.NewReader(b))
 	if err != nil {
@@ -475,7 +419,7 @@ func TestRewriteLLVMObjects(t *testing.T) {
 			}
 			f.Sections = kept
 			if d := diffFiles(f, g); d != "" {
-				t.Errorf("rewrite differs:\n%s", d)
+				t.Errorf("rewrite differs (-read +rewritten):\n%s", d)
 			}
 		})
 	}

@@ -143,14 +143,15 @@ func thin(pos []float64, size []int, gap float64) int {
 	return max(1, len(pos))
 }
 
-// layout validates the chart and lays it out.
+// layout validates the chart and lays it out: the axes' ranges, the
+// margins and plot area, then the groups in drawing order (grid, axes and
+// tick labels, titles, data, reference marks, legend).
 func (c *Chart) layout() (*scene, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	bar := len(c.Bars) > 0
 	sc := &scene{title: c.Title}
-	if bar {
+	if len(c.Bars) > 0 {
 		sc.names = c.BarSeries
 	} else {
 		for _, s := range c.Series {
@@ -160,8 +161,24 @@ func (c *Chart) layout() (*scene, error) {
 	for i := range sc.names {
 		sc.colors = append(sc.colors, palette[i])
 	}
+	xAx, yAx, err := c.axes()
+	if err != nil {
+		return nil, err
+	}
+	a := c.measure(sc, xAx, yAx)
+	a.drawGrid(sc)
+	labels := a.drawAxes(sc)
+	a.drawTitles(labels)
+	a.drawData(sc)
+	a.drawMarks(sc)
+	a.drawLegend(sc)
+	return sc, nil
+}
 
-	// Axis ranges and ticks.
+// axes makes the axes from the data and the marks (no x axis for a bar
+// chart: its x positions are the categories).
+func (c *Chart) axes() (xAx, yAx *axis, err error) {
+	bar := len(c.Bars) > 0
 	var xs, ys []float64
 	if bar {
 		if !c.LogY {
@@ -176,7 +193,7 @@ func (c *Chart) layout() (*scene, error) {
 			ys = append(ys, s.Y...)
 		}
 		if len(xs) == 0 {
-			return nil, errors.New("plot: no data points in any series")
+			return nil, nil, errors.New("plot: no data points in any series")
 		}
 	}
 	for _, m := range c.Marks {
@@ -188,25 +205,62 @@ func (c *Chart) layout() (*scene, error) {
 			ys = append(ys, m.At)
 		}
 	}
-	yAx, err := newAxis(ys, c.LogY, c.YTicks, 6, c.YTickFormat, 0.03)
-	if err != nil {
-		return nil, err
+	if yAx, err = newAxis(ys, c.LogY, c.YTicks, 6, c.YTickFormat, 0.03); err != nil {
+		return nil, nil, err
 	}
-	var xAx *axis
 	if !bar {
 		if xAx, err = newAxis(xs, c.LogX, c.XTicks, 7, c.XTickFormat, 0); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	return xAx, yAx, nil
+}
 
-	// Margins: y label and tick labels on the left; x tick labels, x label
-	// and the legend below the plot area; the title above it. Labels that
-	// do not fit are wrapped onto more lines (the y label's lines stand
-	// side by side), so that every text keeps its size. The y label's
-	// room is the plot area's height, which the legend's rows and the
-	// category labels' lines (both wider on a narrower plot) decide: lay
-	// out again if the y label needs more lines than reserved.
-	const pad = 14
+// legendEntry is one legend entry: its x offset in its row, and its text.
+type legendEntry struct {
+	x    int
+	row  int
+	text string
+}
+
+// plotArea is a chart's layout: the plot area in pixels and where every
+// text around it goes.
+type plotArea struct {
+	c                  *Chart
+	bar                bool
+	xAx, yAx           *axis // xAx nil for bars
+	px0, px1, py0, py1 float64
+	slot               float64 // a bar category's width
+	title              []string
+	xLines, yLines     []string   // the axis labels' lines
+	catLines           [][]string // each bar category's lines
+	entries            []legendEntry
+	rowW               []int // the legend rows' widths
+	legendTop          int
+	xLabelTop          int
+	swatchW, rowH      int
+}
+
+// Layout metrics, in pixels: the margin at the image's edges, and the gaps
+// after a legend entry's swatch and between entries.
+const (
+	layoutPad           = 14
+	swatchGap, entryGap = 6, 22
+)
+
+// measure finds the margins and the plot area. The y label and tick
+// labels go on the left; x tick labels, x label and the legend below the
+// plot area; the title above it. Labels that do not fit are wrapped onto
+// more lines (the y label's lines stand side by side), so that every text
+// keeps its size. The y label's room is the plot area's height, which the
+// legend's rows and the category labels' lines (both wider on a narrower
+// plot) decide: lay out again if the y label needs more lines than
+// reserved. Legend entries flow in rows, each row centred under the plot
+// area.
+func (c *Chart) measure(sc *scene, xAx, yAx *axis) *plotArea {
+	const pad = layoutPad
+	a := &plotArea{c: c, bar: len(c.Bars) > 0, xAx: xAx, yAx: yAx}
+	bar := a.bar
 	yLabW := 0
 	for _, l := range yAx.labels {
 		yLabW = max(yLabW, textW(l, tickScale))
@@ -215,32 +269,22 @@ func (c *Chart) layout() (*scene, error) {
 	if !bar && len(xAx.labels) > 0 {
 		right = max(right, textW(xAx.labels[len(xAx.labels)-1], tickScale)/2+10)
 	}
-	title := wrap(c.Title, titleScale, Width-2*pad, 2)
+	a.title = wrap(c.Title, titleScale, Width-2*pad, 2)
 	top := 20
-	if len(title) > 0 {
-		top = pad + blockH(len(title), titleScale) + 14
+	if len(a.title) > 0 {
+		top = pad + blockH(len(a.title), titleScale) + 14
 	}
-
-	// Legend entries flow in rows, each row centred under the plot area.
-	type entry struct {
-		x    int
-		row  int
-		text string
-	}
-	const swatchGap, entryGap = 6, 22
-	swatchW := 36 // a line's pattern and marker
+	a.swatchW = 36 // a line's pattern and marker
 	if bar {
-		swatchW = 24 // a square
+		a.swatchW = 24 // a square
 	}
-	rowH := textH(legendScale) + 8
+	a.rowH = textH(legendScale) + 8
+	swatchW, rowH := a.swatchW, a.rowH
 	var (
-		px0, px1, py0, py1   float64
-		plotW                int
-		entries              []entry
-		rowW                 []int
-		legendTop, xLabelTop int
-		xLines               []string
-		catLines             [][]string
+		plotW    int
+		entries  []legendEntry
+		rowW     []int
+		catLines [][]string
 	)
 	yLines := wrap(c.YLabel, labelScale, Height, 2)
 	for {
@@ -249,8 +293,8 @@ func (c *Chart) layout() (*scene, error) {
 			left += blockH(len(yLines), labelScale) + 10
 		}
 		left += yLabW + 10
-		px0, px1 = float64(left), float64(Width-right)
-		plotW = int(px1 - px0)
+		a.px0, a.px1 = float64(left), float64(Width-right)
+		plotW = int(a.px1 - a.px0)
 
 		entries, rowW = entries[:0], rowW[:0]
 		for _, name := range sc.names {
@@ -261,16 +305,16 @@ func (c *Chart) layout() (*scene, error) {
 			} else {
 				rowW[len(rowW)-1] += entryGap
 			}
-			entries = append(entries, entry{x: rowW[len(rowW)-1], row: len(rowW) - 1, text: t})
+			entries = append(entries, legendEntry{x: rowW[len(rowW)-1], row: len(rowW) - 1, text: t})
 			rowW[len(rowW)-1] += w
 		}
 		bottom := Height - pad - len(rowW)*rowH
-		legendTop = bottom + 4
-		xLines = wrap(c.XLabel, labelScale, plotW, 2)
-		if len(xLines) > 0 {
-			bottom -= blockH(len(xLines), labelScale) + 10
+		a.legendTop = bottom + 4
+		a.xLines = wrap(c.XLabel, labelScale, plotW, 2)
+		if len(a.xLines) > 0 {
+			bottom -= blockH(len(a.xLines), labelScale) + 10
 		}
-		xLabelTop = bottom + 4
+		a.xLabelTop = bottom + 4
 		tickLines := 1
 		if bar {
 			catLines = catLines[:0]
@@ -282,7 +326,7 @@ func (c *Chart) layout() (*scene, error) {
 			}
 		}
 		bottom -= blockH(tickLines, tickScale) + 13
-		py0, py1 = float64(top), float64(bottom)
+		a.py0, a.py1 = float64(top), float64(bottom)
 		l := wrap(c.YLabel, labelScale, bottom-top, 2)
 		if len(l) <= len(yLines) {
 			yLines = l
@@ -290,13 +334,22 @@ func (c *Chart) layout() (*scene, error) {
 		}
 		yLines = l
 	}
-	yAx.p0, yAx.p1 = py1, py0
+	a.yLines, a.entries, a.rowW, a.catLines = yLines, entries, rowW, catLines
+	yAx.p0, yAx.p1 = a.py1, a.py0
 	if xAx != nil {
-		xAx.p0, xAx.p1 = px0, px1
+		xAx.p0, xAx.p1 = a.px0, a.px1
 	}
-	inside := func(p, a, b float64) bool { return p > a+0.5 && p < b-0.5 }
+	if bar {
+		a.slot = (a.px1 - a.px0) / float64(len(c.Bars))
+	}
+	return a
+}
 
-	// Grid.
+func inside(p, a, b float64) bool { return p > a+0.5 && p < b-0.5 }
+
+// drawGrid draws the minor, then the major grid lines.
+func (a *plotArea) drawGrid(sc *scene) {
+	xAx, yAx, px0, px1, py0, py1 := a.xAx, a.yAx, a.px0, a.px1, a.py0, a.py1
 	grid := sc.group("grid", -1)
 	if xAx != nil {
 		for _, t := range xAx.minor {
@@ -322,8 +375,12 @@ func (c *Chart) layout() (*scene, error) {
 			grid.line(px0, y, px1, y, colGrid, 1, nil)
 		}
 	}
+}
 
-	// Frame, tick marks and tick labels.
+// drawAxes draws the frame, the tick marks and the tick labels (for bars,
+// the categories); it returns the labels' group, which the titles join.
+func (a *plotArea) drawAxes(sc *scene) *group {
+	c, bar, xAx, yAx, px0, px1, py0, py1 := a.c, a.bar, a.xAx, a.yAx, a.px0, a.px1, a.py0, a.py1
 	axes := sc.group("axes", -1)
 	axes.line(px0, py0, px1, py0, colAxis, 1, nil)
 	axes.line(px0, py1, px1, py1, colAxis, 1, nil)
@@ -360,40 +417,48 @@ func (c *Chart) layout() (*scene, error) {
 			labels.text(x, tickTop, xAx.labels[i], tickScale, colText)
 		}
 	}
-	slot := 0.0
 	if bar {
-		slot = (px1 - px0) / float64(len(c.Bars))
+		slot := a.slot
 		for i := range c.Bars {
 			cx := math.Round(px0 + (float64(i)+0.5)*slot)
 			axes.line(cx, py1+1, cx, py1+5, colAxis, 1, nil)
-			for k, l := range catLines[i] {
+			for k, l := range a.catLines[i] {
 				y := tickTop + float64(k*(textH(tickScale)+lineGap))
 				labels.text(cx-math.Floor(float64(textW(l, tickScale))/2), y, l, tickScale, colText)
 			}
 		}
 	}
+	return labels
+}
 
-	// Title and axis labels, each line centred on the plot area.
-	for k, t := range title {
+// drawTitles draws the title and the axis labels, each line centred on
+// the plot area.
+func (a *plotArea) drawTitles(labels *group) {
+	const pad = layoutPad
+	px0, px1, py0, py1 := a.px0, a.px1, a.py0, a.py1
+	for k, t := range a.title {
 		w := float64(textW(t, titleScale))
 		x := min(max(math.Round((px0+px1-w)/2), pad), Width-pad-w)
 		y := float64(pad + k*(textH(titleScale)+lineGap))
 		labels.add(item{kind: kText, x: x, y: y, text: t, scale: titleScale, col: colText, bold: true})
 	}
-	for k, t := range xLines {
+	for k, t := range a.xLines {
 		w := float64(textW(t, labelScale))
 		x := min(max(math.Round((px0+px1-w)/2), pad), Width-pad-w)
-		labels.text(x, float64(xLabelTop+k*(textH(labelScale)+lineGap)), t, labelScale, colText)
+		labels.text(x, float64(a.xLabelTop+k*(textH(labelScale)+lineGap)), t, labelScale, colText)
 	}
-	for k, t := range yLines {
+	for k, t := range a.yLines {
 		w := float64(textW(t, labelScale))
 		y := min(max(math.Round((py0+py1+w)/2), pad+w), py1)
 		x := float64(pad + k*(textH(labelScale)+lineGap))
 		labels.add(item{kind: kText, x: x, y: y, text: t, scale: labelScale, col: colText, vertical: true})
 	}
+}
 
-	// Data.
-	if bar {
+// drawData draws the bars or the series' lines and markers.
+func (a *plotArea) drawData(sc *scene) {
+	c, xAx, yAx, px0, slot := a.c, a.xAx, a.yAx, a.px0, a.slot
+	if a.bar {
 		n := float64(len(c.BarSeries))
 		groupW := slot * 0.8
 		bw := groupW / n
@@ -432,10 +497,13 @@ func (c *Chart) layout() (*scene, error) {
 			}
 		}
 	}
+}
 
-	// Reference marks, on top of the data. Each label goes to the first of
-	// a few places along its line where it covers no data and no other
-	// label (or to the first place if all are taken), on a white box.
+// drawMarks draws the reference marks, on top of the data. Each label goes
+// to the first of a few places along its line where it covers no data and
+// no other label (or to the first place if all are taken), on a white box.
+func (a *plotArea) drawMarks(sc *scene) {
+	c, bar, xAx, yAx, px0, px1, py0, py1, slot := a.c, a.bar, a.xAx, a.yAx, a.px0, a.px1, a.py0, a.py1, a.slot
 	if len(c.Marks) > 0 {
 		g := sc.group("marks", -1)
 		lh := float64(textH(markScale))
@@ -502,14 +570,18 @@ func (c *Chart) layout() (*scene, error) {
 			g.text(best.x0+2, best.y0+2, m.Label, markScale, colMark)
 		}
 	}
+}
 
-	// Legend.
+// drawLegend draws the legend's entries, each row centred under the plot
+// area.
+func (a *plotArea) drawLegend(sc *scene) {
+	px0, px1, swatchW, rowH, rowW, legendTop := a.px0, a.px1, a.swatchW, a.rowH, a.rowW, a.legendTop
 	lg := sc.group("legend", -1)
-	for i, e := range entries {
+	for i, e := range a.entries {
 		x := math.Round((px0+px1-float64(rowW[e.row]))/2) + float64(e.x)
 		cy := float64(legendTop + e.row*rowH + rowH/2)
 		col, sw := sc.colors[i], float64(swatchW)
-		if bar {
+		if a.bar {
 			lg.rect(x+6, cy-6, 12, 12, col)
 		} else {
 			lg.line(x+1, cy, x+sw-1, cy, col, 2, seriesDash[i])
@@ -517,7 +589,6 @@ func (c *Chart) layout() (*scene, error) {
 		}
 		lg.text(x+sw+swatchGap, cy-math.Floor(float64(ascent*legendScale)/2), e.text, legendScale, colText)
 	}
-	return sc, nil
 }
 
 // box is an axis-aligned rectangle [x0, x1] x [y0, y1] in pixels.

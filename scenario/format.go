@@ -97,44 +97,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	t, err := ParseDuration(s)
+	t, err := sim.ParseDuration(s)
 	*d = Duration(t)
 	return err
-}
-
-// ParseDuration parses "10ms", "1.5us", "100ns", "250ps" or "2s" into
-// picoseconds (exactly, for up to 12 decimal places).
-func ParseDuration(s string) (sim.Time, error) {
-	s = strings.TrimSpace(s)
-	units := []struct {
-		suf string
-		v   sim.Time
-	}{{"ps", sim.Picosecond}, {"ns", sim.Nanosecond}, {"us", sim.Microsecond}, {"µs", sim.Microsecond}, {"ms", sim.Millisecond}, {"s", sim.Second}}
-	for _, u := range units {
-		num, ok := strings.CutSuffix(s, u.suf)
-		if !ok || num == "" {
-			continue
-		}
-		whole, frac, _ := strings.Cut(num, ".")
-		w, err := strconv.ParseUint(whole, 10, 64)
-		if err != nil {
-			break
-		}
-		t := sim.Time(w) * u.v
-		if sim.Time(w) != t/u.v {
-			return 0, fmt.Errorf("duration %q overflows", s)
-		}
-		scale := u.v
-		for _, c := range frac {
-			if c < '0' || c > '9' {
-				return 0, fmt.Errorf("bad duration %q", s)
-			}
-			scale /= 10
-			t += sim.Time(c-'0') * scale
-		}
-		return t, nil
-	}
-	return 0, fmt.Errorf("bad duration %q (want a number and a unit: ps, ns, us, ms, s)", s)
 }
 
 // HostLoad copies a file into a node's host memory before the run.

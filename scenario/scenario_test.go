@@ -87,15 +87,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestParseDuration(t *testing.T) {
-	for s, want := range map[string]uint64{"10ms": 10e9, "1.5us": 1.5e6, "250ps": 250, "2s": 2e12, "0.1ns": 100} {
-		got, err := ParseDuration(s)
-		if err != nil || uint64(got) != want {
-			t.Errorf("%s: %v %v", s, got, err)
-		}
-	}
-}
-
 func TestHostRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	data := make([]byte, 10000)

@@ -13,6 +13,8 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
+	"strings"
 )
 
 // Time is simulated time in picoseconds.
@@ -210,3 +212,43 @@ func (r *Rand) Intn(n int) int {
 // Chance reports true with probability ppm/1e6 (parts per million, so that
 // scenarios need no floating point).
 func (r *Rand) Chance(ppm uint32) bool { return r.Uint64()%1_000_000 < uint64(ppm) }
+
+// ParseDuration parses a duration written as a decimal number and a unit
+// ("10ms", "1.5us", "100ns", "250ps", "2s"; "µs" is "us") into picoseconds,
+// exactly (digits below a picosecond are dropped). It is the one time syntax
+// of scenario files, command-line flags and the debugger.
+func ParseDuration(s string) (Time, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suf string
+		v   Time
+	}{{"ps", Picosecond}, {"ns", Nanosecond}, {"us", Microsecond}, {"µs", Microsecond}, {"ms", Millisecond}, {"s", Second}}
+	for _, u := range units {
+		num, ok := strings.CutSuffix(s, u.suf)
+		if !ok || num == "" {
+			continue
+		}
+		whole, frac, _ := strings.Cut(num, ".")
+		w, err := strconv.ParseUint(whole, 10, 64)
+		if err != nil {
+			break
+		}
+		t := Time(w) * u.v
+		if Time(w) != t/u.v {
+			return 0, fmt.Errorf("duration %q overflows", s)
+		}
+		scale := u.v
+		for _, c := range frac {
+			if c < '0' || c > '9' {
+				return 0, fmt.Errorf("bad duration %q", s)
+			}
+			scale /= 10
+			t += Time(c-'0') * scale
+			if t < Time(w)*u.v {
+				return 0, fmt.Errorf("duration %q overflows", s)
+			}
+		}
+		return t, nil
+	}
+	return 0, fmt.Errorf("bad duration %q (want a number and a unit: ps, ns, us, ms, s)", s)
+}

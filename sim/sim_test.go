@@ -1,6 +1,11 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 func TestClock(t *testing.T) {
 	c := Clock{Hz: 133_000_000}
@@ -56,5 +61,24 @@ func TestRandDeterministic(t *testing.T) {
 	}
 	if NewRand(1).Uint64() == NewRand(2).Uint64() {
 		t.Error("different seeds, same first value")
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for s, want := range map[string]Time{
+		"10ms": 10 * Millisecond, "1.5us": 1500 * Nanosecond, "1.5µs": 1500 * Nanosecond, "250ps": 250,
+		"2s": 2 * Second, "0.1ns": 100, " 7ns ": 7 * Nanosecond, "0.0004ns": 0, "1.us": Microsecond,
+		"18446744.073709551615s": Never, "12.3456789ms": 12_345_678_900,
+	} {
+		got, err := ParseDuration(s)
+		if assert.NoError(t, err, s) {
+			assert.Equal(t, want, got, s)
+		}
+	}
+	for _, s := range []string{"", "5", "us", "forever", "-1us", "+1us", "1e3ns", "1.2.3us", "1.5xs", "0x10ns", ".5us",
+		"18446745s", "18446744.073709551616s", "99999999999999999999ps"} {
+		_, err := ParseDuration(s)
+		require.Error(t, err, "%q", s)
+		assert.Contains(t, err.Error(), "duration", "%q", s)
 	}
 }

@@ -359,7 +359,7 @@ func fromFlags(nodes int, topo, firmware string) (*scenario.Scenario, error) {
 // applyFlags puts the flags that also apply to a scenario file on top of s.
 func applyFlags(s *scenario.Scenario, timeS, stop, exitCodes, seed string, params, loads, dumps []string) error {
 	if timeS != "" {
-		t, err := scenario.ParseDuration(timeS)
+		t, err := sim.ParseDuration(timeS)
 		if err != nil || t == 0 {
 			return fmt.Errorf("--time %q: want e.g. 10ms", timeS)
 		}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"lanaiemu/fabric"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/sim"
@@ -35,8 +38,8 @@ func TestCounterArm(t *testing.T) {
 		for i := range evs {
 			evs[i].Seq = 0
 		}
-		if len(evs) != len(want) || (len(want) > 0 && !equalEvents(evs, want)) {
-			t.Fatalf("%s: events %+v, want %+v", what, evs, want)
+		if d := cmp.Diff(want, evs, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("%s: events (-want +got):\n%s", what, d)
 		}
 	}
 	arm(2, abi.CtrModeOnce)
@@ -55,15 +58,6 @@ func TestCounterArm(t *testing.T) {
 	arm(0, abi.CtrModeOff)
 	notify(6)
 	check("disarmed")
-}
-
-func equalEvents(a, b []Event) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A peer that never answers (every packet to it lost): the sender

@@ -277,29 +277,15 @@ func (s *DebugSession) hostSpan(node int, t *freebsd.Thread, what string, start,
 	fmt.Fprintf(s.out, "  [%s] node %d host thread %q: %s for %s\n", us(start), node, t.Name, what, us(end-start))
 }
 
-func parseDuration(a string) (sim.Time, error) {
-	units := []struct {
-		suffix string
-		unit   sim.Time
-	}{{"ns", sim.Nanosecond}, {"us", sim.Microsecond}, {"ms", sim.Millisecond}}
-	for _, u := range units {
-		if v, ok := strings.CutSuffix(a, u.suffix); ok {
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || x <= 0 || x > 1e9 {
-				break
-			}
-			return sim.Time(x * float64(u.unit)), nil
-		}
-	}
-	return 0, fmt.Errorf("duration %q: a positive number of ns, us or ms (10us)", a)
-}
-
 func (s *DebugSession) cmdWait(d *debugger.Debugger, args []string) {
 	if len(args) != 1 {
-		d.Errorf("usage: wait DURATION (ns, us or ms: 10us)")
+		d.Errorf("usage: wait DURATION (a number and ps, ns, us, ms or s: 10us)")
 		return
 	}
-	dur, err := parseDuration(args[0])
+	dur, err := sim.ParseDuration(args[0])
+	if err == nil && dur == 0 {
+		err = fmt.Errorf("duration %q is not positive", args[0])
+	}
 	if err != nil {
 		d.Errorf("wait: %v", err)
 		return
@@ -308,7 +294,10 @@ func (s *DebugSession) cmdWait(d *debugger.Debugger, args []string) {
 		d.Errorf("%s", why)
 		return
 	}
-	until := min(s.c.Now()+dur, s.end)
+	until := s.end // min(now+dur, end) without overflow
+	if now := s.c.Now(); now < s.end && dur < s.end-now {
+		until = now + dur
+	}
 	if err := s.c.Run(until); err != nil {
 		d.Errorf("wait: the cluster failed: %v", err)
 		return

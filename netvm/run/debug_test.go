@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/board"
 	"lanaiemu/timeline"
@@ -117,8 +118,10 @@ func TestTourScript(t *testing.T) {
 	want := []string{"write_check", "send_step", "spt_lookup", "send_step", "dma_sync", "send_step",
 		"tx_new", "tx_new", "tx_new", "rx_take", "rx_data", "spt_lookup", "rx_data", "spt_lock", "spt_lock", "dma_sync",
 		"rx_data", "ctr_apply", "dma_sync", "ctr_apply", "tx_ctrl", "send_range", "rx_ack", "rx_take"}
-	if len(stops) == 0 || !reflect.DeepEqual(stops[1:], want) {
-		t.Errorf("stops\n%v\nwant (after the watchpoint's)\n%v", stops, want)
+	if len(stops) == 0 {
+		t.Errorf("no stops")
+	} else if d := cmp.Diff(want, stops[1:]); d != "" {
+		t.Errorf("stops after the watchpoint's (-want +got):\n%s", d)
 	}
 	for _, s := range []string{
 		"link: packet of 41 B starts on the wire", "node 1 (cycle", "link: packet of 41 B stored in SRAM",
@@ -216,13 +219,8 @@ x/8 NVM_SPT_BASE
 			if n := strings.Count(out.String(), "Breakpoint "); n < 4 {
 				t.Fatalf("%d breakpoint stops:\n%s", n, out.String())
 			}
-			if !reflect.DeepEqual(evs, devs) {
-				for i := range min(len(evs), len(devs)) {
-					if evs[i] != devs[i] {
-						t.Fatalf("event %d of %d/%d: %s, with the debugger %s", i, len(evs), len(devs), evs[i], devs[i])
-					}
-				}
-				t.Fatalf("%d events, with the debugger %d; last %s / %s", len(evs), len(devs), evs[len(evs)-1], devs[len(devs)-1])
+			if d := cmp.Diff(evs, devs); d != "" {
+				t.Fatalf("events differ (-plain run +with the debugger):\n%s", d)
 			}
 			var dbuf bytes.Buffer
 			if err := dtl.Write(&dbuf); err != nil {
@@ -257,6 +255,7 @@ next
 trace on
 step 0
 wait forever
+wait 0us
 hostx 0x10000000000 2
 delete 99
 events maybe
@@ -275,7 +274,7 @@ info breakpoints
 		"is not an instruction address", "is not in SRAM",
 		"(lanai) next\nnode 0 at ", // next runs in a cluster too (the one command set)
 		"trace is not available in a cluster run",
-		`step: bad count "0"`, `wait: duration "forever"`, "hostx:", `delete: no breakpoint or watchpoint "99"`,
+		`step: bad count "0"`, `wait: bad duration "forever"`, `wait: duration "0us" is not positive`, "hostx:", `delete: no breakpoint or watchpoint "99"`,
 		"usage: events on|off", `unknown command "frobnicate"`,
 		"<spt_lookup>", "No breakpoints or watchpoints.",
 	} {
@@ -283,8 +282,8 @@ info breakpoints
 			t.Errorf("the transcript lacks %q:\n%s", want, out.String())
 		}
 	}
-	if errs != 14 {
-		t.Errorf("%d errors, want 14:\n%s", errs, out.String())
+	if errs != 15 {
+		t.Errorf("%d errors, want 15:\n%s", errs, out.String())
 	}
 	if n := strings.Count(out.String(), "\n  ["); n != 2 { // step 2 shows two instructions, a line each
 		t.Errorf("%d stepped instructions, want 2:\n%s", n, out.String())
@@ -349,8 +348,8 @@ until rx_data+0x1c0
 		bts = append(bts, names)
 	}
 	want := [][]string{{"spt_lookup", "rx_data", "rx_take", "engines", "main_loop"}, {"rx_data", "rx_take", "engines", "main_loop"}}
-	if !reflect.DeepEqual(bts, want) {
-		t.Errorf("backtraces %v, want %v\n%s", bts, want, out.String())
+	if d := cmp.Diff(want, bts); d != "" {
+		t.Errorf("backtraces (-want +got):\n%s\n%s", d, out.String())
 	}
 	if !strings.Contains(out.String(), "Run till the return address in rca, 0x") {
 		t.Errorf("finish:\n%s", out.String())
