@@ -162,7 +162,7 @@ rx_data:
 	mov	KIND_MASK, %r8
 	and	%r7, %r8, %r8
 	sub.f	%r8, NVM_EXP_KIND_REGION, %r0
-	bne	.Lrd_error		! (r17 = StatusKey)
+	bne	.Lrd_kind		! (r17 = StatusKey)
 	nop
 	mov	NVM_STATUS_PERM, %r17
 	mov	NVM_EXP_PERM_W, %r8
@@ -416,6 +416,7 @@ rx_nonresident:
 	sub.f	%r7, NVM_MODE_NPF, %r0
 	bne	rx_redirect
 	nop
+.Lrx_rnr:					! (also for an atomic's page, §5.5)
 	STAT	NVM_STAT_RECV_FAULT
 	mov	evrec, %r10
 	ld	NVM_EXP_ASID[%r22], %r7
@@ -683,3 +684,208 @@ ctr_check:
 	bt	ev_post			! (tail call)
 	nop
 9:	RET
+
+! A DATA packet whose key is not a region's: an atomic request if the
+! export is ExpKindAtomic (rx_atomic), else StatusKey. (Jumped to from
+! rx_data's kind check: r8 the kind, r17 StatusKey.)
+.Lrd_kind:
+	sub.f	%r8, NVM_EXP_KIND_ATOMIC, %r0
+	bne	.Lrd_error
+	nop
+! rx_atomic: apply the atomic request in the packet's payload (§5.5) to a
+! word of the ExpKindAtomic export r22 and send the old value back in a
+! reply DATA packet. The request is accepted only in order (every
+! earlier packet of the sender received: q = base; else NACK
+! StatusResend, it comes back), only if the reply can be built now
+! (window, credit, a send buffer to the sender; else NACK StatusResend),
+! and only if its page locks (§4.3 as a destination; else NACK StatusRNR
+! and an EvRecvFault, as ModeNPF: the host faults the page in, the
+! sender retries after the RNR delay). Its duplicates are dropped by the
+! window like any DATA packet's, so it is applied once. (Jumped to from
+! rx_data, which pushed rca: r16 packet, r18 length, r19 source node, r20
+! peer, r21 sequence number, r22 export entry, r24 endpoint, r25 = -1.)
+rx_atomic:
+	ld	P_RX_BASE[%r20], %r7	! in order
+	sub.f	%r21, %r7, %r0
+	bne	.Lrd_resend
+	nop
+	mov	NVM_STATUS_BAD_CMD, %r17	! the request
+	sub.f	%r18, NVM_ATOM_REQ_SIZE, %r0
+	bne	.Lrd_error
+	nop
+	add	%r16, NVM_HDR_SIZE, %r12
+	ld	NVM_ATOM_OP[%r12], %r7
+	sub.f	%r7, NVM_ATOM_FETCH_ADD, %r0
+	beq	1f
+	sub.f	%r7, NVM_ATOM_CAS, %r0	! (delay slot)
+	bne	.Lrd_error
+	nop
+1:	mov	NVM_STATUS_PERM, %r17
+	ld	NVM_EXP_KIND[%r22], %r7
+	mov	NVM_EXP_PERM_W, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lrd_error
+	nop
+	mov	NVM_STATUS_BOUNDS, %r17	! a whole, aligned word of the region
+	ld	NVM_ATOM_OFFSET[%r12], %r7
+	mov	3, %r8
+	and	%r7, %r8, %r8
+	sub.f	%r8, 0, %r0
+	bne	.Lrd_error
+	nop
+	ld	NVM_EXP_LEN[%r22], %r8
+	sub.f	%r8, 4, %r8
+	bult	.Lrd_error
+	nop
+	sub.f	%r7, %r8, %r0
+	bugt	.Lrd_error
+	nop
+	ld	NVM_EXP_BASE[%r22], %r23
+	add	%r23, %r7, %r23		! the word's VA
+	! The reply's resources (§7, §8, as send_step's).
+	ld	P_DEAD[%r20], %r7
+	sub.f	%r7, 0, %r0
+	bne	.Lrd_resend
+	nop
+	ld	P_TX_SEQ[%r20], %r11	! window
+	ld	P_TX_ACKED[%r20], %r7
+	sub	%r11, %r7, %r7
+	mov	NVM_SEQ_MASK, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, NVM_WINDOW, %r0
+	buge	.Lrd_resend
+	nop
+	ld	P_TX_LIMIT[%r20], %r7	! credit
+	sub	%r7, %r11, %r7
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lrd_resend
+	nop
+	sub.f	%r7, HALF_SEQ, %r0
+	buge	.Lrd_resend
+	nop
+	ld	[bufq_head], %r6	! a free buffer, not the one the engine
+	ld	[bufq_tail], %r7	! may still send
+	sub.f	%r6, %r7, %r0
+	beq	.Lrd_resend
+	mov	QMASK, %r7		! (delay slot)
+	and	%r6, %r7, %r7
+	mov	bufq, %r8
+	uld.b	%r7[%r8], %r18		! the reply's buffer
+	ld	[tx_inflight], %r7
+	sub.f	%r7, %r18, %r0
+	bne	2f
+	nop
+	ld	ISR[%r0], %r7
+	mov	ISR_SEND_INT, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lrd_resend
+	nop
+	! Lock and translate the word's page (§4.3, a destination).
+2:	ld	NVM_EXP_ASID[%r22], %r6
+	mov	%r23, %r7
+	CALL	spt_lookup
+	sub.f	%r8, 0, %r0
+	beq	.Lrx_rnr
+	mov	NVM_SPT_R, %r6		! (delay slot)
+	mov	NVM_SPT_V | NVM_SPT_W, %r7
+	CALL	spt_lock
+	sub.f	%r9, 0, %r0
+	beq	.Lrx_rnr
+	mov	NVM_PAGE_SIZE - 1, %r7	! (delay slot)
+	and	%r23, %r7, %r7
+	or	%r9, %r7, %r7		! the word's host address
+	PUSH	%r8			! the entry
+	mov	stage, %r6		! read the word: stage[0] = old
+	mov	4, %r8
+	mov	DIR_FROM_HOST, %r9
+	CALL	dma_sync
+	add	%r16, NVM_HDR_SIZE, %r12
+	ld	0[%r6], %r10		! old
+	ld	NVM_ATOM_ARG0[%r12], %r8
+	ld	NVM_ATOM_OP[%r12], %r9
+	sub.f	%r9, NVM_ATOM_FETCH_ADD, %r0
+	beq	3f
+	add	%r10, %r8, %r11		! (delay slot) new = old + addend
+	sub.f	%r10, %r8, %r0		! compare-and-swap: old = expected?
+	beq	2f
+	nop
+	bt	4f			! no: nothing to store
+	mov	0, %r6			! (delay slot) not dirtied
+2:	ld	NVM_ATOM_ARG1[%r12], %r11
+3:	st	%r11, 4[%r6]		! write the new value back: stage[1]
+	add	%r6, 4, %r6
+	mov	4, %r8
+	mov	DIR_TO_HOST, %r9
+	CALL	dma_sync
+	mov	1, %r6			! dirtied
+4:	POP	%r8
+	CALL	spt_unlock
+	! The reply (§5.5): a 4-byte DATA packet, last, to the requester's
+	! region and counter, built as send_step builds one.
+	ld	[bufq_head], %r6	! take the buffer (r18)
+	add	%r6, 1, %r6
+	st	%r6, [bufq_head]
+	BUFADDR	%r18, %r14
+	mov	stage, %r7		! the payload: the old value
+	ld	0[%r7], %r7
+	st	%r7, NVM_BUF_PAYLOAD[%r14]
+	add	%r14, NVM_BUF_HDR, %r6
+	add	%r16, NVM_HDR_SIZE, %r12
+	ld	NVM_ATOM_REPLY_CTR[%r12], %r8
+	mov	hi(NVM_PKT_TYPE << 16 | NVM_KIND_DATA << 8 | NVM_FLAG_LAST), %r7
+	or	%r7, lo(NVM_PKT_TYPE << 16 | NVM_KIND_DATA << 8 | NVM_FLAG_LAST), %r7
+	sub.f	%r8, 0, %r0
+	beq	5f
+	nop
+	or	%r7, NVM_FLAG_NOTIFY, %r7
+5:	st	%r7, NVM_HDR_TYPE[%r6]	! type, kind, flags
+	st	%r8, NVM_HDR_CTR_KEY[%r6]
+	ld	[node_id], %r7
+	sh	%r7, 16, %r7
+	or	%r7, %r19, %r7
+	st	%r7, NVM_HDR_SRC_NODE[%r6]	! source node, destination node
+	uld.b	NVM_HDR_SRC_EP[%r16], %r7	! to the requester's endpoint
+	sh	%r7, 16, %r7
+	sh	%r24, 24, %r8
+	or	%r7, %r8, %r7
+	or	%r7, 4, %r7
+	st	%r7, NVM_HDR_SRC_EP[%r6]	! endpoints, length 4
+	ld	NVM_ATOM_REPLY_KEY[%r12], %r7
+	st	%r7, NVM_HDR_KEY[%r6]
+	ld	NVM_ATOM_REPLY_OFF[%r12], %r7
+	st	%r7, NVM_HDR_OFFSET[%r6]
+	ld	P_TX_SEQ[%r20], %r11
+	sh	%r11, 16, %r7
+	st	%r7, NVM_HDR_SEQ[%r6]	! sequence number, credit 0
+	ld	NVM_HDR_AUX[%r16], %r7
+	st	%r7, NVM_HDR_AUX[%r6]	! the request's ticket
+	mov	%r6, %r7
+	mov	%r19, %r6
+	CALL	put_route		! r6 = first byte of the packet
+	st	%r6, BT_START[%r14]
+	add	%r14, NVM_BUF_PAYLOAD + 4, %r7
+	st	%r7, BT_END[%r14]
+	st	%r19, BT_PEER[%r14]
+	ld	P_TX_SEQ[%r20], %r11
+	st	%r11, BT_SEQ[%r14]
+	mov	31, %r7
+	and	%r11, %r7, %r7		! P_BUF[seq & 31] = buffer
+	add	%r20, %r7, %r7
+	st.b	%r18, P_BUF[%r7]
+	add	%r11, 1, %r7
+	mov	NVM_SEQ_MASK, %r8
+	and	%r7, %r8, %r7
+	st	%r7, P_TX_SEQ[%r20]
+	ld	[txq_tail], %r6		! txq <- buffer
+	mov	QMASK, %r7
+	and	%r6, %r7, %r7
+	mov	txq, %r8
+	st.b	%r18, %r7[%r8]
+	add	%r6, 1, %r6
+	st	%r6, [txq_tail]
+	TXWORK_INC
+	bt	.Lrd_placed		! the request: placed, credit free, ACK
+	mov	-1, %r25		! (delay slot) no notification
