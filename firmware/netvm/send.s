@@ -81,7 +81,7 @@ ep_poll:
 ! of kind ExpKindAtomic owned by this endpoint, a known operation, a
 ! 4-aligned word inside the region. If it passes, the endpoint executes
 ! it as an inline WRITE of the AtomReqSize-byte request (at WrInline in
-! the slot) to offset "the word's page" of the import, with no counter
+! the slot) to a tag offset of the import (below), with no counter
 ! (.Lwrite_prep). In: r9 slot, r16 ep, r17 ep state. Out: r19 status.
 ! Keeps r9. Uses r7, r8, r10, r20-r24.
 atomic_check:
@@ -144,8 +144,10 @@ atomic_check:
 	ld	EP_FLAGS[%r17], %r8
 	or	%r8, NVM_CMD_FLAG_INLINE, %r8
 	st	%r8, EP_FLAGS[%r17]
-	sh	%r23, -NVM_PAGE_SHIFT, %r23	! the packet's offset: the word's page
-	sh	%r23, NVM_PAGE_SHIFT, %r23	! (the request never crosses a page)
+	sh	%r16, 6, %r23		! the packet's offset: a tag, page
+	ld	EP_SLOT[%r17], %r8	! (ep * 64 + slot) << 12, which no other
+	or	%r23, %r8, %r23		! outstanding atomic of this node
+	sh	%r23, NVM_PAGE_SHIFT, %r23	! shares (§5.5: no write-after-write wait)
 	mov	NVM_ATOM_REQ_SIZE, %r22
 	mov	0, %r24			! no counter
 	bt	.Lwrite_prep		! (tail: it returns for us)

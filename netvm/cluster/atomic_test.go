@@ -202,3 +202,104 @@ func TestAtomicNonResident(t *testing.T) {
 		t.Errorf("home driver: %d EvRecvFault, %d served; want the page faulted in", st.RecvFaults, st.RecvFaultsServed)
 	}
 }
+
+// The atomic semaphore as a mutex (one unit) between threads of two
+// nodes: inside, each thread adds 1 to an occupancy word and must find it
+// 0 (nobody else inside), then takes it back; every P returns, and the
+// semaphore's count ends at its one unit. Then the ticket queue: waiters
+// on both nodes, woken one by one from node 0: after the k-th wake
+// exactly k waiters have left, in ticket order.
+func TestAtomicSemaphoreAndTicketQueue(t *testing.T) {
+	const perNode, rounds = 3, 6
+	c, err := New(Config{Nodes: 3, Frames: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+	key, homeEP, word := atomicHome(t, c, 2)
+	const sem, occ, queue = 0, 64, 128
+	entries, inside := 0, 0
+	atomicClients(t, c, []int{0}, 1, 2, homeEP, key, func(th *freebsd.Thread, _ int, ep *lib.EP, imp int) error {
+		return (&lib.AtomicSemaphore{EP: ep, Imp: imp, Off: sem}).V(th) // one unit
+	})
+	atomicClients(t, c, []int{0, 1}, perNode, 2, homeEP, key, func(th *freebsd.Thread, _ int, ep *lib.EP, imp int) error {
+		s := &lib.AtomicSemaphore{EP: ep, Imp: imp, Off: sem}
+		for range rounds {
+			if err := s.P(th); err != nil {
+				return err
+			}
+			if old, err := ep.FetchAdd(th, imp, occ, 1); err != nil || old != 0 {
+				inside++
+				return fmt.Errorf("entered with occupancy %d (%v)", old, err)
+			}
+			entries++
+			th.Sleep(3 * sim.Microsecond)
+			if _, err := ep.FetchAdd(th, imp, occ, ^uint32(0)); err != nil {
+				return err
+			}
+			if err := s.V(th); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if entries != 2*perNode*rounds || inside != 0 || int32(word(sem)) != 1 {
+		t.Errorf("semaphore: %d entries (want %d), %d overlaps, count %d (want 1)", entries, 2*perNode*rounds, inside, int32(word(sem)))
+	}
+	t.Logf("semaphore: %d threads on 2 nodes, %d exclusive entries, %d waits (tickets), at %v", 2*perNode, entries, word(sem+4), c.Now())
+
+	// The ticket queue.
+	left := []uint32{}
+	waiting := 0
+	const waiters = 2 * perNode
+	for _, n := range []int{0, 1} {
+		for range perNode {
+			p := c.Nodes[n].Kernel.NewProc("waiter")
+			c.Nodes[n].Kernel.Go("waiter", func(th *freebsd.Thread) {
+				ep, err := lib.Open(th, c.Nodes[n].Driver, p)
+				if err == nil {
+					var imp int
+					if imp, err = ep.Import(th, 2, homeEP.Index, key, freebsd.PageSize, abi.ExpKindAtomic); err == nil {
+						waiting++
+						var tk uint32
+						tk, err = (&lib.TicketQueue{EP: ep, Imp: imp, Off: queue}).Wait(th)
+						left = append(left, tk)
+					}
+				}
+				if err != nil {
+					t.Errorf("waiter: %v", err)
+				}
+			})
+		}
+	}
+	atomicClients(t, c, []int{0}, 1, 2, homeEP, key, func(th *freebsd.Thread, _ int, ep *lib.EP, imp int) error {
+		q := &lib.TicketQueue{EP: ep, Imp: imp, Off: queue}
+		for word(queue) < waiters { // every waiter has its ticket
+			th.Sleep(20 * sim.Microsecond)
+			if th.Now() > 100*sim.Millisecond {
+				for i, nd := range c.Nodes {
+					t.Logf("node %d: tx %d rx %d retx %d dup %d nack %d waw %d rnr %d credit %d peerdead %d remoteerr %d", i,
+						nd.Stat(abi.StatTxData), nd.Stat(abi.StatRxData), nd.Stat(abi.StatRetx), nd.Stat(abi.StatDup), nd.Stat(abi.StatNack),
+						nd.Stat(abi.StatWAWStall), nd.Stat(abi.StatRecvFault), nd.Stat(abi.StatCreditStall), nd.Stat(abi.StatPeerDead), nd.Stat(abi.StatRemoteErr))
+				}
+				return fmt.Errorf("tickets %d serving %d waiting %d", word(queue), word(queue+4), waiting)
+			}
+		}
+		for k := 1; k <= waiters; k++ {
+			if err := q.Wake(th); err != nil {
+				return err
+			}
+			th.Sleep(200 * sim.Microsecond) // time for the woken one's next poll
+			if len(left) != k {
+				return fmt.Errorf("after wake %d: %d waiters left", k, len(left))
+			}
+			if left[k-1] != uint32(k-1) {
+				return fmt.Errorf("wake %d let ticket %d go", k, left[k-1])
+			}
+		}
+		return nil
+	})
+	if len(left) != waiters {
+		t.Errorf("%d of %d waiters left", len(left), waiters)
+	}
+}

@@ -3,7 +3,9 @@
 // straight into the endpoint's ring (no system call), local completions
 // and counters read from the status page, and the three ways to wait for
 // a counter: busy, block, handler. A wait queue and a counting semaphore
-// are built on counters (wait.go).
+// are built on counters (sync.go); remote atomics (atomic.go) and the
+// standard semaphore and ticket queue on them (atomicsync.go) are E8's
+// baseline.
 package lib
 
 import (
@@ -43,7 +45,7 @@ type EP struct {
 
 // Stats count what the library did.
 type Stats struct {
-	Writes, Bytes, RingWaits, Polls, Atomics int
+	Writes, Bytes, RingWaits, Polls, Atomics, AtomicPolls int
 }
 
 // Open opens an endpoint for proc (nvm_open).
