@@ -167,9 +167,11 @@ func TestAtomicRefused(t *testing.T) {
 		if _, err := ep.FetchAdd(th, imp, freebsd.PageSize, 1); !errors.Is(err, lib.ErrAtomic) {
 			return fmt.Errorf("past the region: %v", err)
 		}
+		t0 := th.Now()
 		if old, err := ep.FetchAdd(th, imp, freebsd.PageSize-4, 7); err != nil || old != 0 {
 			return fmt.Errorf("last word: %d, %v", old, err)
 		}
+		t.Logf("one uncontended fetch-and-add (busy wait): %v", th.Now()-t0)
 		return nil
 	})
 	if got := word(freebsd.PageSize - 4); got != 7 {

@@ -26,6 +26,11 @@ type atomics struct {
 	replies         uint64 // replies asked for so far
 }
 
+// PrepareAtomics sets up what the endpoint's atomics need (a reply page
+// exported, AtomicCounter exported: system calls), which the first
+// FetchAdd or CompareSwap would otherwise do.
+func (ep *EP) PrepareAtomics(t *freebsd.Thread) error { return ep.enableAtomics(t) }
+
 // enableAtomics sets up the reply page and counter, once.
 func (ep *EP) enableAtomics(t *freebsd.Thread) error {
 	if ep.atom != nil {
