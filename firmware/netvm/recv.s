@@ -743,7 +743,10 @@ rx_atomic:
 	nop
 	ld	NVM_EXP_BASE[%r22], %r23
 	add	%r23, %r7, %r23		! the word's VA
-	! The reply's resources (§7, §8, as send_step's).
+	! The reply's resources (§5.5): a sequence number in the window (the
+	! last one, which send_step leaves for replies, may be used), no
+	! credit (else two nodes whose atomics wait for each other's replies
+	! could hold each other's windows and credits for ever), a buffer.
 	ld	P_DEAD[%r20], %r7
 	sub.f	%r7, 0, %r0
 	bne	.Lrd_resend
@@ -754,15 +757,6 @@ rx_atomic:
 	mov	NVM_SEQ_MASK, %r8
 	and	%r7, %r8, %r7
 	sub.f	%r7, NVM_WINDOW, %r0
-	buge	.Lrd_resend
-	nop
-	ld	P_TX_LIMIT[%r20], %r7	! credit
-	sub	%r7, %r11, %r7
-	and	%r7, %r8, %r7
-	sub.f	%r7, 0, %r0
-	beq	.Lrd_resend
-	nop
-	sub.f	%r7, HALF_SEQ, %r0
 	buge	.Lrd_resend
 	nop
 	ld	[bufq_head], %r6	! a free buffer, not the one the engine

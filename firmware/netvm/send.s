@@ -317,12 +317,12 @@ send_step:
 	bugt	2f
 	nop
 	mov	%r24, %r25
-2:	ld	P_TX_SEQ[%r21], %r19	! window: seq - acked < W (§7)
-	ld	P_TX_ACKED[%r21], %r7
-	sub	%r19, %r7, %r7
+2:	ld	P_TX_SEQ[%r21], %r19	! window: seq - acked < W - 1 (§7; the
+	ld	P_TX_ACKED[%r21], %r7	! last number is kept for an atomic's
+	sub	%r19, %r7, %r7		! reply, §5.5)
 	mov	NVM_SEQ_MASK, %r8
 	and	%r7, %r8, %r7
-	sub.f	%r7, NVM_WINDOW, %r0
+	sub.f	%r7, NVM_WINDOW - 1, %r0
 	buge	9f
 	ld	P_TX_LIMIT[%r21], %r7	! (delay slot) credit: seq before limit (§8)
 	sub	%r7, %r19, %r7
