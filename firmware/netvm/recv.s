@@ -416,8 +416,7 @@ rx_nonresident:
 	sub.f	%r7, NVM_MODE_NPF, %r0
 	bne	rx_redirect
 	nop
-.Lrx_rnr:					! (also for an atomic's page, §5.5)
-	STAT	NVM_STAT_RECV_FAULT
+.Lrx_rnr:	STAT	NVM_STAT_RECV_FAULT	! (also for an atomic's page, §5.5)
 	mov	evrec, %r10
 	ld	NVM_EXP_ASID[%r22], %r7
 	st	%r7, NVM_EV_A1[%r10]
@@ -883,3 +882,96 @@ rx_atomic:
 	TXWORK_INC
 	bt	.Lrd_placed		! the request: placed, credit free, ACK
 	mov	-1, %r25		! (delay slot) no notification
+
+! .Lep_other (ep_poll, send.s): not a WRITE: an ATOMIC (§5.5) is checked and sent as a one-packet
+! inline WRITE; anything else completes with StatusBadCmd.
+.Lep_other:
+	sub.f	%r7, NVM_OP_ATOMIC, %r0
+	bne	.Lep_fail
+	nop
+	CALL	atomic_check		! r19 = status (keeps r9)
+	sub.f	%r19, NVM_STATUS_OK, %r0
+	bne	.Lep_fail
+	nop
+	POP_RCA
+	bt	send_step		! its packet in this pass
+	nop
+
+! atomic_check: check the ATOMIC in the ring slot at r9 (§5.5): an import
+! of kind ExpKindAtomic owned by this endpoint, a known operation, a
+! 4-aligned word inside the region. If it passes, the endpoint executes
+! it as an inline WRITE of the AtomReqSize-byte request (at WrInline in
+! the slot) to a tag offset of the import (below), with no counter
+! (.Lwrite_prep, write_check's tail in send.s: it keeps the source r7,
+! length r22, destination offset r23, counter key r24 and the header
+! words of import entry r20, and sets EP_CUR). In: r9 slot, r16 ep, r17 ep state. Out: r19 status.
+! Keeps r9. Uses r7, r8, r10, r20-r24.
+atomic_check:
+	mov	NVM_STATUS_IMPORT, %r19
+	uld.h	NVM_WR_IMPORT[%r9], %r20
+	sub.f	%r20, NVM_MAX_IMPORTS, %r0
+	buge	9f
+	sh	%r20, TABLE_SHIFT, %r20	! (delay slot)
+	mov	NVM_IMPORT_BASE, %r7
+	add	%r20, %r7, %r20
+	ld	NVM_IMP_KEY[%r20], %r7
+	sub.f	%r7, 0, %r0
+	beq	9f
+	nop
+	ld	NVM_IMP_EP[%r20], %r7
+	sub.f	%r7, %r16, %r0
+	bne	9f
+	nop
+	ld	NVM_IMP_KIND[%r20], %r7
+	mov	KIND_MASK, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, NVM_EXP_KIND_ATOMIC, %r0
+	bne	9f
+	nop
+	mov	NVM_STATUS_BAD_CMD, %r19	! the operation
+	ld	NVM_WR_INLINE + NVM_ATOM_OP[%r9], %r7
+	sub.f	%r7, NVM_ATOM_FETCH_ADD, %r0
+	beq	1f
+	sub.f	%r7, NVM_ATOM_CAS, %r0	! (delay slot)
+	bne	9f
+	nop
+1:	mov	NVM_STATUS_BOUNDS, %r19	! a whole, aligned word of the region
+	ld	NVM_WR_INLINE + NVM_ATOM_OFFSET[%r9], %r23
+	mov	3, %r8
+	and	%r23, %r8, %r8
+	sub.f	%r8, 0, %r0
+	bne	9f
+	nop
+	ld	NVM_IMP_LEN[%r20], %r8
+	sub.f	%r8, 4, %r8		! offset <= ImpLen - 4
+	bult	9f
+	nop
+	sub.f	%r23, %r8, %r0
+	bugt	9f
+	nop
+	ld	NVM_WR_INLINE + 0[%r9], %r8	! the request, kept as an inline payload
+	st	%r8, EP_INLINE + 0[%r17]
+	ld	NVM_WR_INLINE + 4[%r9], %r8
+	st	%r8, EP_INLINE + 4[%r17]
+	ld	NVM_WR_INLINE + 8[%r9], %r8
+	st	%r8, EP_INLINE + 8[%r17]
+	ld	NVM_WR_INLINE + 12[%r9], %r8
+	st	%r8, EP_INLINE + 12[%r17]
+	ld	NVM_WR_INLINE + 16[%r9], %r8
+	st	%r8, EP_INLINE + 16[%r17]
+	ld	NVM_WR_INLINE + 20[%r9], %r8
+	st	%r8, EP_INLINE + 20[%r17]
+	ld	NVM_WR_INLINE + 24[%r9], %r8
+	st	%r8, EP_INLINE + 24[%r17]
+	ld	EP_FLAGS[%r17], %r8
+	or	%r8, NVM_CMD_FLAG_INLINE, %r8
+	st	%r8, EP_FLAGS[%r17]
+	sh	%r16, 6, %r23		! the packet's offset: a tag, page
+	ld	EP_SLOT[%r17], %r8	! (ep * 64 + slot) << 12, which no other
+	or	%r23, %r8, %r23		! outstanding atomic of this node
+	sh	%r23, NVM_PAGE_SHIFT, %r23	! shares (§5.5: no write-after-write wait)
+	mov	NVM_ATOM_REQ_SIZE, %r22
+	mov	0, %r24			! no counter
+	bt	.Lwrite_prep		! (tail: it returns for us)
+	mov	0, %r7			! (delay slot) the inline copy's offset
+9:	RET

@@ -58,101 +58,11 @@ ep_poll:
 	POP_RCA
 	bt	send_step		! the first packet in this pass
 	nop
-4:	mov	%r16, %r6
+4: .Lep_fail:	mov	%r16, %r6
 	mov	%r19, %r7
 	CALL	ep_complete
 	POP_RCA
 	RET
-! Not a WRITE: an ATOMIC (§5.5) is checked and sent as a one-packet
-! inline WRITE; anything else completes with StatusBadCmd.
-.Lep_other:
-	sub.f	%r7, NVM_OP_ATOMIC, %r0
-	bne	4b
-	nop
-	CALL	atomic_check		! r19 = status (keeps r9)
-	sub.f	%r19, NVM_STATUS_OK, %r0
-	bne	4b
-	nop
-	POP_RCA
-	bt	send_step		! its packet in this pass
-	nop
-
-! atomic_check: check the ATOMIC in the ring slot at r9 (§5.5): an import
-! of kind ExpKindAtomic owned by this endpoint, a known operation, a
-! 4-aligned word inside the region. If it passes, the endpoint executes
-! it as an inline WRITE of the AtomReqSize-byte request (at WrInline in
-! the slot) to a tag offset of the import (below), with no counter
-! (.Lwrite_prep). In: r9 slot, r16 ep, r17 ep state. Out: r19 status.
-! Keeps r9. Uses r7, r8, r10, r20-r24.
-atomic_check:
-	mov	NVM_STATUS_IMPORT, %r19
-	uld.h	NVM_WR_IMPORT[%r9], %r20
-	sub.f	%r20, NVM_MAX_IMPORTS, %r0
-	buge	9f
-	sh	%r20, TABLE_SHIFT, %r20	! (delay slot)
-	mov	NVM_IMPORT_BASE, %r7
-	add	%r20, %r7, %r20
-	ld	NVM_IMP_KEY[%r20], %r7
-	sub.f	%r7, 0, %r0
-	beq	9f
-	nop
-	ld	NVM_IMP_EP[%r20], %r7
-	sub.f	%r7, %r16, %r0
-	bne	9f
-	nop
-	ld	NVM_IMP_KIND[%r20], %r7
-	mov	KIND_MASK, %r8
-	and	%r7, %r8, %r7
-	sub.f	%r7, NVM_EXP_KIND_ATOMIC, %r0
-	bne	9f
-	nop
-	mov	NVM_STATUS_BAD_CMD, %r19	! the operation
-	ld	NVM_WR_INLINE + NVM_ATOM_OP[%r9], %r7
-	sub.f	%r7, NVM_ATOM_FETCH_ADD, %r0
-	beq	1f
-	sub.f	%r7, NVM_ATOM_CAS, %r0	! (delay slot)
-	bne	9f
-	nop
-1:	mov	NVM_STATUS_BOUNDS, %r19	! a whole, aligned word of the region
-	ld	NVM_WR_INLINE + NVM_ATOM_OFFSET[%r9], %r23
-	mov	3, %r8
-	and	%r23, %r8, %r8
-	sub.f	%r8, 0, %r0
-	bne	9f
-	nop
-	ld	NVM_IMP_LEN[%r20], %r8
-	sub.f	%r8, 4, %r8		! offset <= ImpLen - 4
-	bult	9f
-	nop
-	sub.f	%r23, %r8, %r0
-	bugt	9f
-	nop
-	ld	NVM_WR_INLINE + 0[%r9], %r8	! the request, kept as an inline payload
-	st	%r8, EP_INLINE + 0[%r17]
-	ld	NVM_WR_INLINE + 4[%r9], %r8
-	st	%r8, EP_INLINE + 4[%r17]
-	ld	NVM_WR_INLINE + 8[%r9], %r8
-	st	%r8, EP_INLINE + 8[%r17]
-	ld	NVM_WR_INLINE + 12[%r9], %r8
-	st	%r8, EP_INLINE + 12[%r17]
-	ld	NVM_WR_INLINE + 16[%r9], %r8
-	st	%r8, EP_INLINE + 16[%r17]
-	ld	NVM_WR_INLINE + 20[%r9], %r8
-	st	%r8, EP_INLINE + 20[%r17]
-	ld	NVM_WR_INLINE + 24[%r9], %r8
-	st	%r8, EP_INLINE + 24[%r17]
-	ld	EP_FLAGS[%r17], %r8
-	or	%r8, NVM_CMD_FLAG_INLINE, %r8
-	st	%r8, EP_FLAGS[%r17]
-	sh	%r16, 6, %r23		! the packet's offset: a tag, page
-	ld	EP_SLOT[%r17], %r8	! (ep * 64 + slot) << 12, which no other
-	or	%r23, %r8, %r23		! outstanding atomic of this node
-	sh	%r23, NVM_PAGE_SHIFT, %r23	! shares (§5.5: no write-after-write wait)
-	mov	NVM_ATOM_REQ_SIZE, %r22
-	mov	0, %r24			! no counter
-	bt	.Lwrite_prep		! (tail: it returns for us)
-	mov	0, %r7			! (delay slot) the inline copy's offset
-9:	RET
 
 ! write_check: check the WRITE in the ring slot at r9 (§3.2) and, if it
 ! passes, copy what its execution needs into the endpoint state (the
@@ -253,12 +163,7 @@ write_check:
 	st	%r8, EP_INLINE + 24[%r17]
 	ld	NVM_WR_INLINE + 28[%r9], %r8
 	st	%r8, EP_INLINE + 28[%r17]
-7:
-! .Lwrite_prep: the tail of write_check, shared with atomic_check: keep the
-! source r7, length r22, destination offset r23, counter key r24 and the
-! header words of import entry r20; set EP_CUR. Out: r19 = StatusOK.
-.Lwrite_prep:
-	st	%r7, EP_SRC[%r17]
+7: .Lwrite_prep:	st	%r7, EP_SRC[%r17]
 	st	%r22, EP_LEFT[%r17]
 	st	%r23, EP_DST[%r17]
 	ld	NVM_IMP_NODE[%r20], %r7
