@@ -114,6 +114,7 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch (more than 16: a Clos of 8-node leaves), 2..64")
 	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
 	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
+	fs.IntVar(&c.Atomics, "atomics", 0, "remote fetch-and-adds and compare-and-swaps in all, spread over the nodes (docs/netvm.md §5.5)")
 	fs.IntVar(&c.Frames, "frames", 0, "VM memory per host in 4 KiB pages (0: two thirds of what a process touches)")
 	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
@@ -142,7 +143,7 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c := opts.cfg
-	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 {
+	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 || c.Atomics < 0 {
 		fmt.Fprintln(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, the others >= 0")
 		return 2
 	}

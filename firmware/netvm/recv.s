@@ -162,7 +162,7 @@ rx_data:
 	mov	KIND_MASK, %r8
 	and	%r7, %r8, %r8
 	sub.f	%r8, NVM_EXP_KIND_REGION, %r0
-	bne	.Lrd_error		! (r17 = StatusKey)
+	bne	.Lrd_kind		! (r17 = StatusKey)
 	nop
 	mov	NVM_STATUS_PERM, %r17
 	mov	NVM_EXP_PERM_W, %r8
@@ -416,7 +416,7 @@ rx_nonresident:
 	sub.f	%r7, NVM_MODE_NPF, %r0
 	bne	rx_redirect
 	nop
-	STAT	NVM_STAT_RECV_FAULT
+.Lrx_rnr:	STAT	NVM_STAT_RECV_FAULT	! (also for an atomic's page, §5.5)
 	mov	evrec, %r10
 	ld	NVM_EXP_ASID[%r22], %r7
 	st	%r7, NVM_EV_A1[%r10]
@@ -682,4 +682,296 @@ ctr_check:
 	mov	NVM_EV_CTR_WAKE, %r6
 	bt	ev_post			! (tail call)
 	nop
+9:	RET
+
+! A DATA packet whose key is not a region's: an atomic request if the
+! export is ExpKindAtomic (rx_atomic), else StatusKey. (Jumped to from
+! rx_data's kind check: r8 the kind, r17 StatusKey.)
+.Lrd_kind:
+	sub.f	%r8, NVM_EXP_KIND_ATOMIC, %r0
+	bne	.Lrd_error
+	nop
+! rx_atomic: apply the atomic request in the packet's payload (§5.5) to a
+! word of the ExpKindAtomic export r22 and send the old value back in a
+! reply DATA packet. The request is accepted only in order (every
+! earlier packet of the sender received: q = base; else NACK
+! StatusResend, it comes back), only if the reply can be built now
+! (window, credit, a send buffer to the sender; else NACK StatusResend),
+! and only if its page locks (§4.3 as a destination; else NACK StatusRNR
+! and an EvRecvFault, as ModeNPF: the host faults the page in, the
+! sender retries after the RNR delay). Its duplicates are dropped by the
+! window like any DATA packet's, so it is applied once. (Jumped to from
+! rx_data, which pushed rca: r16 packet, r18 length, r19 source node, r20
+! peer, r21 sequence number, r22 export entry, r24 endpoint, r25 = -1.)
+rx_atomic:
+	ld	P_RX_BASE[%r20], %r7	! in order
+	sub.f	%r21, %r7, %r0
+	bne	.Lrd_resend
+	nop
+	mov	NVM_STATUS_BAD_CMD, %r17	! the request
+	sub.f	%r18, NVM_ATOM_REQ_SIZE, %r0
+	bne	.Lrd_error
+	nop
+	add	%r16, NVM_HDR_SIZE, %r12
+	ld	NVM_ATOM_OP[%r12], %r7
+	sub.f	%r7, NVM_ATOM_FETCH_ADD, %r0
+	beq	1f
+	sub.f	%r7, NVM_ATOM_CAS, %r0	! (delay slot)
+	bne	.Lrd_error
+	nop
+1:	mov	NVM_STATUS_PERM, %r17
+	ld	NVM_EXP_KIND[%r22], %r7
+	mov	NVM_EXP_PERM_W, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lrd_error
+	nop
+	mov	NVM_STATUS_BOUNDS, %r17	! a whole, aligned word of the region
+	ld	NVM_ATOM_OFFSET[%r12], %r7
+	mov	3, %r8
+	and	%r7, %r8, %r8
+	sub.f	%r8, 0, %r0
+	bne	.Lrd_error
+	nop
+	ld	NVM_EXP_LEN[%r22], %r8
+	sub.f	%r8, 4, %r8
+	bult	.Lrd_error
+	nop
+	sub.f	%r7, %r8, %r0
+	bugt	.Lrd_error
+	nop
+	ld	NVM_EXP_BASE[%r22], %r23
+	add	%r23, %r7, %r23		! the word's VA
+	! The reply's resources (§5.5): a sequence number in the window (the
+	! last one, which send_step leaves for replies, may be used), no
+	! credit (else two nodes whose atomics wait for each other's replies
+	! could hold each other's windows and credits for ever), a buffer.
+	ld	P_DEAD[%r20], %r7
+	sub.f	%r7, 0, %r0
+	bne	.Lrd_resend
+	nop
+	ld	P_TX_SEQ[%r20], %r11	! window
+	ld	P_TX_ACKED[%r20], %r7
+	sub	%r11, %r7, %r7
+	mov	NVM_SEQ_MASK, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, NVM_WINDOW, %r0
+	buge	.Lrd_resend
+	nop
+	ld	[bufq_head], %r6	! a free buffer, not the one the engine
+	ld	[bufq_tail], %r7	! may still send
+	sub.f	%r6, %r7, %r0
+	beq	.Lrd_resend
+	mov	QMASK, %r7		! (delay slot)
+	and	%r6, %r7, %r7
+	mov	bufq, %r8
+	uld.b	%r7[%r8], %r18		! the reply's buffer
+	ld	[tx_inflight], %r7
+	sub.f	%r7, %r18, %r0
+	bne	2f
+	nop
+	ld	ISR[%r0], %r7
+	mov	ISR_SEND_INT, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lrd_resend
+	nop
+	! Lock and translate the word's page (§4.3, a destination).
+2:	ld	NVM_EXP_ASID[%r22], %r6
+	mov	%r23, %r7
+	CALL	spt_lookup
+	sub.f	%r8, 0, %r0
+	beq	.Lrx_rnr
+	mov	NVM_SPT_R, %r6		! (delay slot)
+	mov	NVM_SPT_V | NVM_SPT_W, %r7
+	CALL	spt_lock
+	sub.f	%r9, 0, %r0
+	beq	.Lrx_rnr
+	mov	NVM_PAGE_SIZE - 1, %r7	! (delay slot)
+	and	%r23, %r7, %r7
+	or	%r9, %r7, %r7		! the word's host address
+	PUSH	%r8			! the entry
+	mov	stage, %r6		! read the word: stage[0] = old
+	mov	4, %r8
+	mov	DIR_FROM_HOST, %r9
+	CALL	dma_sync
+	add	%r16, NVM_HDR_SIZE, %r12
+	ld	0[%r6], %r10		! old
+	ld	NVM_ATOM_ARG0[%r12], %r8
+	ld	NVM_ATOM_OP[%r12], %r9
+	sub.f	%r9, NVM_ATOM_FETCH_ADD, %r0
+	beq	3f
+	add	%r10, %r8, %r11		! (delay slot) new = old + addend
+	sub.f	%r10, %r8, %r0		! compare-and-swap: old = expected?
+	beq	2f
+	nop
+	bt	4f			! no: nothing to store
+	mov	0, %r6			! (delay slot) not dirtied
+2:	ld	NVM_ATOM_ARG1[%r12], %r11
+3:	st	%r11, 4[%r6]		! write the new value back: stage[1]
+	add	%r6, 4, %r6
+	mov	4, %r8
+	mov	DIR_TO_HOST, %r9
+	CALL	dma_sync
+	mov	1, %r6			! dirtied
+4:	POP	%r8
+	CALL	spt_unlock
+	! The reply (§5.5): a 4-byte DATA packet, last, to the requester's
+	! region and counter, built as send_step builds one.
+	ld	[bufq_head], %r6	! take the buffer (r18)
+	add	%r6, 1, %r6
+	st	%r6, [bufq_head]
+	BUFADDR	%r18, %r14
+	mov	stage, %r7		! the payload: the old value
+	ld	0[%r7], %r7
+	st	%r7, NVM_BUF_PAYLOAD[%r14]
+	add	%r14, NVM_BUF_HDR, %r6
+	add	%r16, NVM_HDR_SIZE, %r12
+	ld	NVM_ATOM_REPLY_CTR[%r12], %r8
+	mov	hi(NVM_PKT_TYPE << 16 | NVM_KIND_DATA << 8 | NVM_FLAG_LAST), %r7
+	or	%r7, lo(NVM_PKT_TYPE << 16 | NVM_KIND_DATA << 8 | NVM_FLAG_LAST), %r7
+	sub.f	%r8, 0, %r0
+	beq	5f
+	nop
+	or	%r7, NVM_FLAG_NOTIFY, %r7
+5:	st	%r7, NVM_HDR_TYPE[%r6]	! type, kind, flags
+	st	%r8, NVM_HDR_CTR_KEY[%r6]
+	ld	[node_id], %r7
+	sh	%r7, 16, %r7
+	or	%r7, %r19, %r7
+	st	%r7, NVM_HDR_SRC_NODE[%r6]	! source node, destination node
+	uld.b	NVM_HDR_SRC_EP[%r16], %r7	! to the requester's endpoint
+	sh	%r7, 16, %r7
+	sh	%r24, 24, %r8
+	or	%r7, %r8, %r7
+	or	%r7, 4, %r7
+	st	%r7, NVM_HDR_SRC_EP[%r6]	! endpoints, length 4
+	ld	NVM_ATOM_REPLY_KEY[%r12], %r7
+	st	%r7, NVM_HDR_KEY[%r6]
+	ld	NVM_ATOM_REPLY_OFF[%r12], %r7
+	st	%r7, NVM_HDR_OFFSET[%r6]
+	ld	P_TX_SEQ[%r20], %r11
+	sh	%r11, 16, %r7
+	st	%r7, NVM_HDR_SEQ[%r6]	! sequence number, credit 0
+	ld	NVM_HDR_AUX[%r16], %r7
+	st	%r7, NVM_HDR_AUX[%r6]	! the request's ticket
+	mov	%r6, %r7
+	mov	%r19, %r6
+	CALL	put_route		! r6 = first byte of the packet
+	st	%r6, BT_START[%r14]
+	add	%r14, NVM_BUF_PAYLOAD + 4, %r7
+	st	%r7, BT_END[%r14]
+	st	%r19, BT_PEER[%r14]
+	ld	P_TX_SEQ[%r20], %r11
+	st	%r11, BT_SEQ[%r14]
+	mov	31, %r7
+	and	%r11, %r7, %r7		! P_BUF[seq & 31] = buffer
+	add	%r20, %r7, %r7
+	st.b	%r18, P_BUF[%r7]
+	add	%r11, 1, %r7
+	mov	NVM_SEQ_MASK, %r8
+	and	%r7, %r8, %r7
+	st	%r7, P_TX_SEQ[%r20]
+	ld	[txq_tail], %r6		! txq <- buffer
+	mov	QMASK, %r7
+	and	%r6, %r7, %r7
+	mov	txq, %r8
+	st.b	%r18, %r7[%r8]
+	add	%r6, 1, %r6
+	st	%r6, [txq_tail]
+	TXWORK_INC
+	bt	.Lrd_placed		! the request: placed, credit free, ACK
+	mov	-1, %r25		! (delay slot) no notification
+
+! .Lep_other (ep_poll, send.s): not a WRITE: an ATOMIC (§5.5) is checked and sent as a one-packet
+! inline WRITE; anything else completes with StatusBadCmd.
+.Lep_other:
+	sub.f	%r7, NVM_OP_ATOMIC, %r0
+	bne	.Lep_fail
+	nop
+	CALL	atomic_check		! r19 = status (keeps r9)
+	sub.f	%r19, NVM_STATUS_OK, %r0
+	bne	.Lep_fail
+	nop
+	POP_RCA
+	bt	send_step		! its packet in this pass
+	nop
+
+! atomic_check: check the ATOMIC in the ring slot at r9 (§5.5): an import
+! of kind ExpKindAtomic owned by this endpoint, a known operation, a
+! 4-aligned word inside the region. If it passes, the endpoint executes
+! it as an inline WRITE of the AtomReqSize-byte request (at WrInline in
+! the slot) to a tag offset of the import (below), with no counter
+! (.Lwrite_prep, write_check's tail in send.s: it keeps the source r7,
+! length r22, destination offset r23, counter key r24 and the header
+! words of import entry r20, and sets EP_CUR). In: r9 slot, r16 ep, r17 ep state. Out: r19 status.
+! Keeps r9. Uses r7, r8, r10, r20-r24.
+atomic_check:
+	mov	NVM_STATUS_IMPORT, %r19
+	uld.h	NVM_WR_IMPORT[%r9], %r20
+	sub.f	%r20, NVM_MAX_IMPORTS, %r0
+	buge	9f
+	sh	%r20, TABLE_SHIFT, %r20	! (delay slot)
+	mov	NVM_IMPORT_BASE, %r7
+	add	%r20, %r7, %r20
+	ld	NVM_IMP_KEY[%r20], %r7
+	sub.f	%r7, 0, %r0
+	beq	9f
+	nop
+	ld	NVM_IMP_EP[%r20], %r7
+	sub.f	%r7, %r16, %r0
+	bne	9f
+	nop
+	ld	NVM_IMP_KIND[%r20], %r7
+	mov	KIND_MASK, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, NVM_EXP_KIND_ATOMIC, %r0
+	bne	9f
+	nop
+	mov	NVM_STATUS_BAD_CMD, %r19	! the operation
+	ld	NVM_WR_INLINE + NVM_ATOM_OP[%r9], %r7
+	sub.f	%r7, NVM_ATOM_FETCH_ADD, %r0
+	beq	1f
+	sub.f	%r7, NVM_ATOM_CAS, %r0	! (delay slot)
+	bne	9f
+	nop
+1:	mov	NVM_STATUS_BOUNDS, %r19	! a whole, aligned word of the region
+	ld	NVM_WR_INLINE + NVM_ATOM_OFFSET[%r9], %r23
+	mov	3, %r8
+	and	%r23, %r8, %r8
+	sub.f	%r8, 0, %r0
+	bne	9f
+	nop
+	ld	NVM_IMP_LEN[%r20], %r8
+	sub.f	%r8, 4, %r8		! offset <= ImpLen - 4
+	bult	9f
+	nop
+	sub.f	%r23, %r8, %r0
+	bugt	9f
+	nop
+	ld	NVM_WR_INLINE + 0[%r9], %r8	! the request, kept as an inline payload
+	st	%r8, EP_INLINE + 0[%r17]
+	ld	NVM_WR_INLINE + 4[%r9], %r8
+	st	%r8, EP_INLINE + 4[%r17]
+	ld	NVM_WR_INLINE + 8[%r9], %r8
+	st	%r8, EP_INLINE + 8[%r17]
+	ld	NVM_WR_INLINE + 12[%r9], %r8
+	st	%r8, EP_INLINE + 12[%r17]
+	ld	NVM_WR_INLINE + 16[%r9], %r8
+	st	%r8, EP_INLINE + 16[%r17]
+	ld	NVM_WR_INLINE + 20[%r9], %r8
+	st	%r8, EP_INLINE + 20[%r17]
+	ld	NVM_WR_INLINE + 24[%r9], %r8
+	st	%r8, EP_INLINE + 24[%r17]
+	ld	EP_FLAGS[%r17], %r8
+	or	%r8, NVM_CMD_FLAG_INLINE, %r8
+	st	%r8, EP_FLAGS[%r17]
+	sh	%r16, 6, %r23		! the packet's offset: a tag, page
+	ld	EP_SLOT[%r17], %r8	! (ep * 64 + slot) << 12, which no other
+	or	%r23, %r8, %r23		! outstanding atomic of this node
+	sh	%r23, NVM_PAGE_SHIFT, %r23	! shares (§5.5: no write-after-write wait)
+	mov	NVM_ATOM_REQ_SIZE, %r22
+	mov	0, %r24			! no counter
+	bt	.Lwrite_prep		! (tail: it returns for us)
+	mov	0, %r7			! (delay slot) the inline copy's offset
 9:	RET

@@ -49,7 +49,7 @@ ep_poll:
 	sub.f	%r7, NVM_OP_WRITE, %r0
 	beq	3f
 	mov	NVM_STATUS_BAD_CMD, %r19	! (delay slot)
-	bt	4f
+	bt	.Lep_other
 	st.b	%r0, NVM_CMD_OP[%r9]	! (delay slot) taken
 3:	CALL	write_check		! r19 = status (keeps r9)
 	sub.f	%r19, NVM_STATUS_OK, %r0
@@ -58,7 +58,7 @@ ep_poll:
 	POP_RCA
 	bt	send_step		! the first packet in this pass
 	nop
-4:	mov	%r16, %r6
+4: .Lep_fail:	mov	%r16, %r6
 	mov	%r19, %r7
 	CALL	ep_complete
 	POP_RCA
@@ -163,7 +163,7 @@ write_check:
 	st	%r8, EP_INLINE + 24[%r17]
 	ld	NVM_WR_INLINE + 28[%r9], %r8
 	st	%r8, EP_INLINE + 28[%r17]
-7:	st	%r7, EP_SRC[%r17]
+7: .Lwrite_prep:	st	%r7, EP_SRC[%r17]
 	st	%r22, EP_LEFT[%r17]
 	st	%r23, EP_DST[%r17]
 	ld	NVM_IMP_NODE[%r20], %r7
@@ -222,12 +222,12 @@ send_step:
 	bugt	2f
 	nop
 	mov	%r24, %r25
-2:	ld	P_TX_SEQ[%r21], %r19	! window: seq - acked < W (§7)
-	ld	P_TX_ACKED[%r21], %r7
-	sub	%r19, %r7, %r7
+2:	ld	P_TX_SEQ[%r21], %r19	! window: seq - acked < W - 1 (§7; the
+	ld	P_TX_ACKED[%r21], %r7	! last number is kept for an atomic's
+	sub	%r19, %r7, %r7		! reply, §5.5)
 	mov	NVM_SEQ_MASK, %r8
 	and	%r7, %r8, %r7
-	sub.f	%r7, NVM_WINDOW, %r0
+	sub.f	%r7, NVM_WINDOW - 1, %r0
 	buge	9f
 	ld	P_TX_LIMIT[%r21], %r7	! (delay slot) credit: seq before limit (§8)
 	sub	%r7, %r19, %r7

@@ -249,8 +249,9 @@ const (
 	// (docs/netvm.md §7: write-after-write order).
 	StatWAWStall = 0x44
 	// StatRecvFault counts packets for a page the NIC could not translate
-	// that ModeNPF dropped with an RNR NACK (the host was asked to fault
-	// the page in).
+	// that ModeNPF dropped with an RNR NACK, and atomic requests whose
+	// word's page did not lock (docs/netvm.md §5.5) (the host was asked to
+	// fault the page in).
 	StatRecvFault = 0x48
 	// StatRingFull counts packets for a non-resident page dropped because
 	// the sender's system-buffer slots were all busy (ModeBackup: no
@@ -344,6 +345,35 @@ const (
 	InlineMax = 32
 )
 
+// ATOMIC command (user ring) and the atomic request it sends (docs/netvm.md
+// §5.5). The slot carries WrImport (an import of kind ExpKindAtomic) and,
+// at WrInline, the request: AtomReqSize bytes, big-endian, which travel as
+// the payload of one DATA packet to the home node.
+const (
+	// OpAtomic is the remote atomic opcode of the user ring.
+	OpAtomic = 0x02
+	// AtomOp (u32) is the operation: AtomFetchAdd or AtomCAS.
+	AtomOp = 0x00
+	// AtomOffset (u32) is the target word's offset in the region (4-aligned).
+	AtomOffset = 0x04
+	// AtomArg0 (u32) is the addend (AtomFetchAdd) or the expected value (AtomCAS).
+	AtomArg0 = 0x08
+	// AtomArg1 (u32) is the value stored by AtomCAS when the word equals AtomArg0.
+	AtomArg1 = 0x0C
+	// AtomReplyKey (u32) is the requester's own region export that receives the old value.
+	AtomReplyKey = 0x10
+	// AtomReplyOff (u32) is the offset in that region of the 4-byte reply.
+	AtomReplyOff = 0x14
+	// AtomReplyCtr (u32) is the requester's own counter export the reply notifies, 0: none.
+	AtomReplyCtr = 0x18
+	// AtomReqSize is the size of the atomic request.
+	AtomReqSize = 0x1C
+	// AtomFetchAdd: word += AtomArg0; the reply is the old value.
+	AtomFetchAdd = 1
+	// AtomCAS: if word == AtomArg0, word = AtomArg1; the reply is the old value.
+	AtomCAS = 2
+)
+
 // Kernel ring opcodes.
 const (
 	// KOpEPOpen opens an endpoint.
@@ -430,6 +460,9 @@ const (
 	ExpKindRegion = 0x01
 	// ExpKindCounter: the export is one event counter.
 	ExpKindCounter = 0x02
+	// ExpKindAtomic: the export is a region's words for remote atomics
+	// (OpAtomic); with ExpPermW the home NIC applies them.
+	ExpKindAtomic = 0x03
 	// ExpPermW: remote writes allowed (regions).
 	ExpPermW = 0x100
 	// ExpKeyIndexMask: the low bits of a key index the export table; the

@@ -5,111 +5,237 @@ import (
 
 	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/cluster"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )
 
-// waitQueueWaiters is the number of threads waiting in E8's wait queue.
-const waitQueueWaiters = 4
+// syncThreads is the number of threads on each of the two client nodes in
+// E8.
+const syncThreads = 3
 
-// sync is E8: a wait queue and a counting semaphore (netvm/lib, built on
-// counters) against the raw primitive, a notify-only WRITE answered by a
-// block wait on the counter. Each is a ping-pong between the two nodes;
-// the figure is the one-way latency's overhead over the raw primitive's.
-// The semaphore's P is a block wait on its counter past the units taken;
-// the wait queue has four threads blocked on one counter, each woken in
-// its turn by a notify-only WRITE from the other node.
+// The four synchronisation objects E8 compares.
+const (
+	syncNetVMSem   = "NetVM semaphore"
+	syncAtomicSem  = "atomic semaphore"
+	syncNetVMQueue = "NetVM wait queue"
+	syncAtomicQ    = "atomic ticket queue"
+)
+
+// syncResult is one E8 run: the one-way handoff time a thread sees, and
+// the host CPU time per handoff (every node's, the library's included).
+type syncResult struct{ us, cpuUS float64 }
+
+// sync is E8: a counting semaphore and a wait queue built on NetVM
+// notifications (netvm/lib sync.go: a notify-only WRITE to the waiter's
+// counter, a block wait on it) against the standard ones built on remote
+// atomics (lib.AtomicSemaphore, lib.TicketQueue: fetch-and-add on words of
+// a third node, waiting by reading a word). In each run syncThreads
+// threads on node 0 and as many on node 1 hand off to each other through
+// one object per node: a node-0 thread gives to node 1 (V, wake) and
+// takes from node 0 (P, wait), a node-1 thread the other way round, for
+// rounds rounds. The figure is the NetVM object's handoff time over the
+// atomic one's, both with block waits (docs/reproduction.md, E8); the
+// busy-wait runs are reported beside it.
 func (r *runner) sync() error {
-	rounds := 200
+	rounds := 40
 	if r.c.Quick {
-		rounds = 60
+		rounds = 12
 	}
-	var lat [3]float64
-	for i, kind := range []string{"raw", "semaphore", "waitqueue"} {
-		l, err := syncRun(r.c, kind, rounds)
-		if err != nil {
-			return err
+	kinds := []string{syncNetVMSem, syncAtomicSem, syncNetVMQueue, syncAtomicQ}
+	res := map[string]map[bool]syncResult{}
+	for _, kind := range kinds {
+		res[kind] = map[bool]syncResult{}
+		for _, block := range []bool{true, false} {
+			x, err := syncRun(r.c, kind, block, rounds)
+			if err != nil {
+				return fmt.Errorf("E8 %s: %w", kind, err)
+			}
+			res[kind][block] = x
 		}
 		r.bar.step(kind)
-		lat[i] = l
 	}
-	r.figure(Figure{ID: "E8.raw_us", NoPaper: true, Measured: lat[0], Unit: "us"})
-	r.figure(Figure{ID: "E8.waitqueue_overhead_pct", Paper: 18.2, Measured: 100 * (lat[2] - lat[0]) / lat[0], Unit: "%"})
-	r.figure(Figure{ID: "E8.semaphore_overhead_pct", Paper: 12.6, Measured: 100 * (lat[1] - lat[0]) / lat[0], Unit: "%"})
-	r.curve(Curve{ID: "e8-sync", Title: "E8: synchronisation (block wait)", Bars: true,
-		Cats:   []string{"raw notify + wait", "counting semaphore", fmt.Sprintf("wait queue (%d waiters)", waitQueueWaiters)},
-		XLabel: "primitive", YLabel: "one-way latency (us)",
-		Series: []Series{{Name: "one-way latency", X: []float64{0, 1, 2}, Y: lat[:]}}})
+	over := func(netvm, atomic string, block bool) float64 {
+		a := res[atomic][block].us
+		return 100 * (res[netvm][block].us - a) / a
+	}
+	r.figure(Figure{ID: "E8.waitqueue_overhead_pct", Paper: 18.2, Measured: over(syncNetVMQueue, syncAtomicQ, true), Unit: "%"})
+	r.figure(Figure{ID: "E8.semaphore_overhead_pct", Paper: 12.6, Measured: over(syncNetVMSem, syncAtomicSem, true), Unit: "%"})
+	r.figure(Figure{ID: "E8.waitqueue_overhead_busy_pct", NoPaper: true, Measured: over(syncNetVMQueue, syncAtomicQ, false), Unit: "%"})
+	r.figure(Figure{ID: "E8.semaphore_overhead_busy_pct", NoPaper: true, Measured: over(syncNetVMSem, syncAtomicSem, false), Unit: "%"})
+	ids := map[string]string{syncNetVMSem: "netvm_sem", syncAtomicSem: "atomic_sem", syncNetVMQueue: "netvm_queue", syncAtomicQ: "atomic_queue"}
+	var ys, cpu []float64
+	var xs []float64
+	for i, kind := range kinds {
+		x := res[kind][true]
+		r.figure(Figure{ID: "E8." + ids[kind] + "_us", NoPaper: true, Measured: x.us, Unit: "us"})
+		r.figure(Figure{ID: "E8." + ids[kind] + "_cpu_us", NoPaper: true, Measured: x.cpuUS, Unit: "us"})
+		xs = append(xs, float64(i))
+		ys = append(ys, x.us)
+		cpu = append(cpu, x.cpuUS)
+	}
+	r.curve(Curve{ID: "e8-sync", Title: fmt.Sprintf("E8: synchronisation, %d threads per node (block wait)", syncThreads), Bars: true,
+		Cats: kinds, XLabel: "object", YLabel: "us per handoff",
+		Series: []Series{{Name: "one-way handoff", X: xs, Y: ys}, {Name: "host CPU per handoff", X: xs, Y: cpu}}})
 	return nil
 }
 
-// syncRun returns the one-way latency (half the mean round trip) of the
-// ping-pong through kind: raw, semaphore or waitqueue.
-func syncRun(c Config, kind string, rounds int) (float64, error) {
-	p, err := openPair(c, abi.ModeNetVM, faultsNone, freebsd.PageSize, false)
+// syncRun runs E8's handoff through kind on a fresh three-node cluster
+// (node 2 holds the atomic objects' words) and returns the one-way
+// handoff time (elapsed / 2 rounds: each thread's round is a handoff
+// each way, with the other threads contending) and the host CPU time of
+// all nodes per handoff.
+func syncRun(c Config, kind string, block bool, rounds int) (syncResult, error) {
+	cl, err := cluster.New(cluster.Config{Nodes: 3, Frames: 2048, Board: c.Board, BackToBack: false, ClockHz: c.ClockHz,
+		LinkRate: c.LinkRate, Mode: abi.ModeNetVM, Seed: 1, PCI: c.pci()})
 	if err != nil {
-		return 0, err
+		return syncResult{}, err
 	}
-	defer p.c.Shutdown()
-	cl := p.c
-	post := func(t *freebsd.Thread, i int) { p.ep[i].Post(t, p.imp[i], p.ctr[i]) }
-	var errs []error
-	check := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
+	defer cl.Shutdown()
+	// Each client node: a process whose home endpoint exports a page and
+	// counter 0 (the NetVM objects' counter). Node 2: a page for atomics.
+	var home [3]*lib.EP
+	var keys, ckeys [3]uint32
+	procs := [3]*freebsd.Proc{}
+	for i := range 3 {
+		procs[i] = cl.Nodes[i].Kernel.NewProc(fmt.Sprintf("sync%d", i))
+		if err := runOn(cl, i, func(t *freebsd.Thread) error {
+			var err error
+			if home[i], err = lib.Open(t, cl.Nodes[i].Driver, procs[i]); err != nil {
+				return err
+			}
+			va, _ := procs[i].Mmap(t, freebsd.PageSize, freebsd.ProtRW)
+			procs[i].Write(t, va, make([]byte, freebsd.PageSize)) // resident
+			if i == 2 {
+				keys[i], err = home[i].ExportAtomic(t, va, freebsd.PageSize, true)
+				return err
+			}
+			if keys[i], err = home[i].Export(t, va, freebsd.PageSize, true); err != nil {
+				return err
+			}
+			ckeys[i], err = home[i].ExportCounter(t, 0)
+			return err
+		}); err != nil {
+			return syncResult{}, err
 		}
 	}
-	// Node 1's side: answer each message.
-	switch kind {
-	case "raw":
-		cl.Nodes[1].Kernel.Go("raw", func(t *freebsd.Thread) {
-			for r := range rounds {
-				check(p.ep[1].WaitBlock(t, 0, uint64(r+1)))
-				post(t, 1)
-			}
-		})
-	case "semaphore":
-		sem := &lib.Semaphore{EP: p.ep[1], Ctr: 0, Block: true}
-		cl.Nodes[1].Kernel.Go("P", func(t *freebsd.Thread) {
-			for range rounds {
-				check(sem.P(t))
-				post(t, 1)
-			}
-		})
-	case "waitqueue":
-		q := &lib.WaitQueue{EP: p.ep[1], Ctr: 0, Block: true}
-		for w := range waitQueueWaiters {
-			cl.Nodes[1].Kernel.Go(fmt.Sprintf("waiter%d", w), func(t *freebsd.Thread) {
-				t.Sleep(sim.Time(w+1) * sim.Microsecond) // they arrive in order
-				for range rounds / waitQueueWaiters {
-					check(q.Wait(t))
-					post(t, 1)
+	netvmSem := [2]*lib.Semaphore{{EP: home[0], Ctr: 0, Block: block}, {EP: home[1], Ctr: 0, Block: block}}
+	netvmQ := [2]*lib.WaitQueue{{EP: home[0], Ctr: 0, Block: block}, {EP: home[1], Ctr: 0, Block: block}}
+	objOff := func(node int) uint32 { return uint32(node) * 64 } // node's object on node 2's page
+	var errs []error
+	done, ready := 0, 0
+	cpuBusy := func() sim.Time {
+		return cl.Nodes[0].Kernel.CPUBusy() + cl.Nodes[1].Kernel.CPUBusy() + cl.Nodes[2].Kernel.CPUBusy()
+	}
+	var t0, end, cpu0 sim.Time
+	// start is the threads' barrier after their setup: the last to
+	// arrive starts the clock and the CPU count.
+	start := func(t *freebsd.Thread) {
+		if ready++; ready == 2*syncThreads {
+			t0, cpu0 = t.Now(), cpuBusy()
+		}
+		for ready < 2*syncThreads {
+			t.Sleep(5 * sim.Microsecond)
+		}
+	}
+	for n := range 2 {
+		other := 1 - n
+		for k := range syncThreads {
+			cl.Nodes[n].Kernel.Go(fmt.Sprintf("sync%d.%d", n, k), func(t *freebsd.Thread) {
+				defer func() {
+					done++
+					end = max(end, t.Now())
+				}()
+				err := syncThread(t, cl, n, other, procs[n], home, keys, ckeys, kind, block, rounds, netvmSem, netvmQ, objOff, start)
+				if err != nil {
+					errs = append(errs, err)
 				}
 			})
 		}
-		rounds = rounds / waitQueueWaiters * waitQueueWaiters
 	}
-	var el sim.Time
-	err = runOn(cl, 0, func(t *freebsd.Thread) error {
-		t.Sleep(50 * sim.Microsecond)
-		t0 := t.Now()
-		own := &lib.Semaphore{EP: p.ep[0], Ctr: 0, Block: true}
-		for r := range rounds {
-			post(t, 0)
-			if kind == "raw" {
-				check(p.ep[0].WaitBlock(t, 0, uint64(r+1)))
-			} else {
-				check(own.P(t))
-			}
+	for done < 2*syncThreads {
+		if err := cl.Run(cl.Now() + 100*sim.Microsecond); err != nil {
+			return syncResult{}, err
 		}
-		el = t.Now() - t0
-		return nil
-	})
-	if err == nil && len(errs) > 0 {
-		err = errs[0]
+		if cl.Now() > 10*sim.Second {
+			return syncResult{}, fmt.Errorf("the handoffs did not finish")
+		}
 	}
+	if len(errs) > 0 {
+		return syncResult{}, errs[0]
+	}
+	cpu := cpuBusy() - cpu0
+	us := float64(sim.Microsecond)
+	return syncResult{us: float64(end-t0) / us / float64(2*rounds),
+		cpuUS: float64(cpu) / us / float64(2*syncThreads*rounds)}, nil
+}
+
+// syncThread is one E8 thread on node n: it opens its own endpoint,
+// imports what kind needs (the other node's page and counter, or node 2's
+// atomic page), and does its rounds of handoffs: node 0 gives then takes,
+// node 1 takes then gives.
+func syncThread(t *freebsd.Thread, cl *cluster.Cluster, n, other int, proc *freebsd.Proc, home [3]*lib.EP, keys, ckeys [3]uint32,
+	kind string, block bool, rounds int, netvmSem [2]*lib.Semaphore, netvmQ [2]*lib.WaitQueue, objOff func(int) uint32,
+	start func(*freebsd.Thread)) error {
+	// Its own process: the driver gives a process one endpoint (one
+	// ASID). The NetVM objects' waits go through the node's home endpoint,
+	// as threads of its process would.
+	ep, err := lib.Open(t, cl.Nodes[n].Driver, cl.Nodes[n].Kernel.NewProc(proc.Name+"t"))
 	if err != nil {
-		return 0, err
+		return err
 	}
-	return float64(el) / float64(sim.Microsecond) / float64(2*rounds), nil
+	ep.AtomicBlock = block
+	var give, take func() error
+	switch kind {
+	case syncNetVMSem, syncNetVMQueue:
+		imp, err := ep.Import(t, other, home[other].Index, keys[other], freebsd.PageSize, abi.ExpKindRegion)
+		if err != nil {
+			return err
+		}
+		ctr, err := ep.Import(t, other, home[other].Index, ckeys[other], 0, abi.ExpKindCounter)
+		if err != nil {
+			return err
+		}
+		give = func() error { _, err := ep.Post(t, imp, ctr); return err }
+		if kind == syncNetVMSem {
+			take = func() error { return netvmSem[n].P(t) }
+		} else {
+			take = func() error { return netvmQ[n].Wait(t) }
+		}
+	default:
+		imp, err := ep.Import(t, 2, home[2].Index, keys[2], freebsd.PageSize, abi.ExpKindAtomic)
+		if err != nil {
+			return err
+		}
+		if kind == syncAtomicSem {
+			mine := &lib.AtomicSemaphore{EP: ep, Imp: imp, Off: objOff(n)}
+			theirs := &lib.AtomicSemaphore{EP: ep, Imp: imp, Off: objOff(other)}
+			give = func() error { return theirs.V(t) }
+			take = func() error { return mine.P(t) }
+		} else {
+			mine := &lib.TicketQueue{EP: ep, Imp: imp, Off: objOff(n)}
+			theirs := &lib.TicketQueue{EP: ep, Imp: imp, Off: objOff(other)}
+			give = func() error { return theirs.Wake(t) }
+			take = func() error { _, err := mine.Wait(t); return err }
+		}
+	}
+	if kind == syncAtomicSem || kind == syncAtomicQ {
+		if err := ep.PrepareAtomics(t); err != nil { // the reply page and counter, before the clock
+			return err
+		}
+	}
+	start(t)
+	for range rounds {
+		first, second := give, take
+		if n == 1 {
+			first, second = take, give
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

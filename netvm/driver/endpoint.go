@@ -134,6 +134,19 @@ func (d *Driver) allocExport(e *Endpoint) (uint32, bool) {
 // Export exports [va, va+n) of the process for remote writes (nvm_export;
 // va page aligned) and returns its key. Nothing is pinned.
 func (e *Endpoint) Export(t *freebsd.Thread, va, n uint32, writable bool) (uint32, error) {
+	return e.exportRegion(t, va, n, abi.ExpKindRegion, writable)
+}
+
+// ExportAtomic exports [va, va+n) of the process for remote atomics
+// (abi.ExpKindAtomic, docs/netvm.md §5.5; va page aligned) and returns its
+// key. Without writable the home NIC refuses them (StatusPerm). The same
+// memory may also be exported for WRITEs under another key.
+func (e *Endpoint) ExportAtomic(t *freebsd.Thread, va, n uint32, writable bool) (uint32, error) {
+	return e.exportRegion(t, va, n, abi.ExpKindAtomic, writable)
+}
+
+// exportRegion is Export and ExportAtomic: kind is the export's kind.
+func (e *Endpoint) exportRegion(t *freebsd.Thread, va, n, kind uint32, writable bool) (uint32, error) {
 	d := e.d
 	d.syscall(t)
 	if va%freebsd.PageSize != 0 || n == 0 {
@@ -143,7 +156,6 @@ func (e *Endpoint) Export(t *freebsd.Thread, va, n uint32, writable bool) (uint3
 	if !ok {
 		return 0, ErrTable
 	}
-	kind := uint32(abi.ExpKindRegion)
 	if writable {
 		kind |= abi.ExpPermW
 	}

@@ -3,7 +3,9 @@
 // straight into the endpoint's ring (no system call), local completions
 // and counters read from the status page, and the three ways to wait for
 // a counter: busy, block, handler. A wait queue and a counting semaphore
-// are built on counters (wait.go).
+// are built on counters (sync.go); remote atomics (atomic.go) and the
+// standard semaphore and ticket queue on them (atomicsync.go) are E8's
+// baseline.
 package lib
 
 import (
@@ -35,11 +37,15 @@ type EP struct {
 	// otherwise a WRITE of 1..abi.InlineMax bytes carries its payload in
 	// the slot (abi.CmdFlagInline: no host DMA on the sender).
 	NoInline bool
+	// AtomicBlock makes FetchAdd and CompareSwap sleep for their reply
+	// (block wait) instead of spinning on the counter.
+	AtomicBlock bool
+	atom        *atomics
 }
 
 // Stats count what the library did.
 type Stats struct {
-	Writes, Bytes, RingWaits, Polls int
+	Writes, Bytes, RingWaits, Polls, Atomics, AtomicPolls int
 }
 
 // Open opens an endpoint for proc (nvm_open).
@@ -69,19 +75,6 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 	if imp < 0 || imp >= abi.MaxImports || ctr >= abi.MaxImports || n > abi.MaxWrite {
 		return 0, ErrBadArg
 	}
-	s := ep.slot
-	if tk := ep.tickets[s]; tk != 0 {
-		if _, got := ep.comp(s); got != tk {
-			ep.Stats.RingWaits++
-			ep.spinComp(t, s, tk)
-		}
-	}
-	ep.slot = (s + 1) % abi.RingSlots
-	ep.ticket++
-	if ep.ticket == 0 {
-		ep.ticket++
-	}
-	ep.tickets[s] = ep.ticket
 	c := uint32(abi.NoCounter)
 	if ctr >= 0 {
 		c = uint32(ctr)
@@ -96,18 +89,44 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 			inline = nil
 		}
 	}
+	flags := uint16(0)
+	if inline != nil {
+		flags = abi.CmdFlagInline
+	}
+	tk := ep.post(t, abi.OpWrite, flags, src, uint32(imp), off, n, c, inline)
+	ep.Stats.Writes++
+	ep.Stats.Bytes += int(n)
+	return tk, nil
+}
+
+// post writes one command into the next ring slot (waiting for the slot
+// to be free): ticket, source, length, offset, import, counter import,
+// the inline bytes (a multiple of 8) at WrInline, then the flags and the
+// opcode. It returns the ticket.
+func (ep *EP) post(t *freebsd.Thread, opcode byte, flags uint16, src, imp, off, n, c uint32, inline []byte) uint32 {
+	s := ep.slot
+	if tk := ep.tickets[s]; tk != 0 {
+		if _, got := ep.comp(s); got != tk {
+			ep.Stats.RingWaits++
+			ep.spinComp(t, s, tk)
+		}
+	}
+	ep.slot = (s + 1) % abi.RingSlots
+	ep.ticket++
+	if ep.ticket == 0 {
+		ep.ticket++
+	}
+	ep.tickets[s] = ep.ticket
 	// The slot by 64-bit PIO writes (big-endian fields), the opcode last
 	// with the flags byte: 4 transactions, and one per 8 inline bytes.
 	d := ep.Driver()
 	slot := ep.Ring() + uint32(s)*abi.CmdSize
 	w := d.W
 	w.At(t.Now())
-	flags := uint16(0)
 	for i := 0; i < len(inline); i += 8 {
 		if _, err := w.Write64(slot+abi.WrInline+uint32(i), bits.ReverseBytes64(binary.BigEndian.Uint64(inline[i:]))); err != nil {
 			panic(err)
 		}
-		flags = abi.CmdFlagInline
 	}
 	put64 := func(off uint32, hi, lo uint32) {
 		if _, err := w.Write64(slot+off, bits.ReverseBytes64(uint64(hi)<<32|uint64(lo))); err != nil {
@@ -116,14 +135,14 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 	}
 	put64(abi.CmdTicket, ep.ticket, src) // ticket, source VA
 	put64(abi.WrLen, n, off)             // length, destination offset
-	fields, err := w.Write32(slot+abi.WrImport, bits.ReverseBytes32(uint32(imp)<<16|c))
+	fields, err := w.Write32(slot+abi.WrImport, bits.ReverseBytes32(imp<<16|c))
 	if err != nil {
 		panic(err)
 	}
 	// The opcode (with the flags byte) lands in SRAM PIOLanding after the
 	// CPU has issued it (docs/host.md); the CPU pays the transaction.
 	op := func() (sim.Time, error) {
-		return w.Write16(slot+abi.CmdFlags, uint16(abi.OpWrite)<<8|flags) // flags (byte 0x3E), op (0x3F)
+		return w.Write16(slot+abi.CmdFlags, uint16(opcode)<<8|flags) // flags (byte 0x3E), op (0x3F)
 	}
 	var end sim.Time
 	if k := d.K; k.Timing.PIOLanding > 0 {
@@ -140,9 +159,7 @@ func (ep *EP) Write(t *freebsd.Thread, src uint32, imp int, off, n uint32, ctr i
 	if end > t.Now() {
 		t.Compute(end - t.Now())
 	}
-	ep.Stats.Writes++
-	ep.Stats.Bytes += int(n)
-	return ep.ticket, nil
+	return ep.ticket
 }
 
 // Test reports whether the WRITE with ticket tk has completed locally

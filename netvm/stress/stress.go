@@ -5,7 +5,10 @@
 // (which write-protects their pages for copy on write), and the fabric
 // drops, corrupts and reorders packets. A checker keeps a shadow copy of
 // every destination region and of every counter, and checks every byte,
-// every counter value and the order of every notification.
+// every counter value and the order of every notification. With Atomics,
+// a thread on every node also applies fetch-and-adds and compare-and-swaps
+// to the words of the other nodes (docs/netvm.md §5.5), and the checker
+// finds every update applied exactly once.
 package stress
 
 import (
@@ -54,6 +57,12 @@ type Config struct {
 	// out about this often (besides the page daemon's evictions), so that
 	// pages go while the NIC is DMAing them (0: never).
 	EvictEvery sim.Time
+	// Atomics is the number of remote atomics in all, spread over the
+	// nodes (0: none): each node's atomic thread picks another node at
+	// random and adds 1 to its shared word (every node contends for it),
+	// adds a random amount to its own word there, or (one in four)
+	// increments a third word by a compare-and-swap loop.
+	Atomics int
 	// Progress, if set, gets a progress line (package progress): a line
 	// per tenth of the WRITEs.
 	Progress io.Writer
@@ -81,6 +90,8 @@ type Result struct {
 	Remaps          int      `json:"remaps"`
 	CRCErrors       int      `json:"crc_errors"`
 	Duplicates      int      `json:"duplicates"`
+	Atomics         int      `json:"atomics"`
+	AtomicRNR       int      `json:"atomic_rnr"`
 	SimulatedUS     uint64   `json:"simulated_us"`
 	LostBytes       int      `json:"lost_bytes"`
 	Violations      int      `json:"violations"`
@@ -115,11 +126,26 @@ type host struct {
 	pending [][]span            // per sender: the current batch's writes, for the covering check
 	mark    []uint64            // per sender: counter value that covers pending
 	notify  []freebsd.WaitQueue // per sender: woken by the handler
+	// Atomics: the page exported for them, the atomic thread's endpoint
+	// (its own process) and its imports of the other nodes' pages, and
+	// what the checker expects of this node's words.
+	atomKey   uint32
+	atomEP    *lib.EP
+	atomImp   []int
+	sharedOld []uint32 // old values the fetch-and-adds of the shared word returned
+	adds      []uint32 // per node s: the sum s added to its own word here
+	casIncs   uint32   // compare-and-swap increments that succeeded here
 }
+
+// The atomic page's words: the one all nodes add 1 to, node s's own word,
+// the compare-and-swap counter.
+const atomShared, atomCAS = 0, 4
+
+func atomOwn(s int) uint32 { return 8 + 4*uint32(s) }
 
 type span struct{ off, n uint32 }
 
-const regionBase, srcBase = 0x4000_0000, 0x2000_0000
+const regionBase, srcBase, atomBase = 0x4000_0000, 0x2000_0000, 0x6000_0000
 
 // Run runs c and returns what it measured; err is a setup failure.
 func Run(c Config) (*Result, error) {
@@ -157,7 +183,8 @@ func Run(c Config) (*Result, error) {
 		hs[i] = &host{n: n, proc: n.Kernel.NewProc(fmt.Sprintf("app%d", i)), ctrKeys: make([]uint32, N),
 			imp: make([]int, N), impCtr: make([]int, N), shadow: make([]byte, N*int(sub)),
 			srcData: make([]byte, c.SrcPages*freebsd.PageSize), expect: make([]uint64, N), seen: make([]uint64, N),
-			pending: make([][]span, N), mark: make([]uint64, N), notify: make([]freebsd.WaitQueue, N)}
+			pending: make([][]span, N), mark: make([]uint64, N), notify: make([]freebsd.WaitQueue, N),
+			atomImp: make([]int, N), adds: make([]uint32, N)}
 		for k := range hs[i].srcData {
 			hs[i].srcData[k] = byte(rng.Uint64())
 		}
@@ -181,6 +208,14 @@ func Run(c Config) (*Result, error) {
 		if h.key, err = h.ep.Export(t, regionBase, uint32(N)*sub, true); err != nil {
 			return err
 		}
+		if c.Atomics > 0 {
+			if err := h.proc.MmapAt(t, atomBase, freebsd.PageSize, freebsd.ProtRW); err != nil {
+				return err
+			}
+			if h.atomKey, err = h.ep.ExportAtomic(t, atomBase, freebsd.PageSize, true); err != nil {
+				return err
+			}
+		}
 		for s := range N {
 			if h.ctrKeys[s], err = h.ep.ExportCounter(t, s); err != nil {
 				return err
@@ -196,6 +231,19 @@ func Run(c Config) (*Result, error) {
 	}
 	// Phase 2: imports.
 	if err := runAll(cl, hs, func(t *freebsd.Thread, h *host) error {
+		if c.Atomics > 0 {
+			var err error
+			if h.atomEP, err = lib.Open(t, h.n.Driver, h.n.Kernel.NewProc(h.proc.Name+"-atomics")); err != nil {
+				return err
+			}
+			for j, o := range hs {
+				if o != h {
+					if h.atomImp[j], err = h.atomEP.Import(t, j, o.ep.Index, o.atomKey, freebsd.PageSize, abi.ExpKindAtomic); err != nil {
+						return err
+					}
+				}
+			}
+		}
 		for j, o := range hs {
 			if o == h {
 				continue
@@ -247,9 +295,21 @@ func Run(c Config) (*Result, error) {
 			sendLoop(t, c, res, h, hs, srng, perSender, sub)
 		})
 	}
+	threads := N
+	if c.Atomics > 0 {
+		threads += N
+		for i := range N {
+			h := hs[i]
+			arng := sim.NewRand(c.Seed*31337 + uint64(i) + 1)
+			h.n.Kernel.Go(fmt.Sprintf("atomics%d", i), func(t *freebsd.Thread) {
+				defer func() { done++ }()
+				atomicLoop(t, res, h, hs, arng, (c.Atomics+N-1)/N)
+			})
+		}
+	}
 	line := progress.New(c.Progress)
 	lastShown := -1
-	for done < N {
+	for done < threads {
 		if tenth := res.Writes * 10 / max(1, c.Writes); tenth != lastShown {
 			lastShown = tenth
 			line.Show(tenth, fmt.Sprintf("%d of %d WRITEs, %v simulated", res.Writes, c.Writes, cl.Now()-t0))
@@ -299,6 +359,9 @@ func Run(c Config) (*Result, error) {
 	if res.LostBytes > 0 {
 		res.violate("%d bytes differ from the shadow copies", res.LostBytes)
 	}
+	if c.Atomics > 0 {
+		checkAtomics(res, hs)
+	}
 	for _, n := range cl.Nodes {
 		fw := n.Stat
 		res.RedirectedPages += fw(abi.StatRedirect)
@@ -306,6 +369,7 @@ func Run(c Config) (*Result, error) {
 		res.Retransmits += fw(abi.StatRetx)
 		res.CRCErrors += fw(abi.StatCRC)
 		res.Duplicates += fw(abi.StatDup)
+		res.AtomicRNR += fw(abi.StatRecvFault)
 		if fw(abi.StatPeerDead) != 0 || fw(abi.StatRemoteErr) != 0 {
 			res.violate("node %d: %d dead peers, %d remote errors", n.ID, fw(abi.StatPeerDead), fw(abi.StatRemoteErr))
 		}
@@ -443,6 +507,92 @@ func sendLoop(t *freebsd.Thread, c Config, res *Result, h *host, hs []*host, rng
 				ft.Sleep(life)
 				child.Exit(ft)
 			})
+		}
+	}
+}
+
+// atomicLoop is one node's atomic thread: count atomics on the pages of
+// random other nodes, each recorded for the checker once its reply is in.
+func atomicLoop(t *freebsd.Thread, res *Result, h *host, hs []*host, rng *sim.Rand, count int) {
+	me := h.n.ID
+	N := len(hs)
+	for range count {
+		j := rng.Intn(N - 1)
+		if j >= me {
+			j++
+		}
+		r, imp, ep := hs[j], h.atomImp[j], h.atomEP
+		ep.AtomicBlock = rng.Intn(2) == 0
+		switch rng.Intn(4) {
+		case 0, 1:
+			old, err := ep.FetchAdd(t, imp, atomShared, 1)
+			if err != nil {
+				res.violate("node %d: fetch-and-add: %v", me, err)
+				return
+			}
+			r.sharedOld = append(r.sharedOld, old)
+		case 2:
+			d := uint32(1 + rng.Intn(1000))
+			old, err := ep.FetchAdd(t, imp, atomOwn(me), d)
+			if err != nil {
+				res.violate("node %d: fetch-and-add: %v", me, err)
+				return
+			}
+			if old != r.adds[me] { // only this thread adds to it
+				res.violate("node %d: its word on node %d was %d, want %d", me, j, old, r.adds[me])
+			}
+			r.adds[me] += d
+		default:
+			guess := uint32(0)
+			for {
+				got, err := ep.CompareSwap(t, imp, atomCAS, guess, guess+1)
+				if err != nil {
+					res.violate("node %d: compare-and-swap: %v", me, err)
+					return
+				}
+				if got == guess {
+					r.casIncs++
+					break
+				}
+				guess = got
+			}
+		}
+		res.Atomics++
+	}
+}
+
+// checkAtomics: on every node, the shared word is the number of its
+// fetch-and-adds and their old values are 0 .. n-1 once each; each
+// node's own word is the sum it added; the compare-and-swap word is the
+// number of successful increments.
+func checkAtomics(res *Result, hs []*host) {
+	word := func(h *host, off uint32) uint32 {
+		var b [4]byte
+		if err := h.proc.Peek(atomBase+off, b[:]); err != nil {
+			res.violate("node %d: atomic page unreadable: %v", h.n.ID, err)
+		}
+		return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	}
+	for j, h := range hs {
+		n := len(h.sharedOld)
+		if got := word(h, atomShared); got != uint32(n) {
+			res.violate("node %d: shared word %d after %d fetch-and-adds", j, got, n)
+		}
+		seen := make([]bool, n)
+		for _, v := range h.sharedOld {
+			if v >= uint32(n) || seen[v] {
+				res.violate("node %d: fetch-and-add returned %d twice or out of 0..%d", j, v, n-1)
+				break
+			}
+			seen[v] = true
+		}
+		for s := range hs {
+			if got := word(h, atomOwn(s)); got != h.adds[s] {
+				res.violate("node %d: node %d's word is %d, want %d", j, s, got, h.adds[s])
+			}
+		}
+		if got := word(h, atomCAS); got != h.casIncs {
+			res.violate("node %d: compare-and-swap word %d after %d increments", j, got, h.casIncs)
 		}
 	}
 }
