@@ -30,6 +30,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"os"
 	"sort"
 	"strconv"
@@ -61,12 +63,21 @@ type Share struct {
 	Cycles  uint64
 }
 
-// Limit is the most cycles the path may cost.
+// Limit is the most cycles the path may cost (saturating: an absurd
+// tolerance allows everything rather than wrapping round).
 func (p *Path) Limit() uint64 {
+	extra := p.Tolerance
 	if p.Percent {
-		return p.Cycles + p.Cycles*p.Tolerance/100
+		hi, lo := bits.Mul64(p.Cycles, p.Tolerance)
+		if hi != 0 {
+			return math.MaxUint64
+		}
+		extra = lo / 100
 	}
-	return p.Cycles + p.Tolerance
+	if p.Cycles > math.MaxUint64-extra {
+		return math.MaxUint64
+	}
+	return p.Cycles + extra
 }
 
 func (p *Path) tolerance() string {

@@ -176,3 +176,19 @@ func TestNeverRanAndBadFiles(t *testing.T) {
 		t.Fatalf("unknown symbol: %v", err)
 	}
 }
+
+// Limits saturate instead of wrapping round.
+func TestLimitSaturates(t *testing.T) {
+	for _, p := range []Path{
+		{Cycles: 1 << 63, Tolerance: 1 << 63},
+		{Cycles: 1<<64 - 1, Tolerance: 1},
+		{Cycles: 1 << 62, Tolerance: 1000, Percent: true},
+	} {
+		if p.Limit() < p.Cycles {
+			t.Errorf("%+v: limit %d below the budget", p, p.Limit())
+		}
+	}
+	if p := (Path{Cycles: 200, Tolerance: 5, Percent: true}); p.Limit() != 210 {
+		t.Errorf("200 +5%%: %d", p.Limit())
+	}
+}
