@@ -4,13 +4,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	godap "github.com/google/go-dap"
 
@@ -381,49 +378,13 @@ func TestDAPReverse(t *testing.T) {
 	<-done
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // --listen serves one client over TCP.
 func TestDAPListen(t *testing.T) {
 	dir := t.TempDir()
 	img := buildAsm(t, dir, "hello", helloProg)
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"dap", "--listen", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	var addr string
-	for i := 0; i < 500 && addr == ""; i++ {
-		if _, a, ok := strings.Cut(stderr.String(), "listening on "); ok {
-			addr = strings.TrimSpace(a)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if addr == "" {
-		t.Fatalf("no address: %q", stderr.String())
-	}
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	c := daptest.New(conn, conn)
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int {
+		return run(args, strings.NewReader(""), io.Discard, stderr)
+	})
 	must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai"})
 	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
 	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)

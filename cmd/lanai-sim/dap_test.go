@@ -1,61 +1,24 @@
 package main
 
 import (
-	"net"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	godap "github.com/google/go-dap"
 
 	"lanaiemu/dap/daptest"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // lanai-sim dap: the pingpong scenario's two boards are threads; a
 // breakpoint by line in pingpong.s stops the ping node after its first
 // reply with both boards at one cycle; the run goes on to its end with
 // lanai-sim's exit status.
 func TestDAPCommand(t *testing.T) {
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- run([]string{"dap", "--listen", "127.0.0.1:0"}, &stderr) }()
-	var addr string
-	for i := 0; i < 500 && addr == ""; i++ {
-		if _, a, ok := strings.Cut(stderr.String(), "listening on "); ok {
-			addr = strings.TrimSpace(a)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if addr == "" {
-		t.Fatalf("no address: %q", stderr.String())
-	}
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	c := daptest.New(conn, conn)
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, stderr) })
 	do := func(cmd string, args any) godap.ResponseMessage {
 		t.Helper()
 		r, err := c.Do(cmd, args)
