@@ -103,7 +103,7 @@ func npfRun(c Config, mode uint32, state string, n int, burst bool) (npfResult, 
 	defer p.c.Shutdown()
 	cl := p.c
 	// newPair made the region resident: replace node 1's pages.
-	if err := runOn(cl, 1, func(t *freebsd.Thread) error {
+	if err := cl.RunThread(1, "bench", func(t *freebsd.Thread) error {
 		for i := range uint32(n) {
 			va := p.buf[1] + i*freebsd.PageSize
 			if !p.proc[1].Evict(t, va) {
@@ -116,7 +116,7 @@ func npfRun(c Config, mode uint32, state string, n int, burst bool) (npfResult, 
 	}
 	if state == "untouched" { // a fresh region that was never touched
 		var key uint32
-		if err := runOn(cl, 1, func(t *freebsd.Thread) error {
+		if err := cl.RunThread(1, "bench", func(t *freebsd.Thread) error {
 			va, err := p.proc[1].Mmap(t, size, freebsd.ProtRW)
 			if err != nil {
 				return err
@@ -127,7 +127,7 @@ func npfRun(c Config, mode uint32, state string, n int, burst bool) (npfResult, 
 		}); err != nil {
 			return o, err
 		}
-		if err := runOn(cl, 0, func(t *freebsd.Thread) error {
+		if err := cl.RunThread(0, "bench", func(t *freebsd.Thread) error {
 			var err error
 			p.imp[0], err = p.ep[0].Import(t, 1, p.ep[1].Index, key, size, abi.ExpKindRegion)
 			return err
@@ -152,7 +152,7 @@ func npfRun(c Config, mode uint32, state string, n int, burst bool) (npfResult, 
 			}
 		}
 	})
-	err = runOn(cl, 1, func(t *freebsd.Thread) error {
+	err = cl.RunThread(1, "bench", func(t *freebsd.Thread) error {
 		for i := range n {
 			p.ep[1].WaitBusy(t, 0, uint64(i+1))
 			lat += t.Now() - posted[i]

@@ -121,7 +121,7 @@ func orderRun(c Config, faults fabric.Faults, n int) (orderResult, error) {
 		}
 		return idx, true
 	}
-	err = runOn(cl, 1, func(t *freebsd.Thread) error {
+	err = cl.RunThread(1, "bench", func(t *freebsd.Thread) error {
 		seen := 0
 		for seen < n {
 			p.ep[1].WaitBusy(t, 0, uint64(seen+1))

@@ -125,7 +125,7 @@ func overcommitRun(c Config, mode uint32, n int, d, io sim.Time) (float64, error
 	for i := range n {
 		s := &side{proc: cl.Nodes[1].Kernel.NewProc(fmt.Sprintf("server%d", i))}
 		fits := true
-		if err := runOn(cl, 1, func(t *freebsd.Thread) error {
+		if err := cl.RunThread(1, "bench", func(t *freebsd.Thread) error {
 			var err error
 			if s.ep, err = lib.Open(t, cl.Nodes[1].Driver, s.proc); err != nil {
 				return err
@@ -156,7 +156,7 @@ func overcommitRun(c Config, mode uint32, n int, d, io sim.Time) (float64, error
 	for i := range clients {
 		cs := &side{proc: cl.Nodes[0].Kernel.NewProc(fmt.Sprintf("client%d", i))}
 		clients[i] = cs
-		if err := runOn(cl, 0, func(t *freebsd.Thread) error {
+		if err := cl.RunThread(0, "bench", func(t *freebsd.Thread) error {
 			var err error
 			if cs.ep, err = lib.Open(t, cl.Nodes[0].Driver, cs.proc); err != nil {
 				return err
@@ -185,7 +185,7 @@ func overcommitRun(c Config, mode uint32, n int, d, io sim.Time) (float64, error
 	}
 	for i, s := range servers {
 		cs := clients[i]
-		if err := runOn(cl, 1, func(t *freebsd.Thread) error {
+		if err := cl.RunThread(1, "bench", func(t *freebsd.Thread) error {
 			var err error
 			if s.imp, err = s.ep.Import(t, 0, cs.ep.Index, cs.key, freebsd.PageSize, abi.ExpKindRegion); err != nil {
 				return err

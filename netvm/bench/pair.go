@@ -25,91 +25,50 @@ func openPair(c Config, mode uint32, faults fabric.Faults, n uint32, handlers bo
 		cl.Shutdown()
 		return nil, err
 	}
-	p, err := newPair(cl, n, handlers)
+	p, err := newPair(cl, n, cluster.ProcessOptions{Resident: true, SeparateSource: true, NoInline: c.NoInline, Handler: handlers})
 	if err != nil {
 		cl.Shutdown()
 		return nil, err
-	}
-	for _, ep := range p.ep {
-		ep.NoInline = c.NoInline
 	}
 	return p, nil
 }
 
 // pair is a process on each of two nodes, each exporting a buffer of n
-// bytes and counter 0 to the other.
+// bytes and counter 0 to the other (cluster.OpenProcess). Its arrays,
+// indexed by node, are the two processes' fields as the experiments use
+// them.
 type pair struct {
-	ep    [2]*lib.EP
-	proc  [2]*freebsd.Proc
-	buf   [2]uint32 // exported: the other side writes here
-	src   [2]uint32 // what this side sends from
-	imp   [2]int    // ep[i]'s import of the other's buffer
-	ctr   [2]int    // ... and of its counter
-	n     uint32
-	hwq   [2]freebsd.WaitQueue
-	c     *cluster.Cluster
-	ready bool
+	side [2]*cluster.Process
+	ep   [2]*lib.EP
+	proc [2]*freebsd.Proc
+	buf  [2]uint32 // exported: the other side writes here
+	src  [2]uint32 // what this side sends from
+	imp  [2]int    // ep[i]'s import of the other's buffer
+	ctr  [2]int    // ... and of its counter
+	n    uint32
+	c    *cluster.Cluster
 }
 
-func newPair(c *cluster.Cluster, n uint32, handlers bool) (*pair, error) {
+// newPair opens the two processes with options o, one node after the
+// other, then makes each import the other's buffer and counter.
+func newPair(c *cluster.Cluster, n uint32, o cluster.ProcessOptions) (*pair, error) {
 	p := &pair{c: c, n: n}
-	var keys, ckeys [2]uint32
-	size := max(n, freebsd.PageSize)
-	for i := range 2 {
-		k := c.Nodes[i].Kernel
-		p.proc[i] = k.NewProc(fmt.Sprintf("bench%d", i))
-		if err := runOn(c, i, func(t *freebsd.Thread) error {
-			var err error
-			if p.ep[i], err = lib.Open(t, c.Nodes[i].Driver, p.proc[i]); err != nil {
-				return err
-			}
-			p.buf[i], _ = p.proc[i].Mmap(t, size, freebsd.ProtRW)
-			p.proc[i].Write(t, p.buf[i], make([]byte, size)) // resident
-			p.src[i], _ = p.proc[i].Mmap(t, size, freebsd.ProtRW)
-			p.proc[i].Write(t, p.src[i], make([]byte, size))
-			if keys[i], err = p.ep[i].Export(t, p.buf[i], size, true); err != nil {
-				return err
-			}
-			ckeys[i], err = p.ep[i].ExportCounter(t, 0)
-			if handlers && err == nil {
-				kk, hq := k, &p.hwq[i]
-				err = p.ep[i].SetHandler(t, 0, func(*freebsd.Thread, int, uint64) { kk.Wakeup(hq, 0) })
-			}
-			return err
-		}); err != nil {
-			return nil, err
-		}
+	if err := c.RunOnEach("bench", func(t *freebsd.Thread, m *cluster.Machine) error {
+		var err error
+		p.side[m.ID], err = cluster.OpenProcess(t, m, m.Kernel.NewProc(fmt.Sprintf("bench%d", m.ID)), n, o)
+		return err
+	}); err != nil {
+		return nil, err
 	}
-	for i := range 2 {
-		o := 1 - i
-		if err := runOn(c, i, func(t *freebsd.Thread) error {
-			var err error
-			if p.imp[i], err = p.ep[i].Import(t, o, p.ep[o].Index, keys[o], size, abi.ExpKindRegion); err != nil {
-				return err
-			}
-			p.ctr[i], err = p.ep[i].Import(t, o, p.ep[o].Index, ckeys[o], 0, abi.ExpKindCounter)
-			return err
-		}); err != nil {
-			return nil, err
-		}
+	if err := c.RunOnEach("bench", func(t *freebsd.Thread, m *cluster.Machine) error {
+		return p.side[m.ID].Import(t, p.side[1-m.ID])
+	}); err != nil {
+		return nil, err
+	}
+	for i, s := range p.side {
+		p.ep[i], p.proc[i], p.buf[i], p.src[i], p.imp[i], p.ctr[i] = s.EP, s.Proc, s.Region, s.Src, s.PeerRegion, s.PeerCounter
 	}
 	return p, nil
-}
-
-// runOn runs fn as a thread of node i to its end.
-func runOn(c *cluster.Cluster, i int, fn func(t *freebsd.Thread) error) error {
-	var err error
-	done := false
-	c.Nodes[i].Kernel.Go("bench", func(t *freebsd.Thread) { err = fn(t); done = true })
-	for !done {
-		if e := c.Run(c.Now() + 100*sim.Microsecond); e != nil {
-			return e
-		}
-		if c.Now() > 100*sim.Second {
-			return fmt.Errorf("bench: a thread did not finish")
-		}
-	}
-	return err
 }
 
 // await waits, on node i, for round r's message from the other node:
@@ -128,14 +87,8 @@ func (p *pair) await(t *freebsd.Thread, i int, r int, mode string) {
 			v, _ := mem.Uint8(a)
 			return v == want
 		})
-	case "block":
-		ep.WaitBlock(t, 0, uint64(r+1))
-	case "handler":
-		for ep.Counter(0) < uint64(r+1) {
-			t.Wait(&p.hwq[i])
-		}
 	default:
-		ep.WaitBusy(t, 0, uint64(r+1))
+		p.side[i].WaitCounter(t, uint64(r+1), mode)
 	}
 }
 
@@ -167,7 +120,7 @@ func pingpong(c Config, mode uint32, n uint32, rounds int, detect string) (float
 			p.ep[1].Write(t, p.src[1], p.imp[1], 0, n, ctr[1])
 		}
 	})
-	err = runOn(cl, 0, func(t *freebsd.Thread) error {
+	err = cl.RunThread(0, "bench", func(t *freebsd.Thread) error {
 		t.Sleep(50 * sim.Microsecond)
 		t0 := t.Now()
 		for r := range rounds {
@@ -211,7 +164,7 @@ func stream(c Config, n uint32, count int) (float64, error) {
 		}
 	})
 	var el sim.Time
-	err = runOn(cl, 1, func(t *freebsd.Thread) error {
+	err = cl.RunThread(1, "bench", func(t *freebsd.Thread) error {
 		p.ep[1].WaitBusy(t, 0, uint64(count))
 		el = t.Now() - t0
 		return nil

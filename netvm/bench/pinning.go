@@ -152,7 +152,7 @@ func pinOps(c Config, mode uint32, seq []int, miss []bool, k int) (float64, floa
 	pool := uint32(slices.Max(seq) + 1)
 	var base uint32
 	var cache *lib.PinCache
-	if err := runOn(cl, 0, func(t *freebsd.Thread) error {
+	if err := cl.RunThread(0, "bench", func(t *freebsd.Thread) error {
 		var err error
 		// One mapping per page, so that a page can be unmapped alone.
 		if base, err = p.proc[0].Mmap(t, pool*freebsd.PageSize, freebsd.ProtRW); err != nil {
@@ -180,7 +180,7 @@ func pinOps(c Config, mode uint32, seq []int, miss []bool, k int) (float64, floa
 	var el, cpu sim.Time
 	kern := cl.Nodes[0].Kernel
 	page := make([]byte, freebsd.PageSize)
-	err = runOn(cl, 0, func(t *freebsd.Thread) error {
+	err = cl.RunThread(0, "bench", func(t *freebsd.Thread) error {
 		var t0, c0 sim.Time
 		for i, pg := range seq {
 			if i == k {

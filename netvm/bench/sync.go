@@ -99,7 +99,7 @@ func syncRun(c Config, kind string, block bool, rounds int) (syncResult, error) 
 	procs := [3]*freebsd.Proc{}
 	for i := range 3 {
 		procs[i] = cl.Nodes[i].Kernel.NewProc(fmt.Sprintf("sync%d", i))
-		if err := runOn(cl, i, func(t *freebsd.Thread) error {
+		if err := cl.RunThread(i, "bench", func(t *freebsd.Thread) error {
 			var err error
 			if home[i], err = lib.Open(t, cl.Nodes[i].Driver, procs[i]); err != nil {
 				return err

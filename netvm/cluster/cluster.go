@@ -67,8 +67,9 @@ type Config struct {
 	Timeline *timeline.Recorder
 }
 
-// Node is one node: board, host and driver.
-type Node struct {
+// Machine is one node of the cluster: a host (its memory, PCI window,
+// FreeBSD kernel and NetVM driver) and its LANai board.
+type Machine struct {
 	ID     int
 	Board  *board.Board
 	Window *hostbus.Window
@@ -79,7 +80,7 @@ type Node struct {
 
 // Stat is one of the firmware's statistics words (abi.Stat*), read from
 // the board's SRAM.
-func (n *Node) Stat(off uint32) int {
+func (n *Machine) Stat(off uint32) int {
 	b, err := n.Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+off, 4)
 	if err != nil || len(b) < 4 {
 		return 0
@@ -92,7 +93,7 @@ type Cluster struct {
 	Q      *sim.Queue
 	Fabric *fabric.Fabric
 	World  *node.World
-	Nodes  []*Node
+	Nodes  []*Machine
 	// firmware is the image every board runs.
 	firmware []byte
 }
@@ -182,7 +183,7 @@ func New(cfg Config) (*Cluster, error) {
 	lay := driver.LayoutFor(cfg.Nodes, cfg.Credits)
 	var boards []*board.Board
 	for i := range cfg.Nodes {
-		n := &Node{ID: i}
+		n := &Machine{ID: i}
 		size := uint64(lay.Frames+uint32(cfg.Frames)) * freebsd.PageSize
 		if n.Mem, err = hostbus.NewHostMemory(size); err != nil {
 			return nil, err
@@ -312,7 +313,7 @@ func (c *Cluster) Shutdown() {
 // that host threads spinning on host memory wake when it changes.
 type watchedMemory struct {
 	*hostbus.HostMemory
-	n *Node
+	n *Machine
 }
 
 func (m *watchedMemory) WriteHost(addr uint64, p []byte) error {

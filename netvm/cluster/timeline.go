@@ -23,12 +23,12 @@ const (
 // boardRecorder turns one board's device events into timeline spans.
 type boardRecorder struct {
 	tl    *timeline.Recorder
-	n     *Node
+	n     *Machine
 	start [4]sim.Time // a channel's current block began (its fetch)
 	bytes [4]uint32
 }
 
-func newBoardRecorder(tl *timeline.Recorder, n *Node) *boardRecorder {
+func newBoardRecorder(tl *timeline.Recorder, n *Machine) *boardRecorder {
 	tl.NameProcess(n.ID, fmt.Sprintf("node %d", n.ID))
 	for _, t := range []struct {
 		id   int
@@ -74,7 +74,7 @@ func (r *boardRecorder) event(e board.Event) {
 
 // traceThreads records a node's host threads: a track per thread, a span
 // per stretch of CPU, sleep or wait.
-func traceThreads(tl *timeline.Recorder, n *Node) {
+func traceThreads(tl *timeline.Recorder, n *Machine) {
 	named := map[int]bool{}
 	n.Kernel.Trace = func(t *freebsd.Thread, what string, start, end sim.Time) {
 		tr := timeline.Track{Process: n.ID, Thread: TrackThread + t.ID}

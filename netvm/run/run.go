@@ -45,7 +45,6 @@ import (
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
 	"lanaiemu/netvm/internal/progress"
-	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 	"lanaiemu/timeline"
 )
@@ -417,30 +416,26 @@ func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, line *pr
 	return res, nil
 }
 
-// pair sets up a process on each of two nodes: b exports a region of n
-// bytes and counter 0; a imports both. It returns when both are ready
-// (run on the timeline).
-type pair struct {
-	epA, epB     *lib.EP
-	srcA, srcB   uint32
-	impAB, ctrAB int // a's imports of b's region and counter
-	impBA, ctrBA int // b's imports of a's
-}
+// pair is a process on each of two nodes (cluster.OpenProcess): b
+// exports a region of n bytes and counter 0, a does too and imports
+// b's, then b imports a's. Each sends from its region.
+type pair struct{ a, b *cluster.Process }
 
+// setupPair sets the pair up on the timeline, b first, and calls done
+// on a's thread when both are ready. The first error of either side is
+// the workload's (r.Error, with the driver's words) and ends both sides.
 func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, r *WorkloadResult, done func(*pair)) {
 	p := &pair{}
 	ka := c.Nodes[from].Kernel
 	kb := c.Nodes[to].Kernel
 	pa, pb := ka.NewProc(fmt.Sprintf("app%d", len(ka.Procs())+1)), kb.NewProc(fmt.Sprintf("app%d", len(kb.Procs())+1))
-	size := max(n, freebsd.PageSize)
-	var keyB, ckB, keyA, ckA uint32
 	var wq freebsd.WaitQueue
 	stage := 0
-	// step records the first error of the set-up (the workload fails with
+	// ok records the first error of the set-up (the workload fails with
 	// it) and wakes the other side, which then gives up too.
-	step := func(node int, what string, err error) bool {
+	ok := func(node int, err error) bool {
 		if err != nil && r.Error == "" {
-			r.Error = fmt.Sprintf("node %d: %s: %v", node, what, err)
+			r.Error = fmt.Sprintf("node %d: %v", node, err)
 			ka.Wakeup(&wq, 0)
 			kb.Wakeup(&wq, 0)
 		}
@@ -455,33 +450,13 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, 
 	}
 	kb.Go("setup", func(t *freebsd.Thread) {
 		var err error
-		if p.epB, err = lib.Open(t, c.Nodes[to].Driver, pb); !step(to, "open", err) {
-			return
-		}
-		p.epB.NoInline = noInline
-		if p.srcB, err = pb.Mmap(t, size, freebsd.ProtRW); !step(to, "mmap", err) {
-			return
-		}
-		if warm { // resident; the fault enters it in the SPT (the endpoint is open)
-			if !step(to, "warm", pb.Write(t, p.srcB, make([]byte, size))) {
-				return
-			}
-		}
-		if keyB, err = p.epB.Export(t, p.srcB, size, true); !step(to, "export", err) {
-			return
-		}
-		if ckB, err = p.epB.ExportCounter(t, 0); !step(to, "export counter", err) {
+		// warm: resident; the fault enters it in the SPT (the endpoint is open)
+		if p.b, err = cluster.OpenProcess(t, c.Nodes[to], pb, n, cluster.ProcessOptions{Resident: warm, NoInline: noInline}); !ok(to, err) {
 			return
 		}
 		stage++
 		kb.Wakeup(&wq, 0)
-		if !await(t, 2) {
-			return
-		}
-		if p.impBA, err = p.epB.Import(t, from, p.epA.Index, keyA, size, abi.ExpKindRegion); !step(to, "import", err) {
-			return
-		}
-		if p.ctrBA, err = p.epB.Import(t, from, p.epA.Index, ckA, 0, abi.ExpKindCounter); !step(to, "import counter", err) {
+		if !await(t, 2) || !ok(to, p.b.Import(t, p.a)) {
 			return
 		}
 		stage++
@@ -492,26 +467,10 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, 
 			return
 		}
 		var err error
-		if p.epA, err = lib.Open(t, c.Nodes[from].Driver, pa); !step(from, "open", err) {
+		if p.a, err = cluster.OpenProcess(t, c.Nodes[from], pa, n, cluster.ProcessOptions{Resident: true, NoInline: noInline}); !ok(from, err) {
 			return
 		}
-		p.epA.NoInline = noInline
-		if p.srcA, err = pa.Mmap(t, size, freebsd.ProtRW); !step(from, "mmap", err) {
-			return
-		}
-		if !step(from, "touch", pa.Write(t, p.srcA, make([]byte, size))) {
-			return
-		}
-		if keyA, err = p.epA.Export(t, p.srcA, size, true); !step(from, "export", err) {
-			return
-		}
-		if ckA, err = p.epA.ExportCounter(t, 0); !step(from, "export counter", err) {
-			return
-		}
-		if p.impAB, err = p.epA.Import(t, to, p.epB.Index, keyB, size, abi.ExpKindRegion); !step(from, "import", err) {
-			return
-		}
-		if p.ctrAB, err = p.epA.Import(t, to, p.epB.Index, ckB, 0, abi.ExpKindCounter); !step(from, "import counter", err) {
+		if !ok(from, p.a.Import(t, p.b)) {
 			return
 		}
 		stage++
@@ -523,17 +482,16 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, 
 	})
 }
 
-// wait waits for counter 0 of ep to reach v in the workload's mode.
-func wait(t *freebsd.Thread, ep *lib.EP, v uint64, mode string, hwq *freebsd.WaitQueue) {
-	switch mode {
-	case "block":
-		ep.WaitBlock(t, 0, v)
-	case "handler":
-		for ep.Counter(0) < v {
-			t.Wait(hwq)
-		}
-	default:
-		ep.WaitBusy(t, 0, v)
+// armHandlers installs the handler that wakes a thread waiting with
+// cluster.WaitHandler on each of ps, each in a thread of its node; an
+// error fails the workload.
+func armHandlers(r *WorkloadResult, ps ...*cluster.Process) {
+	for _, p := range ps {
+		p.Machine.Kernel.Go("handler setup", func(t *freebsd.Thread) {
+			if err := p.ArmHandler(t); err != nil && r.Error == "" {
+				r.Error = fmt.Sprintf("node %d: %v", p.Machine.ID, err)
+			}
+		})
 	}
 }
 
@@ -556,22 +514,18 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 		})
 	case "stream":
 		setupPair(c, w.From, w.To, w.Size, w.Warm, w.NoInline, r, func(p *pair) {
-			kb := c.Nodes[w.To].Kernel
-			var hwq freebsd.WaitQueue
-			if w.Wait == "handler" {
-				kb.Go("handler setup", func(t *freebsd.Thread) {
-					p.epB.SetHandler(t, 0, func(*freebsd.Thread, int, uint64) { kb.Wakeup(&hwq, 0) })
-				})
+			if w.Wait == cluster.WaitHandler {
+				armHandlers(r, p.b)
 			}
 			var t0 sim.Time
 			c.Nodes[w.From].Kernel.Go("stream", func(t *freebsd.Thread) {
 				t0 = t.Now()
 				for range w.Count {
-					p.epA.Write(t, p.srcA, p.impAB, 0, w.Size, p.ctrAB)
+					p.a.EP.Write(t, p.a.Src, p.a.PeerRegion, 0, w.Size, p.a.PeerCounter)
 				}
 			})
-			kb.Go("stream sink", func(t *freebsd.Thread) {
-				wait(t, p.epB, uint64(w.Count), w.Wait, &hwq)
+			c.Nodes[w.To].Kernel.Go("stream sink", func(t *freebsd.Thread) {
+				p.b.WaitCounter(t, uint64(w.Count), w.Wait)
 				el := t.Now() - t0
 				r.Bytes = uint64(w.Size) * uint64(w.Count)
 				r.MBps = float64(r.Bytes) / (float64(el) / float64(sim.Second)) / 1e6
@@ -580,28 +534,21 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 		})
 	case "pingpong":
 		setupPair(c, w.From, w.To, w.Size, w.Warm, w.NoInline, r, func(p *pair) {
-			ka, kb := c.Nodes[w.From].Kernel, c.Nodes[w.To].Kernel
-			var hwqA, hwqB freebsd.WaitQueue
-			if w.Wait == "handler" {
-				ka.Go("handler setup", func(t *freebsd.Thread) {
-					p.epA.SetHandler(t, 0, func(*freebsd.Thread, int, uint64) { ka.Wakeup(&hwqA, 0) })
-				})
-				kb.Go("handler setup", func(t *freebsd.Thread) {
-					p.epB.SetHandler(t, 0, func(*freebsd.Thread, int, uint64) { kb.Wakeup(&hwqB, 0) })
-				})
+			if w.Wait == cluster.WaitHandler {
+				armHandlers(r, p.a, p.b)
 			}
-			kb.Go("pong", func(t *freebsd.Thread) {
+			c.Nodes[w.To].Kernel.Go("pong", func(t *freebsd.Thread) {
 				for i := range w.Count {
-					wait(t, p.epB, uint64(i+1), w.Wait, &hwqB)
-					p.epB.Write(t, p.srcB, p.impBA, 0, w.Size, p.ctrBA)
+					p.b.WaitCounter(t, uint64(i+1), w.Wait)
+					p.b.EP.Write(t, p.b.Src, p.b.PeerRegion, 0, w.Size, p.b.PeerCounter)
 				}
 			})
-			ka.Go("ping", func(t *freebsd.Thread) {
+			c.Nodes[w.From].Kernel.Go("ping", func(t *freebsd.Thread) {
 				t.Sleep(100 * sim.Microsecond) // the handlers are armed
 				t0 := t.Now()
 				for i := range w.Count {
-					p.epA.Write(t, p.srcA, p.impAB, 0, w.Size, p.ctrAB)
-					wait(t, p.epA, uint64(i+1), w.Wait, &hwqA)
+					p.a.EP.Write(t, p.a.Src, p.a.PeerRegion, 0, w.Size, p.a.PeerCounter)
+					p.a.WaitCounter(t, uint64(i+1), w.Wait)
 				}
 				r.LatencyUS = float64(t.Now()-t0) / float64(sim.Microsecond) / float64(2*w.Count)
 				r.Done = true

@@ -110,7 +110,7 @@ func (r *Result) violate(format string, a ...any) {
 
 // host is one node's process and what the checker knows of it.
 type host struct {
-	n       *cluster.Node
+	n       *cluster.Machine
 	proc    *freebsd.Proc
 	ep      *lib.EP
 	region  uint32 // VA of the exported region: Nodes * SubPages pages
@@ -191,7 +191,8 @@ func Run(c Config) (*Result, error) {
 	}
 	// Phase 1: every process opens, maps and exports; handlers check the
 	// order and the covering rule of every notification.
-	if err := runAll(cl, hs, func(t *freebsd.Thread, h *host) error {
+	if err := cl.RunOnEach("setup", func(t *freebsd.Thread, m *cluster.Machine) error {
+		h := hs[m.ID]
 		var err error
 		if h.ep, err = lib.Open(t, h.n.Driver, h.proc); err != nil {
 			return err
@@ -230,7 +231,8 @@ func Run(c Config) (*Result, error) {
 		return nil, err
 	}
 	// Phase 2: imports.
-	if err := runAll(cl, hs, func(t *freebsd.Thread, h *host) error {
+	if err := cl.RunOnEach("setup", func(t *freebsd.Thread, m *cluster.Machine) error {
+		h := hs[m.ID]
 		if c.Atomics > 0 {
 			var err error
 			if h.atomEP, err = lib.Open(t, h.n.Driver, h.n.Kernel.NewProc(h.proc.Name+"-atomics")); err != nil {
@@ -325,7 +327,9 @@ func Run(c Config) (*Result, error) {
 	}
 	stop = true
 	line.End()
-	cl.Run(cl.Now() + 5*sim.Millisecond) // late handlers
+	if err := cl.Run(cl.Now() + 5*sim.Millisecond); err != nil { // late handlers
+		res.violate("%v", err)
+	}
 	res.SimulatedUS = uint64((cl.Now() - t0) / sim.Microsecond)
 	// Final checks: every region, every counter.
 	for j, h := range hs {
@@ -595,26 +599,4 @@ func checkAtomics(res *Result, hs []*host) {
 			res.violate("node %d: compare-and-swap word %d after %d increments", j, got, h.casIncs)
 		}
 	}
-}
-
-// runAll runs fn as a thread on every host, one host after the other,
-// each to its end.
-func runAll(cl *cluster.Cluster, hs []*host, fn func(t *freebsd.Thread, h *host) error) error {
-	for _, h := range hs {
-		var err error
-		finished := false
-		h.n.Kernel.Go("setup", func(t *freebsd.Thread) { err = fn(t, h); finished = true })
-		for !finished {
-			if e := cl.Run(cl.Now() + 100*sim.Microsecond); e != nil {
-				return e
-			}
-			if cl.Now() > 100*sim.Second {
-				return fmt.Errorf("setup of node %d did not finish", h.n.ID)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("node %d: %w", h.n.ID, err)
-		}
-	}
-	return nil
 }
