@@ -13,6 +13,16 @@ type Field struct {
 	Val   uint32
 }
 
+// Field32, Field16 and Field8 are the fields of 4, 2 and 1 bytes: value
+// v at offset off of the slot.
+func Field32(off, v uint32) Field { return Field{Off: off, Width: 4, Val: v} }
+
+// Field16 is a field of 2 bytes (Field32).
+func Field16(off, v uint32) Field { return Field{Off: off, Width: 2, Val: v} }
+
+// Field8 is a field of 1 byte (Field32).
+func Field8(off, v uint32) Field { return Field{Off: off, Width: 1, Val: v} }
+
 // EncodeCommand lays fields out in the bytes of a command slot that come
 // before the opcode (CmdSize-1 bytes; the opcode is written last and
 // alone, §3.1). Unnamed bytes are zero. A field of another width than 1, 2

@@ -1,6 +1,7 @@
 package abi
 
 import (
+	"bytes"
 	"encoding/binary"
 	"testing"
 )
@@ -62,5 +63,17 @@ func TestEncodeCommandRefuses(t *testing.T) {
 	}
 	if _, err := EncodeCommand([]Field{{Off: CmdSize - 2, Width: 1}, {Off: 0, Width: 4}}); err != nil {
 		t.Errorf("the last byte before the opcode: %v", err)
+	}
+}
+
+// Field32, Field16 and Field8 lay out big-endian values of their widths.
+func TestFieldWidths(t *testing.T) {
+	buf, err := EncodeCommand([]Field{Field32(0, 0x01020304), Field16(4, 0xA0B0), Field8(7, 0xFF)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []byte{1, 2, 3, 4, 0xA0, 0xB0, 0, 0xFF}
+	if !bytes.Equal(buf[:8], want) {
+		t.Errorf("got % x, want % x", buf[:8], want)
 	}
 }

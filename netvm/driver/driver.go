@@ -299,30 +299,12 @@ func (d *Driver) waitStatus(t *freebsd.Thread, want uint32) error {
 
 // ---- the kernel ring (§3.1, §3.3) ----------------------------------------
 
-// Field is one argument of a command: a big-endian value of Width bytes
-// at offset Off of the slot (abi.Field, local so that literals can stay
-// unkeyed).
-type Field struct {
-	Off   uint32
-	Width int
-	Val   uint32
-}
-
-// encode is abi.EncodeCommand of fields.
-func encode(fields []Field) ([]byte, error) {
-	fs := make([]abi.Field, len(fields))
-	for i, f := range fields {
-		fs[i] = abi.Field(f)
-	}
-	return abi.EncodeCommand(fs)
-}
-
 // Kernel posts a kernel-ring command and waits for its completion
 // record; it returns the status. Commands are serialised by the ring's
 // lock. Fields that do not lay out (abi.EncodeCommand) are not posted:
 // the status is StatusBadCmd.
-func (d *Driver) Kernel(t *freebsd.Thread, op byte, fields ...Field) uint32 {
-	buf, err := encode(append(fields, Field{abi.CmdTicket, 4, 0}))
+func (d *Driver) Kernel(t *freebsd.Thread, op byte, fields ...abi.Field) uint32 {
+	buf, err := abi.EncodeCommand(append(fields, abi.Field32(abi.CmdTicket, 0)))
 	if err != nil {
 		return abi.StatusBadCmd
 	}

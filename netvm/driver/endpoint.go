@@ -80,7 +80,7 @@ func (d *Driver) Open(t *freebsd.Thread, proc *freebsd.Proc) (*Endpoint, error) 
 		release()
 		return nil, err
 	}
-	if st := d.Kernel(t, abi.KOpEPOpen, Field{abi.KEp, 4, uint32(idx)}, Field{abi.KOpenASID, 4, asid}, Field{abi.KOpenPage, 4, uint32(page)}); st != abi.StatusOK {
+	if st := d.Kernel(t, abi.KOpEPOpen, abi.Field32(abi.KEp, uint32(idx)), abi.Field32(abi.KOpenASID, asid), abi.Field32(abi.KOpenPage, uint32(page))); st != abi.StatusOK {
 		release()
 		return nil, fmt.Errorf("%w: EP_OPEN %d", ErrStatus, st)
 	}
@@ -99,7 +99,7 @@ func (d *Driver) Open(t *freebsd.Thread, proc *freebsd.Proc) (*Endpoint, error) 
 func (e *Endpoint) Close(t *freebsd.Thread) {
 	d := e.d
 	d.syscall(t)
-	d.Kernel(t, abi.KOpEPClose, Field{abi.KEp, 4, uint32(e.Index)})
+	d.Kernel(t, abi.KOpEPClose, abi.Field32(abi.KEp, uint32(e.Index)))
 	e.Proc.Mappings(func(va uint32, m *freebsd.Page, prot freebsd.Prot) { d.sptUnmap(t, e.ASID, va) })
 	e.Proc.Hooks = nil
 	for k := range d.exportGen {
@@ -166,8 +166,8 @@ func (e *Endpoint) exportRegion(t *freebsd.Thread, va, n, kind uint32, writable 
 		}
 		d.pinnedExports[key] = [2]uint32{va, n}
 	}
-	if st := d.Kernel(t, abi.KOpExport, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KExpKey, 4, key},
-		Field{abi.KExpBase, 4, va}, Field{abi.KExpLen, 4, n}, Field{abi.KExpKind, 4, kind}); st != abi.StatusOK {
+	if st := d.Kernel(t, abi.KOpExport, abi.Field32(abi.KEp, uint32(e.Index)), abi.Field32(abi.KExpKey, key),
+		abi.Field32(abi.KExpBase, va), abi.Field32(abi.KExpLen, n), abi.Field32(abi.KExpKind, kind)); st != abi.StatusOK {
 		d.exportOwner[key&abi.ExpKeyIndexMask] = nil
 		return 0, fmt.Errorf("%w: EXPORT %d", ErrStatus, st)
 	}
@@ -186,8 +186,8 @@ func (e *Endpoint) ExportCounter(t *freebsd.Thread, id int) (uint32, error) {
 	if !ok {
 		return 0, ErrTable
 	}
-	if st := d.Kernel(t, abi.KOpExport, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KExpKey, 4, key},
-		Field{abi.KExpBase, 4, uint32(id)}, Field{abi.KExpKind, 4, abi.ExpKindCounter}); st != abi.StatusOK {
+	if st := d.Kernel(t, abi.KOpExport, abi.Field32(abi.KEp, uint32(e.Index)), abi.Field32(abi.KExpKey, key),
+		abi.Field32(abi.KExpBase, uint32(id)), abi.Field32(abi.KExpKind, abi.ExpKindCounter)); st != abi.StatusOK {
 		d.exportOwner[key&abi.ExpKeyIndexMask] = nil
 		return 0, fmt.Errorf("%w: EXPORT %d", ErrStatus, st)
 	}
@@ -202,7 +202,7 @@ func (e *Endpoint) Unexport(t *freebsd.Thread, key uint32) error {
 	if d.exportOwner[i] != e || d.exportGen[i] != key>>8 {
 		return freebsd.ErrInval
 	}
-	if st := d.Kernel(t, abi.KOpUnexport, Field{abi.KExpKey, 4, key}); st != abi.StatusOK {
+	if st := d.Kernel(t, abi.KOpUnexport, abi.Field32(abi.KExpKey, key)); st != abi.StatusOK {
 		return fmt.Errorf("%w: UNEXPORT %d", ErrStatus, st)
 	}
 	d.exportOwner[i] = nil
@@ -230,9 +230,9 @@ func (e *Endpoint) Import(t *freebsd.Thread, node, ep int, key, n, kind uint32) 
 		return 0, ErrTable
 	}
 	d.importOwner[idx] = e // taken before the command sleeps (see Open)
-	if st := d.Kernel(t, abi.KOpImport, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KImpIndex, 4, uint32(idx)},
-		Field{abi.KImpNode, 4, uint32(node)}, Field{abi.KImpEp, 4, uint32(ep)}, Field{abi.KImpKey, 4, key},
-		Field{abi.KImpLen, 4, n}, Field{abi.KImpKind, 4, kind}); st != abi.StatusOK {
+	if st := d.Kernel(t, abi.KOpImport, abi.Field32(abi.KEp, uint32(e.Index)), abi.Field32(abi.KImpIndex, uint32(idx)),
+		abi.Field32(abi.KImpNode, uint32(node)), abi.Field32(abi.KImpEp, uint32(ep)), abi.Field32(abi.KImpKey, key),
+		abi.Field32(abi.KImpLen, n), abi.Field32(abi.KImpKind, kind)); st != abi.StatusOK {
 		d.importOwner[idx] = nil
 		return 0, fmt.Errorf("%w: IMPORT %d", ErrStatus, st)
 	}
@@ -246,7 +246,7 @@ func (e *Endpoint) Unimport(t *freebsd.Thread, idx int) error {
 	if idx < 0 || idx >= abi.MaxImports || d.importOwner[idx] != e {
 		return freebsd.ErrInval
 	}
-	d.Kernel(t, abi.KOpUnimport, Field{abi.KImpIndex, 4, uint32(idx)})
+	d.Kernel(t, abi.KOpUnimport, abi.Field32(abi.KImpIndex, uint32(idx)))
 	d.importOwner[idx] = nil
 	return nil
 }
@@ -286,8 +286,8 @@ func (e *Endpoint) WaitBlock(t *freebsd.Thread, id int, target uint64) error {
 				arm = x
 			}
 		}
-		if st := d.Kernel(t, abi.KOpCtrArm, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KCtr, 4, uint32(id)},
-			Field{abi.KCtrTarget, 4, uint32(arm)}, Field{abi.KCtrMode, 4, abi.CtrModeOnce}); st != abi.StatusOK {
+		if st := d.Kernel(t, abi.KOpCtrArm, abi.Field32(abi.KEp, uint32(e.Index)), abi.Field32(abi.KCtr, uint32(id)),
+			abi.Field32(abi.KCtrTarget, uint32(arm)), abi.Field32(abi.KCtrMode, abi.CtrModeOnce)); st != abi.StatusOK {
 			return fmt.Errorf("%w: CTR_ARM %d", ErrStatus, st)
 		}
 		if e.Counter(id) >= target {
@@ -312,8 +312,8 @@ func (e *Endpoint) SetHandler(t *freebsd.Thread, id int, fn func(t *freebsd.Thre
 	if fn == nil {
 		mode = abi.CtrModeOff
 	}
-	if st := d.Kernel(t, abi.KOpCtrArm, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KCtr, 4, uint32(id)},
-		Field{abi.KCtrMode, 4, mode}); st != abi.StatusOK {
+	if st := d.Kernel(t, abi.KOpCtrArm, abi.Field32(abi.KEp, uint32(e.Index)), abi.Field32(abi.KCtr, uint32(id)),
+		abi.Field32(abi.KCtrMode, mode)); st != abi.StatusOK {
 		return fmt.Errorf("%w: CTR_ARM %d", ErrStatus, st)
 	}
 	return nil

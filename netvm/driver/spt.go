@@ -71,8 +71,8 @@ func (d *Driver) sptMap(t *freebsd.Thread, asid, va, pfn uint32, prot freebsd.Pr
 		d.stats.SPTFull++ // the NIC will take the non-resident path for it
 		return
 	}
-	st := d.Kernel(t, abi.KOpSPTMap, Field{abi.KSPTIndex, 4, uint32(idx)}, Field{abi.KSPTTag, 4, tag},
-		Field{abi.KSPTFrame, 4, pfn<<abi.PageShift | uint32(hostFlags(prot))})
+	st := d.Kernel(t, abi.KOpSPTMap, abi.Field32(abi.KSPTIndex, uint32(idx)), abi.Field32(abi.KSPTTag, tag),
+		abi.Field32(abi.KSPTFrame, pfn<<abi.PageShift|uint32(hostFlags(prot))))
 	if st != abi.StatusOK {
 		d.K.Fail("SPT_MAP of %#x at %d: status %d", tag, idx, st)
 		return
@@ -131,7 +131,7 @@ func (d *Driver) sptUnmap(t *freebsd.Thread, asid, va uint32) bool {
 	d.waitUnlocked(t, e)                               // steps 2-3
 	d.write8(t, e+abi.SPTFlagsByte, 0)                 // step 4
 	nic := d.read32(t, e+abi.SPTNIC)
-	if st := d.Kernel(t, abi.KOpSPTUnmap, Field{abi.KSPTIndex, 4, uint32(idx)}); st != abi.StatusOK {
+	if st := d.Kernel(t, abi.KOpSPTUnmap, abi.Field32(abi.KSPTIndex, uint32(idx))); st != abi.StatusOK {
 		d.K.Fail("SPT_UNMAP of %#x at %d: status %d", tag, idx, st)
 	}
 	d.forget(idx, tag)
@@ -196,7 +196,7 @@ func (d *Driver) redirectThread(t *freebsd.Thread) {
 		n := min(len(d.redirQ), abi.KRedirMax)
 		batch := append([]redirect(nil), d.redirQ[:n]...)
 		d.redirQ = d.redirQ[n:]
-		fields := []Field{{abi.KRedirCount, 4, uint32(n)}}
+		fields := []abi.Field{abi.Field32(abi.KRedirCount, uint32(n))}
 		for i, r := range batch {
 			if e := d.byASID[r.asid]; e != nil && r.len <= abi.SysBufSlot {
 				data := make([]byte, r.len)
@@ -206,7 +206,7 @@ func (d *Driver) redirectThread(t *freebsd.Thread) {
 					}
 				}
 			}
-			fields = append(fields, Field{abi.KRedirSlots + uint32(2*i), 2, r.slot})
+			fields = append(fields, abi.Field16(abi.KRedirSlots+uint32(2*i), r.slot))
 			if int(r.slot) < len(d.slotBusy) && d.slotBusy[r.slot] {
 				d.slotBusy[r.slot] = false // the firmware may reuse it once it reads this
 				d.slotsBusy--
@@ -228,5 +228,5 @@ func (d *Driver) serveSrcFault(t *freebsd.Thread, e *Endpoint, va uint32) {
 	} else if err := e.Proc.Fault(t, va, false); err != nil {
 		st = abi.StatusSrcFault
 	}
-	d.Kernel(t, abi.KOpSrcFaultDone, Field{abi.KEp, 4, uint32(e.Index)}, Field{abi.KFaultStatus, 4, st})
+	d.Kernel(t, abi.KOpSrcFaultDone, abi.Field32(abi.KEp, uint32(e.Index)), abi.Field32(abi.KFaultStatus, st))
 }

@@ -31,11 +31,11 @@ func TestRemoteErrors(t *testing.T) {
 	// that does not exist; an import longer than its export; a counter
 	// import of a key never exported.
 	const roKey, impRO, impBadKey, impLong, impBadCtr = 7<<8 | 8, 10, 11, 12, 13
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, roKey},
-		Field{abi.KExpBase, 4, dstVA}, Field{abi.KExpLen, 4, abi.PageSize}, Field{abi.KExpKind, 4, abi.ExpKindRegion})
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, roKey),
+		abi.Field32(abi.KExpBase, dstVA), abi.Field32(abi.KExpLen, abi.PageSize), abi.Field32(abi.KExpKind, abi.ExpKindRegion))
 	imp := func(idx, key, l, kind uint32) {
-		w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, idx}, Field{abi.KImpNode, 4, 1},
-			Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, key}, Field{abi.KImpLen, 4, l}, Field{abi.KImpKind, 4, kind})
+		w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, idx), abi.Field32(abi.KImpNode, 1),
+			abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, key), abi.Field32(abi.KImpLen, l), abi.Field32(abi.KImpKind, kind))
 	}
 	imp(impRO, roKey, abi.PageSize, abi.ExpKindRegion)
 	imp(impBadKey, 9<<8|5, regionLen, abi.ExpKindRegion) // index 5, wrong generation
@@ -176,27 +176,27 @@ func TestBadHostInput(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		op   byte
-		f    []Field
+		f    []abi.Field
 		want uint32
 	}{
 		{"unknown opcode", 0x3E, nil, abi.StatusBadCmd},
 		{"opcode over the table", 0xFF, nil, abi.StatusBadCmd},
-		{"EP_OPEN endpoint 99", abi.KOpEPOpen, []Field{{abi.KEp, 4, 99}}, abi.StatusBadCmd},
-		{"EXPORT on a closed endpoint", abi.KOpExport, []Field{{abi.KEp, 4, 5}, {abi.KExpKey, 4, 1<<8 | 1}}, abi.StatusEpClosed},
-		{"EXPORT key without generation", abi.KOpExport, []Field{{abi.KEp, 4, 0}, {abi.KExpKey, 4, 3}}, abi.StatusBadCmd},
-		{"IMPORT of node 9", abi.KOpImport, []Field{{abi.KEp, 4, 0}, {abi.KImpIndex, 4, 40}, {abi.KImpNode, 4, 9}, {abi.KImpKey, 4, 1}}, abi.StatusBadCmd},
-		{"IMPORT index 300", abi.KOpImport, []Field{{abi.KEp, 4, 0}, {abi.KImpIndex, 4, 300}, {abi.KImpKey, 4, 1}}, abi.StatusBadCmd},
-		{"SPT_MAP index out of range", abi.KOpSPTMap, []Field{{abi.KSPTIndex, 4, abi.SPTEntries}}, abi.StatusSPT},
-		{"SPT_UNMAP of a valid entry", abi.KOpSPTUnmap, []Field{{abi.KSPTIndex, 4, uint32(n0.SPTIndex(asid, srcVA))}}, abi.StatusSPT},
-		{"SPT_UNMAP of an empty entry", abi.KOpSPTUnmap, []Field{{abi.KSPTIndex, 4, 9999}}, abi.StatusSPT},
-		{"REDIR_DONE of no slot", abi.KOpRedirDone, []Field{{abi.KRedirCount, 4, 0}}, abi.StatusBadCmd},
-		{"REDIR_DONE of 25 slots", abi.KOpRedirDone, []Field{{abi.KRedirCount, 4, 25}}, abi.StatusBadCmd},
-		{"REDIR_DONE of a free slot", abi.KOpRedirDone, []Field{{abi.KRedirCount, 4, 1}, {abi.KRedirSlots, 2, 3}}, abi.StatusBadCmd},
-		{"REDIR_DONE of slot 999", abi.KOpRedirDone, []Field{{abi.KRedirCount, 4, 1}, {abi.KRedirSlots, 2, 999}}, abi.StatusBadCmd},
-		{"SRC_FAULT_DONE, not parked", abi.KOpSrcFaultDone, []Field{{abi.KEp, 4, 0}}, abi.StatusBadCmd},
-		{"CTR_ARM counter 64", abi.KOpCtrArm, []Field{{abi.KEp, 4, 0}, {abi.KCtr, 4, 64}}, abi.StatusBadCmd},
-		{"CTR_ARM mode 7", abi.KOpCtrArm, []Field{{abi.KEp, 4, 0}, {abi.KCtrMode, 4, 7}}, abi.StatusBadCmd},
-		{"UNEXPORT of a stale key", abi.KOpUnexport, []Field{{abi.KExpKey, 4, 9<<8 | 5}}, abi.StatusBadCmd},
+		{"EP_OPEN endpoint 99", abi.KOpEPOpen, []abi.Field{abi.Field32(abi.KEp, 99)}, abi.StatusBadCmd},
+		{"EXPORT on a closed endpoint", abi.KOpExport, []abi.Field{abi.Field32(abi.KEp, 5), abi.Field32(abi.KExpKey, 1<<8|1)}, abi.StatusEpClosed},
+		{"EXPORT key without generation", abi.KOpExport, []abi.Field{abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, 3)}, abi.StatusBadCmd},
+		{"IMPORT of node 9", abi.KOpImport, []abi.Field{abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, 40), abi.Field32(abi.KImpNode, 9), abi.Field32(abi.KImpKey, 1)}, abi.StatusBadCmd},
+		{"IMPORT index 300", abi.KOpImport, []abi.Field{abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, 300), abi.Field32(abi.KImpKey, 1)}, abi.StatusBadCmd},
+		{"SPT_MAP index out of range", abi.KOpSPTMap, []abi.Field{abi.Field32(abi.KSPTIndex, abi.SPTEntries)}, abi.StatusSPT},
+		{"SPT_UNMAP of a valid entry", abi.KOpSPTUnmap, []abi.Field{abi.Field32(abi.KSPTIndex, uint32(n0.SPTIndex(asid, srcVA)))}, abi.StatusSPT},
+		{"SPT_UNMAP of an empty entry", abi.KOpSPTUnmap, []abi.Field{abi.Field32(abi.KSPTIndex, 9999)}, abi.StatusSPT},
+		{"REDIR_DONE of no slot", abi.KOpRedirDone, []abi.Field{abi.Field32(abi.KRedirCount, 0)}, abi.StatusBadCmd},
+		{"REDIR_DONE of 25 slots", abi.KOpRedirDone, []abi.Field{abi.Field32(abi.KRedirCount, 25)}, abi.StatusBadCmd},
+		{"REDIR_DONE of a free slot", abi.KOpRedirDone, []abi.Field{abi.Field32(abi.KRedirCount, 1), abi.Field16(abi.KRedirSlots, 3)}, abi.StatusBadCmd},
+		{"REDIR_DONE of slot 999", abi.KOpRedirDone, []abi.Field{abi.Field32(abi.KRedirCount, 1), abi.Field16(abi.KRedirSlots, 999)}, abi.StatusBadCmd},
+		{"SRC_FAULT_DONE, not parked", abi.KOpSrcFaultDone, []abi.Field{abi.Field32(abi.KEp, 0)}, abi.StatusBadCmd},
+		{"CTR_ARM counter 64", abi.KOpCtrArm, []abi.Field{abi.Field32(abi.KEp, 0), abi.Field32(abi.KCtr, 64)}, abi.StatusBadCmd},
+		{"CTR_ARM mode 7", abi.KOpCtrArm, []abi.Field{abi.Field32(abi.KEp, 0), abi.Field32(abi.KCtrMode, 7)}, abi.StatusBadCmd},
+		{"UNEXPORT of a stale key", abi.KOpUnexport, []abi.Field{abi.Field32(abi.KExpKey, 9<<8|5)}, abi.StatusBadCmd},
 	} {
 		if st := w.KernelSync(n0, c.op, c.f...); st != c.want {
 			t.Errorf("%s: status %d, want %d", c.name, st, c.want)
@@ -204,9 +204,9 @@ func TestBadHostInput(t *testing.T) {
 	}
 
 	// Endpoint 1 with its status page at a wild bus address.
-	w.MustKernel(n0, abi.KOpEPOpen, Field{abi.KEp, 4, 1}, Field{abi.KOpenASID, 4, asid}, Field{abi.KOpenPage, 4, 0xF000_0000})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 1}, Field{abi.KImpIndex, 4, 30}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, regionKey}, Field{abi.KImpLen, 4, regionLen}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
+	w.MustKernel(n0, abi.KOpEPOpen, abi.Field32(abi.KEp, 1), abi.Field32(abi.KOpenASID, asid), abi.Field32(abi.KOpenPage, 0xF000_0000))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 1), abi.Field32(abi.KImpIndex, 30), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, regionKey), abi.Field32(abi.KImpLen, regionLen), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
 	n0.Write(1, srcVA, 16, 0, 30, abi.NoCounter)
 	w.RunUntil("DMA fault", 100*sim.Nanosecond, sim.Millisecond, func() bool { return n0.Stat(abi.StatDMAFault) == 1 })
 	if n0.Board.Fault() == nil {
@@ -234,18 +234,18 @@ func TestBadHostInput(t *testing.T) {
 		t.Fatal("a firmware stopped")
 	}
 	// Closing the wild endpoint: its state goes, the others stay.
-	w.MustKernel(n0, abi.KOpEPClose, Field{abi.KEp, 4, 1})
-	if st := w.KernelSync(n0, abi.KOpEPClose, Field{abi.KEp, 4, 1}); st != abi.StatusEpClosed {
+	w.MustKernel(n0, abi.KOpEPClose, abi.Field32(abi.KEp, 1))
+	if st := w.KernelSync(n0, abi.KOpEPClose, abi.Field32(abi.KEp, 1)); st != abi.StatusEpClosed {
 		t.Fatalf("second EP_CLOSE: %d", st)
 	}
 	n0.Write(1, srcVA, 16, 0, 30, abi.NoCounter) // ignored: endpoint closed
 	// The overrun left endpoint 0's host out of step with its ring; the
 	// way back is to close and reopen it (its imports go with it).
-	w.MustKernel(n0, abi.KOpEPClose, Field{abi.KEp, 4, 0})
+	w.MustKernel(n0, abi.KOpEPClose, abi.Field32(abi.KEp, 0))
 	n0.eslot[0] = 0
 	w.OpenEP(n0, 0, asid)
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, impRegion}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, regionKey}, Field{abi.KImpLen, 4, regionLen}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, impRegion), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, regionKey), abi.Field32(abi.KImpLen, regionLen), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
 	msg = pattern(50, 0x7E)
 	copy(n0.HostBytes(src[0], 50), msg)
 	slot, tk := n0.Write(0, srcVA, 50, 0x20, impRegion, abi.NoCounter)

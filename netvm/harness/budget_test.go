@@ -52,7 +52,7 @@ func TestFirmwareBudgets(t *testing.T) {
 	e := sptEntry(t, n1, dstVA+abi.PageSize)
 	n1.PIO(e+abi.SPTFlagsByte, []byte{abi.SPTV | abi.SPTW | abi.SPTP})
 	n1.PIO(e+abi.SPTFlagsByte, []byte{0})
-	w.MustKernel(n1, abi.KOpSPTUnmap, Field{abi.KSPTIndex, 4, (e - abi.SPTBase) / abi.SPTEntrySize})
+	w.MustKernel(n1, abi.KOpSPTUnmap, abi.Field32(abi.KSPTIndex, (e-abi.SPTBase)/abi.SPTEntrySize))
 	n0.Write(0, srcVA, 4, abi.PageSize, impRegion, abi.NoCounter)
 	w.RunEvents(n1, sim.Millisecond)
 	w.W.Run(w.Now() + 20*sim.Microsecond)

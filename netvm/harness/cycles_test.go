@@ -86,7 +86,7 @@ func measurePaths(t *testing.T) []cycleRow {
 	e := sptEntry(t, n1, dstVA+abi.PageSize)
 	n1.PIO(e+abi.SPTFlagsByte, []byte{abi.SPTV | abi.SPTW | abi.SPTP})
 	n1.PIO(e+abi.SPTFlagsByte, []byte{0})
-	w.MustKernel(n1, abi.KOpSPTUnmap, Field{abi.KSPTIndex, 4, (e - abi.SPTBase) / abi.SPTEntrySize})
+	w.MustKernel(n1, abi.KOpSPTUnmap, abi.Field32(abi.KSPTIndex, (e-abi.SPTBase)/abi.SPTEntrySize))
 	w.W.Run(w.Now() + 10*sim.Microsecond)
 	rec.evs = [2][]board.Event{}
 	door = n0.Board.CPU().Cycles
@@ -109,10 +109,10 @@ func measurePaths(t *testing.T) []cycleRow {
 		w.Map(n1, asid, dstVA+0x100000+uint32(i)*abi.PageSize, abi.SPTV|abi.SPTW)
 	}
 	const key, imp = 5<<8 | 7, 9
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, key},
-		Field{abi.KExpBase, 4, dstVA + 0x100000}, Field{abi.KExpLen, 4, pages * abi.PageSize}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, imp}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, key}, Field{abi.KImpLen, 4, pages * abi.PageSize}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, key),
+		abi.Field32(abi.KExpBase, dstVA+0x100000), abi.Field32(abi.KExpLen, pages*abi.PageSize), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, imp), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, key), abi.Field32(abi.KImpLen, pages*abi.PageSize), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
 	w.W.Run(w.Now() + 10*sim.Microsecond)
 	rec.evs = [2][]board.Event{}
 	slot, tk := n0.Write(0, srcVA, pages*abi.PageSize, 0, imp, abi.NoCounter)

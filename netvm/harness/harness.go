@@ -300,41 +300,23 @@ func (n *Node) FreePage(p uint64) { n.free = append(n.free, p) }
 // StatusPageAddr is endpoint e's status page.
 func StatusPageAddr(e int) uint64 { return HostBase + StatusPage + uint64(e)*abi.PageSize }
 
-// Field is one argument of a command: a big-endian value of Width bytes
-// at offset Off of the slot (abi.Field, local so that literals can stay
-// unkeyed).
-type Field struct {
-	Off   uint32
-	Width int
-	Val   uint32
-}
-
-// encode is abi.EncodeCommand of fields.
-func encode(fields []Field) []byte {
-	fs := make([]abi.Field, len(fields))
-	for i, f := range fields {
-		fs[i] = abi.Field(f)
-	}
-	buf, err := abi.EncodeCommand(fs)
+// post writes the fields of a command into the slot at base, then the
+// opcode byte last (§3.1 host steps 2-3).
+func (n *Node) post(slot uint32, op byte, fields []abi.Field) {
+	buf, err := abi.EncodeCommand(fields)
 	if err != nil {
 		panic(fmt.Sprintf("harness: a test's command does not lay out: %v", err))
 	}
-	return buf
-}
-
-// post writes the fields of a command into the slot at base, then the
-// opcode byte last (§3.1 host steps 2-3).
-func (n *Node) post(slot uint32, op byte, fields []Field) {
-	n.PIO(slot, encode(fields))
+	n.PIO(slot, buf)
 	n.PIO(slot+abi.CmdOp, []byte{op})
 }
 
 // Kernel posts a kernel-ring command (§3.3) and returns its slot and ticket.
-func (n *Node) Kernel(op byte, fields ...Field) (int, uint32) {
+func (n *Node) Kernel(op byte, fields ...abi.Field) (int, uint32) {
 	s := n.kslot
 	n.kslot = (n.kslot + 1) % abi.KRingSlots
 	n.ticket++
-	fields = append(fields, Field{abi.CmdTicket, 4, n.ticket})
+	fields = append(fields, abi.Field32(abi.CmdTicket, n.ticket))
 	n.post(abi.KRingBase+uint32(s)*abi.CmdSize, op, fields)
 	return s, n.ticket
 }
@@ -353,9 +335,9 @@ func (n *Node) Write(e int, src, length, dstOff uint32, imp, ctrImp uint16) (int
 	if n.etick[e] == 0 {
 		n.etick[e]++
 	}
-	n.post(abi.EPRingBase+uint32(e)*abi.EPRingStride+uint32(s)*abi.CmdSize, abi.OpWrite, []Field{
-		{abi.CmdTicket, 4, n.etick[e]}, {abi.WrSrcVA, 4, src}, {abi.WrLen, 4, length},
-		{abi.WrDstOff, 4, dstOff}, {abi.WrImport, 2, uint32(imp)}, {abi.WrCtrImport, 2, uint32(ctrImp)},
+	n.post(abi.EPRingBase+uint32(e)*abi.EPRingStride+uint32(s)*abi.CmdSize, abi.OpWrite, []abi.Field{
+		abi.Field32(abi.CmdTicket, n.etick[e]), abi.Field32(abi.WrSrcVA, src), abi.Field32(abi.WrLen, length),
+		abi.Field32(abi.WrDstOff, dstOff), abi.Field16(abi.WrImport, uint32(imp)), abi.Field16(abi.WrCtrImport, uint32(ctrImp)),
 	})
 	return s, n.etick[e]
 }
@@ -377,7 +359,7 @@ func SPTHash(asid, vpn uint32) uint32 { return abi.SPTHash(asid, vpn) }
 
 // KernelSync posts a kernel command and runs until it completes; it
 // returns the status.
-func (w *World) KernelSync(n *Node, op byte, fields ...Field) uint32 {
+func (w *World) KernelSync(n *Node, op byte, fields ...abi.Field) uint32 {
 	w.T.Helper()
 	s, tk := n.Kernel(op, fields...)
 	w.RunUntil(fmt.Sprintf("node %d kernel op %#x", n.ID, op), 100*sim.Nanosecond, sim.Millisecond, func() bool {
@@ -389,7 +371,7 @@ func (w *World) KernelSync(n *Node, op byte, fields ...Field) uint32 {
 }
 
 // MustKernel is KernelSync that requires StatusOK.
-func (w *World) MustKernel(n *Node, op byte, fields ...Field) {
+func (w *World) MustKernel(n *Node, op byte, fields ...abi.Field) {
 	w.T.Helper()
 	if st := w.KernelSync(n, op, fields...); st != abi.StatusOK {
 		w.T.Fatalf("node %d kernel op %#x: status %d", n.ID, op, st)
@@ -398,8 +380,8 @@ func (w *World) MustKernel(n *Node, op byte, fields ...Field) {
 
 // OpenEP opens endpoint e with asid (§3.3 EP_OPEN).
 func (w *World) OpenEP(n *Node, e int, asid uint32) {
-	w.MustKernel(n, abi.KOpEPOpen, Field{abi.KEp, 4, uint32(e)}, Field{abi.KOpenASID, 4, asid},
-		Field{abi.KOpenPage, 4, uint32(StatusPageAddr(e))})
+	w.MustKernel(n, abi.KOpEPOpen, abi.Field32(abi.KEp, uint32(e)), abi.Field32(abi.KOpenASID, asid),
+		abi.Field32(abi.KOpenPage, uint32(StatusPageAddr(e))))
 }
 
 // Map maps the page at va of asid to a fresh host page with flags (SPT_MAP,
@@ -418,8 +400,8 @@ func (w *World) Map(n *Node, asid, va, flags uint32) uint64 {
 			break
 		}
 	}
-	w.MustKernel(n, abi.KOpSPTMap, Field{abi.KSPTIndex, 4, idx}, Field{abi.KSPTTag, 4, vpn<<abi.PageShift | asid},
-		Field{abi.KSPTFrame, 4, uint32(pa) | flags})
+	w.MustKernel(n, abi.KOpSPTMap, abi.Field32(abi.KSPTIndex, idx), abi.Field32(abi.KSPTTag, vpn<<abi.PageShift|asid),
+		abi.Field32(abi.KSPTFrame, uint32(pa)|flags))
 	return pa
 }
 
@@ -479,8 +461,8 @@ func (w *World) MapAt(n *Node, asid, va uint32, pa uint64, flags uint32) uint32 
 			break
 		}
 	}
-	w.MustKernel(n, abi.KOpSPTMap, Field{abi.KSPTIndex, 4, idx}, Field{abi.KSPTTag, 4, vpn<<abi.PageShift | asid},
-		Field{abi.KSPTFrame, 4, uint32(pa) | flags})
+	w.MustKernel(n, abi.KOpSPTMap, abi.Field32(abi.KSPTIndex, idx), abi.Field32(abi.KSPTTag, vpn<<abi.PageShift|asid),
+		abi.Field32(abi.KSPTFrame, uint32(pa)|flags))
 	return idx
 }
 

@@ -38,19 +38,19 @@ func setupWith(t *testing.T, o Options) (w *World, src, dst [2]uint64) {
 		dst[i] = w.Map(n1, asid, dstVA+uint32(i)*abi.PageSize, abi.SPTV|abi.SPTW)
 		n1.AllocPage()
 	}
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, regionKey},
-		Field{abi.KExpBase, 4, dstVA}, Field{abi.KExpLen, 4, regionLen}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW})
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, ctrKey},
-		Field{abi.KExpBase, 4, ctrID}, Field{abi.KExpLen, 4, 0}, Field{abi.KExpKind, 4, abi.ExpKindCounter})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, impRegion}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, regionKey}, Field{abi.KImpLen, 4, regionLen}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, impCtr}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, ctrKey}, Field{abi.KImpKind, 4, abi.ExpKindCounter})
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, regionKey),
+		abi.Field32(abi.KExpBase, dstVA), abi.Field32(abi.KExpLen, regionLen), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW))
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, ctrKey),
+		abi.Field32(abi.KExpBase, ctrID), abi.Field32(abi.KExpLen, 0), abi.Field32(abi.KExpKind, abi.ExpKindCounter))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, impRegion), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, regionKey), abi.Field32(abi.KImpLen, regionLen), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, impCtr), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, ctrKey), abi.Field32(abi.KImpKind, abi.ExpKindCounter))
 	// Kernel-ring refusals: the same endpoint twice, the same key twice.
-	if st := w.KernelSync(n1, abi.KOpEPOpen, Field{abi.KEp, 4, 0}, Field{abi.KOpenASID, 4, asid}); st != abi.StatusBusy {
+	if st := w.KernelSync(n1, abi.KOpEPOpen, abi.Field32(abi.KEp, 0), abi.Field32(abi.KOpenASID, asid)); st != abi.StatusBusy {
 		t.Fatalf("second EP_OPEN: status %d, want Busy", st)
 	}
-	if st := w.KernelSync(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, regionKey}); st != abi.StatusBusy {
+	if st := w.KernelSync(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, regionKey)); st != abi.StatusBusy {
 		t.Fatalf("second EXPORT: status %d, want Busy", st)
 	}
 	return w, src, dst
@@ -224,7 +224,7 @@ func TestWriteSourceNotResident(t *testing.T) {
 	pa := w.Map(n0, asid, va, abi.SPTV|abi.SPTW)
 	msg := pattern(16, 0x77)
 	copy(n0.HostBytes(pa+0x10, 16), msg)
-	w.MustKernel(n0, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusOK})
+	w.MustKernel(n0, abi.KOpSrcFaultDone, abi.Field32(abi.KEp, 0), abi.Field32(abi.KFaultStatus, abi.StatusOK))
 	w.RunUntil("completion", 100*sim.Nanosecond, sim.Millisecond, func() bool { _, got := n0.Comp(0, slot); return got == tk })
 	if st, _ := n0.Comp(0, slot); st != abi.StatusOK {
 		t.Fatalf("status %d, want OK", st)
@@ -237,15 +237,15 @@ func TestWriteSourceNotResident(t *testing.T) {
 	if len(evs) != 1 || evs[0].Type != abi.EvSrcFault || evs[0].A[2] != 0x7000_0000 {
 		t.Fatalf("events %+v", evs)
 	}
-	if st := w.KernelSync(n0, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusBounds}); st != abi.StatusBadCmd {
+	if st := w.KernelSync(n0, abi.KOpSrcFaultDone, abi.Field32(abi.KEp, 0), abi.Field32(abi.KFaultStatus, abi.StatusBounds)); st != abi.StatusBadCmd {
 		t.Fatalf("SRC_FAULT_DONE with a bad status: %d, want BadCmd", st)
 	}
-	w.MustKernel(n0, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusSrcFault})
+	w.MustKernel(n0, abi.KOpSrcFaultDone, abi.Field32(abi.KEp, 0), abi.Field32(abi.KFaultStatus, abi.StatusSrcFault))
 	w.RunUntil("completion", 100*sim.Nanosecond, sim.Millisecond, func() bool { _, got := n0.Comp(0, slot); return got == tk })
 	if st, _ := n0.Comp(0, slot); st != abi.StatusSrcFault {
 		t.Fatalf("status %d, want SrcFault", st)
 	}
-	if st := w.KernelSync(n0, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusOK}); st != abi.StatusBadCmd {
+	if st := w.KernelSync(n0, abi.KOpSrcFaultDone, abi.Field32(abi.KEp, 0), abi.Field32(abi.KFaultStatus, abi.StatusOK)); st != abi.StatusBadCmd {
 		t.Fatalf("SRC_FAULT_DONE while not parked: %d, want BadCmd", st)
 	}
 	if got := n0.Stat(abi.StatSrcFault); got != 2 {

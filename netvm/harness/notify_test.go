@@ -27,7 +27,7 @@ func TestCounterArm(t *testing.T) {
 		w.W.Run(w.Now() + 5*sim.Microsecond)
 	}
 	arm := func(target, mode uint32) {
-		w.MustKernel(n1, abi.KOpCtrArm, Field{abi.KEp, 4, 0}, Field{abi.KCtr, 4, ctrID}, Field{abi.KCtrTarget, 4, target}, Field{abi.KCtrMode, 4, mode})
+		w.MustKernel(n1, abi.KOpCtrArm, abi.Field32(abi.KEp, 0), abi.Field32(abi.KCtr, ctrID), abi.Field32(abi.KCtrTarget, target), abi.Field32(abi.KCtrMode, mode))
 	}
 	wake := func(v uint32, mode uint32) Event {
 		return Event{Type: abi.EvCtrWake, Flags: abi.EvFlagIRQ, A: [6]uint32{ctrID, 0, v, mode}}
@@ -94,7 +94,7 @@ func TestPeerUnreachable(t *testing.T) {
 		t.Fatalf("status %d, want Timeout", st)
 	}
 	// Still serving the kernel ring.
-	w.MustKernel(n0, abi.KOpCtrArm, Field{abi.KEp, 4, 0}, Field{abi.KCtr, 4, 1})
+	w.MustKernel(n0, abi.KOpCtrArm, abi.Field32(abi.KEp, 0), abi.Field32(abi.KCtr, 1))
 	t.Logf("peer declared unreachable %v after the write", dead)
 }
 
@@ -111,10 +111,10 @@ func TestStaticMode(t *testing.T) {
 	sp := w.Map(n0, asid, srcVA, abi.SPTV|abi.SPTW)
 	dp := w.Map(n1, asid, dstVA, abi.SPTV|abi.SPTW)
 	e = sptEntry(t, n1, dstVA)
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, regionKey},
-		Field{abi.KExpBase, 4, dstVA}, Field{abi.KExpLen, 4, abi.PageSize}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, impRegion}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, regionKey}, Field{abi.KImpLen, 4, abi.PageSize}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, regionKey),
+		abi.Field32(abi.KExpBase, dstVA), abi.Field32(abi.KExpLen, abi.PageSize), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, impRegion), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, regionKey), abi.Field32(abi.KImpLen, abi.PageSize), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
 	msg := pattern(abi.PageSize, 0x99)
 	copy(n0.HostBytes(sp, abi.PageSize), msg)
 	n0.Write(0, srcVA, abi.PageSize, 0, impRegion, abi.NoCounter)

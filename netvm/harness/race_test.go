@@ -22,9 +22,9 @@ func sptEntry(t *testing.T, n *Node, va uint32) uint32 {
 // redirDone posts REDIR_DONE for slots and requires StatusOK.
 func redirDone(w *World, n *Node, slots ...uint16) {
 	w.T.Helper()
-	fields := []Field{{abi.KRedirCount, 4, uint32(len(slots))}}
+	fields := []abi.Field{abi.Field32(abi.KRedirCount, uint32(len(slots)))}
 	for i, s := range slots {
-		fields = append(fields, Field{abi.KRedirSlots + uint32(2*i), 2, uint32(s)})
+		fields = append(fields, abi.Field16(abi.KRedirSlots+uint32(2*i), uint32(s)))
 	}
 	w.MustKernel(n, abi.KOpRedirDone, fields...)
 }
@@ -76,7 +76,7 @@ func TestLockRaceHostWaits(t *testing.T) {
 		}
 		// Step 4: V = 0, SPT_UNMAP; the page is free: poison it.
 		n1.PIO(e+abi.SPTFlagsByte, []byte{0})
-		w.MustKernel(n1, abi.KOpSPTUnmap, Field{abi.KSPTIndex, 4, uint32((e - abi.SPTBase) / abi.SPTEntrySize)})
+		w.MustKernel(n1, abi.KOpSPTUnmap, abi.Field32(abi.KSPTIndex, uint32((e-abi.SPTBase)/abi.SPTEntrySize)))
 		poison := bytes.Repeat([]byte{0xEE}, abi.PageSize)
 		copy(n1.HostBytes(dst[0], abi.PageSize), poison)
 		// The next write to the page is redirected, the freed page untouched.
@@ -138,7 +138,7 @@ func TestRedirectThenOverwrite(t *testing.T) {
 	e := sptEntry(t, n1, dstVA)
 	n1.PIO(e+abi.SPTFlagsByte, []byte{abi.SPTV | abi.SPTW | abi.SPTP})
 	n1.PIO(e+abi.SPTFlagsByte, []byte{0})
-	w.MustKernel(n1, abi.KOpSPTUnmap, Field{abi.KSPTIndex, 4, uint32((e - abi.SPTBase) / abi.SPTEntrySize)})
+	w.MustKernel(n1, abi.KOpSPTUnmap, abi.Field32(abi.KSPTIndex, uint32((e-abi.SPTBase)/abi.SPTEntrySize)))
 
 	n0.Write(0, srcVA, size, 0x10, impRegion, abi.NoCounter) // k
 	evK := w.RunEvents(n1, sim.Millisecond)
@@ -211,10 +211,10 @@ func creditExhaustion(t *testing.T, lostACK bool) {
 		src[i] = w.Map(n0, asid, srcVA+uint32(i)*abi.PageSize, abi.SPTV|abi.SPTW)
 		copy(n0.HostBytes(src[i], abi.PageSize), pattern(abi.PageSize, byte(i)))
 	}
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, regionKey},
-		Field{abi.KExpBase, 4, dstVA}, Field{abi.KExpLen, 4, pages * abi.PageSize}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, impRegion}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, regionKey}, Field{abi.KImpLen, 4, pages * abi.PageSize}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, regionKey),
+		abi.Field32(abi.KExpBase, dstVA), abi.Field32(abi.KExpLen, pages*abi.PageSize), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, impRegion), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, regionKey), abi.Field32(abi.KImpLen, pages*abi.PageSize), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
 	slot, tk := n0.Write(0, srcVA, pages*abi.PageSize, 0, impRegion, abi.NoCounter)
 	w.W.Run(w.Now() + 2*sim.Millisecond)
 	evs := n1.Events(t)

@@ -111,18 +111,18 @@ func TestRandomWrites(t *testing.T) {
 		n1.AllocPage()
 	}
 	// A region whose base is not page aligned is refused (§2.3).
-	if st := w.KernelSync(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, rRegionKey},
-		Field{abi.KExpBase, 4, rDstVA + 0x75}, Field{abi.KExpLen, 4, 100}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW}); st != abi.StatusBadCmd {
+	if st := w.KernelSync(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, rRegionKey),
+		abi.Field32(abi.KExpBase, rDstVA+0x75), abi.Field32(abi.KExpLen, 100), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW)); st != abi.StatusBadCmd {
 		t.Fatalf("EXPORT of an unaligned region: status %d, want BadCmd", st)
 	}
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, rRegionKey},
-		Field{abi.KExpBase, 4, rDstVA + rRegionOff}, Field{abi.KExpLen, 4, rRegionLen}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW})
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, rCtrKey},
-		Field{abi.KExpBase, 4, rCtrID}, Field{abi.KExpLen, 4, 0}, Field{abi.KExpKind, 4, abi.ExpKindCounter})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, rImpRegion}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, rRegionKey}, Field{abi.KImpLen, 4, rRegionLen}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, rImpCtr}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, rCtrKey}, Field{abi.KImpKind, 4, abi.ExpKindCounter})
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, rRegionKey),
+		abi.Field32(abi.KExpBase, rDstVA+rRegionOff), abi.Field32(abi.KExpLen, rRegionLen), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW))
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, rCtrKey),
+		abi.Field32(abi.KExpBase, rCtrID), abi.Field32(abi.KExpLen, 0), abi.Field32(abi.KExpKind, abi.ExpKindCounter))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, rImpRegion), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, rRegionKey), abi.Field32(abi.KImpLen, rRegionLen), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, rImpCtr), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, rCtrKey), abi.Field32(abi.KImpKind, abi.ExpKindCounter))
 
 	r := sim.NewRand(randomSeed)
 	fill := func(b []byte) {

@@ -31,10 +31,10 @@ func TestWrite256KThroughput(t *testing.T) {
 		dst[i] = w.Map(n1, asid, dstVA+uint32(i)*abi.PageSize, abi.SPTV|abi.SPTW)
 		n1.AllocPage()
 	}
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, key},
-		Field{abi.KExpBase, 4, dstVA}, Field{abi.KExpLen, 4, size}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, imp}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, key}, Field{abi.KImpLen, 4, size}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, key),
+		abi.Field32(abi.KExpBase, dstVA), abi.Field32(abi.KExpLen, size), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, imp), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, key), abi.Field32(abi.KImpLen, size), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
 	msg := pattern(size, 3)
 	for i := range pages {
 		copy(n0.HostBytes(src[i], abi.PageSize), msg[i*abi.PageSize:(i+1)*abi.PageSize])
@@ -72,14 +72,14 @@ func streamMBps(t *testing.T, o Options, size uint32, count int) float64 {
 		copy(n0.HostBytes(w.Map(n0, asid, srcVA+uint32(i)*abi.PageSize, abi.SPTV|abi.SPTW), abi.PageSize), pattern(abi.PageSize, byte(i)))
 		w.Map(n1, asid, dstVA+uint32(i)*abi.PageSize, abi.SPTV|abi.SPTW)
 	}
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, key},
-		Field{abi.KExpBase, 4, dstVA}, Field{abi.KExpLen, 4, pages * abi.PageSize}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW})
-	w.MustKernel(n1, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, ctrKey},
-		Field{abi.KExpBase, 4, ctrID}, Field{abi.KExpKind, 4, abi.ExpKindCounter})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, imp}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, key}, Field{abi.KImpLen, 4, pages * abi.PageSize}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
-	w.MustKernel(n0, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, impCtr}, Field{abi.KImpNode, 4, 1},
-		Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, ctrKey}, Field{abi.KImpKind, 4, abi.ExpKindCounter})
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, key),
+		abi.Field32(abi.KExpBase, dstVA), abi.Field32(abi.KExpLen, pages*abi.PageSize), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW))
+	w.MustKernel(n1, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, ctrKey),
+		abi.Field32(abi.KExpBase, ctrID), abi.Field32(abi.KExpKind, abi.ExpKindCounter))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, imp), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, key), abi.Field32(abi.KImpLen, pages*abi.PageSize), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
+	w.MustKernel(n0, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, impCtr), abi.Field32(abi.KImpNode, 1),
+		abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, ctrKey), abi.Field32(abi.KImpKind, abi.ExpKindCounter))
 	span := uint32(pages * abi.PageSize)
 	t0 := w.Now()
 	posted := 0

@@ -162,17 +162,17 @@ func stress(t *testing.T, c stressConfig) stressResult {
 			}
 			fl.r.region[p] = vp
 		}
-		w.MustKernel(rn, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, rRegionKey},
-			Field{abi.KExpBase, 4, rDstVA}, Field{abi.KExpLen, 4, rRegionLen}, Field{abi.KExpKind, 4, abi.ExpKindRegion | abi.ExpPermW})
-		w.MustKernel(s, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, rImpRegion}, Field{abi.KImpNode, 4, uint32(rn.ID)},
-			Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, rRegionKey}, Field{abi.KImpLen, 4, rRegionLen}, Field{abi.KImpKind, 4, abi.ExpKindRegion})
+		w.MustKernel(rn, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, rRegionKey),
+			abi.Field32(abi.KExpBase, rDstVA), abi.Field32(abi.KExpLen, rRegionLen), abi.Field32(abi.KExpKind, abi.ExpKindRegion|abi.ExpPermW))
+		w.MustKernel(s, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, rImpRegion), abi.Field32(abi.KImpNode, uint32(rn.ID)),
+			abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, rRegionKey), abi.Field32(abi.KImpLen, rRegionLen), abi.Field32(abi.KImpKind, abi.ExpKindRegion))
 		for k := range sCounters {
-			w.MustKernel(rn, abi.KOpExport, Field{abi.KEp, 4, 0}, Field{abi.KExpKey, 4, sCtrKey(k)},
-				Field{abi.KExpBase, 4, uint32(sCtrBase + k)}, Field{abi.KExpKind, 4, abi.ExpKindCounter})
-			w.MustKernel(s, abi.KOpImport, Field{abi.KEp, 4, 0}, Field{abi.KImpIndex, 4, uint32(sImpCtr(k))}, Field{abi.KImpNode, 4, uint32(rn.ID)},
-				Field{abi.KImpEp, 4, 0}, Field{abi.KImpKey, 4, sCtrKey(k)}, Field{abi.KImpKind, 4, abi.ExpKindCounter})
+			w.MustKernel(rn, abi.KOpExport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KExpKey, sCtrKey(k)),
+				abi.Field32(abi.KExpBase, uint32(sCtrBase+k)), abi.Field32(abi.KExpKind, abi.ExpKindCounter))
+			w.MustKernel(s, abi.KOpImport, abi.Field32(abi.KEp, 0), abi.Field32(abi.KImpIndex, uint32(sImpCtr(k))), abi.Field32(abi.KImpNode, uint32(rn.ID)),
+				abi.Field32(abi.KImpEp, 0), abi.Field32(abi.KImpKey, sCtrKey(k)), abi.Field32(abi.KImpKind, abi.ExpKindCounter))
 			// Handler mode: an EvCtrWake on every increment shows the order.
-			w.MustKernel(rn, abi.KOpCtrArm, Field{abi.KEp, 4, 0}, Field{abi.KCtr, 4, uint32(sCtrBase + k)}, Field{abi.KCtrMode, 4, abi.CtrModeEvery})
+			w.MustKernel(rn, abi.KOpCtrArm, abi.Field32(abi.KEp, 0), abi.Field32(abi.KCtr, uint32(sCtrBase+k)), abi.Field32(abi.KCtrMode, abi.CtrModeEvery))
 		}
 		flows = append(flows, fl)
 	}
@@ -213,7 +213,7 @@ func stress(t *testing.T, c stressConfig) stressResult {
 		n.FreePage(vp.pa)
 		vp.resident = false
 		n.PIO(e+abi.SPTFlagsByte, []byte{0}) // step 4
-		if st := w.KernelSync(n, abi.KOpSPTUnmap, Field{abi.KSPTIndex, 4, uint32(idx)}); st != abi.StatusOK {
+		if st := w.KernelSync(n, abi.KOpSPTUnmap, abi.Field32(abi.KSPTIndex, uint32(idx))); st != abi.StatusOK {
 			violate("node %d: SPT_UNMAP of %#x: status %d", n.ID, va, st)
 		}
 		res.evictions++
@@ -270,7 +270,7 @@ func stress(t *testing.T, c stressConfig) stressResult {
 						continue
 					}
 					pageIn(h, va, h.src[p])
-					w.MustKernel(n, abi.KOpSrcFaultDone, Field{abi.KEp, 4, 0}, Field{abi.KFaultStatus, 4, abi.StatusOK})
+					w.MustKernel(n, abi.KOpSrcFaultDone, abi.Field32(abi.KEp, 0), abi.Field32(abi.KFaultStatus, abi.StatusOK))
 				case abi.EvCtrWake:
 					fl := h.in
 					id, v := int(e.A[0]), uint64(e.A[1])<<32|uint64(e.A[2])
@@ -295,9 +295,9 @@ func stress(t *testing.T, c stressConfig) stressResult {
 			}
 			for len(done) > 0 { // REDIR_DONE, up to KRedirMax slots each
 				k := min(len(done), abi.KRedirMax)
-				fields := []Field{{abi.KRedirCount, 4, uint32(k)}}
+				fields := []abi.Field{abi.Field32(abi.KRedirCount, uint32(k))}
 				for i, s := range done[:k] {
-					fields = append(fields, Field{abi.KRedirSlots + uint32(2*i), 2, uint32(s)})
+					fields = append(fields, abi.Field16(abi.KRedirSlots+uint32(2*i), uint32(s)))
 					h.slotBusy[s] = false
 				}
 				w.MustKernel(n, abi.KOpRedirDone, fields...)
