@@ -6,7 +6,6 @@
 package cluster
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 
@@ -81,11 +80,11 @@ type Machine struct {
 // Stat is one of the firmware's statistics words (abi.Stat*), read from
 // the board's SRAM.
 func (n *Machine) Stat(off uint32) int {
-	b, err := n.Board.CPU().Mem.Read(abi.GlobBase+abi.GlobStats+off, 4)
-	if err != nil || len(b) < 4 {
+	v, err := n.Board.CPU().Mem.Word(abi.GlobBase + abi.GlobStats + off)
+	if err != nil {
 		return 0
 	}
-	return int(binary.BigEndian.Uint32(b))
+	return int(v)
 }
 
 // Cluster is the nodes on their fabric and timeline.

@@ -1,4 +1,4 @@
-package harness
+package netvm_test
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ type vpage struct {
 
 // stressNode is one node's scripted host (driver and VM).
 type stressNode struct {
-	n        *Node
+	n        *ScriptedNode
 	region   [rPages]*vpage // the exported region's pages (receiver)
 	src      [rPages]*vpage // the source buffer's pages (sender)
 	slotBusy []bool         // system-buffer slots the driver has not released

@@ -1,4 +1,4 @@
-package harness
+package netvm_test
 
 import (
 	"bytes"
@@ -111,7 +111,7 @@ func TestWriteOnePacket(t *testing.T) {
 	// The destination page is dirty and unlocked (§4.3 step 5); the
 	// source page is unlocked and clean.
 	for _, c := range []struct {
-		n    *Node
+		n    *ScriptedNode
 		va   uint32
 		want uint32
 	}{{n1, dstVA, abi.SPTD}, {n0, srcVA, 0}} {

@@ -1,4 +1,4 @@
-package harness
+package netvm_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 )
 
 // sptEntry is the SRAM address of the live SPT entry of (asid, va).
-func sptEntry(t *testing.T, n *Node, va uint32) uint32 {
+func sptEntry(t *testing.T, n *ScriptedNode, va uint32) uint32 {
 	t.Helper()
 	idx := n.SPTIndex(asid, va)
 	if idx < 0 {
@@ -20,7 +20,7 @@ func sptEntry(t *testing.T, n *Node, va uint32) uint32 {
 }
 
 // redirDone posts REDIR_DONE for slots and requires StatusOK.
-func redirDone(w *World, n *Node, slots ...uint16) {
+func redirDone(w *World, n *ScriptedNode, slots ...uint16) {
 	w.T.Helper()
 	fields := []abi.Field{abi.Field32(abi.KRedirCount, uint32(len(slots)))}
 	for i, s := range slots {

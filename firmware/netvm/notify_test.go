@@ -1,4 +1,4 @@
-package harness
+package netvm_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package harness
+package netvm_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 // errRecord reads endpoint e's remote-error record (§6.1): count, status,
 // ticket.
-func (n *Node) errRecord(e int) (uint32, uint32, uint32) {
+func (n *ScriptedNode) errRecord(e int) (uint32, uint32, uint32) {
 	a := StatusPageAddr(e) + abi.PageErr
 	return n.HostWord(a + abi.ErrCount), n.HostWord(a + abi.ErrStatus), n.HostWord(a + abi.ErrTicket)
 }

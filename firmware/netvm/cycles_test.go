@@ -1,4 +1,4 @@
-package harness
+package netvm_test
 
 import (
 	"flag"
@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite fixtures/netvm/cycles.golden")
 
 // goldenCycles is the table of firmware path costs (docs/netvm.md shows
 // it).
-var goldenCycles = filepath.Join(FirmwareDir(), "..", "..", "fixtures", "netvm", "cycles.golden")
+var goldenCycles = filepath.Join("..", "..", "fixtures", "netvm", "cycles.golden")
 
 // cycleRow is one measured path.
 type cycleRow struct {
@@ -202,7 +202,7 @@ func formatRows(rows []cycleRow) string {
 }
 
 // The firmware's path costs are exact and do not move unless someone
-// means them to: go test ./netvm/harness -run FirmwareCycles -update
+// means them to: go test ./firmware/netvm -run FirmwareCycles -update
 // rewrites fixtures/netvm/cycles.golden, and docs/netvm.md shows the
 // table. The SPT's lock-and-translate per page must stay under 5% of the
 // 4-byte one-way latency (the goal).
@@ -231,7 +231,7 @@ func TestFirmwareCycles(t *testing.T) {
 	if 20*lt >= lat {
 		t.Fatalf("lock-and-translate %d cycles is not under 5%% of the 4-byte latency %d", lt, lat)
 	}
-	doc, err := os.ReadFile(filepath.Join(FirmwareDir(), "..", "..", "docs", "netvm.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "netvm.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package harness
+package netvm_test
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ var budgetFile = filepath.Join("testdata", "budgets.txt")
 
 // The firmware's hot paths stay within their cycle budgets, measured on
 // both boards while a 4-byte WRITE with a counter goes to a resident page
-// and another to a non-resident one (redirected): go test ./netvm/harness
+// and another to a non-resident one (redirected): go test ./firmware/netvm
 // -run Budgets -update rewrites testdata/budgets.txt (docs/profiling.md).
 func TestFirmwareBudgets(t *testing.T) {
 	f, err := budget.Load(budgetFile)
@@ -70,7 +70,7 @@ func TestFirmwareBudgets(t *testing.T) {
 }
 
 // flameDir holds docs/profiling.md's flame graphs of a 4-byte WRITE.
-var flameDir = filepath.Join(FirmwareDir(), "..", "..", "docs", "profiling")
+var flameDir = filepath.Join("..", "..", "docs", "profiling")
 
 // Where a 4-byte WRITE's cycles go, on both boards from the doorbell to
 // the counter in the receiver's host: each board's profile adds up to the

@@ -1,20 +1,20 @@
-// Package harness runs the NetVM firmware (firmware/netvm) on emulated
-// LANai 9.2 boards connected back to back, with a scripted host: the test
-// plays the driver and the user library by writing SRAM as host PIO would
-// (board.CPU().Mem.Write, big-endian as the contract says) and by
-// reading and writing each node's host memory (a board.HostRAM).
+// The firmware's tests run the NetVM firmware (the image Image builds)
+// on emulated LANai 9.2 boards connected back to back, with a scripted
+// host: the test plays the driver and the user library by writing SRAM
+// as host PIO would (board.CPU().Mem.Write, big-endian as the contract
+// says) and by reading and writing each node's host memory (a
+// board.HostRAM). This file is that host.
 //
 // Host memory of every node (one HostRAM at HostBase, HostSize bytes):
 // the status page of each endpoint e at HostBase + StatusPage + e*PageSize,
 // the kernel completions, the event queue and the system buffer at fixed
 // places, and user pages from UserPages on (allocated by AllocPage).
-package harness
+
+package netvm_test
 
 import (
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"lanaiemu/board"
@@ -37,13 +37,8 @@ const (
 	UserPages  = 0x40000 // AllocPage hands out pages from here
 )
 
-// FirmwareDir is firmware/netvm, found from this source file.
-func FirmwareDir() string {
-	_, f, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(f), "..", "..", "firmware", "netvm")
-}
-
-// Build assembles and links the NetVM firmware (firmware/netvm.Image).
+// Build assembles and links the NetVM firmware (Image), as every user of
+// the firmware loads it.
 func Build(t testing.TB) []byte {
 	t.Helper()
 	img, err := fwnetvm.Image()
@@ -53,8 +48,8 @@ func Build(t testing.TB) []byte {
 	return img
 }
 
-// Node is one board and its scripted host.
-type Node struct {
+// ScriptedNode is one board and the scripted host that plays its driver.
+type ScriptedNode struct {
 	ID     int
 	Board  *board.Board
 	Host   *board.HostRAM
@@ -72,7 +67,7 @@ type World struct {
 	T      testing.TB
 	W      *node.World
 	Fabric *fabric.Fabric
-	Nodes  []*Node
+	Nodes  []*ScriptedNode
 	opts   Options
 }
 
@@ -157,7 +152,7 @@ func NewWorld(t testing.TB, img []byte, o Options) *World {
 			b.Link().SetRate(o.LinkRate)
 		}
 		boards = append(boards, b)
-		w.Nodes = append(w.Nodes, &Node{ID: i, Board: b, Host: h, next: UserPages})
+		w.Nodes = append(w.Nodes, &ScriptedNode{ID: i, Board: b, Host: h, next: UserPages})
 	}
 	w.W, err = node.New(q, f, boards, node.Config{})
 	if err != nil {
@@ -244,43 +239,45 @@ func (w *World) Boot() {
 }
 
 // PIO writes SRAM as the host's programmed I/O does.
-func (n *Node) PIO(addr uint32, b []byte) {
+func (n *ScriptedNode) PIO(addr uint32, b []byte) {
 	if err := n.Board.CPU().Mem.Write(addr, b); err != nil {
 		panic(err)
 	}
 }
 
 // SRAMWord reads a big-endian SRAM word.
-func (n *Node) SRAMWord(addr uint32) uint32 {
-	b, err := n.Board.CPU().Mem.Read(addr, 4)
+func (n *ScriptedNode) SRAMWord(addr uint32) uint32 {
+	v, err := n.Board.CPU().Mem.Word(addr)
 	if err != nil {
 		panic(err)
 	}
-	return binary.BigEndian.Uint32(b)
+	return v
 }
 
 // Glob reads a global (§2.1); SetGlob writes one.
-func (n *Node) Glob(off uint32) uint32 { return n.SRAMWord(abi.GlobBase + off) }
+func (n *ScriptedNode) Glob(off uint32) uint32 { return n.SRAMWord(abi.GlobBase + off) }
 
 // SetGlob writes a global word.
-func (n *Node) SetGlob(off, v uint32) { n.PIO(abi.GlobBase+off, binary.BigEndian.AppendUint32(nil, v)) }
+func (n *ScriptedNode) SetGlob(off, v uint32) {
+	n.PIO(abi.GlobBase+off, binary.BigEndian.AppendUint32(nil, v))
+}
 
 // Stat reads GlobStats + off.
-func (n *Node) Stat(off uint32) uint32 { return n.Glob(abi.GlobStats + off) }
+func (n *ScriptedNode) Stat(off uint32) uint32 { return n.Glob(abi.GlobStats + off) }
 
 // HostWord reads a big-endian word of host memory at bus address a.
-func (n *Node) HostWord(a uint64) uint32 {
+func (n *ScriptedNode) HostWord(a uint64) uint32 {
 	return binary.BigEndian.Uint32(n.Host.Data[a-HostBase:])
 }
 
 // HostBytes is the slice of host memory at bus address a.
-func (n *Node) HostBytes(a uint64, l int) []byte {
+func (n *ScriptedNode) HostBytes(a uint64, l int) []byte {
 	return n.Host.Data[a-HostBase : a-HostBase+uint64(l)]
 }
 
 // AllocPage returns the bus address of a free host page: one given back
 // by FreePage, else a fresh one.
-func (n *Node) AllocPage() uint64 {
+func (n *ScriptedNode) AllocPage() uint64 {
 	if k := len(n.free); k > 0 {
 		p := n.free[k-1]
 		n.free = n.free[:k-1]
@@ -295,24 +292,24 @@ func (n *Node) AllocPage() uint64 {
 }
 
 // FreePage gives a page back for reuse by AllocPage.
-func (n *Node) FreePage(p uint64) { n.free = append(n.free, p) }
+func (n *ScriptedNode) FreePage(p uint64) { n.free = append(n.free, p) }
 
 // StatusPageAddr is endpoint e's status page.
 func StatusPageAddr(e int) uint64 { return HostBase + StatusPage + uint64(e)*abi.PageSize }
 
 // post writes the fields of a command into the slot at base, then the
 // opcode byte last (§3.1 host steps 2-3).
-func (n *Node) post(slot uint32, op byte, fields []abi.Field) {
+func (n *ScriptedNode) post(slot uint32, op byte, fields []abi.Field) {
 	buf, err := abi.EncodeCommand(fields)
 	if err != nil {
-		panic(fmt.Sprintf("harness: a test's command does not lay out: %v", err))
+		panic(fmt.Sprintf("scripted host: a test's command does not lay out: %v", err))
 	}
 	n.PIO(slot, buf)
 	n.PIO(slot+abi.CmdOp, []byte{op})
 }
 
 // Kernel posts a kernel-ring command (§3.3) and returns its slot and ticket.
-func (n *Node) Kernel(op byte, fields ...abi.Field) (int, uint32) {
+func (n *ScriptedNode) Kernel(op byte, fields ...abi.Field) (int, uint32) {
 	s := n.kslot
 	n.kslot = (n.kslot + 1) % abi.KRingSlots
 	n.ticket++
@@ -322,13 +319,13 @@ func (n *Node) Kernel(op byte, fields ...abi.Field) (int, uint32) {
 }
 
 // KComp reads kernel completion record s: (status, ticket).
-func (n *Node) KComp(s int) (uint32, uint32) {
+func (n *ScriptedNode) KComp(s int) (uint32, uint32) {
 	a := uint64(HostBase + KComp + s*abi.CompSize)
 	return n.HostWord(a + abi.CompStatus), n.HostWord(a + abi.CompTicket)
 }
 
 // Write posts a WRITE (§3.2) on endpoint e's ring; it returns slot and ticket.
-func (n *Node) Write(e int, src, length, dstOff uint32, imp, ctrImp uint16) (int, uint32) {
+func (n *ScriptedNode) Write(e int, src, length, dstOff uint32, imp, ctrImp uint16) (int, uint32) {
 	s := n.eslot[e]
 	n.eslot[e] = (s + 1) % abi.RingSlots
 	n.etick[e]++
@@ -343,13 +340,13 @@ func (n *Node) Write(e int, src, length, dstOff uint32, imp, ctrImp uint16) (int
 }
 
 // Comp reads endpoint e's completion record for ring slot s.
-func (n *Node) Comp(e, s int) (uint32, uint32) {
+func (n *ScriptedNode) Comp(e, s int) (uint32, uint32) {
 	a := StatusPageAddr(e) + abi.PageComp + uint64(s)*abi.CompSize
 	return n.HostWord(a + abi.CompStatus), n.HostWord(a + abi.CompTicket)
 }
 
 // Counter reads endpoint e's counter c from its status page (§6.1).
-func (n *Node) Counter(e, c int) uint64 {
+func (n *ScriptedNode) Counter(e, c int) uint64 {
 	a := StatusPageAddr(e) + abi.PageCtr + uint64(c)*8
 	return uint64(n.HostWord(a))<<32 | uint64(n.HostWord(a+4))
 }
@@ -359,7 +356,7 @@ func SPTHash(asid, vpn uint32) uint32 { return abi.SPTHash(asid, vpn) }
 
 // KernelSync posts a kernel command and runs until it completes; it
 // returns the status.
-func (w *World) KernelSync(n *Node, op byte, fields ...abi.Field) uint32 {
+func (w *World) KernelSync(n *ScriptedNode, op byte, fields ...abi.Field) uint32 {
 	w.T.Helper()
 	s, tk := n.Kernel(op, fields...)
 	w.RunUntil(fmt.Sprintf("node %d kernel op %#x", n.ID, op), 100*sim.Nanosecond, sim.Millisecond, func() bool {
@@ -371,7 +368,7 @@ func (w *World) KernelSync(n *Node, op byte, fields ...abi.Field) uint32 {
 }
 
 // MustKernel is KernelSync that requires StatusOK.
-func (w *World) MustKernel(n *Node, op byte, fields ...abi.Field) {
+func (w *World) MustKernel(n *ScriptedNode, op byte, fields ...abi.Field) {
 	w.T.Helper()
 	if st := w.KernelSync(n, op, fields...); st != abi.StatusOK {
 		w.T.Fatalf("node %d kernel op %#x: status %d", n.ID, op, st)
@@ -379,7 +376,7 @@ func (w *World) MustKernel(n *Node, op byte, fields ...abi.Field) {
 }
 
 // OpenEP opens endpoint e with asid (§3.3 EP_OPEN).
-func (w *World) OpenEP(n *Node, e int, asid uint32) {
+func (w *World) OpenEP(n *ScriptedNode, e int, asid uint32) {
 	w.MustKernel(n, abi.KOpEPOpen, abi.Field32(abi.KEp, uint32(e)), abi.Field32(abi.KOpenASID, asid),
 		abi.Field32(abi.KOpenPage, uint32(StatusPageAddr(e))))
 }
@@ -388,7 +385,7 @@ func (w *World) OpenEP(n *Node, e int, asid uint32) {
 // the driver's allocation of §4.2: the first empty entry of the probe
 // sequence, here always the home slot's sequence from scratch); it returns
 // the page's bus address.
-func (w *World) Map(n *Node, asid, va, flags uint32) uint64 {
+func (w *World) Map(n *ScriptedNode, asid, va, flags uint32) uint64 {
 	w.T.Helper()
 	pa := n.AllocPage()
 	vpn := va >> abi.PageShift
@@ -411,7 +408,7 @@ type Event = abi.Event
 // Events returns the events the firmware has written since the last call,
 // in order, and acknowledges them as the driver does (GlobEvqRead). It
 // fails the test on a record whose EvSeq is not its number + 1.
-func (n *Node) Events(t testing.TB) []Event {
+func (n *ScriptedNode) Events(t testing.TB) []Event {
 	t.Helper()
 	// §10: acknowledge HOST_SIG first, then drain.
 	if err := n.Board.HostWriteSpecial(board.RegISR, abi.ISRHostSig); err != nil {
@@ -439,7 +436,7 @@ func (n *Node) Events(t testing.TB) []Event {
 
 // RunEvents runs until node n has written at least one event and returns
 // the new events.
-func (w *World) RunEvents(n *Node, limit sim.Time) []Event {
+func (w *World) RunEvents(n *ScriptedNode, limit sim.Time) []Event {
 	w.T.Helper()
 	w.RunUntil(fmt.Sprintf("node %d event", n.ID), 100*sim.Nanosecond, limit, func() bool {
 		return n.Glob(abi.GlobEvqWrite) != n.evRead
@@ -449,7 +446,7 @@ func (w *World) RunEvents(n *Node, limit sim.Time) []Event {
 
 // MapAt maps the page at va of asid to the host page pa with flags
 // (SPT_MAP, as Map), for re-mapping a page that came back in.
-func (w *World) MapAt(n *Node, asid, va uint32, pa uint64, flags uint32) uint32 {
+func (w *World) MapAt(n *ScriptedNode, asid, va uint32, pa uint64, flags uint32) uint32 {
 	w.T.Helper()
 	vpn := va >> abi.PageShift
 	h := SPTHash(asid, vpn)
@@ -467,7 +464,7 @@ func (w *World) MapAt(n *Node, asid, va uint32, pa uint64, flags uint32) uint32 
 }
 
 // SPTIndex is the index of the live entry of (asid, va), or -1.
-func (n *Node) SPTIndex(asid, va uint32) int {
+func (n *ScriptedNode) SPTIndex(asid, va uint32) int {
 	vpn := va >> abi.PageShift
 	h := SPTHash(asid, vpn)
 	for i := uint32(0); i < abi.SPTProbe; i++ {

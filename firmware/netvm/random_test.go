@@ -1,4 +1,4 @@
-package harness
+package netvm_test
 
 import (
 	"bytes"
@@ -229,7 +229,7 @@ func TestRandomWrites(t *testing.T) {
 		}
 	}
 	for _, s := range []struct {
-		n    *Node
+		n    *ScriptedNode
 		off  uint32
 		want int
 	}{
