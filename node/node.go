@@ -47,8 +47,9 @@ const (
 	DefaultIdleInstructions = 64
 )
 
-// Node is one board in a World.
-type Node struct {
+// Member is one board of a World: its number, the board, and why it
+// stopped.
+type Member struct {
 	ID    int
 	Board *board.Board
 	Stop  *lanai.Stop // why the node stopped (exit or trap), nil while running
@@ -57,7 +58,7 @@ type Node struct {
 }
 
 // Link is the node's link port.
-func (n *Node) Link() *board.Link { return n.Board.Link() }
+func (n *Member) Link() *board.Link { return n.Board.Link() }
 
 // NodeStats are one node's counters.
 type NodeStats struct {
@@ -87,7 +88,7 @@ type Stats struct {
 type World struct {
 	Q      *sim.Queue
 	Fabric *fabric.Fabric
-	Nodes  []*Node
+	Nodes  []*Member
 
 	cfg    Config
 	now    sim.Time
@@ -123,7 +124,7 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 		if err := b.Link().Connect(f, q, i); err != nil {
 			return nil, err
 		}
-		w.Nodes = append(w.Nodes, &Node{ID: i, Board: b})
+		w.Nodes = append(w.Nodes, &Member{ID: i, Board: b})
 	}
 	return w, nil
 }
