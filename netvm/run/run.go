@@ -434,8 +434,7 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, 
 	// ok records the first error of the set-up (the workload fails with
 	// it) and wakes the other side, which then gives up too.
 	ok := func(node int, err error) bool {
-		if err != nil && r.Error == "" {
-			r.Error = fmt.Sprintf("node %d: %v", node, err)
+		if !r.fail(node, err) {
 			ka.Wakeup(&wq, 0)
 			kb.Wakeup(&wq, 0)
 		}
@@ -482,15 +481,29 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, 
 	})
 }
 
+// fail records err, if not nil, as the workload's error unless it has one
+// already; it reports whether err was nil.
+func (r *WorkloadResult) fail(node int, err error) bool {
+	if err != nil && r.Error == "" {
+		r.Error = fmt.Sprintf("node %d: %v", node, err)
+	}
+	return err == nil
+}
+
+// write posts one WRITE of n bytes from p's source to its peer's region
+// with its counter; an error fails the workload.
+func write(t *freebsd.Thread, p *cluster.Process, n uint32, r *WorkloadResult) bool {
+	_, err := p.EP.Write(t, p.Src, p.PeerRegion, 0, n, p.PeerCounter)
+	return r.fail(p.Machine.ID, err)
+}
+
 // armHandlers installs the handler that wakes a thread waiting with
 // cluster.WaitHandler on each of ps, each in a thread of its node; an
 // error fails the workload.
 func armHandlers(r *WorkloadResult, ps ...*cluster.Process) {
 	for _, p := range ps {
 		p.Machine.Kernel.Go("handler setup", func(t *freebsd.Thread) {
-			if err := p.ArmHandler(t); err != nil && r.Error == "" {
-				r.Error = fmt.Sprintf("node %d: %v", p.Machine.ID, err)
-			}
+			r.fail(p.Machine.ID, p.ArmHandler(t))
 		})
 	}
 }
@@ -503,12 +516,14 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 		k.Go("toucher", func(t *freebsd.Thread) {
 			va, err := p.Mmap(t, uint32(w.Pages)*freebsd.PageSize, freebsd.ProtRW)
 			if err != nil {
-				r.Error = fmt.Sprintf("node %d: mmap of %d pages: %v", w.Node, w.Pages, err)
+				r.fail(w.Node, fmt.Errorf("mmap of %d pages: %w", w.Pages, err))
 				return
 			}
 			for pass := byte(0); ; pass++ {
 				for i := range w.Pages {
-					p.Write(t, va+uint32(i)*freebsd.PageSize, []byte{pass})
+					if !r.fail(w.Node, p.Write(t, va+uint32(i)*freebsd.PageSize, []byte{pass})) {
+						return
+					}
 				}
 			}
 		})
@@ -521,7 +536,9 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			c.Nodes[w.From].Kernel.Go("stream", func(t *freebsd.Thread) {
 				t0 = t.Now()
 				for range w.Count {
-					p.a.EP.Write(t, p.a.Src, p.a.PeerRegion, 0, w.Size, p.a.PeerCounter)
+					if !write(t, p.a, w.Size, r) {
+						return
+					}
 				}
 			})
 			c.Nodes[w.To].Kernel.Go("stream sink", func(t *freebsd.Thread) {
@@ -540,14 +557,18 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			c.Nodes[w.To].Kernel.Go("pong", func(t *freebsd.Thread) {
 				for i := range w.Count {
 					p.b.WaitCounter(t, uint64(i+1), w.Wait)
-					p.b.EP.Write(t, p.b.Src, p.b.PeerRegion, 0, w.Size, p.b.PeerCounter)
+					if !write(t, p.b, w.Size, r) {
+						return
+					}
 				}
 			})
 			c.Nodes[w.From].Kernel.Go("ping", func(t *freebsd.Thread) {
 				t.Sleep(100 * sim.Microsecond) // the handlers are armed
 				t0 := t.Now()
 				for i := range w.Count {
-					p.a.EP.Write(t, p.a.Src, p.a.PeerRegion, 0, w.Size, p.a.PeerCounter)
+					if !write(t, p.a, w.Size, r) {
+						return
+					}
 					p.a.WaitCounter(t, uint64(i+1), w.Wait)
 				}
 				r.LatencyUS = float64(t.Now()-t0) / float64(sim.Microsecond) / float64(2*w.Count)
