@@ -159,7 +159,7 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "netvm stress: --json: %v\n", err)
 			return 2
 		}
-		defer jsonFile.abandon()
+		defer func() { jsonFile.abandon() }() // the file as it is at the end: nil once written
 	}
 	if !opts.quiet {
 		c.Progress = stderr

@@ -36,10 +36,14 @@ func TestCommand(t *testing.T) {
 	if code, _, e := runCmd("run", bad); code != 2 || !strings.Contains(e, "bad.json:3: workloads[0]") {
 		t.Fatalf("bad scenario: %d %q", code, e)
 	}
-	code, out, e := runCmd("stress", "--quiet", "--seed", "4", "--nodes", "2", "--writes", "40")
+	stressJSON := filepath.Join(t.TempDir(), "stress.json") // a new file: --json creates it
+	code, out, e := runCmd("stress", "--quiet", "--seed", "4", "--nodes", "2", "--writes", "40", "--json", stressJSON)
 	var res map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res["violations"].(float64) != 0 {
 		t.Fatalf("stress: %d %q %q", code, out, e)
+	}
+	if file, err := os.ReadFile(stressJSON); err != nil || string(file) != out {
+		t.Errorf("stress --json: the file is not the JSON printed (%v)", err)
 	}
 	for _, k := range []string{"writes", "bytes", "redirected_pages", "src_faults", "retransmits", "lock_waits", "lost_bytes", "violations"} {
 		if _, ok := res[k]; !ok {
