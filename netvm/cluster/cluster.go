@@ -266,13 +266,12 @@ func New(cfg Config) (*Cluster, error) {
 			attached++
 		})
 	}
-	for attached < len(c.Nodes) {
-		if err := c.Run(c.Q.Now() + 100*sim.Microsecond); err != nil {
-			return nil, err
-		}
-		if c.Q.Now() > sim.Second {
-			return nil, fmt.Errorf("cluster: drivers did not attach")
-		}
+	inTime, err := c.RunUntil(func() bool { return attached == len(c.Nodes) }, sim.Second)
+	if err != nil {
+		return nil, err
+	}
+	if !inTime {
+		return nil, fmt.Errorf("cluster: drivers did not attach")
 	}
 	if attachErr != nil {
 		return nil, attachErr

@@ -14,31 +14,44 @@ import (
 // endpoint that exports a region and a counter, import a peer's, wait
 // for a counter in one of the library's three ways.
 
-// ThreadStep is how far RunThread advances the cluster between looks at
-// whether the thread has finished.
+// ThreadStep is how far RunUntil (and RunThread) advances the cluster
+// between looks at whether what it waits for has happened.
 const ThreadStep = 100 * sim.Microsecond
 
 // ThreadLimit is the simulated time by which a thread RunThread runs must
 // have finished.
 const ThreadLimit = 100 * sim.Second
 
-// RunThread runs fn as a thread called name on node i, and the cluster in
-// steps of ThreadStep until fn returns. Its error is fn's or the
-// cluster's, with the node's number before it; a thread still running at
-// ThreadLimit is an error too.
+// RunUntil runs the cluster in steps of ThreadStep until done holds. It
+// returns false if the cluster's time has passed limit first; its error
+// is the cluster's (Run).
+func (c *Cluster) RunUntil(done func() bool, limit sim.Time) (bool, error) {
+	for !done() {
+		if err := c.Run(c.Now() + ThreadStep); err != nil {
+			return false, err
+		}
+		if c.Now() > limit {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// RunThread runs fn as a thread called name on node i, and the cluster
+// until fn returns (RunUntil). Its error is fn's or the cluster's, with
+// the node's number before it; a thread still running at ThreadLimit is
+// an error too.
 func (c *Cluster) RunThread(i int, name string, fn func(t *freebsd.Thread) error) error {
 	var err error
 	done := false
 	c.Nodes[i].Kernel.Go(name, func(t *freebsd.Thread) { err = fn(t); done = true })
-	for !done {
-		if e := c.Run(c.Now() + ThreadStep); e != nil {
-			return fmt.Errorf("node %d: %w", i, e)
-		}
-		if c.Now() > ThreadLimit {
-			return fmt.Errorf("node %d: thread %q did not finish in %v of simulated time", i, name, ThreadLimit)
-		}
-	}
-	if err != nil {
+	finished, runErr := c.RunUntil(func() bool { return done }, ThreadLimit)
+	switch {
+	case runErr != nil:
+		return fmt.Errorf("node %d: %w", i, runErr)
+	case !finished:
+		return fmt.Errorf("node %d: thread %q did not finish in %v of simulated time", i, name, ThreadLimit)
+	case err != nil:
 		return fmt.Errorf("node %d: %w", i, err)
 	}
 	return nil
