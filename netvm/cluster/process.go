@@ -18,8 +18,8 @@ import (
 // between looks at whether what it waits for has happened.
 const ThreadStep = 100 * sim.Microsecond
 
-// ThreadLimit is the simulated time by which a thread RunThread runs must
-// have finished.
+// ThreadLimit is the cluster's time (from its start) by which a thread
+// RunThread runs must have finished.
 const ThreadLimit = 100 * sim.Second
 
 // RunUntil runs the cluster in steps of ThreadStep until done holds. It
@@ -171,7 +171,7 @@ func (p *Process) ArmHandler(t *freebsd.Thread) error {
 	return nil
 }
 
-// The ways WaitCounter waits: the library's three (docs/netvm.md §6).
+// The ways WaitCounter waits: the library's three (docs/netvm.md §9).
 const (
 	WaitBusy    = "busy"    // spin on the status page
 	WaitBlock   = "block"   // sleep until the driver's wake-up
