@@ -73,8 +73,8 @@ func newPair(c *cluster.Cluster, n uint32, o cluster.ProcessOptions) (*pair, err
 
 // await waits, on node i, for round r's message from the other node:
 // detected by polling its last data byte (data), or the counter by a busy
-// wait, a block wait or a handler.
-func (p *pair) await(t *freebsd.Thread, i int, r int, mode string) {
+// wait, a block wait or a handler (cluster.Process.WaitCounter).
+func (p *pair) await(t *freebsd.Thread, i int, r int, mode string) error {
 	ep := p.ep[i]
 	switch mode {
 	case "data":
@@ -87,8 +87,9 @@ func (p *pair) await(t *freebsd.Thread, i int, r int, mode string) {
 			v, _ := mem.Uint8(a)
 			return v == want
 		})
+		return nil
 	default:
-		p.side[i].WaitCounter(t, uint64(r+1), mode)
+		return p.side[i].WaitCounter(t, uint64(r+1), mode)
 	}
 }
 
@@ -113,24 +114,43 @@ func pingpong(c Config, mode uint32, n uint32, rounds int, detect string) (float
 		}
 		ctr = [2]int{lib.NoCounter, lib.NoCounter}
 	}
+	// send sends round r's message from node i: the last byte of its
+	// source set to r+1, then the WRITE.
+	send := func(t *freebsd.Thread, i, r int) error {
+		if err := p.proc[i].Write(t, p.src[i]+size-1, []byte{byte(r + 1)}); err != nil {
+			return err
+		}
+		_, err := p.ep[i].Write(t, p.src[i], p.imp[i], 0, n, ctr[i])
+		return err
+	}
+	var pongErr error
 	cl.Nodes[1].Kernel.Go("pong", func(t *freebsd.Thread) {
 		for r := range rounds {
-			p.await(t, 1, r, detect)
-			p.proc[1].Write(t, p.src[1]+size-1, []byte{byte(r + 1)})
-			p.ep[1].Write(t, p.src[1], p.imp[1], 0, n, ctr[1])
+			if pongErr = p.await(t, 1, r, detect); pongErr == nil {
+				pongErr = send(t, 1, r)
+			}
+			if pongErr != nil {
+				return
+			}
 		}
 	})
 	err = cl.RunThread(0, "bench", func(t *freebsd.Thread) error {
 		t.Sleep(50 * sim.Microsecond)
 		t0 := t.Now()
 		for r := range rounds {
-			p.proc[0].Write(t, p.src[0]+size-1, []byte{byte(r + 1)})
-			p.ep[0].Write(t, p.src[0], p.imp[0], 0, n, ctr[0])
-			p.await(t, 0, r, detect)
+			if err := send(t, 0, r); err != nil {
+				return err
+			}
+			if err := p.await(t, 0, r, detect); err != nil {
+				return err
+			}
 		}
 		el = t.Now() - t0
 		return nil
 	})
+	if err == nil && pongErr != nil {
+		err = fmt.Errorf("node 1: %w", pongErr)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -153,11 +173,14 @@ func stream(c Config, n uint32, count int) (float64, error) {
 	defer p.c.Shutdown()
 	cl := p.c
 	var t0 sim.Time
+	var sendErr error
 	cl.Nodes[0].Kernel.Go("stream", func(t *freebsd.Thread) {
 		t0 = t.Now()
 		off := uint32(0)
 		for range count {
-			p.ep[0].Write(t, p.src[0], p.imp[0], off, n, p.ctr[0])
+			if _, sendErr = p.ep[0].Write(t, p.src[0], p.imp[0], off, n, p.ctr[0]); sendErr != nil {
+				return
+			}
 			if off += n; off+n > region {
 				off = 0
 			}
@@ -169,6 +192,9 @@ func stream(c Config, n uint32, count int) (float64, error) {
 		el = t.Now() - t0
 		return nil
 	})
+	if sendErr != nil {
+		err = fmt.Errorf("node 0: %w", sendErr)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -178,7 +204,6 @@ func stream(c Config, n uint32, count int) (float64, error) {
 // faultsNone is a clean fabric.
 var faultsNone fabric.Faults
 
-// pci is the boards' PCI model: the default, with the burst overridden.
 // hostTiming is the hosts' cost table (cluster.Config.Timing: zero for
 // the default).
 func (c Config) hostTiming() freebsd.Timing {
@@ -188,6 +213,7 @@ func (c Config) hostTiming() freebsd.Timing {
 	return *c.HostTiming
 }
 
+// pci is the boards' PCI model: the default, with the burst overridden.
 func (c Config) pci() board.PCI {
 	if c.PCIBurst == 0 {
 		return board.PCI{}

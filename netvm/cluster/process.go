@@ -179,11 +179,14 @@ const (
 )
 
 // WaitCounter waits until counter 0 reaches v, the way mode names
-// (WaitBusy if it names none of them).
-func (p *Process) WaitCounter(t *freebsd.Thread, v uint64, mode string) {
+// (WaitBusy if it names none of them). Its error is the driver's, when a
+// block wait cannot arm the counter.
+func (p *Process) WaitCounter(t *freebsd.Thread, v uint64, mode string) error {
 	switch mode {
 	case WaitBlock:
-		p.EP.WaitBlock(t, 0, v)
+		if err := p.EP.WaitBlock(t, 0, v); err != nil {
+			return fmt.Errorf("block wait: %w", err)
+		}
 	case WaitHandler:
 		for p.EP.Counter(0) < v {
 			t.Wait(&p.notified)
@@ -191,4 +194,5 @@ func (p *Process) WaitCounter(t *freebsd.Thread, v uint64, mode string) {
 	default:
 		p.EP.WaitBusy(t, 0, v)
 	}
+	return nil
 }

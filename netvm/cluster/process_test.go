@@ -51,7 +51,8 @@ func testProcessPair(t *testing.T, mode string) {
 		from, to := dir[0], dir[1]
 		msg := bytes.Repeat([]byte{0x5A, byte(from.Machine.ID)}, size/2)
 		woke := false
-		to.Machine.Kernel.Go("reader", func(th *freebsd.Thread) { to.WaitCounter(th, 1, mode); woke = true })
+		var waitErr error
+		to.Machine.Kernel.Go("reader", func(th *freebsd.Thread) { waitErr = to.WaitCounter(th, 1, mode); woke = true })
 		if err := c.RunThread(from.Machine.ID, "writer", func(th *freebsd.Thread) error {
 			if err := from.Proc.Write(th, from.Src, msg); err != nil {
 				return err
@@ -61,8 +62,8 @@ func testProcessPair(t *testing.T, mode string) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Run(c.Now() + sim.Millisecond); err != nil || !woke {
-			t.Fatalf("node %d's reader woke %v (%v)", to.Machine.ID, woke, err)
+		if err := c.Run(c.Now() + sim.Millisecond); err != nil || !woke || waitErr != nil {
+			t.Fatalf("node %d's reader woke %v (%v, %v)", to.Machine.ID, woke, err, waitErr)
 		}
 		if n := to.EP.Counter(0); n != 1 {
 			t.Fatalf("node %d's counter %d, want 1", to.Machine.ID, n)

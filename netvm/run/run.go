@@ -542,7 +542,9 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 				}
 			})
 			c.Nodes[w.To].Kernel.Go("stream sink", func(t *freebsd.Thread) {
-				p.b.WaitCounter(t, uint64(w.Count), w.Wait)
+				if !r.fail(w.To, p.b.WaitCounter(t, uint64(w.Count), w.Wait)) {
+					return
+				}
 				el := t.Now() - t0
 				r.Bytes = uint64(w.Size) * uint64(w.Count)
 				r.MBps = float64(r.Bytes) / (float64(el) / float64(sim.Second)) / 1e6
@@ -556,8 +558,7 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 			}
 			c.Nodes[w.To].Kernel.Go("pong", func(t *freebsd.Thread) {
 				for i := range w.Count {
-					p.b.WaitCounter(t, uint64(i+1), w.Wait)
-					if !write(t, p.b, w.Size, r) {
+					if !r.fail(w.To, p.b.WaitCounter(t, uint64(i+1), w.Wait)) || !write(t, p.b, w.Size, r) {
 						return
 					}
 				}
@@ -566,10 +567,9 @@ func start(c *cluster.Cluster, w Workload, r *WorkloadResult) error {
 				t.Sleep(100 * sim.Microsecond) // the handlers are armed
 				t0 := t.Now()
 				for i := range w.Count {
-					if !write(t, p.a, w.Size, r) {
+					if !write(t, p.a, w.Size, r) || !r.fail(w.From, p.a.WaitCounter(t, uint64(i+1), w.Wait)) {
 						return
 					}
-					p.a.WaitCounter(t, uint64(i+1), w.Wait)
 				}
 				r.LatencyUS = float64(t.Now()-t0) / float64(sim.Microsecond) / float64(2*w.Count)
 				r.Done = true
