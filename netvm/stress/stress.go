@@ -311,19 +311,21 @@ func Run(c Config) (*Result, error) {
 	}
 	line := progress.New(c.Progress)
 	lastShown := -1
-	for done < threads {
+	inTime, err := cl.RunUntil(func() bool {
+		if done >= threads {
+			return true
+		}
 		if tenth := res.Writes * 10 / max(1, c.Writes); tenth != lastShown {
 			lastShown = tenth
 			line.Show(tenth, fmt.Sprintf("%d of %d WRITEs, %v simulated", res.Writes, c.Writes, cl.Now()-t0))
 		}
-		if err := cl.Run(cl.Now() + 100*sim.Microsecond); err != nil {
-			res.violate("%v", err)
-			break
-		}
-		if cl.Now()-t0 > 3600*sim.Second {
-			res.violate("the run did not finish in an hour of simulated time")
-			break
-		}
+		return false
+	}, t0+3600*sim.Second)
+	switch {
+	case err != nil:
+		res.violate("%v", err)
+	case !inTime:
+		res.violate("the run did not finish in an hour of simulated time")
 	}
 	stop = true
 	line.End()
