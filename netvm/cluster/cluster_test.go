@@ -18,19 +18,17 @@ func pattern(n int, seed byte) []byte {
 	return b
 }
 
-// runThread runs fn as a thread of node n's kernel until it returns.
+// runThread runs fn as a thread of node n's kernel until it returns
+// (RunUntil), which must be within limit.
 func runThread(t *testing.T, c *Cluster, n int, limit sim.Time, fn func(th *freebsd.Thread)) {
 	t.Helper()
 	done := false
 	c.Nodes[n].Kernel.Go("test", func(th *freebsd.Thread) { fn(th); done = true })
 	end := c.Now() + limit
-	for !done {
-		if c.Now() >= end {
-			t.Fatalf("node %d thread not done by %v", n, end)
-		}
-		if err := c.Run(c.Now() + 10*sim.Microsecond); err != nil {
-			t.Fatal(err)
-		}
+	if inTime, err := c.RunUntil(func() bool { return done }, end); err != nil {
+		t.Fatal(err)
+	} else if !inTime {
+		t.Fatalf("node %d thread not done by %v", n, end)
 	}
 }
 
