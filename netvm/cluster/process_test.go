@@ -101,3 +101,23 @@ func TestProcessErrors(t *testing.T) {
 		t.Fatalf("the 17th endpoint: %v", err)
 	}
 }
+
+// RunUntil stops at what it waits for, or one step past its limit.
+func TestRunUntil(t *testing.T) {
+	c, err := New(Config{Nodes: 2, Frames: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+	start := c.Now()
+	at := start + 350*sim.Microsecond
+	inTime, err := c.RunUntil(func() bool { return c.Now() >= at }, start+sim.Millisecond)
+	if err != nil || !inTime || c.Now() < at || c.Now() >= at+ThreadStep {
+		t.Fatalf("until %v: in time %v at %v (%v)", at, inTime, c.Now(), err)
+	}
+	limit := c.Now() + sim.Millisecond
+	inTime, err = c.RunUntil(func() bool { return false }, limit)
+	if err != nil || inTime || c.Now() <= limit || c.Now() > limit+ThreadStep {
+		t.Fatalf("never: in time %v at %v, limit %v (%v)", inTime, c.Now(), limit, err)
+	}
+}
