@@ -7,8 +7,8 @@ import (
 	"sort"
 	"testing"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )

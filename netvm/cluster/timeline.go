@@ -5,7 +5,7 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
-	"lanaiemu/freebsd"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 	"lanaiemu/timeline"
 )

@@ -39,11 +39,11 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
-	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/internal/progress"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
