@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"lanaiemu/netvm/abi"
-	"lanaiemu/plot"
+	"lanaiemu/netvm/bench/internal/plot"
 )
 
 // The quick run gives every figure the issue names, finite, with the
