@@ -46,12 +46,12 @@ import (
 	"lanaiemu/dap"
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

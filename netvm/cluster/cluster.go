@@ -14,6 +14,7 @@ import (
 	"lanaiemu/fabric"
 	fwnetvm "lanaiemu/firmware/netvm"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
@@ -23,7 +24,6 @@ import (
 	"lanaiemu/node"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Config describes a cluster.

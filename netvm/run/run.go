@@ -40,6 +40,7 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
@@ -47,7 +48,6 @@ import (
 	"lanaiemu/netvm/internal/progress"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Scenario is a parsed scenario file.
