@@ -11,7 +11,7 @@ import (
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
-	ccorpus "lanaiemu/fixtures/c"
+	"lanaiemu/internal/ccorpus"
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
 	"lanaiemu/objfile"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"lanaiemu/fixtures/c"
+	"lanaiemu/internal/ccorpus"
 )
 
 var update = flag.Bool("update", false, "rewrite the cycle-count goldens in fixtures/cycles")

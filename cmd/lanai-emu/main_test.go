@@ -13,7 +13,7 @@ import (
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
-	ccorpus "lanaiemu/fixtures/c"
+	"lanaiemu/internal/ccorpus"
 	"lanaiemu/objfile"
 )
 
