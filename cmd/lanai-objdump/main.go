@@ -28,7 +28,7 @@ import (
 	"os"
 	"strings"
 
-	"lanaiemu/disasm"
+	"lanaiemu/internal/disasm"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/objfile"
 )
