@@ -71,7 +71,7 @@ type program struct {
 }
 
 func crtAnd(t testing.TB, src ...string) *program {
-	crt, _ := filepath.Glob("../firmware/crt/*.s")
+	crt, _ := filepath.Glob("../firmware/crt/src/*.s")
 	img := build(t, append(crt, src...)...)
 	f, err := objfile.Read(img)
 	if err != nil {
