@@ -3,8 +3,8 @@ package cluster
 import (
 	"fmt"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/driver"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 )
 
