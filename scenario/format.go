@@ -220,41 +220,147 @@ type Scenario struct {
 	Path string `json:"-"`
 }
 
-// Load reads and checks a scenario file.
-func Load(path string) (*Scenario, error) {
-	data, err := readfile.Read(path, readfile.Text)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(path, data)
+// A Format is a scenario format: the base format (*Scenario, what
+// lanai-sim runs) or an extension of it, a struct that embeds Scenario
+// and adds its own top-level fields and rules (netvm run's, package
+// netvm/run). ParseFormat reads one JSON object into both parts, so a
+// file of an extension is a base scenario with more fields.
+type Format interface {
+	// Base is the embedded base scenario.
+	Base() *Scenario
+	// Check validates the scenario after it is decoded; an extension's
+	// calls the base's CheckBase and adds its own rules.
+	Check() error
 }
 
-// Parse parses scenario JSON; name is used in messages and its directory
-// resolves relative paths.
-func Parse(name string, data []byte) (*Scenario, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+// Base is the scenario itself (Scenario is the base format).
+func (s *Scenario) Base() *Scenario { return s }
+
+// Load reads and checks a scenario file of the base format.
+func Load(path string) (*Scenario, error) {
 	s := &Scenario{}
-	if err := dec.Decode(s); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-			return nil, fmt.Errorf("%s:%d: %v: %w", name, line, err, ErrBadScenario)
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%s: field %s: %v: %w", name, te.Field, err, ErrBadScenario)
-		}
-		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrBadScenario)
-	}
-	s.Path, s.Dir = name, filepath.Dir(name)
-	if err := s.Check(); err != nil {
+	if err := LoadFormat(path, s); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Scenario) errf(format string, a ...any) error {
+// LoadFormat reads and checks a scenario file into f.
+func LoadFormat(path string, f Format) error {
+	data, err := readfile.Read(path, readfile.Text)
+	if err != nil {
+		return err
+	}
+	return ParseFormat(path, data, f)
+}
+
+// Parse parses scenario JSON of the base format; name is used in messages
+// and its directory resolves relative paths.
+func Parse(name string, data []byte) (*Scenario, error) {
+	s := &Scenario{}
+	if err := ParseFormat(name, data, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ParseFormat parses scenario JSON into f (every field of the base and
+// of the extension; any other is an error) and checks it. Every error
+// about the contents names the file and wraps ErrBadScenario; a field
+// of the formats' old spellings (Renamed) says what replaced it.
+func ParseFormat(name string, data []byte, f Format) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(f); err != nil {
+		return decodeError(name, data, err)
+	}
+	s := f.Base()
+	s.Path, s.Dir = name, filepath.Dir(name)
+	return f.Check()
+}
+
+// Renamed gives, for a field of an older scenario format, what replaced
+// it: netvm run's own format before it became an extension of the base
+// (its until_us, board, clock_mhz, back_to_back and a number of nodes),
+// and netvm run's fields, which the base format does not have.
+var Renamed = map[string]string{
+	"until_us":     `renamed: write "time" with a unit ("until_us": 100000 is "time": "100ms")`,
+	"board":        `moved: write "defaults": {"board": ...}`,
+	"clock_mhz":    `moved: write "defaults": {"clock_mhz": ...}`,
+	"back_to_back": `replaced: write "topology": {"kind": "b2b"} (without it, {"kind": "star"})`,
+	"nodes":        `a number of nodes is "count"; "nodes" lists node descriptions`,
+	"workloads":    `a field of netvm run's extension: run the file with netvm run`,
+	"frames":       `a field of netvm run's extension: run the file with netvm run`,
+}
+
+// decodeError describes a decoding error with the file, the line and,
+// for a field of an old format, what replaced it.
+func decodeError(name string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%s:%d: %v: %w", name, lineOf(data, se.Offset), err, ErrBadScenario)
+	case errors.As(err, &te):
+		field := strings.TrimPrefix(te.Field, "Scenario.") // an extension embeds Scenario
+		if field == "nodes" && te.Value == "number" {
+			return fmt.Errorf("%s:%d: field nodes: %s: %w", name, lineOf(data, te.Offset), Renamed["nodes"], ErrBadScenario)
+		}
+		return fmt.Errorf("%s:%d: field %s: %v: %w", name, lineOf(data, te.Offset), field, err, ErrBadScenario)
+	}
+	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		key, _ = strconv.Unquote(key)
+		if hint, ok := Renamed[key]; ok {
+			return fmt.Errorf("%s:%d: unknown field %q: %s: %w", name, keyLine(data, key), key, hint, ErrBadScenario)
+		}
+		return fmt.Errorf("%s:%d: unknown field %q: %w", name, keyLine(data, key), key, ErrBadScenario)
+	}
+	return fmt.Errorf("%s: %v: %w", name, err, ErrBadScenario)
+}
+
+// lineOf is the line of byte offset off of data.
+func lineOf(data []byte, off int64) int {
+	return 1 + bytes.Count(data[:max(0, min(int(off), len(data)))], []byte("\n"))
+}
+
+// keyLine is the line of the first object key named key in data (1 if
+// there is none).
+func keyLine(data []byte, key string) int {
+	type open struct{ object, atKey bool } // atKey: an object's next token is a key
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []open
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return 1
+		}
+		var top *open
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top != nil && top.object && top.atKey {
+			if tok == key {
+				return lineOf(data, dec.InputOffset())
+			}
+			top.atKey = false
+			continue
+		}
+		if top != nil && top.object {
+			top.atKey = true // a value: a key comes next
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, open{object: d == '{', atKey: d == '{'})
+		}
+	}
+}
+
+// Errorf makes an error about the scenario's contents: it names the
+// file and wraps ErrBadScenario.
+func (s *Scenario) Errorf(format string, a ...any) error {
 	return fmt.Errorf("%s: %s: %w", s.Path, fmt.Sprintf(format, a...), ErrBadScenario)
 }
 
@@ -270,8 +376,24 @@ const (
 	maxLinkRate = 10_000_000_000
 )
 
-// Check validates the scenario and fills in Count.
+// Check validates a scenario of the base format: CheckBase, and every
+// node has firmware.
 func (s *Scenario) Check() error {
+	if err := s.CheckBase(); err != nil {
+		return err
+	}
+	for i := range s.Count {
+		n := s.Node(i)
+		if n.Firmware == "" && len(n.Asm) == 0 {
+			return s.Errorf("nodes[%d]: no firmware or asm", i)
+		}
+	}
+	return nil
+}
+
+// CheckBase validates what every format shares and fills in Count. It
+// does not ask for firmware, which an extension may supply itself.
+func (s *Scenario) CheckBase() error {
 	switch s.Topology.Kind {
 	case "b2b", "back-to-back":
 		s.Topology.Kind = "b2b"
@@ -279,20 +401,20 @@ func (s *Scenario) Check() error {
 	case "tree", "clos":
 		t := s.Topology
 		if t.Leaves <= 0 || t.PerLeaf <= 0 || t.Leaves > maxSwitchPorts || t.PerLeaf > maxSwitchPorts {
-			return s.errf("topology: %s needs leaves and per_leaf in 1..%d (a switch's ports)", t.Kind, maxSwitchPorts)
+			return s.Errorf("topology: %s needs leaves and per_leaf in 1..%d (a switch's ports)", t.Kind, maxSwitchPorts)
 		}
 		if t.Kind == "clos" && (t.Spines <= 0 || t.Spines > maxSwitchPorts) {
-			return s.errf("topology: clos needs spines in 1..%d", maxSwitchPorts)
+			return s.Errorf("topology: clos needs spines in 1..%d", maxSwitchPorts)
 		}
 	case "":
-		return s.errf("topology.kind: missing (b2b, star, tree or clos)")
+		return s.Errorf("topology.kind: missing (b2b, star, tree or clos)")
 	default:
-		return s.errf("topology.kind: unknown %q (b2b, star, tree or clos)", s.Topology.Kind)
+		return s.Errorf("topology.kind: unknown %q (b2b, star, tree or clos)", s.Topology.Kind)
 	}
 	switch s.Topology.Routing {
 	case "", "relative", "absolute":
 	default:
-		return s.errf("topology.routing: %q (relative or absolute)", s.Topology.Routing)
+		return s.Errorf("topology.routing: %q (relative or absolute)", s.Topology.Routing)
 	}
 	if s.Count == 0 {
 		switch s.Topology.Kind {
@@ -305,32 +427,32 @@ func (s *Scenario) Check() error {
 		}
 	}
 	if s.Count <= 0 {
-		return s.errf("count: no nodes")
+		return s.Errorf("count: no nodes")
 	}
 	if s.Count > MaxNodes {
-		return s.errf("count: %d nodes, at most %d", s.Count, MaxNodes)
+		return s.Errorf("count: %d nodes, at most %d", s.Count, MaxNodes)
 	}
 	switch k := s.Topology.Kind; {
 	case k == "b2b" && s.Count != 2:
-		return s.errf("count: b2b has 2 nodes, not %d", s.Count)
+		return s.Errorf("count: b2b has 2 nodes, not %d", s.Count)
 	case (k == "tree" || k == "clos") && s.Count != s.Topology.Leaves*s.Topology.PerLeaf:
-		return s.errf("count: %s of %dx%d has %d nodes, not %d", k, s.Topology.Leaves, s.Topology.PerLeaf, s.Topology.Leaves*s.Topology.PerLeaf, s.Count)
+		return s.Errorf("count: %s of %dx%d has %d nodes, not %d", k, s.Topology.Leaves, s.Topology.PerLeaf, s.Topology.Leaves*s.Topology.PerLeaf, s.Count)
 	}
 	if s.Time == 0 {
-		return s.errf("time: missing or zero (e.g. \"10ms\")")
+		return s.Errorf("time: missing or zero (e.g. \"10ms\")")
 	}
 	switch s.Stop {
 	case "", "exit", "time", "host":
 	default:
-		return s.errf("stop: %q (exit, time or host)", s.Stop)
+		return s.Errorf("stop: %q (exit, time or host)", s.Stop)
 	}
 	switch s.ExitCodes {
 	case "", "zero", "any":
 	default:
-		return s.errf("exit_codes: %q (zero or any)", s.ExitCodes)
+		return s.Errorf("exit_codes: %q (zero or any)", s.ExitCodes)
 	}
 	if s.Sample != nil && *s.Sample == 0 {
-		return s.errf("sample: zero")
+		return s.Errorf("sample: zero")
 	}
 	for i, n := range s.Nodes {
 		if _, err := s.ids(i, n); err != nil {
@@ -339,42 +461,39 @@ func (s *Scenario) Check() error {
 	}
 	for i := range s.Count {
 		n := s.Node(i)
-		if n.Firmware == "" && len(n.Asm) == 0 {
-			return s.errf("nodes[%d]: no firmware or asm", i)
-		}
 		if n.Firmware != "" && len(n.Asm) > 0 {
-			return s.errf("nodes[%d]: both firmware and asm", i)
+			return s.Errorf("nodes[%d]: both firmware and asm", i)
 		}
 		if n.ClockMHz < 0 || n.ClockMHz > 10000 {
-			return s.errf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
+			return s.Errorf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
 		}
 		if n.Board != "" {
 			if _, err := hostbus.BoardFor(n.Board, 1); err != nil {
-				return s.errf("nodes[%d].board: %v", i, err)
+				return s.Errorf("nodes[%d].board: %v", i, err)
 			}
 		}
 		if n.HostMemory%4096 != 0 || n.HostMemory > hostbus.MaxHostMemory {
-			return s.errf("nodes[%d].host_memory: %d: a multiple of 4096 up to %d", i, n.HostMemory, uint64(hostbus.MaxHostMemory))
+			return s.Errorf("nodes[%d].host_memory: %d: a multiple of 4096 up to %d", i, n.HostMemory, uint64(hostbus.MaxHostMemory))
 		}
 		if n.SRAM%4 != 0 || n.SRAM > memsys.MaxSRAMSize {
-			return s.errf("nodes[%d].sram: %d: a multiple of 4 up to %d", i, n.SRAM, memsys.MaxSRAMSize)
+			return s.Errorf("nodes[%d].sram: %d: a multiple of 4 up to %d", i, n.SRAM, memsys.MaxSRAMSize)
 		}
 		if n.LinkRate > maxLinkRate {
-			return s.errf("nodes[%d].link_rate: %d bytes/s: at most %d", i, n.LinkRate, uint64(maxLinkRate))
+			return s.Errorf("nodes[%d].link_rate: %d bytes/s: at most %d", i, n.LinkRate, uint64(maxLinkRate))
 		}
 		for _, k := range sortedKeys(n.Params) {
 			if v := n.Params[k]; v > 0xFFFFFFFF {
-				return s.errf("nodes[%d].params: %s = %#x does not fit in a 32-bit word", i, k, uint64(v))
+				return s.Errorf("nodes[%d].params: %s = %#x does not fit in a 32-bit word", i, k, uint64(v))
 			}
 		}
 		for j, d := range n.HostDumps {
 			if d.File == "" {
-				return s.errf("nodes[%d].host_dumps[%d].file: missing", i, j)
+				return s.Errorf("nodes[%d].host_dumps[%d].file: missing", i, j)
 			}
 		}
 		for j, d := range n.HostLoads {
 			if d.File == "" {
-				return s.errf("nodes[%d].host_loads[%d].file: missing", i, j)
+				return s.Errorf("nodes[%d].host_loads[%d].file: missing", i, j)
 			}
 		}
 		if err := s.checkHost(i, n); err != nil {
@@ -384,7 +503,7 @@ func (s *Scenario) Check() error {
 	if s.Stop == "host" {
 		for i := range s.Count {
 			if n := s.Node(i); n.Host == nil && n.HostFile == "" {
-				return s.errf("stop: \"host\" but node %d has no host script", i)
+				return s.Errorf("stop: \"host\" but node %d has no host script", i)
 			}
 		}
 	}
@@ -395,7 +514,7 @@ func (s *Scenario) Check() error {
 func (s *Scenario) ids(i int, n NodeSpec) ([]int, error) {
 	if n.IDs == "" {
 		if i >= s.Count {
-			return nil, s.errf("nodes[%d]: only %d nodes", i, s.Count)
+			return nil, s.Errorf("nodes[%d]: only %d nodes", i, s.Count)
 		}
 		return []int{i}, nil
 	}
@@ -413,10 +532,10 @@ func (s *Scenario) ids(i int, n NodeSpec) ([]int, error) {
 		b, e2 := strconv.Atoi(strings.TrimSpace(hi))
 		st, e3 := strconv.Atoi(strings.TrimSpace(step))
 		if e1 != nil || e2 != nil || e3 != nil || st <= 0 || a < 0 || b < a {
-			return nil, s.errf("nodes[%d].ids: bad %q (want 3, 0-63, 0-63/2 or 1,5,7)", i, part)
+			return nil, s.Errorf("nodes[%d].ids: bad %q (want 3, 0-63, 0-63/2 or 1,5,7)", i, part)
 		}
 		if b >= s.Count {
-			return nil, s.errf("nodes[%d].ids: node %d out of range (%d nodes)", i, b, s.Count)
+			return nil, s.Errorf("nodes[%d].ids: node %d out of range (%d nodes)", i, b, s.Count)
 		}
 		for k := a; k <= b; k += st {
 			out = append(out, k)

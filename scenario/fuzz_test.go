@@ -17,7 +17,11 @@ import (
 // count of two billion nodes is refused, not iterated). A scenario it
 // accepts has its nodes in range and their descriptions computable.
 func FuzzParse(f *testing.F) {
+	// netvm run's scenarios extend the base: here their own fields are
+	// refused, with a hint.
 	files, _ := filepath.Glob("../fixtures/scenarios/*.json")
+	more, _ := filepath.Glob("../fixtures/netvm/scenarios/*.json")
+	files = append(files, more...)
 	for _, name := range files {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b)
@@ -29,6 +33,8 @@ func FuzzParse(f *testing.F) {
 		`{"topology":{"kind":"b2b"},"defaults":{"firmware":"x","sram":"4G","params":{"a":"0x1ffffffff"}},"time":"1ms"}`,
 		`{"topology":{"kind":"star"},"nodes":[{"ids":"0-3/0","asm":["x"]}],"count":4,"time":"10ms"}`,
 		`{"topology":{"kind":"star"},"time":"18446744073709551615s"}`,
+		`{"nodes":2,"until_us":100000,"back_to_back":true,"board":"M2L-PCI64B","workloads":[]}`,
+		"{\"topology\":{\"kind\":\"b2b\"},\"defaults\":{\"asm\":[\"x.s\"]},\"time\":\"1ms\",\n\"faults\":{\"until_us\":1}}",
 	} {
 		f.Add([]byte(s))
 	}

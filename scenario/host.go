@@ -105,7 +105,7 @@ func (s *Scenario) loadHostScript(i int, path string) (*HostScript, error) {
 	dec.DisallowUnknownFields()
 	h := &HostScript{}
 	if err := dec.Decode(h); err != nil {
-		return nil, s.errf("nodes[%d].host_file %s: %v", i, path, err)
+		return nil, s.Errorf("nodes[%d].host_file %s: %v", i, path, err)
 	}
 	return h, nil
 }
@@ -804,13 +804,13 @@ func (s *Scenario) checkHost(i int, n NodeSpec) error {
 		return err
 	}
 	if len(n.Params) > 0 {
-		return s.errf("nodes[%d]: params with a host script (the script loads the firmware: write words with sram_write)", i)
+		return s.Errorf("nodes[%d]: params with a host script (the script loads the firmware: write words with sram_write)", i)
 	}
 	if _, err := compileScript(fmt.Sprintf("nodes[%d].host.main", i), h.Main); err != nil {
-		return s.errf("%v", err)
+		return s.Errorf("%v", err)
 	}
 	if _, err := compileScript(fmt.Sprintf("nodes[%d].host.on_irq", i), h.OnIRQ); err != nil {
-		return s.errf("%v", err)
+		return s.Errorf("%v", err)
 	}
 	return nil
 }
@@ -832,10 +832,10 @@ func (w *World) buildHost(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMem
 		h.irqLat = sim.Time(*hs.IRQLatency)
 	}
 	if h.main, err = compileScript(fmt.Sprintf("nodes[%d].host.main", i), hs.Main); err != nil {
-		return nil, s.errf("%v", err)
+		return nil, s.Errorf("%v", err)
 	}
 	if h.irq, err = compileScript(fmt.Sprintf("nodes[%d].host.on_irq", i), hs.OnIRQ); err != nil {
-		return nil, s.errf("%v", err)
+		return nil, s.Errorf("%v", err)
 	}
 	for k, v := range n.HostVars {
 		h.res.Vars[k] = uint32(v)
@@ -859,7 +859,7 @@ func (w *World) buildHost(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMem
 		Reset: func(r hostbus.ResetLines) { b.SetReset(r.LANai) },
 	})
 	if err != nil {
-		return nil, s.errf("nodes[%d]: PCI window: %v", i, err)
+		return nil, s.Errorf("nodes[%d]: PCI window: %v", i, err)
 	}
 	return h, nil
 }

@@ -196,8 +196,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	profFile := fs.String("profile", "", "write each board's pprof cycle profile from the start of the workloads to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
 	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm)")
-	boardName := fs.String("board", "", "every node's board, over the scenario's \"board\" (default "+hostbus.DefaultPart+"; docs/hardware.md)")
-	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz, over the scenario's \"clock_mhz\" (0: the board's)")
+	boardName := fs.String("board", "", "every node's board, over the scenario's defaults' \"board\" (default "+hostbus.DefaultPart+"; docs/hardware.md)")
+	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz, over the scenario's defaults' \"clock_mhz\" (0: the board's)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -219,12 +219,12 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *boardName != "" {
-		sc.Board = *boardName
+		sc.Defaults.Board = *boardName
 	}
 	if *clock != 0 {
-		sc.ClockMHz = *clock
+		sc.Defaults.ClockMHz = float64(*clock)
 	}
-	if err := checkBoard(sc.Board, sc.ClockMHz); err != nil {
+	if err := checkBoard(sc.Defaults.Board, uint64(sc.Defaults.ClockMHz)); err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
