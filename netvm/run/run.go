@@ -92,6 +92,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 func lineOf(data []byte, off int64) int {
 	return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
 }
+
 // workloadLines finds the line of each object of the "workloads" array.
 func workloadLines(data []byte) []int {
 	dec := json.NewDecoder(bytes.NewReader(data))
