@@ -318,6 +318,50 @@ func decodeError(name string, data []byte, err error) error {
 	return fmt.Errorf("%s: %v: %w", name, err, ErrBadScenario)
 }
 
+// ElementLines gives the line of each object of the top-level array key
+// (an extension's errors name the line of an element: netvm run's
+// workloads).
+func ElementLines(data []byte, key string) []int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var lines []int
+	depth, inArray, arrayDepth := 0, false, 0
+	var lastKey string
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return lines
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if v == '[' && depth == 1 && lastKey == key {
+					inArray, arrayDepth = true, depth+1
+				}
+				if v == '{' && inArray && depth == arrayDepth {
+					// off is before the brace and any spacing: find the brace
+					i := int(off)
+					for i < len(data) && data[i] != '{' {
+						i++
+					}
+					lines = append(lines, lineOf(data, int64(i)))
+				}
+				depth++
+			case '}', ']':
+				depth--
+				if inArray && depth < arrayDepth {
+					inArray = false
+				}
+			}
+		case string:
+			if depth == 1 {
+				lastKey = v
+			}
+		}
+	}
+}
+
 // lineOf is the line of byte offset off of data.
 func lineOf(data []byte, off int64) int {
 	return 1 + bytes.Count(data[:max(0, min(int(off), len(data)))], []byte("\n"))

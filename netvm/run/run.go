@@ -34,7 +34,6 @@
 package run
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -82,57 +81,11 @@ type Workload struct {
 // Parse reads a scenario (scenario.ParseFormat); errors name the file
 // and, for a workload, its line.
 func Parse(name string, data []byte) (*Scenario, error) {
-	sc := &Scenario{lines: workloadLines(data)}
+	sc := &Scenario{lines: scenario.ElementLines(data, "workloads")}
 	if err := scenario.ParseFormat(name, data, sc); err != nil {
 		return nil, err
 	}
 	return sc, nil
-}
-
-func lineOf(data []byte, off int64) int {
-	return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
-}
-
-// workloadLines finds the line of each object of the "workloads" array.
-func workloadLines(data []byte) []int {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var lines []int
-	depth, inWorkloads, arrayDepth := 0, false, 0
-	var lastKey string
-	for {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return lines
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				if v == '[' && depth == 1 && lastKey == "workloads" {
-					inWorkloads, arrayDepth = true, depth+1
-				}
-				if v == '{' && inWorkloads && depth == arrayDepth {
-					// off is before the brace and any spacing: find the brace
-					i := int(off)
-					for i < len(data) && data[i] != '{' {
-						i++
-					}
-					lines = append(lines, lineOf(data, int64(i)))
-				}
-				depth++
-			case '}', ']':
-				depth--
-				if inWorkloads && depth < arrayDepth {
-					inWorkloads = false
-				}
-			}
-		case string:
-			if depth == 1 {
-				lastKey = v
-			}
-		}
-	}
 }
 
 // where names workload i: the file, its line and its index.
