@@ -322,44 +322,14 @@ func decodeError(name string, data []byte, err error) error {
 // (an extension's errors name the line of an element: netvm run's
 // workloads).
 func ElementLines(data []byte, key string) []int {
-	dec := json.NewDecoder(bytes.NewReader(data))
 	var lines []int
-	depth, inArray, arrayDepth := 0, false, 0
-	var lastKey string
-	for {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return lines
+	walkJSON(data, func(t jsonToken) bool {
+		if t.tok == json.Delim('{') && t.depth == 2 && t.in == key {
+			lines = append(lines, lineOf(data, t.end))
 		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				if v == '[' && depth == 1 && lastKey == key {
-					inArray, arrayDepth = true, depth+1
-				}
-				if v == '{' && inArray && depth == arrayDepth {
-					// off is before the brace and any spacing: find the brace
-					i := int(off)
-					for i < len(data) && data[i] != '{' {
-						i++
-					}
-					lines = append(lines, lineOf(data, int64(i)))
-				}
-				depth++
-			case '}', ']':
-				depth--
-				if inArray && depth < arrayDepth {
-					inArray = false
-				}
-			}
-		case string:
-			if depth == 1 {
-				lastKey = v
-			}
-		}
-	}
+		return true
+	})
+	return lines
 }
 
 // lineOf is the line of byte offset off of data.
@@ -370,34 +340,68 @@ func lineOf(data []byte, off int64) int {
 // keyLine is the line of the first object key named key in data (1 if
 // there is none).
 func keyLine(data []byte, key string) int {
-	type open struct{ object, atKey bool } // atKey: an object's next token is a key
+	line := 1
+	walkJSON(data, func(t jsonToken) bool {
+		if t.key && t.tok == key {
+			line = lineOf(data, t.end)
+			return false
+		}
+		return true
+	})
+	return line
+}
+
+// jsonToken is a token of walkJSON's walk.
+type jsonToken struct {
+	tok   json.Token
+	key   bool   // an object's key (else a value, or a value's opening delimiter)
+	in    string // the key whose value is the innermost container around it
+	depth int    // the containers around it
+	end   int64  // the offset just after it
+}
+
+// walkJSON calls visit with each token of data but the closing
+// delimiters, until visit returns false or the JSON ends or breaks.
+func walkJSON(data []byte, visit func(jsonToken) bool) {
+	type open struct {
+		object, atKey bool // atKey: an object's next token is a key
+		key           string
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var stack []open
+	lastKey := ""
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return 1
-		}
-		var top *open
-		if len(stack) > 0 {
-			top = &stack[len(stack)-1]
+			return
 		}
 		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
 			stack = stack[:len(stack)-1]
 			continue
 		}
+		t := jsonToken{tok: tok, depth: len(stack), end: dec.InputOffset()}
+		var top *open
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+			t.in = top.key
+		}
 		if top != nil && top.object && top.atKey {
-			if tok == key {
-				return lineOf(data, dec.InputOffset())
+			t.key, lastKey, top.atKey = true, tok.(string), false
+			if !visit(t) {
+				return
 			}
-			top.atKey = false
 			continue
 		}
+		opener := ""
 		if top != nil && top.object {
 			top.atKey = true // a value: a key comes next
+			opener = lastKey
+		}
+		if !visit(t) {
+			return
 		}
 		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, open{object: d == '{', atKey: d == '{'})
+			stack = append(stack, open{object: d == '{', atKey: d == '{', key: opener})
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/sim"
 )
 
@@ -273,8 +275,13 @@ func TestParseFormatExtension(t *testing.T) {
 	}
 }
 
-// keyLine finds a key, not a string value that spells it, at any depth.
-func TestKeyLine(t *testing.T) {
+// keyLine finds a key, not a string value that spells it, at any depth;
+// ElementLines finds the objects of a top-level array only.
+func TestJSONLines(t *testing.T) {
+	doc := []byte("{\"name\": \"workloads\", \"x\": {\"workloads\": [{}]},\n\"workloads\": [\n  {\"a\": [{}]},\n\n  {}, 3]}")
+	if diff := cmp.Diff([]int{3, 5}, ElementLines(doc, "workloads")); diff != "" {
+		t.Errorf("ElementLines (-want +got):\n%s", diff)
+	}
 	data := []byte("{\"a\": \"until_us\",\n \"b\": [1, {\"c\": {}},\n {\"until_us\": 1}]}")
 	if got := keyLine(data, "until_us"); got != 3 {
 		t.Fatalf("keyLine = %d, want 3", got)
