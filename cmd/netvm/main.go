@@ -100,7 +100,6 @@ type stressOpts struct {
 	cfg   stress.Config
 	json  string
 	quiet bool
-	evict *uint64
 	clock uint64
 }
 
@@ -121,9 +120,12 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
 	fs.StringVar(&c.Board, "board", hostbus.DefaultPart, "every node's board (M2L-PCI64B at 133 MHz, M2L-PCI64C at 200 MHz, any LANai 9 PCI64B/C part; docs/hardware.md)")
 	fs.Uint64Var(&opts.clock, "clock", 0, "the LANai's clock in `MHz` (0: the board's)")
-	evict := fs.Uint64("evict-every-us", 200, "each host forces a random region page out about this often (0: never)")
-	c.EvictEvery = 0
-	opts.evict = evict
+	c.EvictEvery = 200 * sim.Microsecond
+	fs.Func("evict-every", "each host forces a random region page out about this often, a `duration` with its unit as in a scenario's time (default 200us; 0s: never)", func(s string) error {
+		t, err := sim.ParseDuration(s)
+		c.EvictEvery = t
+		return err
+	})
 	fs.StringVar(&opts.json, "json", "", "also write the result to this file")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	return fs
@@ -164,7 +166,6 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	if !opts.quiet {
 		c.Progress = stderr
 	}
-	c.EvictEvery = sim.Time(*opts.evict) * sim.Microsecond
 	res, err := stress.Run(c)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm stress: %v\n", err)
