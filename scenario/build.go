@@ -120,8 +120,7 @@ func (s *Scenario) Build() (*World, error) {
 	w := &World{S: s, Q: q, Fabric: f, dma: make([]dmaCounters, s.Count),
 		cpuState: make([]cpuSpan, s.Count), dmaOpen: make([][board.NumChannels]uint64, s.Count)}
 	images := map[string][]byte{}
-	for i := range s.Count {
-		n := s.Node(i)
+	for i, n := range s.NodeSpecs() {
 		img, err := s.image(n, images)
 		if err != nil {
 			return nil, fmt.Errorf("nodes[%d]: %w", i, err)
@@ -326,8 +325,7 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 
 // DumpHost writes every host dump of the scenario.
 func (w *World) DumpHost() error {
-	for i := range w.Boards {
-		n := w.S.Node(i)
+	for i, n := range w.S.NodeSpecs() {
 		for j, d := range n.HostDumps {
 			buf := make([]byte, d.Len)
 			if err := w.Hosts[i].Read(uint64(d.Addr), buf); err != nil {

@@ -267,7 +267,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 // ParseFormat parses scenario JSON into f (every field of the base and
 // of the extension; any other is an error) and checks it. Every error
 // about the contents names the file and wraps ErrBadScenario; a field
-// of the formats' old spellings (Renamed) says what replaced it.
+// of the formats' old spellings (renamed) says what replaced it.
 func ParseFormat(name string, data []byte, f Format) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -279,11 +279,11 @@ func ParseFormat(name string, data []byte, f Format) error {
 	return f.Check()
 }
 
-// Renamed gives, for a field of an older scenario format, what replaced
+// renamed gives, for a field of an older scenario format, what replaced
 // it: netvm run's own format before it became an extension of the base
 // (its until_us, board, clock_mhz, back_to_back and a number of nodes),
 // and netvm run's fields, which the base format does not have.
-var Renamed = map[string]string{
+var renamed = map[string]string{
 	"until_us":     `renamed: write "time" with a unit ("until_us": 100000 is "time": "100ms")`,
 	"board":        `moved: write "defaults": {"board": ...}`,
 	"clock_mhz":    `moved: write "defaults": {"clock_mhz": ...}`,
@@ -304,13 +304,13 @@ func decodeError(name string, data []byte, err error) error {
 	case errors.As(err, &te):
 		field := strings.TrimPrefix(te.Field, "Scenario.") // an extension embeds Scenario
 		if field == "nodes" && te.Value == "number" {
-			return fmt.Errorf("%s:%d: field nodes: %s: %w", name, lineOf(data, te.Offset), Renamed["nodes"], ErrBadScenario)
+			return fmt.Errorf("%s:%d: field nodes: %s: %w", name, lineOf(data, te.Offset), renamed["nodes"], ErrBadScenario)
 		}
 		return fmt.Errorf("%s:%d: field %s: %v: %w", name, lineOf(data, te.Offset), field, err, ErrBadScenario)
 	}
 	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		key, _ = strconv.Unquote(key)
-		if hint, ok := Renamed[key]; ok {
+		if hint, ok := renamed[key]; ok {
 			return fmt.Errorf("%s:%d: unknown field %q: %s: %w", name, keyLine(data, key), key, hint, ErrBadScenario)
 		}
 		return fmt.Errorf("%s:%d: unknown field %q: %w", name, keyLine(data, key), key, ErrBadScenario)
@@ -427,11 +427,11 @@ const (
 // Check validates a scenario of the base format: CheckBase, and every
 // node has firmware.
 func (s *Scenario) Check() error {
-	if err := s.CheckBase(); err != nil {
+	specs, err := s.checkBase()
+	if err != nil {
 		return err
 	}
-	for i := range s.Count {
-		n := s.Node(i)
+	for i, n := range specs {
 		if n.Firmware == "" && len(n.Asm) == 0 {
 			return s.Errorf("nodes[%d]: no firmware or asm", i)
 		}
@@ -442,6 +442,12 @@ func (s *Scenario) Check() error {
 // CheckBase validates what every format shares and fills in Count. It
 // does not ask for firmware, which an extension may supply itself.
 func (s *Scenario) CheckBase() error {
+	_, err := s.checkBase()
+	return err
+}
+
+// checkBase is CheckBase; it also gives the nodes' descriptions.
+func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	switch s.Topology.Kind {
 	case "b2b", "back-to-back":
 		s.Topology.Kind = "b2b"
@@ -449,20 +455,20 @@ func (s *Scenario) CheckBase() error {
 	case "tree", "clos":
 		t := s.Topology
 		if t.Leaves <= 0 || t.PerLeaf <= 0 || t.Leaves > maxSwitchPorts || t.PerLeaf > maxSwitchPorts {
-			return s.Errorf("topology: %s needs leaves and per_leaf in 1..%d (a switch's ports)", t.Kind, maxSwitchPorts)
+			return nil, s.Errorf("topology: %s needs leaves and per_leaf in 1..%d (a switch's ports)", t.Kind, maxSwitchPorts)
 		}
 		if t.Kind == "clos" && (t.Spines <= 0 || t.Spines > maxSwitchPorts) {
-			return s.Errorf("topology: clos needs spines in 1..%d", maxSwitchPorts)
+			return nil, s.Errorf("topology: clos needs spines in 1..%d", maxSwitchPorts)
 		}
 	case "":
-		return s.Errorf("topology.kind: missing (b2b, star, tree or clos)")
+		return nil, s.Errorf("topology.kind: missing (b2b, star, tree or clos)")
 	default:
-		return s.Errorf("topology.kind: unknown %q (b2b, star, tree or clos)", s.Topology.Kind)
+		return nil, s.Errorf("topology.kind: unknown %q (b2b, star, tree or clos)", s.Topology.Kind)
 	}
 	switch s.Topology.Routing {
 	case "", "relative", "absolute":
 	default:
-		return s.Errorf("topology.routing: %q (relative or absolute)", s.Topology.Routing)
+		return nil, s.Errorf("topology.routing: %q (relative or absolute)", s.Topology.Routing)
 	}
 	if s.Count == 0 {
 		switch s.Topology.Kind {
@@ -475,98 +481,100 @@ func (s *Scenario) CheckBase() error {
 		}
 	}
 	if s.Count <= 0 {
-		return s.Errorf("count: no nodes")
+		return nil, s.Errorf("count: no nodes")
 	}
 	if s.Count > MaxNodes {
-		return s.Errorf("count: %d nodes, at most %d", s.Count, MaxNodes)
+		return nil, s.Errorf("count: %d nodes, at most %d", s.Count, MaxNodes)
 	}
 	switch k := s.Topology.Kind; {
 	case k == "b2b" && s.Count != 2:
-		return s.Errorf("count: b2b has 2 nodes, not %d", s.Count)
+		return nil, s.Errorf("count: b2b has 2 nodes, not %d", s.Count)
 	case (k == "tree" || k == "clos") && s.Count != s.Topology.Leaves*s.Topology.PerLeaf:
-		return s.Errorf("count: %s of %dx%d has %d nodes, not %d", k, s.Topology.Leaves, s.Topology.PerLeaf, s.Topology.Leaves*s.Topology.PerLeaf, s.Count)
+		return nil, s.Errorf("count: %s of %dx%d has %d nodes, not %d", k, s.Topology.Leaves, s.Topology.PerLeaf, s.Topology.Leaves*s.Topology.PerLeaf, s.Count)
 	}
 	if s.Time == 0 {
-		return s.Errorf("time: missing or zero (e.g. \"10ms\")")
+		return nil, s.Errorf("time: missing or zero (e.g. \"10ms\")")
 	}
 	switch s.Stop {
 	case "", "exit", "time", "host":
 	default:
-		return s.Errorf("stop: %q (exit, time or host)", s.Stop)
+		return nil, s.Errorf("stop: %q (exit, time or host)", s.Stop)
 	}
 	switch s.ExitCodes {
 	case "", "zero", "any":
 	default:
-		return s.Errorf("exit_codes: %q (zero or any)", s.ExitCodes)
+		return nil, s.Errorf("exit_codes: %q (zero or any)", s.ExitCodes)
 	}
 	if s.Sample != nil && *s.Sample == 0 {
-		return s.Errorf("sample: zero")
+		return nil, s.Errorf("sample: zero")
 	}
-	for i, n := range s.Nodes {
-		if _, err := s.ids(i, n); err != nil {
-			return err
-		}
+	if err := s.checkEntries(); err != nil {
+		return nil, err
 	}
-	for i := range s.Count {
-		n := s.Node(i)
+	checked := hostChecks{}
+	specs := s.NodeSpecs()
+	for i, n := range specs {
 		if n.Firmware != "" && len(n.Asm) > 0 {
-			return s.Errorf("nodes[%d]: both firmware and asm", i)
+			return nil, s.Errorf("nodes[%d]: both firmware and asm", i)
 		}
 		if n.ClockMHz < 0 || n.ClockMHz > 10000 {
-			return s.Errorf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
+			return nil, s.Errorf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
 		}
 		if n.Board != "" {
 			if _, err := hostbus.BoardFor(n.Board, 1); err != nil {
-				return s.Errorf("nodes[%d].board: %v", i, err)
+				return nil, s.Errorf("nodes[%d].board: %v", i, err)
 			}
 		}
 		if n.HostMemory%4096 != 0 || n.HostMemory > hostbus.MaxHostMemory {
-			return s.Errorf("nodes[%d].host_memory: %d: a multiple of 4096 up to %d", i, n.HostMemory, uint64(hostbus.MaxHostMemory))
+			return nil, s.Errorf("nodes[%d].host_memory: %d: a multiple of 4096 up to %d", i, n.HostMemory, uint64(hostbus.MaxHostMemory))
 		}
 		if n.SRAM%4 != 0 || n.SRAM > memsys.MaxSRAMSize {
-			return s.Errorf("nodes[%d].sram: %d: a multiple of 4 up to %d", i, n.SRAM, memsys.MaxSRAMSize)
+			return nil, s.Errorf("nodes[%d].sram: %d: a multiple of 4 up to %d", i, n.SRAM, memsys.MaxSRAMSize)
 		}
 		if n.LinkRate > maxLinkRate {
-			return s.Errorf("nodes[%d].link_rate: %d bytes/s: at most %d", i, n.LinkRate, uint64(maxLinkRate))
+			return nil, s.Errorf("nodes[%d].link_rate: %d bytes/s: at most %d", i, n.LinkRate, uint64(maxLinkRate))
 		}
 		for _, k := range sortedKeys(n.Params) {
 			if v := n.Params[k]; v > 0xFFFFFFFF {
-				return s.Errorf("nodes[%d].params: %s = %#x does not fit in a 32-bit word", i, k, uint64(v))
+				return nil, s.Errorf("nodes[%d].params: %s = %#x does not fit in a 32-bit word", i, k, uint64(v))
 			}
 		}
 		for j, d := range n.HostDumps {
 			if d.File == "" {
-				return s.Errorf("nodes[%d].host_dumps[%d].file: missing", i, j)
+				return nil, s.Errorf("nodes[%d].host_dumps[%d].file: missing", i, j)
 			}
 		}
 		for j, d := range n.HostLoads {
 			if d.File == "" {
-				return s.Errorf("nodes[%d].host_loads[%d].file: missing", i, j)
+				return nil, s.Errorf("nodes[%d].host_loads[%d].file: missing", i, j)
 			}
 		}
-		if err := s.checkHost(i, n); err != nil {
-			return err
+		if err := s.checkHost(i, n, checked); err != nil {
+			return nil, err
 		}
 	}
 	if s.Stop == "host" {
-		for i := range s.Count {
-			if n := s.Node(i); n.Host == nil && n.HostFile == "" {
-				return s.Errorf("stop: \"host\" but node %d has no host script", i)
+		for i, n := range specs {
+			if n.Host == nil && n.HostFile == "" {
+				return nil, s.Errorf("stop: \"host\" but node %d has no host script", i)
 			}
 		}
 	}
-	return nil
+	return specs, nil
 }
 
-// ids lists the nodes entry i of Nodes applies to.
-func (s *Scenario) ids(i int, n NodeSpec) ([]int, error) {
+// idRange is the nodes lo..hi, every step-th.
+type idRange struct{ lo, hi, step int }
+
+// ranges parses the ids of entry i of Nodes (none: node i).
+func (s *Scenario) ranges(i int, n NodeSpec) ([]idRange, error) {
 	if n.IDs == "" {
 		if i >= s.Count {
 			return nil, s.Errorf("nodes[%d]: only %d nodes", i, s.Count)
 		}
-		return []int{i}, nil
+		return []idRange{{i, i, 1}}, nil
 	}
-	var out []int
+	var out []idRange
 	for _, part := range strings.Split(n.IDs, ",") {
 		rng, step := part, "1"
 		if a, b, ok := strings.Cut(part, "/"); ok {
@@ -585,16 +593,60 @@ func (s *Scenario) ids(i int, n NodeSpec) ([]int, error) {
 		if b >= s.Count {
 			return nil, s.Errorf("nodes[%d].ids: node %d out of range (%d nodes)", i, b, s.Count)
 		}
-		for k := a; k <= b; k += st {
-			out = append(out, k)
-		}
+		out = append(out, idRange{a, b, st})
 	}
 	return out, nil
 }
 
-// Node is the effective description of node i: Defaults, then every entry
-// of Nodes that applies to i, in order (set fields override, Params merge).
-func (s *Scenario) Node(i int) NodeSpec {
+// maxMergeWork bounds the work of making the nodes' descriptions (the
+// nodes each entry of Nodes applies to, times the settings it carries,
+// summed), so that a small file cannot ask for hours of merging: 4M,
+// thousands of times what the largest fixture needs.
+const maxMergeWork = 1 << 22
+
+// checkEntries checks every entry's ids and the merging work.
+func (s *Scenario) checkEntries() error {
+	work := 0
+	for j, n := range s.Nodes {
+		rs, err := s.ranges(j, n)
+		if err != nil {
+			return err
+		}
+		settings := 1 + len(n.Params) + len(n.HostVars) + len(n.HostLoads) + len(n.HostDumps)
+		for _, r := range rs {
+			if work += ((r.hi-r.lo)/r.step + 1) * settings; work > maxMergeWork {
+				return s.Errorf("nodes[%d]: the entries so far apply over %d settings to nodes, at most %d: use fewer entries or defaults", j, work, maxMergeWork)
+			}
+		}
+	}
+	return nil
+}
+
+// NodeSpecs gives every node's effective description: Defaults, then
+// every entry of Nodes that applies to the node, in order (set fields
+// override, Params and HostVars merge, host loads and dumps add up). The
+// scenario must have passed CheckBase.
+func (s *Scenario) NodeSpecs() []NodeSpec {
+	entries := make([][]int, s.Count) // per node, the entries that apply
+	for j, n := range s.Nodes {
+		rs, _ := s.ranges(j, n)
+		for _, r := range rs {
+			for k := r.lo; k <= r.hi; k += r.step {
+				if l := len(entries[k]); l == 0 || entries[k][l-1] != j {
+					entries[k] = append(entries[k], j)
+				}
+			}
+		}
+	}
+	out := make([]NodeSpec, s.Count)
+	for i := range out {
+		out[i] = s.merge(entries[i])
+	}
+	return out
+}
+
+// merge applies the entries of Nodes to Defaults.
+func (s *Scenario) merge(entries []int) NodeSpec {
 	r := s.Defaults
 	r.Params = map[string]Num{}
 	for k, v := range s.Defaults.Params {
@@ -604,15 +656,10 @@ func (s *Scenario) Node(i int) NodeSpec {
 	for k, v := range s.Defaults.HostVars {
 		r.HostVars[k] = v
 	}
-	for j, n := range s.Nodes {
-		ids, _ := s.ids(j, n)
-		hit := false
-		for _, k := range ids {
-			hit = hit || k == i
-		}
-		if !hit {
-			continue
-		}
+	r.HostLoads = append([]HostLoad(nil), s.Defaults.HostLoads...)
+	r.HostDumps = append([]HostDump(nil), s.Defaults.HostDumps...)
+	for _, j := range entries {
+		n := s.Nodes[j]
 		if n.Firmware != "" {
 			r.Firmware, r.Asm = n.Firmware, nil
 		}
@@ -646,8 +693,8 @@ func (s *Scenario) Node(i int) NodeSpec {
 		for k, v := range n.HostVars {
 			r.HostVars[k] = v
 		}
-		r.HostLoads = append(append([]HostLoad(nil), r.HostLoads...), n.HostLoads...)
-		r.HostDumps = append(append([]HostDump(nil), r.HostDumps...), n.HostDumps...)
+		r.HostLoads = append(r.HostLoads, n.HostLoads...)
+		r.HostDumps = append(r.HostDumps, n.HostDumps...)
 	}
 	r.IDs = ""
 	return r

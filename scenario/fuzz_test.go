@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzParse feeds arbitrary JSON to the scenario parser: it must return a
@@ -50,8 +52,30 @@ func FuzzParse(f *testing.F) {
 		if s.Count <= 0 || s.Count > MaxNodes {
 			t.Fatalf("accepted %d nodes", s.Count)
 		}
-		for i := range s.Count {
-			_ = s.Node(i)
+		specs := s.NodeSpecs()
+		if len(specs) != s.Count {
+			t.Fatalf("%d descriptions of %d nodes", len(specs), s.Count)
+		}
+		for i := range min(s.Count, 64) {
+			if diff := cmp.Diff(nodeByScan(s, i), specs[i]); diff != "" {
+				t.Fatalf("node %d (-scan +NodeSpecs):\n%s", i, diff)
+			}
 		}
 	})
+}
+
+// nodeByScan is node i's description made the slow way NodeSpecs avoids:
+// every entry's ranges tested against i.
+func nodeByScan(s *Scenario, i int) NodeSpec {
+	var entries []int
+	for j, n := range s.Nodes {
+		rs, _ := s.ranges(j, n)
+		for _, r := range rs {
+			if i >= r.lo && i <= r.hi && (i-r.lo)%r.step == 0 {
+				entries = append(entries, j)
+				break
+			}
+		}
+	}
+	return s.merge(entries)
 }

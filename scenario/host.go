@@ -796,16 +796,31 @@ func (s *Scenario) hostScript(i int, n NodeSpec) (*HostScript, error) {
 	return n.Host, nil
 }
 
-// checkHost compiles node i's host script, if it has one, so that errors
-// show at load time.
-func (s *Scenario) checkHost(i int, n NodeSpec) error {
+// hostChecks are the host scripts checkHost has compiled: inline ones
+// (shared by the nodes of one entry or of Defaults) and files, so that a
+// script is read and compiled once, not once per node.
+type hostChecks map[any]bool
+
+// checkHost compiles node i's host script, if it has one and checked does
+// not hold it yet, so that errors show at load time.
+func (s *Scenario) checkHost(i int, n NodeSpec, checked hostChecks) error {
+	if n.Host != nil || n.HostFile != "" {
+		if len(n.Params) > 0 {
+			return s.Errorf("nodes[%d]: params with a host script (the script loads the firmware: write words with sram_write)", i)
+		}
+	}
+	var key any = n.Host
+	if n.HostFile != "" {
+		key = n.HostFile
+	}
+	if checked[key] {
+		return nil
+	}
 	h, err := s.hostScript(i, n)
 	if err != nil || h == nil {
 		return err
 	}
-	if len(n.Params) > 0 {
-		return s.Errorf("nodes[%d]: params with a host script (the script loads the firmware: write words with sram_write)", i)
-	}
+	checked[key] = true
 	if _, err := compileScript(fmt.Sprintf("nodes[%d].host.main", i), h.Main); err != nil {
 		return s.Errorf("%v", err)
 	}

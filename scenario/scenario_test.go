@@ -290,3 +290,32 @@ func TestJSONLines(t *testing.T) {
 		t.Fatalf("keyLine of a missing key = %d, want 1", got)
 	}
 }
+
+// Entries that each apply to every one of 4096 nodes are merged in one
+// pass (this took minutes when every node rescanned every entry's ids),
+// and a file asking for more merging than maxMergeWork is refused.
+func TestManyEntriesBounded(t *testing.T) {
+	src := func(entries int) []byte {
+		var es []string
+		for range entries {
+			es = append(es, `{"ids":"0-4095","params":{"a":1}}`)
+		}
+		return []byte(`{"count":4096,"topology":{"kind":"star"},"time":"1ms","defaults":{"asm":["x.s"]},"nodes":[` + strings.Join(es, ",") + `]}`)
+	}
+	t0 := time.Now()
+	s, err := Parse("x.json", src(200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := time.Since(t0)
+	t.Logf("200 entries over 4096 nodes: %v", el)
+	if el > 10*time.Second {
+		t.Errorf("200 entries over 4096 nodes took %v", el)
+	}
+	if n := s.NodeSpecs()[4095]; n.Params["a"] != 1 || len(n.Asm) != 1 {
+		t.Errorf("node 4095: %+v", n)
+	}
+	if _, err := Parse("x.json", src(2000)); err == nil || !strings.Contains(err.Error(), "nodes[512]: the entries so far apply over") {
+		t.Errorf("2000 entries: %v", err)
+	}
+}

@@ -170,10 +170,11 @@ func run(args []string, stderr io.Writer) int {
 	}
 	var profs []*profile.Profiler
 	if *profFile != "" {
+		specs := s.NodeSpecs()
 		for i, b := range w.Boards {
 			p := profile.New(w.Images[i], b.Busy)
 			p.Label("node", strconv.Itoa(i))
-			p.Binary(firmwareFile(s, i))
+			p.Binary(firmwareFile(specs[i]))
 			b.Observe(p)
 			profs = append(profs, p)
 		}
@@ -262,9 +263,8 @@ func writeProfile(name string, p *profile.Profiler, hz uint64) error {
 	return err
 }
 
-// firmwareFile names node i's firmware for its profile.
-func firmwareFile(s *scenario.Scenario, i int) string {
-	n := s.Node(i)
+// firmwareFile names a node's firmware for its profile.
+func firmwareFile(n scenario.NodeSpec) string {
 	if n.Firmware != "" {
 		return n.Firmware
 	}
