@@ -1,5 +1,6 @@
 // Command lanai-sim runs several emulated LANai 9.2 boards on a Myrinet
-// fabric, described by a scenario file (package scenario) or, for simple
+// fabric, described by a scenario file (package scenario,
+// docs/scenarios.md) or, for simple
 // cases, by flags:
 //
 //	lanai-sim [flags] scenario.json

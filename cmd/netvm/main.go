@@ -4,8 +4,9 @@
 //
 //	netvm run [--json FILE] [--trace FILE] SCENARIO
 //
-// runs the cluster and workloads a scenario file describes (package
-// netvm/run) and prints per-workload results and per-node statistics as
+// runs the cluster and workloads a scenario file describes (lanai-sim's
+// format with the NetVM extension, docs/scenarios.md; package netvm/run)
+// and prints per-workload results and per-node statistics as
 // JSON; --trace writes a Perfetto timeline.
 //
 //	netvm dap [--listen ADDR]
