@@ -1,7 +1,6 @@
 // Command lanai-sim runs several emulated LANai 9.2 boards on a Myrinet
 // fabric, described by a scenario file (package scenario,
-// docs/scenarios.md) or, for simple
-// cases, by flags:
+// docs/scenarios.md) or, for simple cases, by flags:
 //
 //	lanai-sim [flags] scenario.json
 //	lanai-sim --nodes 2 --topology b2b --firmware a.elf,b.elf --param 0:role=0 --time 10ms
