@@ -10,6 +10,10 @@
 // firmware written elsewhere (Cplant's MCP, docs/cplant.md) runs with no Go
 // code.
 //
+// The file format (docs/scenarios.md) is also the base of netvm run's: a
+// Format embeds Scenario and adds its own fields and rules, and
+// ParseFormat reads either.
+//
 // Everything a run produces, except the host timing figures, is a
 // function of the scenario and its seed.
 package scenario

@@ -51,7 +51,8 @@ import (
 )
 
 // Scenario is a parsed scenario file: the base format (scenario.Scenario)
-// and netvm run's fields.
+// and netvm run's fields. The base's Build (lanai-sim's boards) is not
+// for it: Run builds the NetVM cluster.
 type Scenario struct {
 	scenario.Scenario
 	// Frames is each host's VM memory in 4 KiB pages (default 4096).
