@@ -242,20 +242,11 @@ func (s *Scenario) Base() *Scenario { return s }
 
 // Load reads and checks a scenario file of the base format.
 func Load(path string) (*Scenario, error) {
-	s := &Scenario{}
-	if err := LoadFormat(path, s); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// LoadFormat reads and checks a scenario file into f.
-func LoadFormat(path string, f Format) error {
 	data, err := readfile.Read(path, readfile.Text)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return ParseFormat(path, data, f)
+	return Parse(path, data)
 }
 
 // Parse parses scenario JSON of the base format; name is used in messages
