@@ -48,7 +48,6 @@ import (
 	"lanaiemu/dap"
 	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
-	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
 	nvmrun "lanaiemu/netvm/run"
@@ -212,12 +211,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] [--debug-script FILE] SCENARIO")
 		return 2
 	}
-	data, err := readfile.Read(fs.Arg(0), readfile.Text)
-	if err != nil {
-		fmt.Fprintf(stderr, "netvm run: %v\n", err)
-		return 2
-	}
-	sc, err := nvmrun.Parse(fs.Arg(0), data)
+	sc, err := nvmrun.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2

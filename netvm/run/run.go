@@ -40,6 +40,7 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/freebsd"
+	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
@@ -77,6 +78,16 @@ type Workload struct {
 	Warm  bool   `json:"warm"`
 	// NoInline makes the library DMA even a small payload (lib.EP.NoInline).
 	NoInline bool `json:"no_inline,omitempty"`
+}
+
+// Load reads and checks a scenario file (a text file of at most
+// readfile's limit; a device or a directory is refused).
+func Load(path string) (*Scenario, error) {
+	data, err := readfile.Read(path, readfile.Text)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
 }
 
 // Parse reads a scenario (scenario.ParseFormat); errors name the file
