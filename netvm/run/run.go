@@ -39,16 +39,16 @@ import (
 	"io"
 
 	"lanaiemu/board"
-	"lanaiemu/freebsd"
 	"lanaiemu/internal/readfile"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/internal/progress"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/scenario"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Scenario is a parsed scenario file: the base format (scenario.Scenario)
