@@ -176,6 +176,11 @@ type Board struct {
 	rtcRead           uint64 // cycle of the last core read of RTC
 
 	link *Link // the link engines (link.go)
+
+	// deferring: the board runs in a parallel step (SetDeferred); its
+	// calls into models other boards share wait in deferred.
+	deferring bool
+	deferred  []func()
 }
 
 // watch tracks whether a register changed since the core last read it, in
@@ -406,8 +411,12 @@ func (b *Board) updateIRQ(cycle uint64) {
 	}
 	b.irq = level
 	b.trace(Event{Cycle: cycle, Kind: EvIRQ, Channel: -1, Level: level})
-	if b.cfg.OnIRQ != nil {
-		b.cfg.OnIRQ(cycle, level)
+	if f := b.cfg.OnIRQ; f != nil {
+		if b.deferring {
+			b.Later(func() { f(cycle, level) })
+		} else {
+			f(cycle, level)
+		}
 	}
 }
 
@@ -665,7 +674,42 @@ func (e Event) String() string {
 }
 
 func (b *Board) trace(e Event) {
-	if b.cfg.Trace != nil {
-		b.cfg.Trace(e)
+	if f := b.cfg.Trace; f != nil {
+		if b.deferring {
+			b.Later(func() { f(e) })
+		} else {
+			f(e)
+		}
 	}
+}
+
+// SetDeferred turns deferral on or off. While it is on, the calls the
+// board makes into models it may share with other boards (the fabric, the
+// OnIRQ and Trace call-backs, and whatever its host memory hands to Later)
+// wait, in the order made, until RunDeferred: a runner turns it on for a
+// step in which boards run in parallel, and replays every board's calls
+// in node order after the step, which gives exactly what running the
+// boards one after the other gives (docs/timeline.md, "Both cores").
+func (b *Board) SetDeferred(on bool) { b.deferring = on }
+
+// Deferring reports whether deferral is on (SetDeferred).
+func (b *Board) Deferring() bool { return b.deferring }
+
+// Later runs fn now, or, while deferral is on, queues it for RunDeferred.
+// A host-memory model whose writes notify shared models calls it.
+func (b *Board) Later(fn func()) {
+	if !b.deferring {
+		fn()
+		return
+	}
+	b.deferred = append(b.deferred, fn)
+}
+
+// RunDeferred runs the queued calls in order and forgets them.
+func (b *Board) RunDeferred() {
+	for i, fn := range b.deferred {
+		fn()
+		b.deferred[i] = nil
+	}
+	b.deferred = b.deferred[:0]
 }

@@ -362,14 +362,26 @@ func (l *Link) close() {
 		l.stats.FirstSendStart = at
 	}
 	if l.fab != nil {
+		fab, node := l.fab, l.node
 		if t := my & MyrinetTimeoutMask; t != l.tmo {
 			l.tmo = t
-			l.fab.SetTimeout(l.node, fabric.MyrinetTimeout(my))
+			if l.b.deferring {
+				l.b.Later(func() { fab.SetTimeout(node, fabric.MyrinetTimeout(my)) })
+			} else {
+				fab.SetTimeout(node, fabric.MyrinetTimeout(my))
+			}
 		}
 		l.interact()
-		if err := l.fab.Send(l.node, route, body, at, func(t sim.Time, err error) { l.fabricDone(r, t, err) }); err != nil {
+		if err := fab.CheckSend(node, route, body); err != nil {
 			l.stats.SendRejected++
 			r.doneSeen, r.doneAt = true, r.te // into the void, locally timed
+		} else {
+			done := func(t sim.Time, err error) { l.fabricDone(r, t, err) }
+			if l.b.deferring { // checked: Send cannot fail
+				l.b.Later(func() { fab.Send(node, route, body, at, done) })
+			} else {
+				fab.Send(node, route, body, at, done)
+			}
 		}
 	} else {
 		r.doneSeen, r.doneAt = true, r.te
@@ -455,7 +467,12 @@ func (l *Link) rearm() {
 	}
 	if l.armed() && l.fab != nil {
 		l.interact()
-		l.fab.Ready(l.node, l.now())
+		fab, node, now := l.fab, l.node, l.now()
+		if l.b.deferring {
+			l.b.Later(func() { fab.Ready(node, now) })
+		} else {
+			fab.Ready(node, now)
+		}
 	}
 }
 

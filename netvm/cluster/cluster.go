@@ -61,6 +61,9 @@ type Config struct {
 	ClockHz, LinkRate uint64
 	// PCI is the boards' host DMA timing model (board.DefaultPCI if zero).
 	PCI board.PCI
+	// Jobs is the number of goroutines that run the boards (node.Config.Jobs;
+	// 0 or 1: one). The results do not depend on it.
+	Jobs int
 	// Timeline, if set, records the run for Perfetto: a process per node,
 	// a track per host thread, the LANai core, each DMA channel and the
 	// link's two directions (see timeline.go).
@@ -252,7 +255,7 @@ func New(cfg Config) (*Cluster, error) {
 	// step). Only an interrupt raised by a board's own timer could fall
 	// in a grown step; the drivers count those served late
 	// (driver.Stats.LateIRQs).
-	c.World, err = node.New(q, f, boards, node.Config{})
+	c.World, err = node.New(q, f, boards, node.Config{Jobs: cfg.Jobs})
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +324,12 @@ func (m *watchedMemory) WriteHost(addr uint64, p []byte) error {
 	}
 	if d := m.n.Driver; d != nil {
 		b := m.n.Board
-		d.HostWritten(addr, len(p), b.Clock().Time(b.CPU().Cycles))
+		n, at := len(p), b.Clock().Time(b.CPU().Cycles)
+		if b.Deferring() { // the driver schedules on the shared queue
+			b.Later(func() { d.HostWritten(addr, n, at) })
+		} else {
+			d.HostWritten(addr, n, at)
+		}
 	}
 	return nil
 }
