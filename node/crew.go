@@ -64,12 +64,35 @@ func newCrew(w *World, jobs int) *crew {
 	return c
 }
 
-// run runs every running node to T and replays their deferred calls.
-func (c *crew) run(T sim.Time) {
+// DefaultParallelCycles is the least work, in core cycles summed over the
+// running nodes, for which a step is shared out (Config.ParallelCycles): a
+// hand-over costs about a microsecond on the development machine
+// (docs/performance.md), a cycle of a busy board 5-7 ns.
+const DefaultParallelCycles = 1000
+
+// run runs every running node from S to T, sharing them out when the step
+// is long enough, and replays their deferred calls.
+func (c *crew) run(S, T sim.Time) {
 	w := c.w
+	running, clk := 0, sim.Clock{}
+	for _, n := range w.Nodes {
+		if n.Stop == nil {
+			running++
+			clk = n.Board.Clock()
+		}
+	}
+	if uint64(running)*(clk.Cycles(T)-clk.Cycles(S)) < w.cfg.ParallelCycles {
+		for _, n := range w.Nodes {
+			if n.Stop == nil {
+				w.runStep(n, T)
+			}
+		}
+		return
+	}
 	for _, n := range w.Nodes {
 		n.Board.SetDeferred(true)
 	}
+	w.st.ParallelSteps++
 	c.step++
 	for _, wk := range c.workers {
 		wk.T = T

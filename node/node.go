@@ -43,6 +43,10 @@ type Config struct {
 	// or 1: the calling one alone). The results do not depend on it
 	// (docs/timeline.md, "Both cores").
 	Jobs int
+	// ParallelCycles is the least work (core cycles summed over the
+	// running nodes) for which a step's boards are shared out among the
+	// Jobs (0: DefaultParallelCycles).
+	ParallelCycles uint64
 }
 
 // Defaults.
@@ -88,6 +92,9 @@ type Stats struct {
 	// ProvedSteps are steps over many quanta while every core was in a
 	// loop proved side-effect free (exact: see World.provedJump).
 	ProvedSteps uint64
+	// ParallelSteps are steps whose boards ran on several goroutines
+	// (Config.Jobs): the one count that depends on the jobs.
+	ParallelSteps uint64
 }
 
 // World is N boards and one fabric on one queue.
@@ -125,6 +132,9 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 	}
 	if cfg.IdleInstructions == 0 {
 		cfg.IdleInstructions = DefaultIdleInstructions
+	}
+	if cfg.ParallelCycles == 0 {
+		cfg.ParallelCycles = DefaultParallelCycles
 	}
 	w := &World{Q: q, Fabric: f, cfg: cfg, step: cfg.Quantum, now: q.Now()}
 	for i, b := range boards {
@@ -176,7 +186,8 @@ func (w *World) Run(until sim.Time) error {
 			}
 		}()
 	}
-	for w.now < until && w.Running() {
+	live := w.Running() // some node runs: kept by the steps' loops over the nodes
+	for w.now < until && live {
 		S := w.now
 		if T, ok := w.provedJump(S, until); ok {
 			// Every core is in a loop proved side-effect free: the steps
@@ -195,6 +206,7 @@ func (w *World) Run(until sim.Time) error {
 				n.Link().TakeInteractions()
 				n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 			}
+			live = w.Running()
 			w.Q.RunUntil(T)
 			w.now = T
 			w.st.Steps++
@@ -235,7 +247,7 @@ func (w *World) Run(until sim.Time) error {
 		grown := T-S > Q
 		idle := true
 		if w.crew != nil {
-			w.crew.run(T)
+			w.crew.run(S, T)
 		} else {
 			for _, n := range w.Nodes {
 				if n.Stop == nil {
@@ -243,10 +255,12 @@ func (w *World) Run(until sim.Time) error {
 				}
 			}
 		}
+		live = false
 		for _, n := range w.Nodes {
 			if !n.ran {
 				continue // stopped before the step
 			}
+			live = live || n.Stop == nil
 			n.ran = false
 			wake = wake || n.wake
 			if n.busy {
@@ -342,6 +356,14 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 // SetJobs sets the number of goroutines that run the boards of a step
 // (Config.Jobs); the results do not depend on it.
 func (w *World) SetJobs(n int) { w.cfg.Jobs = n }
+
+// SetParallelCycles sets Config.ParallelCycles (0: the default).
+func (w *World) SetParallelCycles(c uint64) {
+	if c == 0 {
+		c = DefaultParallelCycles
+	}
+	w.cfg.ParallelCycles = c
+}
 
 // Jobs is the number of goroutines that run the boards of a step.
 func (w *World) Jobs() int { return max(w.cfg.Jobs, 1) }

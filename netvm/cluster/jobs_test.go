@@ -12,7 +12,7 @@ import (
 )
 
 // Boards run in parallel (Config.Jobs) give the serial run's results bit
-// for bit: four nodes streaming 16 KiB WRITEs round a ring for 3 ms, with
+// for bit (every step shared out, however short): four nodes streaming 16 KiB WRITEs round a ring for 3 ms, with
 // every board's device trace recorded, give the same trace (same events,
 // same order), the same counts of every node, the same fabric and
 // endpoint totals and the same WRITE counters with 1, 2 and 3 jobs.
@@ -31,11 +31,16 @@ func TestJobsChangeNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Shutdown()
+		c.World.SetParallelCycles(1) // every step in parallel, however short
 		eps := ringStream(t, c)
 		if err := c.Run(c.Now() + 3*sim.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		r.Stats = c.World.Stats()
+		if jobs > 1 && r.Stats.ParallelSteps < r.Stats.Steps/3 { // the boot ran at the default threshold
+			t.Fatalf("jobs %d: %d of %d steps in parallel", jobs, r.Stats.ParallelSteps, r.Stats.Steps)
+		}
+		r.Stats.ParallelSteps = 0
 		for _, ep := range eps {
 			r.Counters = append(r.Counters, ep.Counter(0))
 		}
