@@ -67,8 +67,11 @@ type Scenario struct {
 	BackToBack bool `json:"back_to_back,omitempty"`
 	// Profile makes the run profile every board from the start of the
 	// workloads (Result.Profiles; docs/profiling.md); not a file field.
-	Profile bool  `json:"-"`
-	lines   []int // line of each workload in the file
+	Profile bool `json:"-"`
+	// Jobs is the number of goroutines that run the boards (node.Config.Jobs;
+	// the results do not depend on it); not a file field.
+	Jobs  int   `json:"-"`
+	lines []int // line of each workload in the file
 	name    string
 }
 
@@ -323,7 +326,7 @@ func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*
 	c, err := cluster.New(cluster.Config{Nodes: sc.Nodes, Frames: sc.Frames, Seed: sc.Seed,
 		Board: sc.Board, ClockHz: sc.ClockMHz * 1_000_000, BackToBack: sc.BackToBack,
 		Faults:   fabric.Faults{DropPPM: sc.Faults.DropPPM, CorruptPPM: sc.Faults.CorruptPPM, DetourPPM: sc.Faults.DetourPPM, DetourDelay: 30 * sim.Microsecond},
-		Timeline: tl, Trace: trace})
+		Timeline: tl, Trace: trace, Jobs: sc.Jobs})
 	if err != nil {
 		return nil, nil, 0, err
 	}
