@@ -72,7 +72,7 @@ type Scenario struct {
 	// the results do not depend on it); not a file field.
 	Jobs  int   `json:"-"`
 	lines []int // line of each workload in the file
-	name    string
+	name  string
 }
 
 // Faults are the fabric's injected faults, in parts per million.
