@@ -21,7 +21,8 @@ import (
 // The hand-over is a step number: the caller publishes it, a worker spins
 // on it for a while (a step is a fraction of a microsecond of work) and
 // then sleeps on a channel; the same the other way for the end of a
-// share. The workers live for one World.Run.
+// share. The workers live from the first shared step of a World.Run to
+// its end.
 type crew struct {
 	w       *World
 	first   int // the caller's share: nodes [0, first)
@@ -46,14 +47,9 @@ type worker struct {
 // sleeps.
 const spins = 4000
 
-// newCrew starts jobs-1 workers for w's nodes, or returns nil when there
-// is nothing to share.
+// newCrew starts jobs-1 workers for w's nodes (2 <= jobs <= nodes).
 func newCrew(w *World, jobs int) *crew {
 	n := len(w.Nodes)
-	jobs = min(jobs, n)
-	if jobs < 2 {
-		return nil
-	}
 	c := &crew{w: w, first: n / jobs}
 	for k := 1; k < jobs; k++ {
 		wk := &worker{c: c, lo: k * n / jobs, hi: (k + 1) * n / jobs,
@@ -65,23 +61,25 @@ func newCrew(w *World, jobs int) *crew {
 }
 
 // DefaultParallelCycles is the least work, in core cycles summed over the
-// running nodes, for which a step is shared out (Config.ParallelCycles): a
-// hand-over costs about a microsecond on the development machine
-// (docs/performance.md), a cycle of a busy board 5-7 ns.
+// running nodes that are not in a proved polling loop (whose cycles cost
+// next to nothing), for which a step is shared out
+// (Config.ParallelCycles): a hand-over costs about a microsecond on the
+// development machine (docs/performance.md), a cycle of a busy board 5-7
+// ns.
 const DefaultParallelCycles = 1000
 
-// run runs every running node from S to T, sharing them out when the step
-// is long enough, and replays their deferred calls.
-func (c *crew) run(S, T sim.Time) {
-	w := c.w
-	running, clk := 0, sim.Clock{}
+// runShared runs every running node from S to T: on the crew (started at
+// the first step worth it) when the step has work enough, else on the
+// calling goroutine.
+func (w *World) runShared(S, T sim.Time) {
+	busy, clk := uint64(0), sim.Clock{}
 	for _, n := range w.Nodes {
-		if n.Stop == nil {
-			running++
-			clk = n.Board.Clock()
+		if n.Stop == nil && !n.Board.CPU().Polling() {
+			busy++
+			clk = n.Board.Clock() // an estimate: the clocks rarely differ
 		}
 	}
-	if uint64(running)*(clk.Cycles(T)-clk.Cycles(S)) < w.cfg.ParallelCycles {
+	if busy*clk.Cycles(T-S) < w.cfg.ParallelCycles {
 		for _, n := range w.Nodes {
 			if n.Stop == nil {
 				w.runStep(n, T)
@@ -89,6 +87,24 @@ func (c *crew) run(S, T sim.Time) {
 		}
 		return
 	}
+	if w.crew == nil {
+		w.crew = newCrew(w, w.cfg.Jobs)
+	}
+	w.crew.run(T)
+}
+
+// stopCrew ends the crew's workers, if they were started.
+func (w *World) stopCrew() {
+	if w.crew != nil {
+		w.crew.stop()
+		w.crew = nil
+	}
+}
+
+// run runs every running node to T on the crew and replays their
+// deferred calls.
+func (c *crew) run(T sim.Time) {
+	w := c.w
 	for _, n := range w.Nodes {
 		n.Board.SetDeferred(true)
 	}

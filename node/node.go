@@ -177,14 +177,9 @@ func (w *World) Running() bool {
 // if a node trapped.
 func (w *World) Run(until sim.Time) error {
 	Q := w.cfg.Quantum
-	if w.cfg.Jobs > 1 && w.now < until {
-		w.crew = newCrew(w, w.cfg.Jobs)
-		defer func() {
-			if w.crew != nil {
-				w.crew.stop()
-				w.crew = nil
-			}
-		}()
+	shared := min(w.cfg.Jobs, len(w.Nodes)) > 1
+	if shared {
+		defer w.stopCrew()
 	}
 	live := w.Running() // some node runs: kept by the steps' loops over the nodes
 	for w.now < until && live {
@@ -246,8 +241,8 @@ func (w *World) Run(until sim.Time) error {
 		}
 		grown := T-S > Q
 		idle := true
-		if w.crew != nil {
-			w.crew.run(S, T)
+		if shared {
+			w.runShared(S, T)
 		} else {
 			for _, n := range w.Nodes {
 				if n.Stop == nil {
