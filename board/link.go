@@ -366,7 +366,7 @@ func (l *Link) close() {
 		if t := my & MyrinetTimeoutMask; t != l.tmo {
 			l.tmo = t
 			if l.b.deferring {
-				l.b.Later(func() { fab.SetTimeout(node, fabric.MyrinetTimeout(my)) })
+				l.b.deferred = append(l.b.deferred, call{kind: callTimeout, at: fabric.MyrinetTimeout(my)})
 			} else {
 				fab.SetTimeout(node, fabric.MyrinetTimeout(my))
 			}
@@ -377,8 +377,8 @@ func (l *Link) close() {
 			r.doneSeen, r.doneAt = true, r.te // into the void, locally timed
 		} else {
 			done := func(t sim.Time, err error) { l.fabricDone(r, t, err) }
-			if l.b.deferring { // checked: Send cannot fail
-				l.b.Later(func() { fab.Send(node, route, body, at, done) })
+			if l.b.deferring {
+				l.b.deferred = append(l.b.deferred, call{kind: callSend, route: route, body: body, at: at, done: done})
 			} else {
 				fab.Send(node, route, body, at, done)
 			}
@@ -467,11 +467,10 @@ func (l *Link) rearm() {
 	}
 	if l.armed() && l.fab != nil {
 		l.interact()
-		fab, node, now := l.fab, l.node, l.now()
 		if l.b.deferring {
-			l.b.Later(func() { fab.Ready(node, now) })
+			l.b.deferred = append(l.b.deferred, call{kind: callReady, at: l.now()})
 		} else {
-			fab.Ready(node, now)
+			l.fab.Ready(l.node, l.now())
 		}
 	}
 }

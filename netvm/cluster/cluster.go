@@ -190,9 +190,14 @@ func New(cfg Config) (*Cluster, error) {
 		if n.Mem, err = hostbus.NewHostMemory(size); err != nil {
 			return nil, err
 		}
-		bc := board.Config{Config: lanai.Config{ClockHz: cfg.ClockHz}, Host: &watchedMemory{n.Mem, n}, OnIRQ: func(cycle uint64, level bool) {
+		bc := board.Config{Config: lanai.Config{ClockHz: cfg.ClockHz}, Host: n.Mem, OnIRQ: func(cycle uint64, level bool) {
 			if level && n.Driver != nil {
 				n.Driver.IRQ(n.Board.Clock().Time(cycle))
+			}
+		}, OnHostWrite: func(addr uint64, size int, cycle uint64) {
+			// Host threads spinning on host memory wake when it changes.
+			if n.Driver != nil {
+				n.Driver.HostWritten(addr, size, n.Board.Clock().Time(cycle))
 			}
 		}, PCI: cfg.PCI}
 		tr, tl := cfg.Trace, cfg.Timeline
@@ -308,28 +313,4 @@ func (c *Cluster) Shutdown() {
 	for _, n := range c.Nodes {
 		n.Kernel.Shutdown()
 	}
-}
-
-// watchedMemory is a node's host memory as its board's DMA engine sees
-// it: every write is also told to the driver (at the board's time), so
-// that host threads spinning on host memory wake when it changes.
-type watchedMemory struct {
-	*hostbus.HostMemory
-	n *Node
-}
-
-func (m *watchedMemory) WriteHost(addr uint64, p []byte) error {
-	if err := m.HostMemory.WriteHost(addr, p); err != nil {
-		return err
-	}
-	if d := m.n.Driver; d != nil {
-		b := m.n.Board
-		n, at := len(p), b.Clock().Time(b.CPU().Cycles)
-		if b.Deferring() { // the driver schedules on the shared queue
-			b.Later(func() { d.HostWritten(addr, n, at) })
-		} else {
-			d.HostWritten(addr, n, at)
-		}
-	}
-	return nil
 }
