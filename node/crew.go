@@ -63,9 +63,10 @@ func newCrew(w *World, jobs int) *crew {
 // DefaultParallelCycles is the least work, in core cycles summed over the
 // running nodes that are not in a proved polling loop (whose cycles cost
 // next to nothing), for which a step is shared out
-// (Config.ParallelCycles): a hand-over costs about a microsecond on the
-// development machine (docs/performance.md), a cycle of a busy board 5-7
-// ns.
+// (Config.ParallelCycles). A hand-over costs about a microsecond on the
+// loaded development machine, a busy board's cycle 15-45 ns of host time;
+// sharing out 8 busy boards' steps (100-160 cycles) there was slower than
+// running them serially (docs/performance.md).
 const DefaultParallelCycles = 1000
 
 // runShared runs every running node from S to T: on the crew (started at
@@ -88,7 +89,7 @@ func (w *World) runShared(S, T sim.Time) {
 		return
 	}
 	if w.crew == nil {
-		w.crew = newCrew(w, w.cfg.Jobs)
+		w.crew = newCrew(w, min(w.cfg.Jobs, len(w.Nodes)))
 	}
 	w.crew.run(T)
 }

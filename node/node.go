@@ -16,6 +16,9 @@
 // geometrically up to Config.MaxIdleStep; a node that sends during such a
 // grown step more than Q after its start is counted in Stats.LateRisk
 // (its packet may reach a node that already ran past its arrival).
+//
+// With Config.Jobs > 1 the boards of a long enough step run on several
+// goroutines, with the same results (crew.go).
 package node
 
 import (
@@ -43,9 +46,9 @@ type Config struct {
 	// or 1: the calling one alone). The results do not depend on it
 	// (docs/timeline.md, "Both cores").
 	Jobs int
-	// ParallelCycles is the least work (core cycles summed over the
-	// running nodes) for which a step's boards are shared out among the
-	// Jobs (0: DefaultParallelCycles).
+	// ParallelCycles is the least work (the step's core cycles times the
+	// running nodes not in a proved polling loop) for which a step's
+	// boards are shared out among the Jobs (0: DefaultParallelCycles).
 	ParallelCycles uint64
 }
 
