@@ -36,19 +36,27 @@ func TestCommand(t *testing.T) {
 	if code, _, e := runCmd("run", bad); code != 2 || !strings.Contains(e, "bad.json:3: workloads[0]") {
 		t.Fatalf("bad scenario: %d %q", code, e)
 	}
-	stressJSON := filepath.Join(t.TempDir(), "stress.json") // a new file: --json creates it
-	code, out, e := runCmd("stress", "--quiet", "--seed", "4", "--nodes", "2", "--writes", "40", "--json", stressJSON)
+	code, out, e := runCmd("stress", "--quiet", "--seed", "4", "--nodes", "2", "--writes", "40")
 	var res map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res["violations"].(float64) != 0 {
 		t.Fatalf("stress: %d %q %q", code, out, e)
-	}
-	if file, err := os.ReadFile(stressJSON); err != nil || string(file) != out {
-		t.Errorf("stress --json: the file is not the JSON printed (%v)", err)
 	}
 	for _, k := range []string{"writes", "bytes", "redirected_pages", "src_faults", "retransmits", "lock_waits", "lost_bytes", "violations"} {
 		if _, ok := res[k]; !ok {
 			t.Errorf("stress JSON lacks %q", k)
 		}
+	}
+	// The boards on two goroutines: the same JSON, byte for byte, on
+	// standard output and in the --json file (which stays).
+	js := filepath.Join(t.TempDir(), "stress.json")
+	if code, out2, e := runCmd("stress", "--quiet", "--seed", "4", "--nodes", "2", "--writes", "40", "--jobs", "2", "--json", js); code != 0 || out2 != out {
+		t.Fatalf("stress --jobs 2: %d %q %q", code, out2, e)
+	}
+	if b, err := os.ReadFile(js); err != nil || string(b) != out {
+		t.Fatalf("--json file: %v %q", err, b)
+	}
+	if code, _, _ := runCmd("stress", "--jobs", "0"); code != 2 {
+		t.Fatal("--jobs 0: want exit 2")
 	}
 	trace := filepath.Join(t.TempDir(), "t.json")
 	if code, out, e := runCmd("run", "--quiet", "--trace", trace, "../../fixtures/netvm/scenarios/pingpong.json"); code != 0 || !strings.Contains(out, "one_way_latency_us") {
