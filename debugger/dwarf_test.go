@@ -13,6 +13,7 @@ import (
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/objfile"
 )
 
@@ -89,19 +90,8 @@ func cRows(t *testing.T, src string, asmLines []objfile.LineEntry) []cRow {
 func TestCLines(t *testing.T) {
 	crt, _ := filepath.Glob("../firmware/crt/*.s")
 	files := append(crt, "../fixtures/c/g/recursion.O1.s")
-	var results []*asm.Result
-	for _, f := range files {
-		res, err := asm.AssembleFile(f, asm.Options{LineInfo: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		results = append(results, res)
-	}
-	exe, err := asm.LinkWithLines(results, files, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	image, err := exe.WriteELF()
+	image := build(t, files...)
+	exe, err := objfile.Read(image)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +120,7 @@ func TestCLines(t *testing.T) {
 		t.Fatalf("no row in hanoi (%d rows)", len(rows))
 	}
 	var out bytes.Buffer
-	c, _ := lanai.New(lanai.Config{})
-	img, err := c.Mem.LoadFile(image)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(img.Entry)
+	c, img := lanaitest.Load(t, image, lanai.Config{})
 	d := New(c, img, &out)
 	s := &session{t: t, cpu: c, d: d, out: &out}
 	got := s.do(fmt.Sprintf("break recursion.c:%d", at.line))

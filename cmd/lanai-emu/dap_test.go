@@ -11,31 +11,15 @@ import (
 
 	godap "github.com/google/go-dap"
 
-	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/dap/daptest"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/objfile"
 )
 
 // buildLines builds an executable with lanai-as's line table.
 func buildLines(t *testing.T, dir, name string, srcs ...string) (string, *objfile.File) {
 	t.Helper()
-	var results []*asm.Result
-	for _, s := range srcs {
-		res, err := asm.AssembleFile(s, asm.Options{LineInfo: true})
-		if err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-		results = append(results, res)
-	}
-	exe, err := asm.LinkWithLines(results, srcs, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := lanaitest.BuildFiles(t, srcs...)
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)

@@ -9,11 +9,10 @@ import (
 	"testing"
 
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
-	"lanaiemu/objfile"
 )
 
 // prog: _start calls work twice; work runs n iterations of a 3-cycle loop,
@@ -56,28 +55,7 @@ helper:
 // load assembles src and loads it into a new core.
 func load(t *testing.T, src string) (*lanai.CPU, *memsys.Image) {
 	t.Helper()
-	res, err := asm.Assemble([]asm.Source{{Name: "p.s", Text: []byte(src)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{"p.s"}, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := lanai.New(lanai.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := c.Mem.LoadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(im.Entry)
-	return c, im
+	return lanaitest.Load(t, lanaitest.Build(t, asm.Source{Name: "p.s", Text: []byte(src)}), lanai.Config{})
 }
 
 // measure runs src with a meter of f and returns its results.
