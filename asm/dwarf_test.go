@@ -1,13 +1,14 @@
 package asm
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/objfile"
 )
@@ -68,13 +69,8 @@ func TestDebugMatchesLLVM(t *testing.T) {
 					ws.Name, gs.Type, gs.Flags, gs.Size, gs.Align, gs.EntSize, ws.Type, ws.Flags, ws.Size, ws.Align, ws.EntSize)
 				continue
 			}
-			if !bytes.Equal(gs.Data, ws.Data) {
-				for i := range ws.Data {
-					if gs.Data[i] != ws.Data[i] {
-						t.Errorf("%s: %s differs from offset %#x: % x, want % x", base, ws.Name, i, gs.Data[i:min(i+8, len(gs.Data))], ws.Data[i:min(i+8, len(ws.Data))])
-						break
-					}
-				}
+			if d := cmp.Diff(ws.Data, gs.Data); d != "" {
+				t.Errorf("%s: %s differs (-llvm-mc +ours):\n%s", base, ws.Name, d)
 			}
 			var gk, wk []string
 			for _, r := range gs.Relocs {
@@ -85,8 +81,8 @@ func TestDebugMatchesLLVM(t *testing.T) {
 			}
 			sort.Strings(gk)
 			sort.Strings(wk)
-			if strings.Join(gk, "\n") != strings.Join(wk, "\n") {
-				t.Errorf("%s: relocations of %s differ:\n got: %v\nwant: %v", base, ws.Name, gk, wk)
+			if d := cmp.Diff(wk, gk); d != "" {
+				t.Errorf("%s: relocations of %s differ (-llvm-mc +ours):\n%s", base, ws.Name, d)
 			}
 		}
 		if debug < 8 {

@@ -3,6 +3,8 @@ package board
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/lanai"
 )
 
@@ -68,13 +70,8 @@ func TestIRQLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []change{{20, true}, {30, false}, {40, true}, {50, false}, {60, true}}
-	if len(got) != len(want) {
-		t.Fatalf("changes %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("changes %v, want %v", got, want)
-		}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(change{})); d != "" {
+		t.Fatalf("changes (-want +got):\n%s", d)
 	}
 	if !b.IRQ() || b.EIMR() != HostSigBit {
 		t.Fatalf("IRQ %v EIMR %#x", b.IRQ(), b.EIMR())

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"lanaiemu/internal/cofftest"
 )
 
@@ -32,13 +35,8 @@ func TestReadArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(in) {
-		t.Fatalf("%d members, want %d", len(got), len(in))
-	}
-	for i := range in {
-		if got[i].Name != in[i].Name || string(got[i].Data) != string(in[i].Data) {
-			t.Errorf("member %d: %q (%d bytes), want %q (%d bytes)", i, got[i].Name, len(got[i].Data), in[i].Name, len(in[i].Data))
-		}
+	if d := cmp.Diff(in, got, cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("members (-written +read):\n%s", d)
 	}
 	if _, err := Read(got[0].Data); err != nil {
 		t.Errorf("member 0 does not read: %v", err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/objfile"
 )
 
@@ -147,15 +149,12 @@ func TestLink(t *testing.T) {
 		{".data", objfile.SHT_PROGBITS, 0x28, 0x8, 4, objfile.SHF_ALLOC | objfile.SHF_WRITE, true},
 		{".bss", objfile.SHT_NOBITS, 0x30, 0x18, 8, objfile.SHF_ALLOC | objfile.SHF_WRITE, false},
 	}
-	if len(out.Sections) != len(want) {
-		t.Fatalf("%d output sections, want %d", len(out.Sections), len(want))
+	var got []sec
+	for _, s := range out.Sections {
+		got = append(got, sec{s.Name, s.Type, s.Addr, s.Size, s.Align, s.Flags, s.Data != nil})
 	}
-	for i, w := range want {
-		s := out.Sections[i]
-		got := sec{s.Name, s.Type, s.Addr, s.Size, s.Align, s.Flags, s.Data != nil}
-		if got != w {
-			t.Errorf("section %d = %+v, want %+v", i, got, w)
-		}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(sec{})); d != "" {
+		t.Errorf("output sections (-want +got):\n%s", d)
 	}
 	for name, addr := range map[string]uint32{
 		"_start": 0, "main": 0x10, "msg": 0x20, "counter": 0x40, "helper_local": 0x18,
@@ -287,10 +286,12 @@ func TestUndefined(t *testing.T) {
 	if !errors.As(err, &joined) || len(joined.Unwrap()) != 3 {
 		t.Fatalf("want 3 joined errors, got %v", err)
 	}
-	for i, e := range joined.Unwrap() {
-		if e.Error() != want[i] {
-			t.Errorf("error %d:\n%s\nwant:\n%s", i, e, want[i])
-		}
+	var got []string
+	for _, e := range joined.Unwrap() {
+		got = append(got, e.Error())
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }
 
