@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/internal/cofftest"
 )
 
@@ -86,23 +88,30 @@ func TestOutput(t *testing.T) {
 			if code != 0 || errs != "" {
 				t.Errorf("%s %q: status %d, stderr %q", file, c.args, code, errs)
 			}
-			if want := golden(t, file, c.tag, path); out != want {
-				t.Errorf("%s %q: output differs from the %s golden", file, c.args, c.tag)
+			if d := cmp.Diff(golden(t, file, c.tag, path), out); d != "" {
+				t.Errorf("%s %q: output differs from the %s golden (-golden +output):\n%s", file, c.args, c.tag, d)
 			}
 		}
 	}
 	// "--" ends the options.
 	path := filepath.Join(testdata, "mc.o")
-	if code, out, _ := runCmd(t, "-t", "--", path); code != 0 || out != golden(t, "mc.o", "t", path) {
+	code, out, _ := runCmd(t, "-t", "--", path)
+	if code != 0 {
 		t.Errorf("-t -- file: status %d", code)
+	}
+	if d := cmp.Diff(golden(t, "mc.o", "t", path), out); d != "" {
+		t.Errorf("-t -- file (-golden +output):\n%s", d)
 	}
 }
 
 func TestSeveralFiles(t *testing.T) {
 	a, b := filepath.Join(testdata, "mc.o"), filepath.Join(testdata, "prog.elf")
 	code, out, errs := runCmd(t, "-t", a, b)
-	if code != 0 || errs != "" || out != golden(t, "mc.o", "t", a)+golden(t, "prog.elf", "t", b) {
-		t.Errorf("two files: status %d, stderr %q, output %q", code, errs, out)
+	if code != 0 || errs != "" {
+		t.Errorf("two files: status %d, stderr %q", code, errs)
+	}
+	if d := cmp.Diff(golden(t, "mc.o", "t", a)+golden(t, "prog.elf", "t", b), out); d != "" {
+		t.Errorf("two files (-goldens +output):\n%s", d)
 	}
 }
 
@@ -143,8 +152,11 @@ func TestInputErrors(t *testing.T) {
 	// As llvm-objdump: files before the bad one are printed, none after.
 	good := filepath.Join(testdata, "mc.o")
 	code, out, errs := runCmd(t, "-t", good, filepath.Join(dir, "garbage.o"), good)
-	if code != 1 || out != golden(t, "mc.o", "t", good) || !strings.Contains(errs, "garbage.o") {
-		t.Errorf("good, bad, good: status %d, stderr %q, output %q", code, errs, out)
+	if code != 1 || !strings.Contains(errs, "garbage.o") {
+		t.Errorf("good, bad, good: status %d, stderr %q", code, errs)
+	}
+	if d := cmp.Diff(golden(t, "mc.o", "t", good), out); d != "" {
+		t.Errorf("good, bad, good: the output is not the first file's (-golden +output):\n%s", d)
 	}
 
 	// No file: a.out, as llvm-objdump.
