@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	ccorpus "lanaiemu/fixtures/c"
@@ -302,8 +304,11 @@ func TestDeterminism(t *testing.T) {
 			t.Errorf("%s differs: %v, %v", k, stats[0][k], stats[1][k])
 		}
 	}
-	if len(traces[0]) == 0 || !bytes.Equal(traces[0], traces[1]) {
-		t.Errorf("traces differ (%d and %d bytes)", len(traces[0]), len(traces[1]))
+	if len(traces[0]) == 0 {
+		t.Error("no trace")
+	}
+	if d := cmp.Diff(string(traces[0]), string(traces[1])); d != "" {
+		t.Errorf("traces differ (-first +second):\n%s", d)
 	}
 	// One line per instruction, and the traced run counts as the fast one.
 	if n := bytes.Count(traces[0], []byte("\n")); fmt.Sprint(n) != fmt.Sprint(stats[0]["instructions"]) {
