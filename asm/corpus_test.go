@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/isa"
 	"lanaiemu/objfile"
 )
@@ -143,8 +145,8 @@ func compareObjects(got, want *objfile.File, lenient bool) ([]string, int) {
 		}
 		sort.Strings(gk)
 		sort.Strings(wk)
-		if strings.Join(gk, "\n") != strings.Join(wk, "\n") {
-			diffs = append(diffs, fmt.Sprintf("relocations of %s differ:\n got: %v\nwant: %v", ws.Name, gk, wk))
+		if d := cmp.Diff(wk, gk); d != "" {
+			diffs = append(diffs, fmt.Sprintf("relocations of %s differ (-want +got):\n%s", ws.Name, d))
 		}
 	}
 	return diffs, equivalent

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
@@ -224,8 +226,11 @@ func TestDwarfLinesMatchLLVM(t *testing.T) {
 				got = append(got, fmt.Sprintf("%#x %d", r.Addr, r.Line))
 			}
 		}
-		if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) < 10 {
-			t.Errorf("%s: %d rows, llvm-dwarfdump %d:\n%v\n%v", src, len(got), len(want), got, want)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: the rows differ from llvm-dwarfdump's (-llvm-dwarfdump +ours):\n%s", src, d)
+		}
+		if len(got) < 10 {
+			t.Errorf("%s: only %d rows", src, len(got))
 		}
 		t.Logf("%s: %d rows as llvm-dwarfdump's", filepath.Base(src), len(got))
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/memsys"
 	"lanaiemu/sim"
 )
@@ -230,9 +232,9 @@ func TestWritesInvalidate(t *testing.T) {
 	w.Write32(0x14, 3)
 	w.Write64(0x18, 4)
 	w.WriteBlock(0x21, make([]byte, 9))
-	want := "[0x11+1 0x12+2 0x14+4 0x18+8 0x21+9]"
-	if fmt.Sprint(got) != want {
-		t.Errorf("OnWrite saw %v, want %v", got, want)
+	want := []string{"0x11+1", "0x12+2", "0x14+4", "0x18+8", "0x21+9"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("OnWrite saw (-want +got):\n%s", d)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/internal/cofftest"
 )
 
@@ -74,8 +76,8 @@ func TestReadCOFF(t *testing.T) {
 		".bss type=8 flags=0x3 addr=0x24 size=0x46a00 len=0",
 		".comment type=1 flags=0x0 addr=0x0 size=0xa len=10",
 	}
-	if strings.Join(secs, "\n") != strings.Join(want, "\n") {
-		t.Errorf("sections:\n%s\nwant:\n%s", strings.Join(secs, "\n"), strings.Join(want, "\n"))
+	if d := cmp.Diff(want, secs); d != "" {
+		t.Errorf("sections (-want +got):\n%s", d)
 	}
 	if got := be.Uint32(f.Sections[0].Data); got != 0xe0000010 {
 		t.Errorf(".text word 0 = %#x", got)
@@ -101,8 +103,8 @@ func TestReadCOFF(t *testing.T) {
 		"_weak 0x8 0 2 0 .text",
 		"_ISR 0xfffffe50 0 1 0 0xfff1",
 	}
-	if strings.Join(syms, "\n") != strings.Join(wantSyms, "\n") {
-		t.Errorf("symbols:\n%s\nwant:\n%s", strings.Join(syms, "\n"), strings.Join(wantSyms, "\n"))
+	if d := cmp.Diff(wantSyms, syms); d != "" {
+		t.Errorf("symbols (-want +got):\n%s", d)
 	}
 	// A COFF image converts to an ELF executable.
 	b, err := f.WriteELF()

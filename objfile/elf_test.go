@@ -262,8 +262,8 @@ func TestReadSegmentsOnly(t *testing.T) {
 		"load2:1:0x1234:0x4:01020304",
 		"load3.bss:8:0x1240:0x1000:",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("sections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("sections (-want +got):\n%s", d)
 	}
 }
 
@@ -303,8 +303,8 @@ func TestReadLLVMObject(t *testing.T) {
 		".rodata.str1.1 type=1 flags=0x32 size=0x6 align=1 entsize=1",
 		".bss type=8 flags=0x3 size=0xc align=4 entsize=0",
 	}
-	if strings.Join(secs, "\n") != strings.Join(wantSecs, "\n") {
-		t.Errorf("sections:\n%s\nwant:\n%s", strings.Join(secs, "\n"), strings.Join(wantSecs, "\n"))
+	if d := cmp.Diff(wantSecs, secs); d != "" {
+		t.Errorf("sections (-want +got):\n%s", d)
 	}
 	if s := f.Section(".rodata.str1.1"); s == nil || string(s.Data) != "hello\x00" {
 		t.Errorf(".rodata.str1.1 = %+v", s)
@@ -335,8 +335,8 @@ func TestReadLLVMObject(t *testing.T) {
 		"00000000 0 0 2 0 wk",
 		"00001234 0 0 1 65521 abs_sym",
 	}
-	if strings.Join(syms, "\n") != strings.Join(wantSyms, "\n") {
-		t.Errorf("symbols:\n%s\nwant:\n%s", strings.Join(syms, "\n"), strings.Join(wantSyms, "\n"))
+	if d := cmp.Diff(wantSyms, syms); d != "" {
+		t.Errorf("symbols (-want +got):\n%s", d)
 	}
 	var rels []string
 	for _, s := range f.Sections {
@@ -359,8 +359,8 @@ func TestReadLLVMObject(t *testing.T) {
 		".data 00000008 R_LANAI_32 ext_data+8",
 		".data 0000000c R_LANAI_32 .Lstr+1",
 	}
-	if strings.Join(rels, "\n") != strings.Join(wantRels, "\n") {
-		t.Errorf("relocations:\n%s\nwant:\n%s", strings.Join(rels, "\n"), strings.Join(wantRels, "\n"))
+	if d := cmp.Diff(wantRels, rels); d != "" {
+		t.Errorf("relocations (-want +got):\n%s", d)
 	}
 	// The unrelocated instruction words (llvm-objdump-14 -d).
 	text := f.Section(".text").Data

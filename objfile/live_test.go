@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // These tests use the LLVM 14 tools as the oracle and skip when they are
@@ -87,8 +89,8 @@ func TestLiveLLVMMC(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("no relocations parsed from llvm-readelf output")
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("relocations:\n%s\nllvm-readelf:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("relocations (-llvm-readelf +got):\n%s", d)
 	}
 	// Symbol names, values and sizes agree with llvm-readelf -s.
 	symRE := regexp.MustCompile(`^\s*\d+: ([0-9a-f]{8})\s+(\d+) (\w+)\s+(\w+)\s+\w+\s+(\w+) ?(\S*)$`)
@@ -102,8 +104,8 @@ func TestLiveLLVMMC(t *testing.T) {
 	for _, s := range f.Symbols {
 		gotSyms = append(gotSyms, fmt.Sprintf("%08x %d %s", s.Value, s.Size, s.DisplayName()))
 	}
-	if strings.Join(gotSyms, "\n") != strings.Join(wantSyms, "\n") {
-		t.Errorf("symbols:\n%s\nllvm-readelf:\n%s", strings.Join(gotSyms, "\n"), strings.Join(wantSyms, "\n"))
+	if d := cmp.Diff(wantSyms, gotSyms); d != "" {
+		t.Errorf("symbols (-llvm-readelf +got):\n%s", d)
 	}
 }
 
