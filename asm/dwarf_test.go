@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/objfile"
 )
@@ -43,13 +44,9 @@ func TestDebugMatchesLLVM(t *testing.T) {
 			continue
 		}
 		data, err := os.ReadFile(strings.TrimSuffix(src, ".s") + ".o")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want, err := objfile.ReadELF(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		debug := 0
 		for _, ws := range want.Sections {
 			// .comment (.ident) and .llvm_addrsig are not kept (docs/asm.md).

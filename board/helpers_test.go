@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
@@ -28,13 +30,9 @@ func build(t testing.TB, srcs ...asm.Source) []byte {
 		names = append(names, s.Name)
 	}
 	exe, err := link.Link(objs, names, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return img
 }
 
@@ -43,9 +41,7 @@ func inline(text string) asm.Source { return asm.Source{Name: "inline.s", Text: 
 func testdata(t testing.TB, name string) asm.Source {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return asm.Source{Name: name, Text: b}
 }
 
@@ -54,13 +50,9 @@ func testdata(t testing.TB, name string) asm.Source {
 func boot(t testing.TB, cfg Config, img []byte) (*Board, map[string]uint32) {
 	t.Helper()
 	b, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	im, err := b.Load(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	syms := map[string]uint32{}
 	for _, s := range im.Symbols {
 		syms[s.Name] = s.Value
@@ -109,8 +101,6 @@ func coreWrite(t testing.TB, b *Board, off, v uint32) {
 func coreRead(t testing.TB, b *Board, off uint32) uint32 {
 	t.Helper()
 	v, err := b.CPU().Mem.ReadIO(0xFFFFFE00+off, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return v
 }

@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/lanai"
 )
 
@@ -41,9 +43,7 @@ func TestRTCReads(t *testing.T) {
 		{200_000_000, 200_000_000, 2_000_000},
 	} {
 		b, err := New(Config{Config: lanai.Config{ClockHz: tc.hz}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b.CPU().Cycles = tc.cycles // as if the board had run that long
 		if got := coreRead(t, b, RegRTC); got != tc.want {
 			t.Errorf("%d Hz, cycle %d: RTC = %d, want %d", tc.hz, tc.cycles, got, tc.want)

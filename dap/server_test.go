@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	godap "github.com/google/go-dap"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
 	"lanaiemu/dap/daptest"
@@ -92,9 +93,7 @@ func TestServeErrors(t *testing.T) {
 	}
 	do("configurationDone", nil)
 	e, err := c.Event("exited", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if code := e.(*godap.ExitedEvent).Body.ExitCode; code != 7 {
 		t.Errorf("exit code %d", code)
 	}

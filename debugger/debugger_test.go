@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
 	ccorpus "lanaiemu/fixtures/c"
 	"lanaiemu/isa"
@@ -39,9 +41,7 @@ func crtAnd(t testing.TB, src ...string) *program {
 	crt, _ := filepath.Glob("../firmware/crt/*.s")
 	img := build(t, append(crt, src...)...)
 	f, err := objfile.Read(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := &program{image: img, file: f, sym: map[string]*objfile.Symbol{}}
 	for _, s := range f.Symbols {
 		if s.Name != "" && !s.IsUndefined() {
@@ -245,9 +245,7 @@ func TestBreakpointsAndStepping(t *testing.T) {
 
 	// The program runs on to its exit value.
 	progs, err := ccorpus.Programs("../fixtures/c")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var code uint32
 	for _, pr := range progs {
 		if pr.Name == "recursion" {
@@ -334,9 +332,7 @@ func TestDisasListTraceCycles(t *testing.T) {
 	// list shows the source line of pc, read from the file.
 	e := p.lineAt(t, fib)
 	src, err := os.ReadFile(e.File)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	line := strings.Split(string(src), "\n")[e.Line-1]
 	got = s.do("list")
 	contains(t, "list", got, fmt.Sprintf("=> %5d  %s", e.Line, expandTabs(line)))

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
@@ -22,17 +23,11 @@ import (
 func mustLines(t *testing.T, f *objfile.File) []objfile.LineEntry {
 	t.Helper()
 	b, err := f.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	g, err := objfile.Read(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ls, err := g.Lines()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return ls
 }
 
@@ -49,9 +44,7 @@ type cRow struct {
 func cRows(t *testing.T, src string, asmLines []objfile.LineEntry) []cRow {
 	t.Helper()
 	text, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	addrOf := map[int]uint32{}
 	for _, e := range asmLines {
 		if strings.HasSuffix(e.File, filepath.Base(src)) {
@@ -94,9 +87,7 @@ func TestCLines(t *testing.T) {
 	files := append(crt, "../fixtures/c/g/recursion.O1.s")
 	image := build(t, files...)
 	exe, err := objfile.Read(image)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rows := cRows(t, files[len(files)-1], mustLines(t, exe))
 	var hanoi uint32
 	for _, s := range exe.Symbols {
@@ -183,22 +174,16 @@ func TestDwarfLinesMatchLLVM(t *testing.T) {
 		var results []*asm.Result
 		for _, f := range files {
 			res, err := asm.AssembleFile(f, asm.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			results = append(results, res)
 		}
 		exe, err := asm.LinkWithLines(results, files, link.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		image, _ := exe.WriteELF()
 		path := filepath.Join(t.TempDir(), "p.elf")
 		os.WriteFile(path, image, 0o644)
 		dump, err := exec.Command(tool, "--debug-line", path).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var want []string
 		for _, l := range strings.Split(string(dump), "\n") {
 			f := strings.Fields(l)
@@ -215,9 +200,7 @@ func TestDwarfLinesMatchLLVM(t *testing.T) {
 		}
 		f, _ := objfile.Read(image)
 		rows, err := dwarfLines(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var got []string
 		for _, r := range rows {
 			if r.Line == 0 {

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/sim"
 )
 
@@ -25,9 +27,7 @@ func benchNet(b *testing.B, f *Fabric, q *sim.Queue, size int, dst func(int) int
 	routes := make([][]byte, len(nodes))
 	for i, n := range nodes {
 		r, err := f.Route(n, dst(n))
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		routes[i] = r
 	}
 	var end sim.Time

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/sim"
 )
 
@@ -89,9 +91,7 @@ func srcOf(b []byte) int    { return int(binary.BigEndian.Uint16(b[4:])) }
 
 func must(t testing.TB, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 func run(q *sim.Queue) {

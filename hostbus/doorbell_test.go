@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/memsys"
 )
 
@@ -21,9 +23,7 @@ func entry(mem *memsys.Memory, base uint32, i uint32) (addr, data uint32) {
 func dbReg(t *testing.T, mem *memsys.Memory, off uint32) uint32 {
 	t.Helper()
 	v, err := mem.ReadIO(DefaultDoorbellRegs+off, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return v
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	"lanaiemu/objfile"
@@ -39,17 +41,11 @@ zeroed:
 func buildELF(t *testing.T, src string, opt link.Options) ([]byte, *objfile.File) {
 	t.Helper()
 	res, err := asm.Assemble([]asm.Source{{Name: "fw.s", Text: []byte(src)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	exe, err := link.Link([]*objfile.File{res.Object}, []string{"fw.s"}, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return img, exe
 }
 
@@ -72,9 +68,7 @@ func TestLoadFirmware(t *testing.T) {
 	start := w.Now()
 
 	took, err := w.LoadFirmware(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Expected PIO: 3 control/CLOCK writes, the sections as bcopy does them
 	// (n/4 words + n%4 bytes), the start write; all posted.
 	writes := uint64(4)
@@ -135,13 +129,9 @@ func TestLoadFirmwareErrors(t *testing.T) {
 		t.Error("junk accepted")
 	}
 	res, err := asm.Assemble([]asm.Source{{Name: "x.s", Text: []byte(smallFirmware)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rel, err := res.Object.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := w.LoadFirmware(rel); err == nil || !strings.Contains(err.Error(), "relocatable") {
 		t.Errorf("relocatable object: %v", err)
 	}

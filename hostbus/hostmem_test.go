@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // boardHostMemory is a copy of the interface package board declares for
@@ -18,9 +20,7 @@ var _ boardHostMemory = (*HostMemory)(nil)
 func newHostMem(t *testing.T, size uint64) *HostMemory {
 	t.Helper()
 	m, err := NewHostMemory(size)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 
@@ -58,9 +58,7 @@ func TestHostMemoryAcrossPages(t *testing.T) {
 	for i, want := range src {
 		a := addr + uint64(i)
 		f, err := m.Frame(PFN(a))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if f[a-FrameAddr(PFN(a))] != want {
 			t.Fatalf("byte %d at %#x: %#x, want %#x", i, a, f[a-FrameAddr(PFN(a))], want)
 		}
@@ -194,9 +192,7 @@ func TestHostMemoryLittleEndian(t *testing.T) {
 func TestHostMemoryFrames(t *testing.T) {
 	m := newHostMem(t, 8*PageSize)
 	f, err := m.Frame(3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f[10] = 0x5A // the slice aliases memory
 	if v, _ := m.Uint8(FrameAddr(3) + 10); v != 0x5A {
 		t.Fatalf("frame write not visible: %#x", v)

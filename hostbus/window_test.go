@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/memsys"
 	"lanaiemu/sim"
@@ -17,17 +18,13 @@ import (
 func newWindow(t *testing.T, edit func(*Params), h Hooks) (*Window, *memsys.Memory) {
 	t.Helper()
 	mem, err := memsys.New(memsys.DefaultSRAMSize)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := DefaultParams()
 	if edit != nil {
 		edit(&p)
 	}
 	w, err := NewWindow(mem, p, h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return w, mem
 }
 
@@ -277,9 +274,7 @@ func TestControlRegister(t *testing.T) {
 	})
 	read := func() uint32 {
 		v, _, err := w.Read32(ControlOff)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return v
 	}
 	// Power-on: LANai and EBUS in reset, board out of reset, interrupts

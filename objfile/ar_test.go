@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/internal/cofftest"
 )
@@ -32,9 +33,7 @@ func TestReadArchive(t *testing.T) {
 		t.Fatal("IsArchive")
 	}
 	got, err := ReadArchive(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d := cmp.Diff(in, got, cmpopts.EquateEmpty()); d != "" {
 		t.Fatalf("members (-written +read):\n%s", d)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/internal/cofftest"
 )
@@ -60,9 +61,7 @@ func sampleCOFF() coffSpec {
 
 func TestReadCOFF(t *testing.T) {
 	f, err := ReadCOFF(buildCOFF(t, sampleCOFF()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if f.Kind != EXEC || f.Format != FormatCOFF || f.Entry != 4 {
 		t.Errorf("kind %v format %s entry %#x", f.Kind, f.Format, f.Entry)
 	}
@@ -139,9 +138,7 @@ func TestReadCOFFEntryFallback(t *testing.T) {
 	spec.Sections[0].PAddr = 0x100
 	spec.Syms = nil
 	f, err := ReadCOFF(buildCOFF(t, spec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if f.Entry != 0x100 {
 		t.Errorf("entry %#x, want the .text start 0x100", f.Entry)
 	}
@@ -160,9 +157,7 @@ func TestReadCOFFFlagsFromNames(t *testing.T) {
 		{Name: ".sbss", PAddr: 16, Size: 4},
 	}}
 	f, err := ReadCOFF(buildCOFF(t, spec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := ""
 	for _, s := range f.Sections {
 		got += fmt.Sprintf("%s:%d:%#x ", s.Name, s.Type, s.Flags)
@@ -242,9 +237,7 @@ func TestReadRealCOFF(t *testing.T) {
 	}
 	for name, w := range want {
 		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		f, err := Read(b)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -315,9 +308,7 @@ symbol _a_long_common_name 0x8 size=16 bind=1 type=0 0xfff2
 	// (as lanai-gcc writes them) and at 0x20: the model is the same.
 	for _, vaddr := range []uint32{0, 0x20} {
 		f, err := ReadCOFF(buildCOFF(t, cofftest.SampleObject(vaddr)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if got := describe(f); got != want {
 			t.Errorf("vaddr %#x:\n%s\nwant:\n%s", vaddr, got, want)
 		}
@@ -342,9 +333,7 @@ func TestReadCOFFFileNames(t *testing.T) {
 				{Name: "a_long_source_file_name.c", Class: cSTAT, Scnum: 1}, // puts the name at string offset 4
 			}}
 		f, err := ReadCOFF(buildCOFF(t, spec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if f.Symbols[0].Name != tc.want || f.Symbols[0].Type != STT_FILE {
 			t.Errorf("aux % x: file symbol %q, want %q", tc.aux, f.Symbols[0].Name, tc.want)
 		}

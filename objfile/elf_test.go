@@ -162,9 +162,7 @@ func TestWriteELFStructure(t *testing.T) {
 		}
 	}
 	syms, err := ef.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := map[string]elf.Symbol{}
 	for _, s := range syms {
 		got[s.Name] = s
@@ -270,9 +268,7 @@ func TestReadSegmentsOnly(t *testing.T) {
 func readTestdata(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 )
 
 // These tests use the LLVM 14 tools as the oracle and skip when they are
@@ -56,9 +57,7 @@ func readelfRelocs(t *testing.T, out string) []string {
 		}
 		if m := entry.FindStringSubmatch(line); m != nil {
 			add, err := strconv.ParseInt(m[5], 16, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if m[4] == "-" {
 				add = -add
 			}
@@ -75,9 +74,7 @@ func TestLiveLLVMMC(t *testing.T) {
 	obj := filepath.Join(dir, "relocs.o")
 	runTool(t, "llvm-mc-14", "-triple=lanai", "-filetype=obj", filepath.Join("testdata", "relocs.s"), "-o", obj)
 	b, err := os.ReadFile(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f := mustReadELF(t, b)
 	var got []string
 	for _, s := range f.Sections {
@@ -134,9 +131,7 @@ func TestLiveLLVMAcceptsWrittenFiles(t *testing.T) {
 		files["rewritten-"+name] = mustReadELF(t, readTestdata(t, name))
 	}
 	coff, err := ReadCOFF(buildCOFF(t, sampleCOFF()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	files["from-coff"] = coff
 	for name, f := range files {
 		t.Run(name, func(t *testing.T) {

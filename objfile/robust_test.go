@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/internal/cofftest"
 )
 
@@ -14,16 +16,12 @@ func validInputs(t testing.TB) map[string][]byte {
 	in := map[string][]byte{}
 	for _, name := range []string{"crt0.o", "relocs.o", "prog.o"} {
 		b, err := readFileTB(t, name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		in[name] = b
 	}
 	for name, f := range map[string]*File{"sample-rel": sampleREL(), "sample-exec": sampleEXEC()} {
 		b, err := f.WriteELF()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		in[name] = b
 	}
 	in["sample-coff"] = buildCOFF(t, sampleCOFF())

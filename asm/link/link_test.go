@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/objfile"
 )
@@ -125,9 +126,7 @@ func twoObjects() []*objfile.File {
 func TestLink(t *testing.T) {
 	var mapBuf bytes.Buffer
 	out, err := Link(twoObjects(), []string{"a.o", "b.o"}, Options{MapFile: &mapBuf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if out.Kind != objfile.EXEC || out.Entry != 0 {
 		t.Errorf("kind %v entry %#x", out.Kind, out.Entry)
 	}
@@ -213,13 +212,9 @@ func TestLink(t *testing.T) {
 	}
 	// The output can be written as ELF and read back.
 	b, err := out.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	back, err := objfile.ReadELF(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if back.Kind != objfile.EXEC || len(back.Sections) != 4 || word(t, back, 0) != 0xe0000010 {
 		t.Errorf("read back: %+v", back)
 	}
@@ -228,9 +223,7 @@ func TestLink(t *testing.T) {
 func TestLinkAddresses(t *testing.T) {
 	data := uint32(0x1000)
 	out, err := Link(twoObjects(), []string{"a.o", "b.o"}, Options{TextAddr: 0x100, DataAddr: &data})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// .text at 0x100: _start 0x100, main 0x110; .rodata 0x11c, msg 0x120;
 	// .data 0x1000; .bss 0x1008, counter at 0x1018.
 	for name, addr := range map[string]uint32{"_start": 0x100, "main": 0x110, "msg": 0x120, "counter": 0x1018, "__bss_start": 0x1008, "_end": 0x1020} {
@@ -305,9 +298,7 @@ func TestWeakUndefined(t *testing.T) {
 		{Offset: 12, Type: objfile.R_LANAI_32, Sym: wk},
 	}
 	out, err := Link([]*objfile.File{{Kind: objfile.REL, Sections: []*objfile.Section{a}, Symbols: []*objfile.Symbol{gsym("_start", a, 0), wk}}}, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for addr, w := range map[uint32]uint32{0: 0xe0000008, 4: 0x01810001, 8: 0x518c2345, 12: 0} {
 		if got := word(t, out, addr); got != w {
 			t.Errorf("word at %#x = %#08x, want %#08x", addr, got, w)
@@ -369,9 +360,7 @@ func TestSymbolPrecedence(t *testing.T) {
 				objs = append(objs, mk(i, d))
 			}
 			out, err := Link(objs, nil, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if got := symbolAddr(t, out, "x"); got != tc.addr {
 				t.Errorf("x = %#x, want %#x", got, tc.addr)
 			}
@@ -503,9 +492,7 @@ func TestEntry(t *testing.T) {
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if out.Entry != tc.entry {
 				t.Errorf("entry %#x, want %#x", out.Entry, tc.entry)
 			}
@@ -594,9 +581,7 @@ func TestUnlistedSymbols(t *testing.T) {
 		{Kind: objfile.REL, Sections: []*objfile.Section{a}, Symbols: []*objfile.Symbol{gsym("_start", a, 0)}},
 		{Kind: objfile.REL, Sections: []*objfile.Section{b}},
 	}, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// a.o .text [0,8), b.o .text [8,0x10): target = 0xc.
 	for addr, w := range map[uint32]uint32{0: 0xe000000c, 4: 5, 8: 0xc} {
 		if got := word(t, out, addr); got != w {

@@ -13,15 +13,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/objfile"
 )
 
 func readObj(t *testing.T, path string) *objfile.File {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := objfile.Read(b)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -35,9 +35,7 @@ func readObj(t *testing.T, path string) *objfile.File {
 func TestWorkedExample(t *testing.T) {
 	objs := []*objfile.File{readObj(t, "testdata/crt0.o"), readObj(t, "testdata/ex.o")}
 	out, err := Link(objs, []string{"crt0.o", "ex.o"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if out.Entry != 0 {
 		t.Errorf("entry %#x", out.Entry)
 	}
@@ -152,13 +150,9 @@ func TestLiveClang(t *testing.T) {
 	}
 	var mapBuf bytes.Buffer
 	out, err := Link(objs, []string{"crt0.o", "main.o", "lib.o"}, Options{MapFile: &mapBuf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := out.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	exe := filepath.Join(dir, "a.out")
 	if err := os.WriteFile(exe, b, 0o755); err != nil {
 		t.Fatal(err)
@@ -302,13 +296,9 @@ func mapInputSections(t *testing.T, m string) map[string]uint64 {
 // panic.
 func TestCorruptInputs(t *testing.T) {
 	crt0, err := os.ReadFile("testdata/crt0.o")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	exData, err := os.ReadFile("testdata/ex.o")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rng := rand.New(rand.NewSource(2))
 	linked := 0
 	for i := 0; i < 3000; i++ {

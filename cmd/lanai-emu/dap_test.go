@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	godap "github.com/google/go-dap"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/dap/daptest"
 	"lanaiemu/lanai/lanaitest"
@@ -25,9 +26,7 @@ func buildLines(t *testing.T, dir, name string, srcs ...string) (string, *objfil
 		t.Fatal(err)
 	}
 	f, err := objfile.Read(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return path, f
 }
 
@@ -53,9 +52,7 @@ func startDAP(t *testing.T) (*daptest.Client, chan error) {
 		return nil
 	})
 	r, err := c.Do("initialize", map[string]any{"adapterID": "lanai", "linesStartAt1": true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	caps := r.(*godap.InitializeResponse).Body
 	if !caps.SupportsDataBreakpoints || !caps.SupportsInstructionBreakpoints || !caps.SupportsReadMemoryRequest || !caps.SupportsDisassembleRequest {
 		t.Errorf("capabilities %+v", caps)
@@ -66,9 +63,7 @@ func startDAP(t *testing.T) (*daptest.Client, chan error) {
 func must[T any](t *testing.T, c *daptest.Client, cmd string, args any) T {
 	t.Helper()
 	r, err := c.Do(cmd, args)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	v, ok := r.(T)
 	if !ok {
 		t.Fatalf("%s: response %T", cmd, r)
@@ -80,9 +75,7 @@ func must[T any](t *testing.T, c *daptest.Client, cmd string, args any) T {
 func stopped(t *testing.T, c *daptest.Client) godap.StoppedEventBody {
 	t.Helper()
 	e, err := c.Event("stopped", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return e.(*godap.StoppedEvent).Body
 }
 
@@ -209,9 +202,7 @@ func TestDAPCore(t *testing.T) {
 	must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []any{}})
 	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
 	e, err := c.Event("exited", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if code := e.(*godap.ExitedEvent).Body.ExitCode; uint32(code) != expected(t, "recursion") {
 		t.Errorf("exit code %#x, want %#x", code, expected(t, "recursion"))
 	}
@@ -248,9 +239,7 @@ func TestDAPConsolePauseAndErrors(t *testing.T) {
 			out.WriteString(o.Body.Output)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if out.String() != "hi\n" || e.(*godap.ExitedEvent).Body.ExitCode != 0x1234 {
 		t.Errorf("console %q, exit %+v", out.String(), e)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
@@ -31,13 +32,9 @@ func build(t *testing.T, dir, name string, srcs ...string) string {
 		objs = append(objs, res.Object)
 	}
 	exe, err := link.Link(objs, srcs, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
@@ -65,9 +62,7 @@ func buildC(t *testing.T, dir, name string) string {
 func expected(t *testing.T, name string) uint32 {
 	t.Helper()
 	progs, err := ccorpus.Programs("../../fixtures/c")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range progs {
 		if p.Name == name {
 			return p.Expected
@@ -113,9 +108,7 @@ func TestRunExitStatusAndStats(t *testing.T) {
 		t.Fatalf("no summary line:\n%s", errs)
 	}
 	b, err := os.ReadFile(stats)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var js map[string]any
 	if err := json.Unmarshal(b, &js); err != nil {
 		t.Fatal(err)
@@ -153,9 +146,7 @@ func TestRunConsoleAndRaw(t *testing.T) {
 	// The same code as a raw binary at 0x100.
 	data, _ := os.ReadFile(img)
 	f, err := objfile.Read(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	raw := filepath.Join(dir, "hello.bin")
 	os.WriteFile(raw, f.Section(".text").Data, 0o644)
 	st, out, errs := emu(t, "", "run", "--load-addr", "0x100", raw)
@@ -241,9 +232,7 @@ func TestRunBadImageAndUsage(t *testing.T) {
 	// A relocatable object is not runnable.
 	obj := filepath.Join(dir, "x.o")
 	res, err := asm.Assemble([]asm.Source{{Name: "x.s", Text: []byte(loopProg)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := res.Object.WriteELF()
 	os.WriteFile(obj, b, 0o644)
 	if st, _, _ := emu(t, "", "run", obj); st != exitImage {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/internal/cofftest"
 	"lanaiemu/objfile"
 )
@@ -34,13 +36,9 @@ func TestLinkOK(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := objfile.ReadELF(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text := f.Section(".text")
 	if f.Kind != objfile.EXEC || text == nil || binary.BigEndian.Uint32(text.Data[0x10:]) != 0xe0000040 {
 		t.Errorf("output: %+v", f)
@@ -63,9 +61,7 @@ func TestDefaultOutput(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "a.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := objfile.ReadELF(b)
 	if err != nil || f.Entry != 0x40 {
 		t.Errorf("a.out entry: %v, %v", f, err)
@@ -152,9 +148,7 @@ func TestArchiveInput(t *testing.T) {
 	mainObj.Sections = []*objfile.Section{tx}
 	mainObj.Symbols = []*objfile.Symbol{{Name: "_main", Bind: objfile.STB_GLOBAL, Section: tx}}
 	mainELF, err := mainObj.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lib := filepath.Join(dir, "lib.a")
 	ar := cofftest.BuildArchive([]cofftest.Member{{Name: "unused.o", Data: cofftest.Build(cofftest.SampleObject(0))}, {Name: "main.o", Data: mainELF}})
 	if err := os.WriteFile(lib, ar, 0o644); err != nil {
@@ -166,9 +160,7 @@ func TestArchiveInput(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	m, err := os.ReadFile(mapPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !strings.Contains(string(m), lib+"(main.o)") || strings.Contains(string(m), "unused.o") {
 		t.Errorf("map does not show exactly the needed member:\n%s", m)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/internal/cofftest"
 )
@@ -27,9 +28,7 @@ func runCmd(t *testing.T, args ...string) (int, string, string) {
 func golden(t *testing.T, file, tag, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(testdata, file+"."+tag+".golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return strings.ReplaceAll(string(b), "\n"+file+":\tfile format", "\n"+path+":\tfile format")
 }
 
@@ -120,9 +119,7 @@ func TestSeveralFiles(t *testing.T) {
 func TestInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	mc, err := os.ReadFile(filepath.Join(testdata, "mc.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	files := map[string][]byte{
 		"garbage.o":   []byte("not an object file at all"),
 		"empty.o":     {},
@@ -175,9 +172,7 @@ func TestDebugSectionHeaders(t *testing.T) {
 	}
 	for _, o := range objs {
 		want, err := os.ReadFile(strings.TrimSuffix(o, ".o") + ".h.txt")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		st, got, errs := runCmd(t, "-h", o)
 		w := strings.Replace(string(want), "\ng/", "\n../../fixtures/c/g/", 1)
 		if st != 0 || got != w {
@@ -196,9 +191,7 @@ func TestDebugSectionHeaders(t *testing.T) {
 func TestArchive(t *testing.T) {
 	dir := t.TempDir()
 	mc, err := os.ReadFile(filepath.Join(testdata, "mc.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lib := filepath.Join(dir, "lib.a")
 	ar := cofftest.BuildArchive([]cofftest.Member{
 		{Name: "coffobj.o", Data: cofftest.Build(cofftest.SampleObject(0))},
