@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/sim"
 )
 
@@ -15,7 +16,7 @@ import (
 // cycles to the CPUC load), whether the core executed or skipped the
 // polling loop.
 func TestFirmwareCplantRing(t *testing.T) {
-	img := build(t, testdata(t, "cplant.s"))
+	img := lanaitest.Build(t, testdata(t, "cplant.s"))
 	for i := range 100 {
 		host := NewHostRAM(hostBase, 1<<16)
 		src := pattern(1536, uint64(i))

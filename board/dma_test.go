@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/sim"
 )
 
@@ -94,7 +95,7 @@ func newDMABoard(t testing.TB, cfg Config, src string) (*dmaBoard, map[string]ui
 			d.wake = append(d.wake, e.Cycle)
 		}
 	}
-	b, syms := boot(t, cfg, build(t, inline(src)))
+	b, syms := boot(t, cfg, lanaitest.Build(t, inline(src)))
 	d.Board = b
 	return d, syms
 }
@@ -270,7 +271,7 @@ func TestSRAMContention(t *testing.T) {
 // SRAM->host in 5 pieces, then exits with the sum of the engine's
 // checksums, which must be the checksum of the whole buffer.
 func TestFirmwareDMAChain(t *testing.T) {
-	img := build(t, testdata(t, "dmachain.s"))
+	img := lanaitest.Build(t, testdata(t, "dmachain.s"))
 	lens := []int{1, 7, 256, 255, 513, 4096, 3, 1000, 64, 2, 300, 8}
 	var traces []string
 	var cycles []uint64
@@ -320,7 +321,7 @@ func TestFirmwareDMAChain(t *testing.T) {
 
 // Bad descriptors stop the channel with a Fault and MEM_INT, never hang.
 func TestFirmwareBadDescriptors(t *testing.T) {
-	img := build(t, testdata(t, "baddesc.s"))
+	img := lanaitest.Build(t, testdata(t, "baddesc.s"))
 	const sram = 2 << 20
 	type setup func(descs, buf uint32, host *HostRAM) (head uint32, ds []Descriptor)
 	for _, tc := range []struct {

@@ -8,33 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
-	"lanaiemu/objfile"
 )
 
 // idleSrc spins on "bt ." (the core fast-forwards it to the next event).
 const idleSrc = "\t.globl _start\n_start:\n\tbt _start\n\tnop\n"
-
-// build assembles sources (each as its own unit) and links them.
-func build(t testing.TB, srcs ...asm.Source) []byte {
-	t.Helper()
-	var objs []*objfile.File
-	var names []string
-	for _, s := range srcs {
-		res, err := asm.Assemble([]asm.Source{s}, asm.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", s.Name, err)
-		}
-		objs = append(objs, res.Object)
-		names = append(names, s.Name)
-	}
-	exe, err := link.Link(objs, names, link.Options{})
-	require.NoError(t, err)
-	img, err := exe.WriteELF()
-	require.NoError(t, err)
-	return img
-}
 
 func inline(text string) asm.Source { return asm.Source{Name: "inline.s", Text: []byte(text)} }
 

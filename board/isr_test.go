@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 )
 
 // ISR write semantics from the LANai and from the host.
@@ -80,7 +81,7 @@ func TestIRQLine(t *testing.T) {
 
 // Firmware: timer.s exits with the RTC value at TIME0: 10 ticks.
 func TestFirmwareTimer(t *testing.T) {
-	img := build(t, testdata(t, "timer.s"))
+	img := lanaitest.Build(t, testdata(t, "timer.s"))
 	var cycles []uint64
 	for range 2 {
 		b, _ := boot(t, Config{}, img)
@@ -102,7 +103,7 @@ func TestFirmwareTimer(t *testing.T) {
 // Firmware: hazard.s checks what ISR reads see around special-register
 // stores.
 func TestFirmwareHazard(t *testing.T) {
-	b, _ := boot(t, Config{}, build(t, testdata(t, "hazard.s")))
+	b, _ := boot(t, Config{}, lanaitest.Build(t, testdata(t, "hazard.s")))
 	if code := runExit(t, b, 1<<20); code != 0x3F {
 		t.Fatalf("exit %#x, want 0x3f", code)
 	}
@@ -126,7 +127,7 @@ func TestFirmwareIRQ(t *testing.T) {
 			})
 		}
 	}}
-	b, _ = boot(t, cfg, build(t, testdata(t, "irq.s")))
+	b, _ = boot(t, cfg, lanaitest.Build(t, testdata(t, "irq.s")))
 	if code := runExit(t, b, 1<<20); code&^SendIntBit != 0 { // SEND_INT: the idle send engine (link.go)
 		t.Fatalf("exit ISR %#x, want 0 (SEND_INT aside)", code)
 	}
@@ -146,7 +147,7 @@ func TestFirmwareIRQ(t *testing.T) {
 // result in the same cycles, and a raised interrupt line falls.
 func TestReset(t *testing.T) {
 	var levels []bool
-	b, _ := boot(t, Config{OnIRQ: func(_ uint64, l bool) { levels = append(levels, l) }}, build(t, testdata(t, "timer.s")))
+	b, _ := boot(t, Config{OnIRQ: func(_ uint64, l bool) { levels = append(levels, l) }}, lanaitest.Build(t, testdata(t, "timer.s")))
 	code1 := runExit(t, b, 1<<20)
 	c1 := b.CPU().Cycles
 	coreWrite(t, b, RegEIMR, HostSigBit)

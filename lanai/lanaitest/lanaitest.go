@@ -1,7 +1,7 @@
 // Package lanaitest builds small LANai programs from assembly and loads
-// them on a core, for the tests of the packages above the core (profile,
-// budget, debugger, dap). Package lanai's own tests cannot import it (it
-// imports lanai) and keep their copy in lanai/helpers_test.go.
+// them on a core, for the tests of the packages above the core (board,
+// profile, budget, debugger, dap). Package lanai's own tests cannot import
+// it (it imports lanai) and keep their copy in lanai/helpers_test.go.
 package lanaitest
 
 import (
