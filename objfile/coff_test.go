@@ -171,11 +171,7 @@ func TestReadCOFFErrors(t *testing.T) {
 	valid := buildCOFF(t, sampleCOFF())
 	symptr := be.Uint32(valid[8:])
 	sec := func(i int) int { return 20 + 28 + 40*i }
-	tests := []struct {
-		name   string
-		modify func(b []byte) []byte
-		want   string
-	}{
+	checkCorruptions(t, valid, ReadCOFF, "coff: ", []corruption{
 		{"short", func(b []byte) []byte { return b[:10] }, "too short"},
 		{"magic", func(b []byte) []byte { b[1] = 1; return b }, "magic"},
 		{"opthdr", func(b []byte) []byte { be.PutUint16(b[16:], 0xffff); return b }, "optional header"},
@@ -204,19 +200,7 @@ func TestReadCOFFErrors(t *testing.T) {
 			b[symptr+coffSymSize*(n-2)+17] = 5 // .bf claims 5 aux entries
 			return b
 		}, "auxiliary"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			b := tc.modify(append([]byte{}, valid...))
-			f, err := ReadCOFF(b)
-			if err == nil {
-				t.Fatalf("ReadCOFF succeeded: %+v", f)
-			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "coff: ") {
-				t.Errorf("error %q does not mention %q", err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // cplantMCPEnv names Cplant's top/compute/OS/Myrinet/MCP folder, which

@@ -506,11 +506,7 @@ func TestReadELFErrors(t *testing.T) {
 	valid := mustWrite(t, sampleREL())
 	shoff := be.Uint32(valid[32:])
 	sh := func(i int) int { return int(shoff) + i*elfShdrSize }
-	tests := []struct {
-		name   string
-		modify func(b []byte) []byte
-		want   string
-	}{
+	checkCorruptions(t, valid, ReadELF, "elf: ", []corruption{
 		{"short", func(b []byte) []byte { return b[:30] }, "too short"},
 		{"magic", func(b []byte) []byte { b[1] = 'X'; return b }, "magic"},
 		{"class", func(b []byte) []byte { b[4] = 2; return b }, "32-bit"},
@@ -561,19 +557,7 @@ func TestReadELFErrors(t *testing.T) {
 			b[off+size-1] = 'x'
 			return b
 		}, "NUL-terminated"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			b := tc.modify(append([]byte{}, valid...))
-			f, err := ReadELF(b)
-			if err == nil {
-				t.Fatalf("ReadELF succeeded: %+v", f)
-			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "elf: ") {
-				t.Errorf("error %q does not mention %q", err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestRead(t *testing.T) {

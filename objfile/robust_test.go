@@ -3,12 +3,38 @@ package objfile
 import (
 	"bytes"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"lanaiemu/internal/cofftest"
 )
+
+// corruption damages a copy of a valid input; the read must then fail
+// with an error that mentions want.
+type corruption struct {
+	name   string
+	modify func(b []byte) []byte
+	want   string
+}
+
+// checkCorruptions reads each corruption of valid and checks for a clear
+// error: one that starts with prefix (the format's name) and mentions
+// the case's want.
+func checkCorruptions[T any](t *testing.T, valid []byte, read func([]byte) (T, error), prefix string, cases []corruption) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := read(tc.modify(append([]byte{}, valid...)))
+			if err == nil {
+				t.Fatalf("the read succeeded: %+v", got)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), prefix) {
+				t.Errorf("error %q does not start with %q and mention %q", err, prefix, tc.want)
+			}
+		})
+	}
+}
 
 // validInputs returns valid ELF and COFF files to corrupt.
 func validInputs(t testing.TB) map[string][]byte {
