@@ -58,29 +58,34 @@ func TestLiveLLVM(t *testing.T) {
 	}
 	var mu sync.Mutex
 	compared, matched, exact := 0, 0, 0
+	// check compares the listing of the file at path (holding data) with
+	// llvm-objdump's under every flag set, and counts the comparisons.
+	check := func(t *testing.T, path string, data []byte) {
+		for _, fs := range liveFlagSets {
+			want := llvmObjdump(t, path, fs.flags)
+			got := dump(t, path, data, fs.opt)
+			ok := normalize(got) == normalize(want)
+			mu.Lock()
+			compared++
+			if ok {
+				matched++
+			}
+			if got == want {
+				exact++
+			}
+			mu.Unlock()
+			if !ok {
+				t.Errorf("%v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", fs.flags, cmp.Diff(normalize(want), normalize(got)))
+			}
+		}
+	}
 	t.Run("files", func(t *testing.T) {
 		for _, path := range files {
 			t.Run(filepath.Base(path), func(t *testing.T) {
 				t.Parallel()
 				data, err := os.ReadFile(path)
 				require.NoError(t, err)
-				for _, fs := range liveFlagSets {
-					want := llvmObjdump(t, path, fs.flags)
-					got := dump(t, path, data, fs.opt)
-					ok := normalize(got) == normalize(want)
-					mu.Lock()
-					compared++
-					if ok {
-						matched++
-					}
-					if got == want {
-						exact++
-					}
-					mu.Unlock()
-					if !ok {
-						t.Errorf("%v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", fs.flags, cmp.Diff(normalize(want), normalize(got)))
-					}
-				}
+				check(t, path, data)
 			})
 		}
 	})
@@ -115,20 +120,7 @@ func TestLiveLLVM(t *testing.T) {
 				if err := os.WriteFile(out, image, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				for _, fs := range liveFlagSets {
-					want := llvmObjdump(t, out, fs.flags)
-					got := dump(t, out, image, fs.opt)
-					ok := normalize(got) == normalize(want)
-					mu.Lock()
-					compared++
-					if ok {
-						matched++
-					}
-					mu.Unlock()
-					if !ok {
-						t.Errorf("%v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", fs.flags, cmp.Diff(normalize(want), normalize(got)))
-					}
-				}
+				check(t, out, image)
 			})
 		}
 	})
