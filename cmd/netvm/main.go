@@ -40,10 +40,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	pprof "github.com/google/pprof/profile"
 
 	"lanaiemu/dap"
+	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai/profile"
@@ -341,6 +343,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	b2b := fs.Bool("back-to-back", false, "cable the two nodes together, without the cluster's switch")
 	noInline := fs.Bool("no-inline", false, "DMA every WRITE's payload (no payloads of up to 32 bytes in the command slot)")
 	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
+	hostCosts := fs.String("host-timing", "", "replace host costs, `name=duration,...` (e.g. signal-delivery=17us; names: "+strings.Join(freebsd.TimingCostNames(), ", ")+"; docs/host.md)")
 	profFile := fs.String("profile", "", "write the boards' pprof cycle profiles, summed over every experiment, to `FILE` with -nodeN before its extension (docs/profiling.md; about ten times slower)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -384,6 +387,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cfg := bench.Config{Board: *boardName, BackToBack: *b2b, NoInline: *noInline, ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
 	if *burst != 256 {
 		cfg.PCIBurst = uint32(*burst)
+	}
+	if *hostCosts != "" {
+		tm := freebsd.DefaultTiming()
+		if err := tm.Set(*hostCosts); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --host-timing: %v\n", err)
+			jsonFile.abandon()
+			return 2
+		}
+		cfg.HostTiming = &tm
 	}
 	if *profFile != "" {
 		cfg.Profiles = &bench.Profiles{}

@@ -69,6 +69,7 @@ func TestCommand(t *testing.T) {
 // each curve as SVG and PNG.
 func TestBenchCommand(t *testing.T) {
 	for _, args := range [][]string{{"bench", "--clock", "5"}, {"bench", "--link-rate", "0"}, {"bench", "--pin-cache", "0"}, {"bench", "--warp"},
+		{"bench", "--host-timing", "signal=17us"}, {"bench", "--host-timing", "wakeup=9999s"},
 		{"bench", "--board", "M9X-PCI64Z"}, {"stress", "--board", "PCI64"}, {"run", "--board", "M2L", "../../fixtures/netvm/scenarios/tour.json"},
 		{"run", "--clock", "5000", "../../fixtures/netvm/scenarios/tour.json"}} {
 		if code, _, _ := runCmd(args...); code != 2 {
