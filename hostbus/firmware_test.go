@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
@@ -109,8 +110,8 @@ func TestLoadFirmware(t *testing.T) {
 		t.Errorf("CLOCK = %#x", v)
 	}
 	// Reset was asserted, then everything released, interrupts on, 64-bit.
-	if len(resets) != 2 || resets[0] != (ResetLines{LANai: true, EBUS: true}) || resets[1] != (ResetLines{}) {
-		t.Errorf("resets %v", resets)
+	if d := cmp.Diff([]ResetLines{{LANai: true, EBUS: true}, {}}, resets); d != "" {
+		t.Errorf("resets (-want +got):\n%s", d)
 	}
 	if w.Control()&^CtlReq64 != CtlResetOff|CtlEResetOff|CtlBResetOff|CtlIntEnable|CtlForce64 {
 		t.Errorf("control after load %#08x", w.Control())

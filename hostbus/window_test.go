@@ -293,8 +293,8 @@ func TestControlRegister(t *testing.T) {
 	if v, want := read(), uint32(CtlResetOff|CtlEResetOn|CtlBResetOff|CtlIntDisable|CtlReq64); v != want {
 		t.Errorf("after RESET_OFF %#08x, want %#08x", v, want)
 	}
-	if len(resets) != 1 || resets[0] != (ResetLines{LANai: false, EBUS: true, Board: false}) {
-		t.Errorf("Reset hook %v", resets)
+	if d := cmp.Diff([]ResetLines{{LANai: false, EBUS: true, Board: false}}, resets); d != "" {
+		t.Errorf("Reset hook (-want +got):\n%s", d)
 	}
 	// Writing a pair's bit again changes nothing and tells nobody.
 	w.Write32(ControlOff, CtlResetOff)
