@@ -70,9 +70,7 @@ func TestWriteBenchSource(t *testing.T) {
 	if *benchSrcOut == "" {
 		t.Skip("no -benchsrc")
 	}
-	if err := os.WriteFile(*benchSrcOut, benchSource(100000), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(*benchSrcOut, benchSource(100000), 0o644))
 }
 
 func TestBenchSourceAssembles(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/sim"
@@ -481,9 +483,7 @@ func TestDMAChannels(t *testing.T) {
 	at(t, d.Board, 10, func() { coreWrite(t, d.Board, RegPULSE, 2) })
 	at(t, d.Board, 500, func() {
 		coreWrite(t, d.Board, RegPULSE, 2) // busy: no effect
-		if err := mem.WriteIO(DMAPointerBase, 4, 0x2000); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, mem.WriteIO(DMAPointerBase, 4, 0x2000))
 	})
 	d.Run(100_000)
 	if fmt.Sprint(descs) != "[4096 8192]" {
@@ -500,9 +500,7 @@ func TestPlainRegisters(t *testing.T) {
 	b, _ := New(Config{})
 	coreWrite(t, b, RegLED, 1)
 	coreWrite(t, b, RegMYRINET, 0x20E)
-	if err := b.HostWriteSpecial(RegCLOCK, 0x12345678); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.HostWriteSpecial(RegCLOCK, 0x12345678))
 	if b.LED() != 1 || coreRead(t, b, RegMYRINET) != 0x20E || coreRead(t, b, RegCLOCK) != 0x12345678 {
 		t.Fatalf("LED %#x MYRINET %#x CLOCK %#x", b.LED(), b.Special(RegMYRINET), b.Special(RegCLOCK))
 	}

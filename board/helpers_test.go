@@ -70,9 +70,7 @@ func at(t testing.TB, b *Board, c uint64, f func()) {
 // coreWrite writes a special register as a core store would.
 func coreWrite(t testing.TB, b *Board, off, v uint32) {
 	t.Helper()
-	if err := b.CPU().Mem.WriteIO(0xFFFFFE00+off, 4, v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.CPU().Mem.WriteIO(0xFFFFFE00+off, 4, v))
 }
 
 // coreRead reads a special register as a core load would.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/lanaitest"
@@ -25,17 +26,13 @@ func TestISRWrites(t *testing.T) {
 		t.Fatalf("after writing all ones: ISR = %#x, want %#x", got, want)
 	}
 	// The host clears HOST_SIG and sets LANAI_SIG with 1s.
-	if err := b.HostWriteSpecial(RegISR, HostSigBit|LanaiSigBit); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.HostWriteSpecial(RegISR, HostSigBit|LanaiSigBit))
 	if got, want := b.ISR(), LanaiSigBit|SendIntBit|RecvIntBit; got != want {
 		t.Fatalf("after the host's write: ISR = %#x, want %#x", got, want)
 	}
 	b.SetISRLevel(SendIntBit|RecvIntBit, false)
 	b.RaiseISR(Time1IntBit)
-	if err := b.HostWriteSpecial(RegISR, Time1IntBit); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.HostWriteSpecial(RegISR, Time1IntBit))
 	if got := b.ISR(); got != LanaiSigBit {
 		t.Fatalf("the host's write of TIME1: ISR = %#x, want %#x", got, LanaiSigBit)
 	}

@@ -97,9 +97,7 @@ func testCOFFGolden(t *testing.T, name string, data []byte) {
 		path := filepath.Join("testdata", name+"."+fs.tag+".golden")
 		got := dump(t, name, data, fs.opt)
 		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 			continue
 		}
 		want, err := os.ReadFile(path)

@@ -117,9 +117,7 @@ func TestLiveLLVM(t *testing.T) {
 				image, err := exe.WriteELF()
 				require.NoError(t, err)
 				out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), ".o")+".elf")
-				if err := os.WriteFile(out, image, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(out, image, 0o644))
 				check(t, out, image)
 			})
 		}
@@ -133,9 +131,7 @@ func TestLiveLLVM(t *testing.T) {
 		elf, err := f.WriteELF()
 		require.NoError(t, err)
 		path := filepath.Join(t.TempDir(), "coff.elf")
-		if err := os.WriteFile(path, elf, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, elf, 0o644))
 		for _, fs := range []struct {
 			flags []string
 			opt   Options

@@ -32,9 +32,7 @@ func benchNet(b *testing.B, f *Fabric, q *sim.Queue, size int, dst func(int) int
 	}
 	var end sim.Time
 	for _, n := range nodes {
-		if err := f.Attach(n, &benchRecv{&end}); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, f.Attach(n, &benchRecv{&end}))
 	}
 	pkt := make([]byte, size)
 	sent := 0
@@ -44,9 +42,7 @@ func benchNet(b *testing.B, f *Fabric, q *sim.Queue, size int, dst func(int) int
 			return
 		}
 		sent++
-		if err := f.Send(nodes[i], routes[i], pkt, at, func(t sim.Time, _ error) { send(i, t) }); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, f.Send(nodes[i], routes[i], pkt, at, func(t sim.Time, _ error) { send(i, t) }))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -52,9 +52,7 @@ func attachAll(t testing.TB, f *Fabric, q *sim.Queue) map[int]*recv {
 	m := map[int]*recv{}
 	for _, n := range f.Endpoints() {
 		r := &recv{f: f, q: q, node: n}
-		if err := f.Attach(n, r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, f.Attach(n, r))
 		m[n] = r
 	}
 	return m

@@ -124,9 +124,7 @@ func TestDoorbellDrop(t *testing.T) {
 		t.Errorf("write %d lost %d wakes %d", dbReg(t, mem, DoorbellRegWrite), dbReg(t, mem, DoorbellRegLost), *wakes)
 	}
 	// The firmware consumed two entries: two more fit, in order.
-	if err := mem.WriteIO(DefaultDoorbellRegs+DoorbellRegRead, 4, 2); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, mem.WriteIO(DefaultDoorbellRegs+DoorbellRegRead, 4, 2))
 	for i := range uint32(3) {
 		w.Write32(DoorbellOff, 20+i)
 	}

@@ -195,9 +195,7 @@ func TestByteOrder(t *testing.T) {
 	}
 	// Special registers: the same lanes, so the host sees them swapped.
 	const led = 0x140
-	if err := mem.Specials.Write32(led, 0x11223344); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, mem.Specials.Write32(led, 0x11223344))
 	if v, _, _ := w.Read32(SpecialOff + led); v != 0x44332211 {
 		t.Errorf("host reads LED as %#x", v)
 	}

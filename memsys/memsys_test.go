@@ -31,9 +31,7 @@ func TestMapAndErrors(t *testing.T) {
 		t.Error("write past the end of SRAM accepted")
 	}
 	isr, _ := SpecialByName("ISR")
-	if err := m.WriteIO(SpecialBase+isr.Off, 4, 0x55); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.WriteIO(SpecialBase+isr.Off, 4, 0x55))
 	if v, err := m.ReadIO(SpecialBase+isr.Off, 4); err != nil || v != 0x55 {
 		t.Errorf("ISR %#x, %v", v, err)
 	}

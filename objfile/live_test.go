@@ -136,9 +136,7 @@ func TestLiveLLVMAcceptsWrittenFiles(t *testing.T) {
 	for name, f := range files {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(dir, name)
-			if err := os.WriteFile(p, mustWrite(t, f), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(p, mustWrite(t, f), 0o644))
 			checkLLVMAccepts(t, p)
 		})
 	}
@@ -153,9 +151,7 @@ func TestLiveObjdumpIdentical(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			orig := filepath.Join("testdata", name)
 			ours := filepath.Join(dir, name)
-			if err := os.WriteFile(ours, mustWrite(t, mustReadELF(t, readTestdata(t, name))), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(ours, mustWrite(t, mustReadELF(t, readTestdata(t, name))), 0o644))
 			strip := func(s, path string) string { return strings.ReplaceAll(s, path, "FILE") }
 			a := strip(runTool(t, "llvm-objdump-14", "-d", "-r", orig), orig)
 			b := strip(runTool(t, "llvm-objdump-14", "-d", "-r", ours), ours)

@@ -129,9 +129,7 @@ func TestLiveClang(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 		return p
 	}
 	crt0 := filepath.Join(dir, "crt0.o")
@@ -154,9 +152,7 @@ func TestLiveClang(t *testing.T) {
 	b, err := out.WriteELF()
 	require.NoError(t, err)
 	exe := filepath.Join(dir, "a.out")
-	if err := os.WriteFile(exe, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(exe, b, 0o755))
 
 	// llvm-readelf accepts the executable.
 	re := run(t, "llvm-readelf-14", "-h", "-l", "-S", "-s", exe)

@@ -22,9 +22,7 @@ func buildLines(t *testing.T, dir, name string, srcs ...string) (string, *objfil
 	t.Helper()
 	b := lanaitest.BuildFiles(t, srcs...)
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 	f, err := objfile.Read(b)
 	require.NoError(t, err)
 	return path, f

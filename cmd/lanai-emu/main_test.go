@@ -36,9 +36,7 @@ func build(t *testing.T, dir, name string, srcs ...string) string {
 	b, err := exe.WriteELF()
 	require.NoError(t, err)
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 	return path
 }
 
@@ -46,9 +44,7 @@ func build(t *testing.T, dir, name string, srcs ...string) string {
 func buildAsm(t *testing.T, dir, name, text string) string {
 	t.Helper()
 	src := filepath.Join(dir, name+".s")
-	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(src, []byte(text), 0o644))
 	return build(t, dir, name+".elf", src)
 }
 
@@ -110,9 +106,7 @@ func TestRunExitStatusAndStats(t *testing.T) {
 	b, err := os.ReadFile(stats)
 	require.NoError(t, err)
 	var js map[string]any
-	if err := json.Unmarshal(b, &js); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &js))
 	for _, k := range []string{"instructions", "cycles", "sim_seconds", "host_seconds", "cpi", "mips", "exit_code", "stop"} {
 		if _, ok := js[k]; !ok {
 			t.Errorf("--stats lacks %q: %s", k, b)

@@ -71,9 +71,7 @@ func TestDefaultOutput(t *testing.T) {
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.o")
-	if err := os.WriteFile(junk, []byte("not an object"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(junk, []byte("not an object"), 0o644))
 	out := filepath.Join(dir, "out")
 	tests := []struct {
 		name   string
@@ -140,9 +138,7 @@ func TestHelp(t *testing.T) {
 func TestArchiveInput(t *testing.T) {
 	dir := t.TempDir()
 	obj := filepath.Join(dir, "sample.o")
-	if err := os.WriteFile(obj, cofftest.Build(cofftest.SampleObject(0)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(obj, cofftest.Build(cofftest.SampleObject(0)), 0o644))
 	mainObj := &objfile.File{Kind: objfile.REL}
 	tx := &objfile.Section{Name: ".text", Type: objfile.SHT_PROGBITS, Flags: objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, Align: 4, Data: make([]byte, 8), Size: 8}
 	mainObj.Sections = []*objfile.Section{tx}
@@ -151,9 +147,7 @@ func TestArchiveInput(t *testing.T) {
 	require.NoError(t, err)
 	lib := filepath.Join(dir, "lib.a")
 	ar := cofftest.BuildArchive([]cofftest.Member{{Name: "unused.o", Data: cofftest.Build(cofftest.SampleObject(0))}, {Name: "main.o", Data: mainELF}})
-	if err := os.WriteFile(lib, ar, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(lib, ar, 0o644))
 	out, mapPath := filepath.Join(dir, "prog"), filepath.Join(dir, "prog.map")
 	code, _, stderr := runLD("-o", out, "-Map", mapPath, obj, lib)
 	if code != 0 || stderr != "" {
@@ -164,9 +158,7 @@ func TestArchiveInput(t *testing.T) {
 	if !strings.Contains(string(m), lib+"(main.o)") || strings.Contains(string(m), "unused.o") {
 		t.Errorf("map does not show exactly the needed member:\n%s", m)
 	}
-	if err := os.WriteFile(lib, ar[:len(ar)-3], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(lib, ar[:len(ar)-3], 0o644))
 	code, _, stderr = runLD("-o", out, obj, lib)
 	if code != 1 || !strings.Contains(stderr, "lanai-ld: error: "+lib+": ar: member at") {
 		t.Errorf("truncated archive: exit %d, stderr %q", code, stderr)

@@ -128,9 +128,7 @@ func TestInputErrors(t *testing.T) {
 	}
 	for name, data := range files {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, data, 0o644))
 		code, out, errs := runCmd(t, "-d", "-r", "-t", "-h", "-s", path)
 		if code != 1 || out != "" {
 			t.Errorf("%s: status %d, stdout %q; want 1 and no output", name, code, out)
@@ -197,9 +195,7 @@ func TestArchive(t *testing.T) {
 		{Name: "coffobj.o", Data: cofftest.Build(cofftest.SampleObject(0))},
 		{Name: "mc.o", Data: mc},
 	})
-	if err := os.WriteFile(lib, ar, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(lib, ar, 0o644))
 	code, out, errs := runCmd(t, "-d", "-r", lib)
 	want := golden(t, "coffobj", "dr", lib+"(coffobj.o)") + golden(t, "mc.o", "dr", lib+"(mc.o)")
 	if code != 0 || errs != "" || out != want {
@@ -207,9 +203,7 @@ func TestArchive(t *testing.T) {
 	}
 
 	bad := cofftest.BuildArchive([]cofftest.Member{{Name: "bad.o", Data: []byte("\x13\x00 not COFF")}})
-	if err := os.WriteFile(lib, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(lib, bad, 0o644))
 	code, _, errs = runCmd(t, "-d", lib)
 	if code != 1 || !strings.Contains(errs, "'"+lib+"(bad.o)': coff:") {
 		t.Errorf("bad member: status %d, stderr %q", code, errs)

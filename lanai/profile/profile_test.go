@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
 	"lanaiemu/lanai"
@@ -110,9 +111,7 @@ func TestExactAttribution(t *testing.T) {
 		t.Fatalf("profiled run: %d cycles %d instructions; plain: %d, %d", c.Cycles, c.Instret, plain.Cycles, plain.Instret)
 	}
 	pr := p.Profile(c.Config().ClockHz)
-	if err := pr.CheckValid(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, pr.CheckValid())
 	var total int64
 	for _, s := range pr.Sample {
 		total += s.Value[Cycles]
@@ -207,9 +206,7 @@ func TestPprofReadsIt(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "loops.pb.gz")
 	var buf bytes.Buffer
-	if err := p.Write(&buf, c.Config().ClockHz); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, p.Write(&buf, c.Config().ClockHz))
 	os.WriteFile(file, buf.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(dir, "loops.s"), []byte(loops), 0o644)
 	out, err := exec.Command(gobin, "tool", "pprof", "-top", file).CombinedOutput()
@@ -231,9 +228,7 @@ func TestWriteFlame(t *testing.T) {
 	p := New(im, nil)
 	p.Run(c, 1<<30)
 	var buf bytes.Buffer
-	if err := WriteFlame(&buf, p.Profile(c.Config().ClockHz), Cycles, "loops"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteFlame(&buf, p.Profile(c.Config().ClockHz), Cycles, "loops"))
 	d := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
 	for {
 		_, err := d.Token()
