@@ -1,8 +1,9 @@
 package board
 
 import (
-	"bytes"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/sim"
@@ -30,8 +31,9 @@ func TestFirmwareCplantRing(t *testing.T) {
 			}
 		}}, img)
 		code := uint64(runExit(t, b, 1<<24))
-		if got, _ := b.CPU().Mem.Read(syms["buf"], 1536); !bytes.Equal(got, src) {
-			t.Fatal("data differs")
+		got, _ := b.CPU().Mem.Read(syms["buf"], 1536)
+		if d := cmp.Diff(src, got); d != "" {
+			t.Fatalf("data (-sent +received):\n%s", d)
 		}
 		if len(done) != 3 {
 			t.Fatalf("%d blocks done", len(done))

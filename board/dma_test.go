@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"lanaiemu/lanai"
@@ -290,11 +291,12 @@ func TestFirmwareDMAChain(t *testing.T) {
 			want = append(want, src[off+3*i:off+3*i+n]...)
 			off += n
 		}
-		if got, _ := b.CPU().Mem.Read(syms["buf"], uint32(len(want))); !bytes.Equal(got, want) {
-			t.Fatal("gathered buffer differs")
+		got, _ := b.CPU().Mem.Read(syms["buf"], uint32(len(want)))
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("gathered buffer (-want +got):\n%s", d)
 		}
-		if got := host.Data[0x8001 : 0x8001+len(want)]; !bytes.Equal(got, want) {
-			t.Fatal("scattered host data differs")
+		if d := cmp.Diff(want, host.Data[0x8001:0x8001+len(want)]); d != "" {
+			t.Fatalf("scattered host data (-want +got):\n%s", d)
 		}
 		if sum := uint32(Checksum(want, false)); code != sum {
 			t.Fatalf("firmware's checksum %#x, want %#x", code, sum)

@@ -130,8 +130,8 @@ func TestRoundTripREL(t *testing.T) {
 		t.Fatalf("round trip differs (-written +read):\n%s", d)
 	}
 	// Writing again gives identical bytes.
-	if b2 := mustWrite(t, g); !bytes.Equal(b, b2) {
-		t.Error("second write differs from the first")
+	if d := cmp.Diff(b, mustWrite(t, g)); d != "" {
+		t.Errorf("second write differs from the first (-first +second):\n%s", d)
 	}
 }
 

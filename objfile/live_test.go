@@ -155,8 +155,8 @@ func TestLiveObjdumpIdentical(t *testing.T) {
 			strip := func(s, path string) string { return strings.ReplaceAll(s, path, "FILE") }
 			a := strip(runTool(t, "llvm-objdump-14", "-d", "-r", orig), orig)
 			b := strip(runTool(t, "llvm-objdump-14", "-d", "-r", ours), ours)
-			if a != b {
-				t.Errorf("listings differ:\nLLVM:\n%s\nours:\n%s", a, b)
+			if d := cmp.Diff(a, b); d != "" {
+				t.Errorf("listings differ (-LLVM's object +ours):\n%s", d)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"lanaiemu/internal/cofftest"
@@ -95,8 +96,8 @@ func checkFile(t *testing.T, f *File) {
 	if err != nil {
 		t.Fatalf("rewriting our own output failed: %v", err)
 	}
-	if !bytes.Equal(out, out2) {
-		t.Fatalf("write(read(write(f))) differs from write(f)")
+	if !bytes.Equal(out, out2) { // checked first: cmp.Diff is slow on equal bytes, and this runs for every flip
+		t.Fatalf("write(read(write(f))) differs from write(f) (-first +second):\n%s", cmp.Diff(out, out2))
 	}
 }
 
