@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
-	ccorpus "lanaiemu/fixtures/c"
+	"lanaiemu/internal/ccorpus"
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/lanaitest"
@@ -38,7 +38,7 @@ type program struct {
 }
 
 func crtAnd(t testing.TB, src ...string) *program {
-	crt, _ := filepath.Glob("../firmware/crt/*.s")
+	crt, _ := filepath.Glob("../firmware/crt/src/*.s")
 	img := build(t, append(crt, src...)...)
 	f, err := objfile.Read(img)
 	require.NoError(t, err)

@@ -13,11 +13,11 @@ import (
 	"lanaiemu/fabric"
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/memsys"
 	"lanaiemu/node"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Defaults of a node.

@@ -4,7 +4,7 @@
 // ranges dumped from it), the Myrinet topology, injected faults, the run
 // length and the stop rule. Load reads a file, Build makes the boards,
 // host memories, fabric and node.World, and (*World).Run runs it, with an
-// optional timeline (package timeline) and statistics (docs/lanai-sim.md).
+// optional timeline (package internal/timeline) and statistics (docs/lanai-sim.md).
 // A node may have a host script (HostScript) that plays its driver: it
 // loads the firmware through the PCI window and serves its interrupts, so
 // firmware written elsewhere (Cplant's MCP, docs/cplant.md) runs with no Go

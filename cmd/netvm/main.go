@@ -45,15 +45,15 @@ import (
 	pprof "github.com/google/pprof/profile"
 
 	"lanaiemu/dap"
-	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
+	"lanaiemu/netvm/freebsd"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -197,7 +197,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	profFile := fs.String("profile", "", "write each board's pprof cycle profile from the start of the workloads to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
-	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm)")
+	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm/src)")
 	boardName := fs.String("board", "", "every node's board, over the scenario's \"board\" (default "+hostbus.DefaultPart+"; docs/hardware.md)")
 	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz, over the scenario's \"clock_mhz\" (0: the board's)")
 	if err := fs.Parse(args); err != nil {

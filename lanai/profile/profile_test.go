@@ -276,7 +276,7 @@ func TestEventsAtTheLimit(t *testing.T) {
 // locations carry the .c file and line from the DWARF line table, as the
 // debugger reads it.
 func TestCLines(t *testing.T) {
-	files, _ := filepath.Glob("../../firmware/crt/*.s")
+	files, _ := filepath.Glob("../../firmware/crt/src/*.s")
 	img := lanaitest.BuildFiles(t, append(files, "../../fixtures/c/g/recursion.O0.s")...)
 	c, im := load(t, img)
 	p := New(im, nil)

@@ -15,8 +15,8 @@ import (
 	"math"
 
 	"lanaiemu/board"
-	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
+	"lanaiemu/netvm/freebsd"
 )
 
 // Config is the one configuration every experiment runs on.

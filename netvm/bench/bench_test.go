@@ -13,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
-	"lanaiemu/plot"
+	"lanaiemu/netvm/bench/internal/plot"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 )
 

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )

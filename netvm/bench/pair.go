@@ -5,9 +5,9 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )

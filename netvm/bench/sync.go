@@ -3,9 +3,9 @@ package bench
 import (
 	"fmt"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )

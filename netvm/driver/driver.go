@@ -17,9 +17,9 @@ import (
 	"fmt"
 	"math/bits"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 )
 

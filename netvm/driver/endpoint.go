@@ -3,8 +3,8 @@ package driver
 import (
 	"fmt"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 )
 
 // RemoteError is a remote error recorded for an endpoint (§6.1).

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 )
 
 // AtomicCounter is the counter id the library keeps for the replies of

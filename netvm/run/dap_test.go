@@ -101,7 +101,7 @@ func TestDAPCluster(t *testing.T) {
 	for _, f := range fs {
 		names = append(names, f.Name)
 	}
-	if strings.Join(names, " ") != "rx_data rx_take engines main_loop" || fs[0].Source == nil || fs[0].Source.Path != filepath.Join(r, "firmware/netvm/recv.s") {
+	if strings.Join(names, " ") != "rx_data rx_take engines main_loop" || fs[0].Source == nil || fs[0].Source.Path != filepath.Join(r, "firmware/netvm/src/recv.s") {
 		t.Errorf("node 1's stack: %v %+v", names, fs[0].Source)
 	}
 	line := fs[0].Line
@@ -128,12 +128,12 @@ func TestDAPCluster(t *testing.T) {
 	}
 
 	// 4. A breakpoint by line in recv.s: rx_data's first line, on both nodes.
-	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/recv.s")},
+	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/src/recv.s")},
 		"breakpoints": []map[string]any{{"line": line}}}).Body.Breakpoints
 	if len(bps) != 1 || !bps[0].Verified || bps[0].Line != line {
 		t.Errorf("setBreakpoints %+v", bps)
 	}
-	daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/recv.s")}, "breakpoints": []any{}})
+	daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/src/recv.s")}, "breakpoints": []any{}})
 
 	// 5. To the scenario's end: the workloads are done, exit code 0.
 	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 2})

@@ -36,12 +36,12 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/debugger"
 	fwnetvm "lanaiemu/firmware/netvm"
-	"lanaiemu/freebsd"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/memsys"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // DebugConfig configures Debug.

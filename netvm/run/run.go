@@ -39,15 +39,15 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
-	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/internal/progress"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Scenario is a parsed scenario file.
