@@ -32,7 +32,7 @@ func TestCommand(t *testing.T) {
 		t.Fatal("one node: want exit 2")
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
-	os.WriteFile(bad, []byte("{\n  \"nodes\": 2,\n  \"workloads\": [{\"kind\": \"warp\"}]\n}\n"), 0o644)
+	os.WriteFile(bad, []byte("{\n  \"count\": 2, \"topology\": {\"kind\": \"star\"}, \"time\": \"1ms\",\n  \"workloads\": [{\"kind\": \"warp\"}]\n}\n"), 0o644)
 	if code, _, e := runCmd("run", bad); code != 2 || !strings.Contains(e, "bad.json:3: workloads[0]") {
 		t.Fatalf("bad scenario: %d %q", code, e)
 	}

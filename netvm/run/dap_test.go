@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -152,5 +153,25 @@ func TestDAPCluster(t *testing.T) {
 	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+}
+
+// A launch naming a device or a bad scenario fails at once with the
+// reason (the scenario is read with readfile's bounds).
+func TestDAPLaunchBadScenario(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte(`{"nodes": 2, "until_us": 1000}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ scenario, want string }{
+		{"/dev/zero", "not a regular file"},
+		{old, `field nodes: a number of nodes is "count"`},
+	} {
+		raw, _ := json.Marshal(map[string]string{"scenario": c.scenario})
+		_, err := Launcher()(raw, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.scenario, err, c.want)
+		}
 	}
 }
