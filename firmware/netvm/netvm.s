@@ -92,7 +92,10 @@
 ! is taken from the ring into these fields and executed one packet per
 ! main-loop pass, so that a long WRITE neither starves the other
 ! endpoints nor stops the receiver.
-	.set	EP_CUR, 16		! 1 while a WRITE is being executed
+	.set	EP_CUR, 16		! 1 while a WRITE is being executed, EP_CUR_ATOMIC or
+				! EP_CUR_REPLY while a loopback ATOMIC is (§5.5)
+	.set	EP_CUR_ATOMIC, 2	!   to be applied
+	.set	EP_CUR_REPLY, 3		!   applied, its reply to be placed
 	.set	EP_SLOT, 20		! its ring slot
 	.set	EP_TICKET, 24		! its ticket
 	.set	EP_FLAGS, 28		! its CmdFlags
@@ -108,6 +111,8 @@
 	.set	EP_H1, 68		! header word 1 of the WRITE's packets
 	.set	EP_H2, 72		! header word 2 (without the length)
 	.set	EP_INLINE, 76		! an inline WRITE's payload (NVM_INLINE_MAX bytes)
+	.set	EP_ATOM_OLD, 108	! a loopback ATOMIC's old value
+	.set	EP_RETRY, 112		! RTC time of its next try after a fault-in, 0: now
 ! Peer state (PeerBase + node * 128), both directions of one pair.
 	.set	P_TX_SEQ, 0		! sender: next sequence number to assign
 	.set	P_TX_SENT, 4		! sender: every number before it was sent once

@@ -21,7 +21,7 @@ ep_poll:
 	bne	9f
 	ld	EP_CUR[%r17], %r7	! (delay slot)
 	sub.f	%r7, 0, %r0
-	bne	send_step		! (tail call: send_step returns for us)
+	bne	5f
 	ld	EP_SLOTPTR[%r17], %r9	! (delay slot) the next slot
 	uld.b	NVM_CMD_OP[%r9], %r7
 	sub.f	%r7, 0, %r0
@@ -63,6 +63,13 @@ ep_poll:
 	CALL	ep_complete
 	POP_RCA
 	RET
+! A command being executed: the next packet of a WRITE, or the next
+! step of a loopback ATOMIC (§5.5).
+5:	sub.f	%r7, EP_CUR_ATOMIC, %r0
+	buge	atomic_local		! (tail call)
+	nop
+	bt	send_step		! (tail call: send_step returns for us)
+	nop
 
 ! write_check: check the WRITE in the ring slot at r9 (§3.2) and, if it
 ! passes, copy what its execution needs into the endpoint state (the
