@@ -105,6 +105,12 @@ rx_take:
 	bt	.Lrx_out
 	nop
 3:	CALL	rx_data
+	uld.b	NVM_HDR_FLAGS[%r16], %r7	! then note the ACK riding on it
+	mov	NVM_FLAG_ACK, %r8
+	and.f	%r7, %r8, %r0
+	beq	.Lrx_out
+	nop
+	CALL	piggy_note
 .Lrx_out:
 	POP_RCA
 	RET
@@ -327,19 +333,15 @@ rx_data:
 	nop
 	mov	%r19, %r6
 	CALL	defer_process
-! The ACK (§7): owed for the last packet of a WRITE, for a packet that
-! does not advance the base (out of order, or redirected: the sender
-! learns early), for an error (NACK), or once half the credit allotment
-! has been released since the last ACK; otherwise the next one covers it
-! (ACKs are cumulative), which halves the sender's ACK processing when it
-! streams.
+! The ACK (§7): owed at once for a packet that does not advance the base
+! (out of order, or redirected: the sender learns early), for an error
+! (NACK), or once half the credit allotment has been released since the
+! last ACK; owed later for the last packet of a WRITE (ack_defer: the
+! next DATA packet to the peer carries it, FlagAck, or IT1 sends it);
+! otherwise the next one covers it (ACKs are cumulative), which halves
+! the sender's ACK processing when it streams.
 .Lrd_ack:
-	uld.b	NVM_HDR_FLAGS[%r16], %r7
-	mov	NVM_FLAG_LAST, %r8
-	and	%r7, %r8, %r7
-	sub.f	%r7, 0, %r0
-	bne	1f
-	ld	P_RX_BITS[%r20], %r7	! (delay slot) a gap above the base?
+	ld	P_RX_BITS[%r20], %r7	! a gap above the base?
 	sub.f	%r7, 0, %r0
 	bne	1f
 	ld	P_NACK_STATUS[%r20], %r7	! (delay slot)
@@ -353,7 +355,17 @@ rx_data:
 	ld	[ncredits], %r8
 	sh	%r8, -1, %r8		! C / 2 (C = 1: every packet)
 	sub.f	%r7, %r8, %r0
-	bult	2f
+	buge	1f
+	uld.b	NVM_HDR_FLAGS[%r16], %r7	! (delay slot)
+	mov	NVM_FLAG_PROBE, %r8	! the sender asks for it now
+	and.f	%r7, %r8, %r0
+	bne	1f
+	mov	NVM_FLAG_LAST, %r8	! (delay slot)
+	and.f	%r7, %r8, %r0
+	beq	2f
+	mov	%r19, %r6		! (delay slot)
+	CALL	ack_defer
+	bt	2f
 	nop
 1:	mov	%r19, %r6
 	CALL	ctrlq_push
