@@ -167,11 +167,12 @@
 ! The retransmission check period (IT0 ticks of 0.5 us).
 	.set	RETX_TICK, NVM_RETX_TICKS / 4
 ! The delayed ACK (§7, IT1 ticks of 0.5 us): an ACK owed only for the
-! last packet of a WRITE waits this long for a DATA packet to the same
-! peer to carry it (FlagAck). 20 us: far above a busy-polling host's
-! answer (about 1 us) and far below the retransmission timeout (1 ms,
-! which it must not reach); ACKs that free credit (C/2 released), report
-! a gap or an error, answer a probe or a duplicate are never delayed.
+! last packet of a WRITE waits at least this long, at most twice, for a
+! DATA packet to the same peer to carry it (FlagAck). 20 us: far above a
+! busy-polling host's answer (about 1 us) and far below the
+! retransmission timeout (1 ms, which it must not reach); ACKs that free
+! credit (C/2 released), report a gap or an error, answer a probe or a
+! duplicate, or that a streaming sender asks for, are never delayed.
 	.set	ACK_DELAY, 40
 	.set	QMASK, 63		! the byte queues below hold 64 entries
 ! Packets are built at most TXQ_AHEAD ahead of the send engine: a page
@@ -300,7 +301,7 @@ retxq:	.zero	64		! peers with a retransmission to do
 retxq_head: .zero 4
 retxq_tail: .zero 4
 rx_cur:	.zero	4		! where the packet being received starts
-ack_owed: .zero	NVM_MAX_NODES	! byte p = 1: peer p is owed a delayed ACK (§7)
+ack_owed: .zero	NVM_MAX_NODES	! byte p: peer p is owed a delayed ACK since this IT1 period (1) or before (2), 0: none (§7)
 	.align	4
 piggy:	.zero	4 * NVM_MAX_NODES	! word p: a noted piggyback's credit limit + 1, 0: none
 piggy_n: .zero	4		! piggybacks noted, not yet processed

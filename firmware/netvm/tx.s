@@ -323,11 +323,16 @@ ctrlq_push:
 
 ! ack_defer: owe peer r6 a delayed ACK (§7): the next DATA packet built
 ! for it carries the ACK (FlagAck, send_step), or ack_timer_poll queues
-! it when IT1 expires, at most ACK_DELAY ticks from now. Clobbers r7, r8.
+! it once it has been owed for ACK_DELAY to 2 ACK_DELAY ticks. A peer
+! already owed one keeps its age. Clobbers r7, r8.
 ack_defer:
 	mov	ack_owed, %r7
-	mov	1, %r8
-	st.b	%r8, %r6[%r7]
+	add	%r7, %r6, %r7
+	uld.b	0[%r7], %r8
+	sub.f	%r8, 0, %r0
+	bne	1f
+	mov	1, %r8			! (delay slot) owed since this timer period
+	st.b	%r8, 0[%r7]
 	ld	[ack_timer_on], %r7
 	sub.f	%r7, 0, %r0
 	bne	1f
@@ -337,27 +342,40 @@ ack_defer:
 	st	%r7, [ack_timer_on]
 1:	RET
 
-! ack_timer_poll: IT1 expired (engines saw TIME1): acknowledge it and
-! queue an ACK for every peer still owed a delayed one. Clobbers r6-r13.
+! ack_timer_poll: IT1 expired (engines saw TIME1): acknowledge it; queue
+! an ACK for every peer owed one since before the last expiry (2), age
+! the others (1 -> 2) and run the timer again for them. Clobbers r6-r13.
 ack_timer_poll:
 	PUSH_RCA
 	mov	ISR_TIME1, %r6		! acknowledge TIME1
 	st	%r6, ISR[%r0]
 	st	%r0, [ack_timer_on]
 	mov	0, %r6			! peer
+	mov	0, %r12			! any left owed
 	ld	[nnodes], %r10
 	mov	ack_owed, %r11
 1:	uld.b	%r6[%r11], %r7
-	sub.f	%r7, 0, %r0
-	beq	2f
+	sub.f	%r7, 1, %r0
+	bult	3f			! none
 	nop
-	st.b	%r0, %r6[%r11]
+	bugt	2f			! owed for a whole period: send it
+	mov	2, %r7			! (delay slot)
+	st.b	%r7, %r6[%r11]		! owed since this period: next time
+	bt	3f
+	mov	1, %r12			! (delay slot)
+2:	st.b	%r0, %r6[%r11]
 	CALL	ctrlq_push
-2:	add	%r6, 1, %r6
+3:	add	%r6, 1, %r6
 	sub.f	%r6, %r10, %r0
 	bne	1b
 	nop
-	POP_RCA
+	sub.f	%r12, 0, %r0
+	beq	4f
+	mov	ACK_DELAY, %r7		! (delay slot)
+	st	%r7, IT1[%r0]
+	mov	1, %r7
+	st	%r7, [ack_timer_on]
+4:	POP_RCA
 	RET
 
 ! retx_start: decide to retransmit peer r6's unacknowledged packets
