@@ -375,9 +375,9 @@ func TestTourExerciseScripts(t *testing.T) {
 		want   []string
 	}{
 		{"redirect.dbg", func(sc *Scenario) { sc.Workloads[0].Warm = false },
-			[]string{"Watchpoint 1, node 1, at 3779.790 us"}}, // the packet stored (docs/tour.md)
+			[]string{"Watchpoint 1, node 1, at 3781.265 us"}}, // the packet stored (docs/tour.md)
 		{"drop.dbg", func(sc *Scenario) { sc.Seed = 2; sc.Faults.DropPPM = 500000 },
-			[]string{"node 0 at 4811.130 us", "[4811.980 us] node 0 (cycle 962396) link: packet of 41 B starts on the wire"}}, // retx_start, then the copy (docs/tour.md)
+			[]string{"node 0 at 4812.505 us", "[4813.410 us] node 0 (cycle 962682) link: packet of 41 B starts on the wire"}}, // retx_start, then the copy (docs/tour.md)
 	} {
 		t.Run(c.script, func(t *testing.T) {
 			sc := loadScenario(t, filepath.Join(r, "fixtures/netvm/scenarios/tour.json"))
