@@ -219,9 +219,8 @@ func (c *CPU) loopFollow() bool {
 	in := &u.in
 	srcVary := w.varying&uint64(u.srcs) != 0
 	flagsVary := w.varying&(1<<flagsBit) != 0
-	readsFlags := in.Class == isa.SCC || in.ALU == isa.Addc || in.ALU == isa.Subb ||
-		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel) ||
-		in.Class == isa.RRM && (in.ALU == isa.Addc || in.ALU == isa.Subb)
+	readsFlags := in.Class == isa.SCC || aluReadsCarry(in.ALU) ||
+		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel)
 	set := func(r isa.Reg, vary bool) {
 		if r <= isa.R1 {
 			return
