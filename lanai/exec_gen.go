@@ -209,22 +209,23 @@ loop:
 			pre = c.pre // grown to cover pc
 		}
 		u := &pre[idx]
-		if u.op <= opBreak {
-			var ok bool
-			if u, ok = c.slowFetch(u, pc); !ok {
-				c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
-				if c.stop == nil {
-					c.stop = &Stop{Kind: StopBreakpoint}
-				}
-				break
-			}
-		}
 		ll := lastLoad
 		lastLoad = noLoad
 		newnpc, newnnpc := nnpc, nnpc+4
 		o := u.op
 	dispatch:
 		switch o {
+		case opUndecoded, opBreak:
+			var ok bool
+			if u, ok = c.slowFetch(u, pc); !ok {
+				c.sync(pc, npc, nnpc, cycles, instret, ll)
+				if c.stop == nil {
+					c.stop = &Stop{Kind: StopBreakpoint}
+				}
+				break loop
+			}
+			o = u.op
+			goto dispatch
 		case opNop:
 		case opAddRI:
 			x, y := R[u.rs1], u.imm
