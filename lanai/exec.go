@@ -84,7 +84,7 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 	if u.op == opUndecoded {
 		b := c.Mem.SRAM[pc : pc+4]
-		*u = c.predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
+		*u, c.ins[pc>>2] = c.predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
 		chunk := pc / codeChunk
 		c.code[chunk/64] |= 1 << (chunk % 64)
 		if c.breakpoints[pc] {
@@ -98,7 +98,7 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 		return u, true
 	}
 	if c.skipBreak {
-		c.brk = c.predecode(u.in.Word, pc)
+		c.brk, _ = c.predecode(c.ins[pc>>2].Word, pc)
 		return &c.brk, true
 	}
 	return u, false
@@ -106,7 +106,7 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 
 // predecode is the free predecode with the core's options: with
 // Config.RRR, op-1101 words are LANai 3/4 RRR instructions.
-func (c *CPU) predecode(w, pc uint32) uop {
+func (c *CPU) predecode(w, pc uint32) (uop, isa.Inst) {
 	if c.cfg.RRR && w>>28 == 0xD {
 		return predecodeRRR(w)
 	}
@@ -156,16 +156,6 @@ func (c *CPU) accessFail(pc uint32, err error) {
 		return
 	}
 	c.trap(pc, "%v", err)
-}
-
-// load is the slow path of a word load at a (unaligned, outside SRAM or a
-// device). It writes the destination and reports success.
-func (c *CPU) load(u *uop, pc, a uint32) bool {
-	v, ok := c.read(pc, a, 4)
-	if ok {
-		c.R[u.rd] = v
-	}
-	return ok
 }
 
 // read reads size bytes at a, zero-extended: SRAM directly, anything else
@@ -236,7 +226,7 @@ func (c *CPU) store(pc, a uint32, size uint32, v uint32) bool {
 // mem executes any load or store: RM with base update, RRM, SPLS, and loads
 // into pc. It returns the loaded value (for loads into pc) and success.
 func (c *CPU) mem(u *uop, pc uint32) (uint32, bool) {
-	in := &u.in
+	in := c.inst(pc)
 	base := c.R[in.Rs1]
 	var off uint32
 	switch in.Class {

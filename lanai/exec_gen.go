@@ -367,7 +367,7 @@ loop:
 				R[u.rd] = 1
 			}
 		case opSpecial:
-			R[u.rd] = special(u.in.ALU, R[u.rs1])
+			R[u.rd] = special(isa.ALU(u.imm), R[u.rs1])
 		case opLdWI:
 			base := R[u.rs1]
 			a := base + u.imm
@@ -647,7 +647,7 @@ loop:
 				c.record(pc, t, cycles)
 			}
 		case opJump:
-			if u.in.Class == isa.RR && u.in.ALU != isa.Sel && !u.cond.Holds(c.Flags) {
+			if in := c.inst(pc); in.Class == isa.RR && in.ALU != isa.Sel && !u.cond.Holds(c.Flags) {
 				break // a false condition makes the instruction a no-op
 			}
 			R[2] = pc
@@ -667,10 +667,10 @@ loop:
 				break loop
 			}
 			cycles, booked = c.Cycles, c.sramBooked // a device store may have started a DMA
-			if u.in.Rd == isa.PC && !u.in.Store {
+			if in := c.inst(pc); in.Rd == isa.PC && !in.Store {
 				newnnpc = t &^ 3 // a load into pc has two delay slots
 				c.record(pc, newnnpc, cycles)
-			} else if !u.in.Store {
+			} else if !in.Store {
 				lastLoad = u.rd
 			}
 			if c.stop != nil {
@@ -689,7 +689,7 @@ loop:
 			}
 		case opInvalid:
 			c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
-			c.trap(pc, "invalid instruction %#08x%s", u.in.Word, rrrHint(u.in.Word))
+			c.trap(pc, "invalid instruction %#08x%s", c.inst(pc).Word, rrrHint(c.inst(pc).Word))
 			break loop
 		default: // the ALU forms without a case here
 			c.execALU(o, u)
@@ -985,6 +985,6 @@ func (c *CPU) execALU(o op, u *uop) {
 			R[u.rd] = 1
 		}
 	case opSpecial:
-		R[u.rd] = special(u.in.ALU, R[u.rs1])
+		R[u.rd] = special(isa.ALU(u.imm), R[u.rs1])
 	}
 }

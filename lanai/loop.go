@@ -216,7 +216,7 @@ func (c *CPU) loopFollow() bool {
 			return false
 		}
 	}
-	in := &u.in
+	in := c.inst(pc)
 	srcVary := w.varying&uint64(u.srcs) != 0
 	flagsVary := w.varying&(1<<flagsBit) != 0
 	readsFlags := in.Class == isa.SCC || aluReadsCarry(in.ALU) ||
@@ -275,7 +275,7 @@ func (c *CPU) loopFollow() bool {
 	if w.varying&addrRegs != 0 || readsFlags && flagsVary {
 		return false
 	}
-	ea := c.effAddr(u) &^ 3
+	ea := c.effAddr(pc) &^ 3
 	if in.Store {
 		if !c.Mem.InSRAM(ea, 4) {
 			return false // a device store has effects of its own

@@ -119,7 +119,7 @@ func (c *CPU) pollable(head, branch uint32) bool {
 		switch u.op {
 		case opNop, opSel, opSCC, opSpecial, opCompute:
 		case opMem:
-			in := &u.in
+			in := c.inst(a)
 			if in.Store || in.Rd == isa.PC || in.Mode == isa.ModePost || in.Mode == isa.ModePre {
 				return false
 			}
@@ -142,7 +142,7 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 		if !isFastLoad(u.op) && u.op != opMem {
 			continue
 		}
-		ea := c.effAddr(u) &^ 3
+		ea := c.effAddr(a) &^ 3
 		until = min(until, c.Mem.StableUntil(ea))
 	}
 	return until
@@ -150,8 +150,8 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 
 // effAddr is the address the load or store u would access now (before a
 // base update; ignoring the alignment rule).
-func (c *CPU) effAddr(u *uop) uint32 {
-	in := &u.in
+func (c *CPU) effAddr(pc uint32) uint32 {
+	in := c.inst(pc)
 	switch in.Class {
 	case isa.SLS:
 		return in.Imm &^ 3

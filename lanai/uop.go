@@ -30,12 +30,12 @@ const (
 // so handlers can store without testing the destination.
 const sink = 32
 
-// uop is a predecoded instruction. Its fields are ordered to keep it small
-// (36 bytes; the array covers the code executed, see CPU.uopAt).
+// uop is a predecoded instruction: what the run loop's cases read, in 16
+// bytes (the decoded isa.Inst is beside it in CPU.ins; the arrays cover the
+// code executed, see CPU.uopAt).
 type uop struct {
 	srcs uint32 // registers read, as a bit mask (for the load-use interlock)
 	imm  uint32 // immediate, offset, address or target
-	in   isa.Inst
 	op   op
 	alt  op    // opJump, opCompute: the computing op to run
 	rd   uint8 // destination (sink for r0/r1); data register of stores
@@ -69,9 +69,9 @@ const (
 // handlers never read pc: an RI operation on pc is folded into a constant
 // (pc is known here), and any other instruction reading pc takes a
 // general handler, which sets r2 first.
-func predecode(w, pc uint32) uop {
+func predecode(w, pc uint32) (uop, isa.Inst) {
 	in := isa.Decode(w)
-	u := uop{in: in, rd: uint8(in.Rd), rs1: uint8(in.Rs1), rs2: uint8(in.Rs2), cond: in.Cond, imm: in.Imm}
+	u := uop{rd: uint8(in.Rd), rs1: uint8(in.Rs1), rs2: uint8(in.Rs2), cond: in.Cond, imm: in.Imm}
 	u.cost = uint8(costOf(in))
 	if in.Rd <= isa.R1 {
 		u.rd = sink
@@ -79,7 +79,7 @@ func predecode(w, pc uint32) uop {
 	switch in.Class {
 	case isa.Invalid:
 		u.op = opInvalid
-		return u
+		return u, in
 	case isa.RI:
 		u.srcs = 1 << in.Rs1
 		switch {
@@ -105,7 +105,7 @@ func predecode(w, pc uint32) uop {
 		}
 	case isa.Special:
 		u.srcs = 1 << in.Rs1
-		u.op = opSpecial
+		u.op, u.imm = opSpecial, uint32(in.ALU) // the count to take
 	case isa.SCC:
 		u.op = opSCC
 	case isa.SLI:
@@ -155,7 +155,7 @@ func predecode(w, pc uint32) uop {
 		}
 		u.op, u.alt = opJump, u.op
 	}
-	return u
+	return u, in
 }
 
 // memOp is the fast op of a load or store of class RM, RRM or SPLS, or
