@@ -11,7 +11,7 @@ import (
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
-	ccorpus "lanaiemu/fixtures/c"
+	"lanaiemu/internal/ccorpus"
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
 	"lanaiemu/objfile"
@@ -71,7 +71,7 @@ type program struct {
 }
 
 func crtAnd(t testing.TB, src ...string) *program {
-	crt, _ := filepath.Glob("../firmware/crt/*.s")
+	crt, _ := filepath.Glob("../firmware/crt/src/*.s")
 	img := build(t, append(crt, src...)...)
 	f, err := objfile.Read(img)
 	if err != nil {

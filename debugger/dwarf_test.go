@@ -87,7 +87,7 @@ func cRows(t *testing.T, src string, asmLines []objfile.LineEntry) []cRow {
 // statement row, positions are C lines, lnext moves to another line, and
 // the stack is hanoi's callers.
 func TestCLines(t *testing.T) {
-	crt, _ := filepath.Glob("../firmware/crt/*.s")
+	crt, _ := filepath.Glob("../firmware/crt/src/*.s")
 	files := append(crt, "../fixtures/c/g/recursion.O1.s")
 	var results []*asm.Result
 	for _, f := range files {
@@ -190,7 +190,7 @@ func TestDwarfLinesMatchLLVM(t *testing.T) {
 	if err != nil {
 		t.Skip("llvm-dwarfdump-14 not installed")
 	}
-	crt, _ := filepath.Glob("../firmware/crt/*.s")
+	crt, _ := filepath.Glob("../firmware/crt/src/*.s")
 	for _, src := range []string{"../fixtures/c/g/structs.O0.s", "../fixtures/c/g/crc32.O1.s"} {
 		files := append(crt, src)
 		var results []*asm.Result

@@ -19,7 +19,7 @@ const (
 	// is at -4[%fp] and the caller's fp at -8[%fp]. Functions are the
 	// STT_FUNC symbols.
 	ABIClang ABI = iota
-	// ABINetVM is the NetVM firmware's (firmware/netvm/netvm.s, the CALL,
+	// ABINetVM is the NetVM firmware's (firmware/netvm/src/netvm.s, the CALL,
 	// RET and PUSH_RCA macros): CALL leaves the return address in rca; a
 	// routine that calls another pushes rca first ("st %rca, [--%sp]").
 	// Routines are the code labels; the stack words pushed before pc are

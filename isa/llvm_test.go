@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"lanaiemu/fixtures/sweep"
+	"lanaiemu/internal/sweep"
 )
 
 // normText is the normalisation of fixtures/llvm: no comment, white space
@@ -71,7 +71,7 @@ func TestLLVMDisassemblerWords(t *testing.T) {
 	t.Logf("%d words agree", n)
 }
 
-// The decoder sweep: 1,048,576 words of every class (fixtures/sweep) agree
+// The decoder sweep: 1,048,576 words of every class (internal/sweep) agree
 // with llvm-objdump on validity and text: the first 102,400 line by line,
 // all of them by per-chunk SHA-256.
 func TestDecoderSweep(t *testing.T) {

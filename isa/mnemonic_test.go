@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 
-	"lanaiemu/fixtures/sweep"
+	"lanaiemu/internal/sweep"
 )
 
 // Every mnemonic the printer writes for a valid word is one the assembler

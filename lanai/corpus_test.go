@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"lanaiemu/asm"
-	"lanaiemu/fixtures/c"
+	"lanaiemu/internal/ccorpus"
 )
 
 // readSource reads a source file.

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"lanaiemu/fixtures/c"
+	"lanaiemu/internal/ccorpus"
 )
 
-var update = flag.Bool("update", false, "rewrite the cycle-count goldens in fixtures/cycles")
+var update = flag.Bool("update", false, "rewrite the cycle-count goldens in testdata/cycles")
 
 // goldenCounts is the committed table of instruction and cycle counts.
-const goldenCounts = "../fixtures/cycles/corpus.golden"
+const goldenCounts = "testdata/cycles/corpus.golden"
 
 // counts runs every corpus build and the chosen functions and returns the
 // lines of the golden table.
@@ -84,7 +84,7 @@ func firstCall(t *testing.T, img []byte, fn string) (uint64, uint64) {
 
 // The instruction and cycle counts of every corpus build are exact and do
 // not move unless someone means them to (go test ./lanai -run Golden
-// -update rewrites fixtures/cycles/corpus.golden).
+// -update rewrites testdata/cycles/corpus.golden).
 func TestCycleGoldens(t *testing.T) {
 	got := strings.Join(counts(t), "\n") + "\n"
 	if *update {

@@ -37,7 +37,7 @@ func linkSources(t testing.TB, srcs ...asm.Source) []byte {
 // buildProgram assembles the runtime and one clang -S output and links them.
 func buildProgram(t testing.TB, sfile string) []byte {
 	t.Helper()
-	files, _ := filepath.Glob("../firmware/crt/*.s")
+	files, _ := filepath.Glob("../firmware/crt/src/*.s")
 	files = append(files, sfile)
 	var srcs []asm.Source
 	for _, f := range files {

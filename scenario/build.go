@@ -13,11 +13,11 @@ import (
 	"lanaiemu/fabric"
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/memsys"
 	"lanaiemu/node"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Defaults of a node.
@@ -50,10 +50,9 @@ type World struct {
 
 type dmaCounters struct{ bytes, descriptors, isr, faults uint64 }
 
-// Build assembles or reads the firmware, makes the host memories, boards
-// and fabric, loads the firmware, patches the parameters, copies the host
-// loads and connects everything in a node.World.
-func (s *Scenario) Build() (*World, error) {
+// FabricConfig is fabric.DefaultConfig with the topology's link rate,
+// latencies and routing.
+func (s *Scenario) FabricConfig() (fabric.Config, error) {
 	cfg := fabric.DefaultConfig()
 	t := s.Topology
 	if t.LinkRate != 0 {
@@ -61,7 +60,7 @@ func (s *Scenario) Build() (*World, error) {
 	}
 	if t.LinkLatency != nil {
 		if *t.LinkLatency == 0 {
-			return nil, s.errf("topology.link_latency: zero")
+			return cfg, s.Errorf("topology.link_latency: zero")
 		}
 		cfg.Link.Latency = sim.Time(*t.LinkLatency)
 	}
@@ -71,24 +70,12 @@ func (s *Scenario) Build() (*World, error) {
 	if t.Routing == "absolute" {
 		cfg.Routing = fabric.RouteAbsolute
 	}
-	q := &sim.Queue{}
-	rng := sim.NewRand(s.Seed)
-	var f *fabric.Fabric
-	var err error
-	switch t.Kind {
-	case "b2b":
-		f, err = fabric.BackToBack(q, rng, cfg)
-	case "star":
-		f, err = fabric.Star(q, rng, cfg, s.Count)
-	case "tree":
-		f, err = fabric.Tree(q, rng, cfg, t.Leaves, t.PerLeaf)
-	case "clos":
-		f, err = fabric.Clos(q, rng, cfg, t.Leaves, t.PerLeaf, t.Spines)
-	}
-	if err != nil {
-		return nil, s.errf("topology: %v", err)
-	}
-	fl := s.Faults
+	return cfg, nil
+}
+
+// Fabric gives the faults as the fabric takes them: a detour's delay and
+// the jitter's bound are 1 us when their rate is set and they are not.
+func (fl Faults) Fabric() fabric.Faults {
 	ff := fabric.Faults{DropPPM: fl.DropPPM, CorruptPPM: fl.CorruptPPM, DetourPPM: fl.DetourPPM, JitterPPM: fl.JitterPPM, AltRoutePPM: fl.AltRoutePPM}
 	if fl.DetourDelay != nil {
 		ff.DetourDelay = sim.Time(*fl.DetourDelay)
@@ -100,14 +87,40 @@ func (s *Scenario) Build() (*World, error) {
 	} else if fl.JitterPPM != 0 {
 		ff.JitterMax = sim.Microsecond
 	}
-	if err := f.SetFaults(ff); err != nil {
-		return nil, s.errf("faults: %v", err)
+	return ff
+}
+
+// Build assembles or reads the firmware, makes the host memories, boards
+// and fabric, loads the firmware, patches the parameters, copies the host
+// loads and connects everything in a node.World.
+func (s *Scenario) Build() (*World, error) {
+	cfg, err := s.FabricConfig()
+	if err != nil {
+		return nil, err
+	}
+	q := &sim.Queue{}
+	rng := sim.NewRand(s.Seed)
+	var f *fabric.Fabric
+	switch t := s.Topology; t.Kind {
+	case "b2b":
+		f, err = fabric.BackToBack(q, rng, cfg)
+	case "star":
+		f, err = fabric.Star(q, rng, cfg, s.Count)
+	case "tree":
+		f, err = fabric.Tree(q, rng, cfg, t.Leaves, t.PerLeaf)
+	case "clos":
+		f, err = fabric.Clos(q, rng, cfg, t.Leaves, t.PerLeaf, t.Spines)
+	}
+	if err != nil {
+		return nil, s.Errorf("topology: %v", err)
+	}
+	if err := f.SetFaults(s.Faults.Fabric()); err != nil {
+		return nil, s.Errorf("faults: %v", err)
 	}
 	w := &World{S: s, Q: q, Fabric: f, dma: make([]dmaCounters, s.Count),
 		cpuState: make([]cpuSpan, s.Count), dmaOpen: make([][board.NumChannels]uint64, s.Count)}
 	images := map[string][]byte{}
-	for i := range s.Count {
-		n := s.Node(i)
+	for i, n := range s.NodeSpecs() {
 		img, err := s.image(n, images)
 		if err != nil {
 			return nil, fmt.Errorf("nodes[%d]: %w", i, err)
@@ -118,7 +131,7 @@ func (s *Scenario) Build() (*World, error) {
 		}
 		hm, err := hostbus.NewHostMemory(hsize)
 		if err != nil {
-			return nil, s.errf("nodes[%d].host_memory: %v", i, err)
+			return nil, s.Errorf("nodes[%d].host_memory: %v", i, err)
 		}
 		bc := board.Config{Host: hm}
 		bc.ClockHz = uint64(n.ClockMHz * 1e6)
@@ -137,7 +150,7 @@ func (s *Scenario) Build() (*World, error) {
 		}
 		b, err := board.New(bc)
 		if err != nil {
-			return nil, s.errf("nodes[%d]: board: %v", i, err)
+			return nil, s.Errorf("nodes[%d]: board: %v", i, err)
 		}
 		if n.LinkRate != 0 {
 			b.Link().SetRate(uint64(n.LinkRate))
@@ -151,19 +164,19 @@ func (s *Scenario) Build() (*World, error) {
 		w.Images = append(w.Images, im)
 		for j, l := range n.HostLoads {
 			if uint64(l.Addr) >= hsize {
-				return nil, s.errf("nodes[%d].host_loads[%d]: address %#x outside host memory of %#x bytes", i, j, uint64(l.Addr), hsize)
+				return nil, s.Errorf("nodes[%d].host_loads[%d]: address %#x outside host memory of %#x bytes", i, j, uint64(l.Addr), hsize)
 			}
 			data, err := readfile.Read(s.resolve(l.File), int64(hsize-uint64(l.Addr)))
 			if err != nil {
 				return nil, fmt.Errorf("%s: nodes[%d].host_loads[%d]: %w", s.Path, i, j, err)
 			}
 			if err := hm.Write(uint64(l.Addr), data); err != nil {
-				return nil, s.errf("nodes[%d].host_loads[%d]: %s: %v", i, j, l.File, err)
+				return nil, s.Errorf("nodes[%d].host_loads[%d]: %s: %v", i, j, l.File, err)
 			}
 		}
 		for j, d := range n.HostDumps {
 			if uint64(d.Addr) > hsize || uint64(d.Len) > hsize-uint64(d.Addr) {
-				return nil, s.errf("nodes[%d].host_dumps[%d]: %#x+%#x outside host memory of %#x bytes", i, j, uint64(d.Addr), uint64(d.Len), hsize)
+				return nil, s.Errorf("nodes[%d].host_dumps[%d]: %#x+%#x outside host memory of %#x bytes", i, j, uint64(d.Addr), uint64(d.Len), hsize)
 			}
 		}
 		w.Boards = append(w.Boards, b)
@@ -173,7 +186,7 @@ func (s *Scenario) Build() (*World, error) {
 	}
 	nw, err := node.New(q, f, w.Boards, node.Config{})
 	if err != nil {
-		return nil, s.errf("%v", err)
+		return nil, s.Errorf("%v", err)
 	}
 	w.W = nw
 	for _, h := range w.hosts {
@@ -197,13 +210,13 @@ func (w *World) loadNode(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMemo
 		*host = h
 		f, err := objfile.Read(img)
 		if err != nil {
-			return nil, nil, s.errf("nodes[%d]: firmware: %v", i, err)
+			return nil, nil, s.Errorf("nodes[%d]: firmware: %v", i, err)
 		}
 		return &memsys.Image{Entry: f.Entry, Symbols: f.Symbols, File: f}, h.syms, nil
 	}
 	im, err := b.Load(img)
 	if err != nil {
-		return nil, nil, s.errf("nodes[%d]: loading firmware: %v", i, err)
+		return nil, nil, s.Errorf("nodes[%d]: loading firmware: %v", i, err)
 	}
 	syms := map[string]uint32{}
 	for _, sy := range im.Symbols {
@@ -212,10 +225,10 @@ func (w *World) loadNode(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMemo
 	for _, k := range sortedKeys(n.Params) {
 		a, err := symAddr(syms, k)
 		if err != nil {
-			return nil, nil, s.errf("nodes[%d].params: %v (firmware %s)", i, err, firmwareName(n))
+			return nil, nil, s.Errorf("nodes[%d].params: %v (firmware %s)", i, err, firmwareName(n))
 		}
 		if err := b.CPU().Mem.Write(a, binary.BigEndian.AppendUint32(nil, uint32(n.Params[k]))); err != nil {
-			return nil, nil, s.errf("nodes[%d].params: %s: %v", i, k, err)
+			return nil, nil, s.Errorf("nodes[%d].params: %s: %v", i, k, err)
 		}
 	}
 	return im, syms, nil
@@ -270,7 +283,7 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 		var err error
 		path := os.ExpandEnv(n.Firmware)
 		if path == "" {
-			return nil, s.errf("firmware %q names an environment variable that is not set", n.Firmware)
+			return nil, s.Errorf("firmware %q names an environment variable that is not set", n.Firmware)
 		}
 		img, err = readfile.Read(s.resolve(path), readfile.Binary)
 		if err != nil {
@@ -291,7 +304,7 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 		for _, src := range srcs {
 			res, err := asm.Assemble([]asm.Source{src}, asm.Options{LineInfo: true})
 			if err != nil {
-				return nil, s.errf("asm: %v", err)
+				return nil, s.Errorf("asm: %v", err)
 			}
 			results = append(results, res)
 		}
@@ -299,11 +312,11 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 		// (lanai-sim dap).
 		exe, err := asm.LinkWithLines(results, names, link.Options{})
 		if err != nil {
-			return nil, s.errf("asm: link: %v", err)
+			return nil, s.Errorf("asm: link: %v", err)
 		}
 		img, err = exe.WriteELF()
 		if err != nil {
-			return nil, s.errf("asm: %v", err)
+			return nil, s.Errorf("asm: %v", err)
 		}
 	}
 	cache[key] = img
@@ -312,12 +325,11 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 
 // DumpHost writes every host dump of the scenario.
 func (w *World) DumpHost() error {
-	for i := range w.Boards {
-		n := w.S.Node(i)
+	for i, n := range w.S.NodeSpecs() {
 		for j, d := range n.HostDumps {
 			buf := make([]byte, d.Len)
 			if err := w.Hosts[i].Read(uint64(d.Addr), buf); err != nil {
-				return w.S.errf("nodes[%d].host_dumps[%d]: %v", i, j, err)
+				return w.S.Errorf("nodes[%d].host_dumps[%d]: %v", i, j, err)
 			}
 			if err := os.WriteFile(w.S.resolve(d.File), buf, 0o644); err != nil {
 				return fmt.Errorf("%s: nodes[%d].host_dumps[%d]: %w", w.S.Path, i, j, err)

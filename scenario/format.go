@@ -4,11 +4,15 @@
 // ranges dumped from it), the Myrinet topology, injected faults, the run
 // length and the stop rule. Load reads a file, Build makes the boards,
 // host memories, fabric and node.World, and (*World).Run runs it, with an
-// optional timeline (package timeline) and statistics (docs/lanai-sim.md).
+// optional timeline (package internal/timeline) and statistics (docs/lanai-sim.md).
 // A node may have a host script (HostScript) that plays its driver: it
 // loads the firmware through the PCI window and serves its interrupts, so
 // firmware written elsewhere (Cplant's MCP, docs/cplant.md) runs with no Go
 // code.
+//
+// The file format (docs/scenarios.md) is also the base of netvm run's: a
+// Format embeds Scenario and adds its own fields and rules, and
+// ParseFormat reads either.
 //
 // Everything a run produces, except the host timing figures, is a
 // function of the scenario and its seed.
@@ -220,7 +224,23 @@ type Scenario struct {
 	Path string `json:"-"`
 }
 
-// Load reads and checks a scenario file.
+// A Format is a scenario format: the base format (*Scenario, what
+// lanai-sim runs) or an extension of it, a struct that embeds Scenario
+// and adds its own top-level fields and rules (netvm run's, package
+// netvm/run). ParseFormat reads one JSON object into both parts, so a
+// file of an extension is a base scenario with more fields.
+type Format interface {
+	// Base is the embedded base scenario.
+	Base() *Scenario
+	// Check validates the scenario after it is decoded; an extension's
+	// calls the base's CheckBase and adds its own rules.
+	Check() error
+}
+
+// Base is the scenario itself (Scenario is the base format).
+func (s *Scenario) Base() *Scenario { return s }
+
+// Load reads and checks a scenario file of the base format.
 func Load(path string) (*Scenario, error) {
 	data, err := readfile.Read(path, readfile.Text)
 	if err != nil {
@@ -229,32 +249,161 @@ func Load(path string) (*Scenario, error) {
 	return Parse(path, data)
 }
 
-// Parse parses scenario JSON; name is used in messages and its directory
-// resolves relative paths.
+// Parse parses scenario JSON of the base format; name is used in messages
+// and its directory resolves relative paths.
 func Parse(name string, data []byte) (*Scenario, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	s := &Scenario{}
-	if err := dec.Decode(s); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-			return nil, fmt.Errorf("%s:%d: %v: %w", name, line, err, ErrBadScenario)
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%s: field %s: %v: %w", name, te.Field, err, ErrBadScenario)
-		}
-		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrBadScenario)
-	}
-	s.Path, s.Dir = name, filepath.Dir(name)
-	if err := s.Check(); err != nil {
+	if err := ParseFormat(name, data, s); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Scenario) errf(format string, a ...any) error {
+// ParseFormat parses scenario JSON into f (every field of the base and
+// of the extension; any other is an error) and checks it. Every error
+// about the contents names the file and wraps ErrBadScenario; a field
+// of the formats' old spellings (renamed) says what replaced it.
+func ParseFormat(name string, data []byte, f Format) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(f); err != nil {
+		return decodeError(name, data, err)
+	}
+	s := f.Base()
+	s.Path, s.Dir = name, filepath.Dir(name)
+	return f.Check()
+}
+
+// renamed gives, for a field of an older scenario format, what replaced
+// it: netvm run's own format before it became an extension of the base
+// (its until_us, board, clock_mhz, back_to_back and a number of nodes),
+// and netvm run's fields, which the base format does not have.
+var renamed = map[string]string{
+	"until_us":     `renamed: write "time" with a unit ("until_us": 100000 is "time": "100ms")`,
+	"board":        `moved: write "defaults": {"board": ...}`,
+	"clock_mhz":    `moved: write "defaults": {"clock_mhz": ...}`,
+	"back_to_back": `replaced: write "topology": {"kind": "b2b"} (without it, {"kind": "star"})`,
+	"nodes":        `a number of nodes is "count"; "nodes" lists node descriptions`,
+	"workloads":    `a field of netvm run's extension: run the file with netvm run`,
+	"frames":       `a field of netvm run's extension: run the file with netvm run`,
+}
+
+// decodeError describes a decoding error with the file, the line and,
+// for a field of an old format, what replaced it.
+func decodeError(name string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%s:%d: %v: %w", name, lineOf(data, se.Offset), err, ErrBadScenario)
+	case errors.As(err, &te):
+		field := strings.TrimPrefix(te.Field, "Scenario.") // an extension embeds Scenario
+		if field == "nodes" && te.Value == "number" {
+			return fmt.Errorf("%s:%d: field nodes: %s: %w", name, lineOf(data, te.Offset), renamed["nodes"], ErrBadScenario)
+		}
+		return fmt.Errorf("%s:%d: field %s: %v: %w", name, lineOf(data, te.Offset), field, err, ErrBadScenario)
+	}
+	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		key, _ = strconv.Unquote(key)
+		if hint, ok := renamed[key]; ok {
+			return fmt.Errorf("%s:%d: unknown field %q: %s: %w", name, keyLine(data, key), key, hint, ErrBadScenario)
+		}
+		return fmt.Errorf("%s:%d: unknown field %q: %w", name, keyLine(data, key), key, ErrBadScenario)
+	}
+	return fmt.Errorf("%s: %v: %w", name, err, ErrBadScenario)
+}
+
+// ElementLines gives the line of each object of the top-level array key
+// (an extension's errors name the line of an element: netvm run's
+// workloads).
+func ElementLines(data []byte, key string) []int {
+	var lines []int
+	walkJSON(data, func(t jsonToken) bool {
+		if t.tok == json.Delim('{') && t.depth == 2 && t.in == key {
+			lines = append(lines, lineOf(data, t.end))
+		}
+		return true
+	})
+	return lines
+}
+
+// lineOf is the line of byte offset off of data.
+func lineOf(data []byte, off int64) int {
+	return 1 + bytes.Count(data[:max(0, min(int(off), len(data)))], []byte("\n"))
+}
+
+// keyLine is the line of the first object key named key in data (1 if
+// there is none).
+func keyLine(data []byte, key string) int {
+	line := 1
+	walkJSON(data, func(t jsonToken) bool {
+		if t.key && t.tok == key {
+			line = lineOf(data, t.end)
+			return false
+		}
+		return true
+	})
+	return line
+}
+
+// jsonToken is a token of walkJSON's walk.
+type jsonToken struct {
+	tok   json.Token
+	key   bool   // an object's key (else a value, or a value's opening delimiter)
+	in    string // the key whose value is the innermost container around it
+	depth int    // the containers around it
+	end   int64  // the offset just after it
+}
+
+// walkJSON calls visit with each token of data but the closing
+// delimiters, until visit returns false or the JSON ends or breaks.
+func walkJSON(data []byte, visit func(jsonToken) bool) {
+	type open struct {
+		object, atKey bool // atKey: an object's next token is a key
+		key           string
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []open
+	lastKey := ""
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		t := jsonToken{tok: tok, depth: len(stack), end: dec.InputOffset()}
+		var top *open
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+			t.in = top.key
+		}
+		if top != nil && top.object && top.atKey {
+			t.key, lastKey, top.atKey = true, tok.(string), false
+			if !visit(t) {
+				return
+			}
+			continue
+		}
+		opener := ""
+		if top != nil && top.object {
+			top.atKey = true // a value: a key comes next
+			opener = lastKey
+		}
+		if !visit(t) {
+			return
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, open{object: d == '{', atKey: d == '{', key: opener})
+		}
+	}
+}
+
+// Errorf makes an error about the scenario's contents: it names the
+// file and wraps ErrBadScenario.
+func (s *Scenario) Errorf(format string, a ...any) error {
 	return fmt.Errorf("%s: %s: %w", s.Path, fmt.Sprintf(format, a...), ErrBadScenario)
 }
 
@@ -270,8 +419,30 @@ const (
 	maxLinkRate = 10_000_000_000
 )
 
-// Check validates the scenario and fills in Count.
+// Check validates a scenario of the base format: CheckBase, and every
+// node has firmware.
 func (s *Scenario) Check() error {
+	specs, err := s.checkBase()
+	if err != nil {
+		return err
+	}
+	for i, n := range specs {
+		if n.Firmware == "" && len(n.Asm) == 0 {
+			return s.Errorf("nodes[%d]: no firmware or asm", i)
+		}
+	}
+	return nil
+}
+
+// CheckBase validates what every format shares and fills in Count. It
+// does not ask for firmware, which an extension may supply itself.
+func (s *Scenario) CheckBase() error {
+	_, err := s.checkBase()
+	return err
+}
+
+// checkBase is CheckBase; it also gives the nodes' descriptions.
+func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	switch s.Topology.Kind {
 	case "b2b", "back-to-back":
 		s.Topology.Kind = "b2b"
@@ -279,20 +450,20 @@ func (s *Scenario) Check() error {
 	case "tree", "clos":
 		t := s.Topology
 		if t.Leaves <= 0 || t.PerLeaf <= 0 || t.Leaves > maxSwitchPorts || t.PerLeaf > maxSwitchPorts {
-			return s.errf("topology: %s needs leaves and per_leaf in 1..%d (a switch's ports)", t.Kind, maxSwitchPorts)
+			return nil, s.Errorf("topology: %s needs leaves and per_leaf in 1..%d (a switch's ports)", t.Kind, maxSwitchPorts)
 		}
 		if t.Kind == "clos" && (t.Spines <= 0 || t.Spines > maxSwitchPorts) {
-			return s.errf("topology: clos needs spines in 1..%d", maxSwitchPorts)
+			return nil, s.Errorf("topology: clos needs spines in 1..%d", maxSwitchPorts)
 		}
 	case "":
-		return s.errf("topology.kind: missing (b2b, star, tree or clos)")
+		return nil, s.Errorf("topology.kind: missing (b2b, star, tree or clos)")
 	default:
-		return s.errf("topology.kind: unknown %q (b2b, star, tree or clos)", s.Topology.Kind)
+		return nil, s.Errorf("topology.kind: unknown %q (b2b, star, tree or clos)", s.Topology.Kind)
 	}
 	switch s.Topology.Routing {
 	case "", "relative", "absolute":
 	default:
-		return s.errf("topology.routing: %q (relative or absolute)", s.Topology.Routing)
+		return nil, s.Errorf("topology.routing: %q (relative or absolute)", s.Topology.Routing)
 	}
 	if s.Count == 0 {
 		switch s.Topology.Kind {
@@ -305,101 +476,100 @@ func (s *Scenario) Check() error {
 		}
 	}
 	if s.Count <= 0 {
-		return s.errf("count: no nodes")
+		return nil, s.Errorf("count: no nodes")
 	}
 	if s.Count > MaxNodes {
-		return s.errf("count: %d nodes, at most %d", s.Count, MaxNodes)
+		return nil, s.Errorf("count: %d nodes, at most %d", s.Count, MaxNodes)
 	}
 	switch k := s.Topology.Kind; {
 	case k == "b2b" && s.Count != 2:
-		return s.errf("count: b2b has 2 nodes, not %d", s.Count)
+		return nil, s.Errorf("count: b2b has 2 nodes, not %d", s.Count)
 	case (k == "tree" || k == "clos") && s.Count != s.Topology.Leaves*s.Topology.PerLeaf:
-		return s.errf("count: %s of %dx%d has %d nodes, not %d", k, s.Topology.Leaves, s.Topology.PerLeaf, s.Topology.Leaves*s.Topology.PerLeaf, s.Count)
+		return nil, s.Errorf("count: %s of %dx%d has %d nodes, not %d", k, s.Topology.Leaves, s.Topology.PerLeaf, s.Topology.Leaves*s.Topology.PerLeaf, s.Count)
 	}
 	if s.Time == 0 {
-		return s.errf("time: missing or zero (e.g. \"10ms\")")
+		return nil, s.Errorf("time: missing or zero (e.g. \"10ms\")")
 	}
 	switch s.Stop {
 	case "", "exit", "time", "host":
 	default:
-		return s.errf("stop: %q (exit, time or host)", s.Stop)
+		return nil, s.Errorf("stop: %q (exit, time or host)", s.Stop)
 	}
 	switch s.ExitCodes {
 	case "", "zero", "any":
 	default:
-		return s.errf("exit_codes: %q (zero or any)", s.ExitCodes)
+		return nil, s.Errorf("exit_codes: %q (zero or any)", s.ExitCodes)
 	}
 	if s.Sample != nil && *s.Sample == 0 {
-		return s.errf("sample: zero")
+		return nil, s.Errorf("sample: zero")
 	}
-	for i, n := range s.Nodes {
-		if _, err := s.ids(i, n); err != nil {
-			return err
-		}
+	if err := s.checkEntries(); err != nil {
+		return nil, err
 	}
-	for i := range s.Count {
-		n := s.Node(i)
-		if n.Firmware == "" && len(n.Asm) == 0 {
-			return s.errf("nodes[%d]: no firmware or asm", i)
-		}
+	checked := hostChecks{}
+	specs := s.NodeSpecs()
+	for i, n := range specs {
 		if n.Firmware != "" && len(n.Asm) > 0 {
-			return s.errf("nodes[%d]: both firmware and asm", i)
+			return nil, s.Errorf("nodes[%d]: both firmware and asm", i)
 		}
 		if n.ClockMHz < 0 || n.ClockMHz > 10000 {
-			return s.errf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
+			return nil, s.Errorf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
 		}
 		if n.Board != "" {
 			if _, err := hostbus.BoardFor(n.Board, 1); err != nil {
-				return s.errf("nodes[%d].board: %v", i, err)
+				return nil, s.Errorf("nodes[%d].board: %v", i, err)
 			}
 		}
 		if n.HostMemory%4096 != 0 || n.HostMemory > hostbus.MaxHostMemory {
-			return s.errf("nodes[%d].host_memory: %d: a multiple of 4096 up to %d", i, n.HostMemory, uint64(hostbus.MaxHostMemory))
+			return nil, s.Errorf("nodes[%d].host_memory: %d: a multiple of 4096 up to %d", i, n.HostMemory, uint64(hostbus.MaxHostMemory))
 		}
 		if n.SRAM%4 != 0 || n.SRAM > memsys.MaxSRAMSize {
-			return s.errf("nodes[%d].sram: %d: a multiple of 4 up to %d", i, n.SRAM, memsys.MaxSRAMSize)
+			return nil, s.Errorf("nodes[%d].sram: %d: a multiple of 4 up to %d", i, n.SRAM, memsys.MaxSRAMSize)
 		}
 		if n.LinkRate > maxLinkRate {
-			return s.errf("nodes[%d].link_rate: %d bytes/s: at most %d", i, n.LinkRate, uint64(maxLinkRate))
+			return nil, s.Errorf("nodes[%d].link_rate: %d bytes/s: at most %d", i, n.LinkRate, uint64(maxLinkRate))
 		}
 		for _, k := range sortedKeys(n.Params) {
 			if v := n.Params[k]; v > 0xFFFFFFFF {
-				return s.errf("nodes[%d].params: %s = %#x does not fit in a 32-bit word", i, k, uint64(v))
+				return nil, s.Errorf("nodes[%d].params: %s = %#x does not fit in a 32-bit word", i, k, uint64(v))
 			}
 		}
 		for j, d := range n.HostDumps {
 			if d.File == "" {
-				return s.errf("nodes[%d].host_dumps[%d].file: missing", i, j)
+				return nil, s.Errorf("nodes[%d].host_dumps[%d].file: missing", i, j)
 			}
 		}
 		for j, d := range n.HostLoads {
 			if d.File == "" {
-				return s.errf("nodes[%d].host_loads[%d].file: missing", i, j)
+				return nil, s.Errorf("nodes[%d].host_loads[%d].file: missing", i, j)
 			}
 		}
-		if err := s.checkHost(i, n); err != nil {
-			return err
+		if err := s.checkHost(i, n, checked); err != nil {
+			return nil, err
 		}
 	}
 	if s.Stop == "host" {
-		for i := range s.Count {
-			if n := s.Node(i); n.Host == nil && n.HostFile == "" {
-				return s.errf("stop: \"host\" but node %d has no host script", i)
+		for i, n := range specs {
+			if n.Host == nil && n.HostFile == "" {
+				return nil, s.Errorf("stop: \"host\" but node %d has no host script", i)
 			}
 		}
 	}
-	return nil
+	return specs, nil
 }
 
-// ids lists the nodes entry i of Nodes applies to.
-func (s *Scenario) ids(i int, n NodeSpec) ([]int, error) {
+// idRange is the nodes lo..hi, every step-th.
+type idRange struct{ lo, hi, step int }
+
+// ranges parses the ids of entry i of Nodes (none: node i).
+func (s *Scenario) ranges(i int, n NodeSpec) ([]idRange, error) {
 	if n.IDs == "" {
 		if i >= s.Count {
-			return nil, s.errf("nodes[%d]: only %d nodes", i, s.Count)
+			return nil, s.Errorf("nodes[%d]: only %d nodes", i, s.Count)
 		}
-		return []int{i}, nil
+		return []idRange{{i, i, 1}}, nil
 	}
-	var out []int
+	var out []idRange
 	for _, part := range strings.Split(n.IDs, ",") {
 		rng, step := part, "1"
 		if a, b, ok := strings.Cut(part, "/"); ok {
@@ -413,21 +583,65 @@ func (s *Scenario) ids(i int, n NodeSpec) ([]int, error) {
 		b, e2 := strconv.Atoi(strings.TrimSpace(hi))
 		st, e3 := strconv.Atoi(strings.TrimSpace(step))
 		if e1 != nil || e2 != nil || e3 != nil || st <= 0 || a < 0 || b < a {
-			return nil, s.errf("nodes[%d].ids: bad %q (want 3, 0-63, 0-63/2 or 1,5,7)", i, part)
+			return nil, s.Errorf("nodes[%d].ids: bad %q (want 3, 0-63, 0-63/2 or 1,5,7)", i, part)
 		}
 		if b >= s.Count {
-			return nil, s.errf("nodes[%d].ids: node %d out of range (%d nodes)", i, b, s.Count)
+			return nil, s.Errorf("nodes[%d].ids: node %d out of range (%d nodes)", i, b, s.Count)
 		}
-		for k := a; k <= b; k += st {
-			out = append(out, k)
-		}
+		out = append(out, idRange{a, b, st})
 	}
 	return out, nil
 }
 
-// Node is the effective description of node i: Defaults, then every entry
-// of Nodes that applies to i, in order (set fields override, Params merge).
-func (s *Scenario) Node(i int) NodeSpec {
+// maxMergeWork bounds the work of making the nodes' descriptions (the
+// nodes each entry of Nodes applies to, times the settings it carries,
+// summed), so that a small file cannot ask for hours of merging: 4M,
+// thousands of times what the largest fixture needs.
+const maxMergeWork = 1 << 22
+
+// checkEntries checks every entry's ids and the merging work.
+func (s *Scenario) checkEntries() error {
+	work := 0
+	for j, n := range s.Nodes {
+		rs, err := s.ranges(j, n)
+		if err != nil {
+			return err
+		}
+		settings := 1 + len(n.Params) + len(n.HostVars) + len(n.HostLoads) + len(n.HostDumps)
+		for _, r := range rs {
+			if work += ((r.hi-r.lo)/r.step + 1) * settings; work > maxMergeWork {
+				return s.Errorf("nodes[%d]: the entries so far apply over %d settings to nodes, at most %d: use fewer entries or defaults", j, work, maxMergeWork)
+			}
+		}
+	}
+	return nil
+}
+
+// NodeSpecs gives every node's effective description: Defaults, then
+// every entry of Nodes that applies to the node, in order (set fields
+// override, Params and HostVars merge, host loads and dumps add up). The
+// scenario must have passed CheckBase.
+func (s *Scenario) NodeSpecs() []NodeSpec {
+	entries := make([][]int, s.Count) // per node, the entries that apply
+	for j, n := range s.Nodes {
+		rs, _ := s.ranges(j, n)
+		for _, r := range rs {
+			for k := r.lo; k <= r.hi; k += r.step {
+				if l := len(entries[k]); l == 0 || entries[k][l-1] != j {
+					entries[k] = append(entries[k], j)
+				}
+			}
+		}
+	}
+	out := make([]NodeSpec, s.Count)
+	for i := range out {
+		out[i] = s.merge(entries[i])
+	}
+	return out
+}
+
+// merge applies the entries of Nodes to Defaults.
+func (s *Scenario) merge(entries []int) NodeSpec {
 	r := s.Defaults
 	r.Params = map[string]Num{}
 	for k, v := range s.Defaults.Params {
@@ -437,15 +651,10 @@ func (s *Scenario) Node(i int) NodeSpec {
 	for k, v := range s.Defaults.HostVars {
 		r.HostVars[k] = v
 	}
-	for j, n := range s.Nodes {
-		ids, _ := s.ids(j, n)
-		hit := false
-		for _, k := range ids {
-			hit = hit || k == i
-		}
-		if !hit {
-			continue
-		}
+	r.HostLoads = append([]HostLoad(nil), s.Defaults.HostLoads...)
+	r.HostDumps = append([]HostDump(nil), s.Defaults.HostDumps...)
+	for _, j := range entries {
+		n := s.Nodes[j]
 		if n.Firmware != "" {
 			r.Firmware, r.Asm = n.Firmware, nil
 		}
@@ -479,8 +688,8 @@ func (s *Scenario) Node(i int) NodeSpec {
 		for k, v := range n.HostVars {
 			r.HostVars[k] = v
 		}
-		r.HostLoads = append(append([]HostLoad(nil), r.HostLoads...), n.HostLoads...)
-		r.HostDumps = append(append([]HostDump(nil), r.HostDumps...), n.HostDumps...)
+		r.HostLoads = append(r.HostLoads, n.HostLoads...)
+		r.HostDumps = append(r.HostDumps, n.HostDumps...)
 	}
 	r.IDs = ""
 	return r

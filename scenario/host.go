@@ -105,7 +105,7 @@ func (s *Scenario) loadHostScript(i int, path string) (*HostScript, error) {
 	dec.DisallowUnknownFields()
 	h := &HostScript{}
 	if err := dec.Decode(h); err != nil {
-		return nil, s.errf("nodes[%d].host_file %s: %v", i, path, err)
+		return nil, s.Errorf("nodes[%d].host_file %s: %v", i, path, err)
 	}
 	return h, nil
 }
@@ -796,21 +796,36 @@ func (s *Scenario) hostScript(i int, n NodeSpec) (*HostScript, error) {
 	return n.Host, nil
 }
 
-// checkHost compiles node i's host script, if it has one, so that errors
-// show at load time.
-func (s *Scenario) checkHost(i int, n NodeSpec) error {
+// hostChecks are the host scripts checkHost has compiled: inline ones
+// (shared by the nodes of one entry or of Defaults) and files, so that a
+// script is read and compiled once, not once per node.
+type hostChecks map[any]bool
+
+// checkHost compiles node i's host script, if it has one and checked does
+// not hold it yet, so that errors show at load time.
+func (s *Scenario) checkHost(i int, n NodeSpec, checked hostChecks) error {
+	if n.Host != nil || n.HostFile != "" {
+		if len(n.Params) > 0 {
+			return s.Errorf("nodes[%d]: params with a host script (the script loads the firmware: write words with sram_write)", i)
+		}
+	}
+	var key any = n.Host
+	if n.HostFile != "" {
+		key = n.HostFile
+	}
+	if checked[key] {
+		return nil
+	}
 	h, err := s.hostScript(i, n)
 	if err != nil || h == nil {
 		return err
 	}
-	if len(n.Params) > 0 {
-		return s.errf("nodes[%d]: params with a host script (the script loads the firmware: write words with sram_write)", i)
-	}
+	checked[key] = true
 	if _, err := compileScript(fmt.Sprintf("nodes[%d].host.main", i), h.Main); err != nil {
-		return s.errf("%v", err)
+		return s.Errorf("%v", err)
 	}
 	if _, err := compileScript(fmt.Sprintf("nodes[%d].host.on_irq", i), h.OnIRQ); err != nil {
-		return s.errf("%v", err)
+		return s.Errorf("%v", err)
 	}
 	return nil
 }
@@ -832,10 +847,10 @@ func (w *World) buildHost(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMem
 		h.irqLat = sim.Time(*hs.IRQLatency)
 	}
 	if h.main, err = compileScript(fmt.Sprintf("nodes[%d].host.main", i), hs.Main); err != nil {
-		return nil, s.errf("%v", err)
+		return nil, s.Errorf("%v", err)
 	}
 	if h.irq, err = compileScript(fmt.Sprintf("nodes[%d].host.on_irq", i), hs.OnIRQ); err != nil {
-		return nil, s.errf("%v", err)
+		return nil, s.Errorf("%v", err)
 	}
 	for k, v := range n.HostVars {
 		h.res.Vars[k] = uint32(v)
@@ -859,7 +874,7 @@ func (w *World) buildHost(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMem
 		Reset: func(r hostbus.ResetLines) { b.SetReset(r.LANai) },
 	})
 	if err != nil {
-		return nil, s.errf("nodes[%d]: PCI window: %v", i, err)
+		return nil, s.Errorf("nodes[%d]: PCI window: %v", i, err)
 	}
 	return h, nil
 }

@@ -7,9 +7,9 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Exit statuses of a run (cmd/lanai-sim uses them; docs/lanai-sim.md).

@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"lanaiemu/sim"
 )
 
 func fixture(name string) string { return filepath.Join("..", "fixtures", "scenarios", name) }
@@ -62,6 +66,10 @@ func TestParseErrors(t *testing.T) {
 		{`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"asm":["a.s"],"sram":"lots"}}`, "bad number"},
 		{`{"topology":{"kind":"b2b"},"time":"1ms","stop":"never","defaults":{"asm":["a.s"]}}`, "stop"},
 		{`{"topology":{"kind":"b2b"},"time":"1ms","count":3,"defaults":{"asm":["a.s"]}}`, "count"},
+		{`{"topology":{"kind":"b2b"},` + "\n" + `"count":"two"}`, "x.json:2: field count: json: cannot unmarshal string"},
+		{`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"asm":["a.s"]},` + "\n" + `"workloads":[]}`,
+			`x.json:2: unknown field "workloads": a field of netvm run's extension: run the file with netvm run`},
+		{`{"topology":{"kind":"b2b"},"defaults":{"asm":["a.s"]},"until_us":5}`, `unknown field "until_us": renamed: write "time" with a unit`},
 	}
 	for _, c := range cases {
 		_, err := Parse("x.json", []byte(c.json))
@@ -226,5 +234,88 @@ func TestDMARoundTrip(t *testing.T) {
 	w.Timeline().Write(&tl)
 	if n := strings.Count(tl.String(), `"cat":"dma","ph":"X"`); n != 4 {
 		t.Fatalf("%d DMA spans", n)
+	}
+}
+
+// withExtra is a format that extends the base: one more field, its own
+// rule, and no firmware needed.
+type withExtra struct {
+	Scenario
+	Extra int `json:"extra"`
+}
+
+func (e *withExtra) Check() error {
+	if err := e.CheckBase(); err != nil {
+		return err
+	}
+	if e.Extra <= 0 {
+		return e.Errorf("extra: %d: at least 1", e.Extra)
+	}
+	return nil
+}
+
+// ParseFormat reads the base's fields and an extension's from one object
+// and runs the extension's Check; the base format refuses the
+// extension's field.
+func TestParseFormatExtension(t *testing.T) {
+	src := []byte(`{"topology":{"kind":"b2b"},"time":"2ms","seed":7,"extra":3}`)
+	var e withExtra
+	if err := ParseFormat("dir/e.json", src, &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Extra != 3 || e.Count != 2 || e.Seed != 7 || e.Time != Duration(2*sim.Millisecond) || e.Dir != "dir" {
+		t.Fatalf("parsed %+v", e)
+	}
+	e = withExtra{}
+	if err := ParseFormat("e.json", []byte(`{"topology":{"kind":"b2b"},"time":"2ms"}`), &e); err == nil || !strings.Contains(err.Error(), "e.json: extra: 0: at least 1") || !errors.Is(err, ErrBadScenario) {
+		t.Fatalf("extension's rule: %v", err)
+	}
+	if _, err := Parse("e.json", src); err == nil || !strings.Contains(err.Error(), `unknown field "extra"`) {
+		t.Fatalf("the base format took the extension's field: %v", err)
+	}
+}
+
+// keyLine finds a key, not a string value that spells it, at any depth;
+// ElementLines finds the objects of a top-level array only.
+func TestJSONLines(t *testing.T) {
+	doc := []byte("{\"name\": \"workloads\", \"x\": {\"workloads\": [{}]},\n\"workloads\": [\n  {\"a\": [{}]},\n\n  {}, 3]}")
+	if diff := cmp.Diff([]int{3, 5}, ElementLines(doc, "workloads")); diff != "" {
+		t.Errorf("ElementLines (-want +got):\n%s", diff)
+	}
+	data := []byte("{\"a\": \"until_us\",\n \"b\": [1, {\"c\": {}},\n {\"until_us\": 1}]}")
+	if got := keyLine(data, "until_us"); got != 3 {
+		t.Fatalf("keyLine = %d, want 3", got)
+	}
+	if got := keyLine(data, "zz"); got != 1 {
+		t.Fatalf("keyLine of a missing key = %d, want 1", got)
+	}
+}
+
+// Entries that each apply to every one of 4096 nodes are merged in one
+// pass (this took minutes when every node rescanned every entry's ids),
+// and a file asking for more merging than maxMergeWork is refused.
+func TestManyEntriesBounded(t *testing.T) {
+	src := func(entries int) []byte {
+		var es []string
+		for range entries {
+			es = append(es, `{"ids":"0-4095","params":{"a":1}}`)
+		}
+		return []byte(`{"count":4096,"topology":{"kind":"star"},"time":"1ms","defaults":{"asm":["x.s"]},"nodes":[` + strings.Join(es, ",") + `]}`)
+	}
+	t0 := time.Now()
+	s, err := Parse("x.json", src(200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := time.Since(t0)
+	t.Logf("200 entries over 4096 nodes: %v", el)
+	if el > 10*time.Second {
+		t.Errorf("200 entries over 4096 nodes took %v", el)
+	}
+	if n := s.NodeSpecs()[4095]; n.Params["a"] != 1 || len(n.Asm) != 1 {
+		t.Errorf("node 4095: %+v", n)
+	}
+	if _, err := Parse("x.json", src(2000)); err == nil || !strings.Contains(err.Error(), "nodes[512]: the entries so far apply over") {
+		t.Errorf("2000 entries: %v", err)
 	}
 }

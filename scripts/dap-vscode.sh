@@ -13,8 +13,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/bin/" ./cmd/lanai-emu ./cmd/netvm ./cmd/lanai-as
-"$tmp/bin/lanai-as" -o "$tmp/rec-s.elf" firmware/crt/*.s fixtures/c/s/recursion.O1.s
-"$tmp/bin/lanai-as" -o "$tmp/rec-g.elf" firmware/crt/*.s fixtures/c/g/recursion.O1.s
+"$tmp/bin/lanai-as" -o "$tmp/rec-s.elf" firmware/crt/src/*.s fixtures/c/s/recursion.O1.s
+"$tmp/bin/lanai-as" -o "$tmp/rec-g.elf" firmware/crt/src/*.s fixtures/c/g/recursion.O1.s
 if ! (cd "$tmp" && npm install --no-audit --no-fund --silent @vscode/debugadapter-testsupport@1.68.0 >/dev/null); then
 	echo "dap-vscode: SKIP: npm could not install @vscode/debugadapter-testsupport (no registry?)"
 	exit 0

@@ -11,7 +11,7 @@ go build -o "$tmp/" ./cmd/lanai-as ./cmd/lanai-emu
 pass=0; fail=0
 printf '%-18s %12s %12s %10s %12s\n' program expected got instructions simulated
 while read -r name want; do
-  "$tmp/lanai-as" -o "$tmp/$name.elf" firmware/crt/*.s "fixtures/c/s/$name.$opt.s"
+  "$tmp/lanai-as" -o "$tmp/$name.elf" firmware/crt/src/*.s "fixtures/c/s/$name.$opt.s"
   "$tmp/lanai-emu" run --stats "$tmp/$name.json" --quiet "$tmp/$name.elf" >/dev/null 2>"$tmp/err" || true
   got=$(sed -n 's/.*"exit_code": *\([0-9]*\).*/\1/p' "$tmp/$name.json" | head -1)
   instrs=$(sed -n 's/.*"instructions": *\([0-9]*\).*/\1/p' "$tmp/$name.json" | head -1)

@@ -115,7 +115,7 @@ func frames(t *testing.T, c *daptest.Client, thread int) []godap.StackFrame {
 // console output; the exit code.
 func TestDAPCore(t *testing.T) {
 	dir := t.TempDir()
-	crt, _ := filepath.Glob("../../firmware/crt/*.s")
+	crt, _ := filepath.Glob("../../firmware/crt/src/*.s")
 	src, _ := filepath.Abs("../../fixtures/c/s/recursion.O1.s")
 	img, f := buildLines(t, dir, "rec.elf", append(crt, src)...)
 	fib, main, moves := symbol(t, f, "fib"), symbol(t, f, "main"), symbol(t, f, "moves")
@@ -306,7 +306,7 @@ func TestDAPConsolePauseAndErrors(t *testing.T) {
 // "next" steps by C line.
 func TestDAPCSource(t *testing.T) {
 	dir := t.TempDir()
-	crt, _ := filepath.Glob("../../firmware/crt/*.s")
+	crt, _ := filepath.Glob("../../firmware/crt/src/*.s")
 	img, _ := buildLines(t, dir, "rec.elf", append(crt, "../../fixtures/c/g/recursion.O1.s")...)
 	csrc, _ := filepath.Abs("../../fixtures/c/recursion.c")
 	text, _ := os.ReadFile(csrc)
@@ -345,7 +345,7 @@ func TestDAPCSource(t *testing.T) {
 // to the instruction before, or to the last breakpoint hit before.
 func TestDAPReverse(t *testing.T) {
 	dir := t.TempDir()
-	crt, _ := filepath.Glob("../../firmware/crt/*.s")
+	crt, _ := filepath.Glob("../../firmware/crt/src/*.s")
 	img, _ := buildLines(t, dir, "rec.elf", append(crt, "../../fixtures/c/s/recursion.O1.s")...)
 	c, done := startDAP(t)
 	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})

@@ -13,7 +13,7 @@ import (
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
-	ccorpus "lanaiemu/fixtures/c"
+	"lanaiemu/internal/ccorpus"
 	"lanaiemu/objfile"
 )
 
@@ -56,7 +56,7 @@ func buildAsm(t *testing.T, dir, name, text string) string {
 // buildC builds a corpus program with the runtime.
 func buildC(t *testing.T, dir, name string) string {
 	t.Helper()
-	srcs, _ := filepath.Glob("../../firmware/crt/*.s")
+	srcs, _ := filepath.Glob("../../firmware/crt/src/*.s")
 	return build(t, dir, name+".elf", append(srcs, "../../fixtures/c/s/"+name+".s")...)
 }
 

@@ -10,7 +10,7 @@
 // name. Input files are ELF32 big-endian EM_LANAI relocatable objects or
 // executables, LANai COFF executables and objects ("file format
 // coff-lanai", docs/coff.md), or `ar` archives of them. With
-// no file, a.out is read. The output is produced by package lanaiemu/disasm,
+// no file, a.out is read. The output is produced by package lanaiemu/internal/disasm,
 // which documents how it follows llvm-objdump.
 //
 // Exit status: 0 success, 1 an input file is unreadable or malformed (the
@@ -28,7 +28,7 @@ import (
 	"os"
 	"strings"
 
-	"lanaiemu/disasm"
+	"lanaiemu/internal/disasm"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/objfile"
 )

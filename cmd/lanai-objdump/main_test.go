@@ -10,7 +10,7 @@ import (
 	"lanaiemu/internal/cofftest"
 )
 
-const testdata = "../../disasm/testdata"
+const testdata = "../../internal/disasm/testdata"
 
 // runCmd runs the command in-process and returns status, stdout, stderr.
 func runCmd(t *testing.T, args ...string) (int, string, string) {
@@ -20,7 +20,7 @@ func runCmd(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// golden returns a golden file of disasm/testdata with its file name
+// golden returns a golden file of internal/disasm/testdata with its file name
 // header rewritten to name the file as path.
 func golden(t *testing.T, file, tag, path string) string {
 	t.Helper()

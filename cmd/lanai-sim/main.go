@@ -1,6 +1,6 @@
 // Command lanai-sim runs several emulated LANai 9.2 boards on a Myrinet
-// fabric, described by a scenario file (package scenario) or, for simple
-// cases, by flags:
+// fabric, described by a scenario file (package scenario,
+// docs/scenarios.md) or, for simple cases, by flags:
 //
 //	lanai-sim [flags] scenario.json
 //	lanai-sim --nodes 2 --topology b2b --firmware a.elf,b.elf --param 0:role=0 --time 10ms
@@ -170,10 +170,11 @@ func run(args []string, stderr io.Writer) int {
 	}
 	var profs []*profile.Profiler
 	if *profFile != "" {
+		specs := s.NodeSpecs()
 		for i, b := range w.Boards {
 			p := profile.New(w.Images[i], b.Busy)
 			p.Label("node", strconv.Itoa(i))
-			p.Binary(firmwareFile(s, i))
+			p.Binary(firmwareFile(specs[i]))
 			b.Observe(p)
 			profs = append(profs, p)
 		}
@@ -262,9 +263,8 @@ func writeProfile(name string, p *profile.Profiler, hz uint64) error {
 	return err
 }
 
-// firmwareFile names node i's firmware for its profile.
-func firmwareFile(s *scenario.Scenario, i int) string {
-	n := s.Node(i)
+// firmwareFile names a node's firmware for its profile.
+func firmwareFile(n scenario.NodeSpec) string {
 	if n.Firmware != "" {
 		return n.Firmware
 	}

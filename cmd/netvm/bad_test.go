@@ -21,7 +21,7 @@ func TestRunBadScenarios(t *testing.T) {
 		}
 		return p
 	}
-	shared := write("shared.json", `{"nodes":4,"until_us":10000,"workloads":[{"kind":"stream","from":0,"to":1,"size":4,"count":1},
+	shared := write("shared.json", `{"count":4,"topology":{"kind":"star"},"time":"10ms","workloads":[{"kind":"stream","from":0,"to":1,"size":4,"count":1},
 {"kind":"stream","from":0,"to":2,"size":4,"count":1}]}`)
 	code, out, e := runCmd("run", "--quiet", shared)
 	var res struct {
@@ -39,7 +39,7 @@ func TestRunBadScenarios(t *testing.T) {
 	for range 17 {
 		many = append(many, `{"kind":"stream","from":0,"to":1,"size":4,"count":1}`)
 	}
-	crowd := write("crowd.json", `{"nodes":2,"until_us":20000,"workloads":[`+strings.Join(many, ",\n")+`]}`)
+	crowd := write("crowd.json", `{"count":2,"topology":{"kind":"star"},"time":"20ms","workloads":[`+strings.Join(many, ",\n")+`]}`)
 	if code, _, e := runCmd("run", "--quiet", crowd); code != 1 || !strings.Contains(e, "open: netvm: no free endpoint") {
 		t.Errorf("seventeen endpoints on one node: exit %d %q", code, e)
 	}
@@ -55,11 +55,17 @@ func TestRunBadScenarios(t *testing.T) {
 		code      int
 		want      string
 	}{
-		{"never.json", `{"nodes":2,"until_us":20000,"faults":{"drop_ppm":1000000},
-"workloads":[{"kind":"stream","from":0,"to":1,"size":4,"count":1000000000000}]}`, 1, "never.json:2: workloads[0]: stream did not finish in until_us = 20000"},
-		{"long.json", `{"nodes":2,"until_us":18446744073709,"workloads":[]}`, 2, "until_us = 18446744073709: at most"},
-		{"frames.json", `{"nodes":2,"frames":1000000000000}`, 2, "frames = 1000000000000: 64.."},
-		{"touch.json", `{"nodes":2,"workloads":[{"kind":"touch","node":0,"pages":4000000000}]}`, 2, "pages = 4000000000: 1.."},
+		{"never.json", `{"count":2,"topology":{"kind":"star"},"time":"20ms","faults":{"drop_ppm":1000000},
+"workloads":[{"kind":"stream","from":0,"to":1,"size":4,"count":1000000000000}]}`, 1, "never.json:2: workloads[0]: stream did not finish in the scenario's time, 20000.000 us"},
+		{"long.json", `{"count":2,"topology":{"kind":"star"},"time":"18446744073709us","workloads":[]}`, 2, "time = 18446744.073709s: at most one simulated hour"},
+		{"frames.json", `{"count":2,"topology":{"kind":"star"},"time":"1s","frames":1000000000000}`, 2, "frames = 1000000000000: 64.."},
+		{"touch.json", `{"count":2,"topology":{"kind":"star"},"time":"1s","workloads":[{"kind":"touch","node":0,"pages":4000000000}]}`, 2, "pages = 4000000000: 1.."},
+		// netvm run's format before it became an extension of lanai-sim's:
+		// each old field says what replaced it.
+		{"old.json", `{"nodes":2,"until_us":20000}`, 2, `old.json:1: field nodes: a number of nodes is "count"`},
+		{"until.json", `{"count":2,"topology":{"kind":"star"},` + "\n" + `"until_us":20000}`, 2, `until.json:2: unknown field "until_us": renamed: write "time" with a unit ("until_us": 100000 is "time": "100ms")`},
+		{"b2b.json", `{"count":2,"back_to_back":true,"time":"1ms"}`, 2, `unknown field "back_to_back": replaced: write "topology": {"kind": "b2b"}`},
+		{"board.json", `{"count":2,"topology":{"kind":"star"},"time":"1ms","board":"M2L-PCI64B"}`, 2, `unknown field "board": moved: write "defaults": {"board": ...}`},
 	} {
 		code, _, e := runCmd("run", "--quiet", write(c.name, c.src))
 		if code != c.code || !strings.Contains(e, c.want) {

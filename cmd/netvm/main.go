@@ -4,8 +4,9 @@
 //
 //	netvm run [--json FILE] [--trace FILE] SCENARIO
 //
-// runs the cluster and workloads a scenario file describes (package
-// netvm/run) and prints per-workload results and per-node statistics as
+// runs the cluster and workloads a scenario file describes (lanai-sim's
+// format with the NetVM extension, docs/scenarios.md; package netvm/run)
+// and prints per-workload results and per-node statistics as
 // JSON; --trace writes a Perfetto timeline.
 //
 //	netvm dap [--listen ADDR]
@@ -40,18 +41,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	pprof "github.com/google/pprof/profile"
 
 	"lanaiemu/dap"
 	"lanaiemu/hostbus"
-	"lanaiemu/internal/readfile"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
+	"lanaiemu/netvm/freebsd"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -100,7 +102,6 @@ type stressOpts struct {
 	cfg   stress.Config
 	json  string
 	quiet bool
-	evict *uint64
 	clock uint64
 }
 
@@ -121,9 +122,12 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
 	fs.StringVar(&c.Board, "board", hostbus.DefaultPart, "every node's board (M2L-PCI64B at 133 MHz, M2L-PCI64C at 200 MHz, any LANai 9 PCI64B/C part; docs/hardware.md)")
 	fs.Uint64Var(&opts.clock, "clock", 0, "the LANai's clock in `MHz` (0: the board's)")
-	evict := fs.Uint64("evict-every-us", 200, "each host forces a random region page out about this often (0: never)")
-	c.EvictEvery = 0
-	opts.evict = evict
+	c.EvictEvery = 200 * sim.Microsecond
+	fs.Func("evict-every", "each host forces a random region page out about this often, a `duration` with its unit as in a scenario's time (default 200us; 0s: never)", func(s string) error {
+		t, err := sim.ParseDuration(s)
+		c.EvictEvery = t
+		return err
+	})
 	fs.StringVar(&opts.json, "json", "", "also write the result to this file")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	return fs
@@ -164,7 +168,6 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	if !opts.quiet {
 		c.Progress = stderr
 	}
-	c.EvictEvery = sim.Time(*opts.evict) * sim.Microsecond
 	res, err := stress.Run(c)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm stress: %v\n", err)
@@ -195,9 +198,9 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	profFile := fs.String("profile", "", "write each board's pprof cycle profile from the start of the workloads to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
-	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm)")
-	boardName := fs.String("board", "", "every node's board, over the scenario's \"board\" (default "+hostbus.DefaultPart+"; docs/hardware.md)")
-	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz, over the scenario's \"clock_mhz\" (0: the board's)")
+	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm/src)")
+	boardName := fs.String("board", "", "every node's board, over the scenario's defaults' \"board\" (default "+hostbus.DefaultPart+"; docs/hardware.md)")
+	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz, over the scenario's defaults' \"clock_mhz\" (0: the board's)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -208,23 +211,18 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] [--debug-script FILE] SCENARIO")
 		return 2
 	}
-	data, err := readfile.Read(fs.Arg(0), readfile.Text)
-	if err != nil {
-		fmt.Fprintf(stderr, "netvm run: %v\n", err)
-		return 2
-	}
-	sc, err := nvmrun.Parse(fs.Arg(0), data)
+	sc, err := nvmrun.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
 	if *boardName != "" {
-		sc.Board = *boardName
+		sc.Defaults.Board = *boardName
 	}
 	if *clock != 0 {
-		sc.ClockMHz = *clock
+		sc.Defaults.ClockMHz = float64(*clock)
 	}
-	if err := checkBoard(sc.Board, sc.ClockMHz); err != nil {
+	if err := checkBoard(sc.Defaults.Board, uint64(sc.Defaults.ClockMHz)); err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
@@ -341,6 +339,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	b2b := fs.Bool("back-to-back", false, "cable the two nodes together, without the cluster's switch")
 	noInline := fs.Bool("no-inline", false, "DMA every WRITE's payload (no payloads of up to 32 bytes in the command slot)")
 	link := fs.Uint64("link-rate", 160, "the links' rate in MB/s")
+	hostCosts := fs.String("host-timing", "", "replace host costs, `name=duration,...` (e.g. signal-delivery=17us; names: "+strings.Join(freebsd.TimingCostNames(), ", ")+"; docs/host.md)")
 	profFile := fs.String("profile", "", "write the boards' pprof cycle profiles, summed over every experiment, to `FILE` with -nodeN before its extension (docs/profiling.md; about ten times slower)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -384,6 +383,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cfg := bench.Config{Board: *boardName, BackToBack: *b2b, NoInline: *noInline, ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
 	if *burst != 256 {
 		cfg.PCIBurst = uint32(*burst)
+	}
+	if *hostCosts != "" {
+		tm := freebsd.DefaultTiming()
+		if err := tm.Set(*hostCosts); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --host-timing: %v\n", err)
+			jsonFile.abandon()
+			return 2
+		}
+		cfg.HostTiming = &tm
 	}
 	if *profFile != "" {
 		cfg.Profiles = &bench.Profiles{}

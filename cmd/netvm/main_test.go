@@ -32,7 +32,7 @@ func TestCommand(t *testing.T) {
 		t.Fatal("one node: want exit 2")
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
-	os.WriteFile(bad, []byte("{\n  \"nodes\": 2,\n  \"workloads\": [{\"kind\": \"warp\"}]\n}\n"), 0o644)
+	os.WriteFile(bad, []byte("{\n  \"count\": 2, \"topology\": {\"kind\": \"star\"}, \"time\": \"1ms\",\n  \"workloads\": [{\"kind\": \"warp\"}]\n}\n"), 0o644)
 	if code, _, e := runCmd("run", bad); code != 2 || !strings.Contains(e, "bad.json:3: workloads[0]") {
 		t.Fatalf("bad scenario: %d %q", code, e)
 	}
@@ -69,6 +69,7 @@ func TestCommand(t *testing.T) {
 // each curve as SVG and PNG.
 func TestBenchCommand(t *testing.T) {
 	for _, args := range [][]string{{"bench", "--clock", "5"}, {"bench", "--link-rate", "0"}, {"bench", "--pin-cache", "0"}, {"bench", "--warp"},
+		{"bench", "--host-timing", "signal=17us"}, {"bench", "--host-timing", "wakeup=9999s"},
 		{"bench", "--board", "M9X-PCI64Z"}, {"stress", "--board", "PCI64"}, {"run", "--board", "M2L", "../../fixtures/netvm/scenarios/tour.json"},
 		{"run", "--clock", "5000", "../../fixtures/netvm/scenarios/tour.json"}} {
 		if code, _, _ := runCmd(args...); code != 2 {

@@ -34,16 +34,17 @@ var runtimeUndefined = map[string]bool{"main": true, "__stack_top": true, "__bss
 
 const fixtures = "../../fixtures/c"
 
-// runtimeFiles returns the runtime's .s files in the order a shell glob
-// gives them (crt0.s must come first so that _start is at address 0).
+// runtimeFiles returns the runtime's .s files (src/*.s) in the order a
+// shell glob gives them (crt0.s must come first so that _start is at
+// address 0).
 func runtimeFiles(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("*.s")
+	files, err := filepath.Glob(filepath.Join("src", "*.s"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Strings(files)
-	if len(files) == 0 || files[0] != "crt0.s" {
+	if len(files) == 0 || filepath.Base(files[0]) != "crt0.s" {
 		t.Fatalf("runtime files %v: crt0.s must sort first", files)
 	}
 	return files
@@ -66,7 +67,7 @@ func assembleRuntime(t *testing.T) ([]*objfile.File, []string) {
 	return objs, names
 }
 
-// TestRuntimeSymbols assembles every .s file here and checks that each
+// TestRuntimeSymbols assembles every .s file of src/ and checks that each
 // defines its expected global functions, that every helper is defined
 // exactly once across the runtime, that nothing but main and the
 // linker-defined symbols is left undefined, and that no runtime code calls
@@ -77,7 +78,7 @@ func TestRuntimeSymbols(t *testing.T) {
 	defs := map[string][]string{}
 	for i, obj := range objs {
 		name := names[i]
-		want, ok := wantGlobals[name]
+		want, ok := wantGlobals[filepath.Base(name)]
 		if !ok {
 			t.Errorf("%s: unexpected runtime file (add it to wantGlobals)", name)
 		}
@@ -251,7 +252,7 @@ func TestRegenerated(t *testing.T) {
 	}
 	for _, c := range srcs {
 		name := strings.TrimSuffix(filepath.Base(c), ".c") + ".s"
-		got, err := os.ReadFile(name)
+		got, err := os.ReadFile(filepath.Join("src", name))
 		if err != nil {
 			t.Errorf("%s: %v (run gen.sh)", name, err)
 			continue
@@ -487,7 +488,7 @@ func TestCrt0LLVM(t *testing.T) {
 		t.Skip("llvm-mc-14 not installed")
 	}
 	obj := filepath.Join(t.TempDir(), "crt0.o")
-	if out, err := exec.Command("llvm-mc-14", "-triple=lanai", "-filetype=obj", "crt0.s", "-o", obj).CombinedOutput(); err != nil {
+	if out, err := exec.Command("llvm-mc-14", "-triple=lanai", "-filetype=obj", "src/crt0.s", "-o", obj).CombinedOutput(); err != nil {
 		t.Fatalf("llvm-mc-14: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(obj)
@@ -498,7 +499,7 @@ func TestCrt0LLVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := asm.AssembleFile("crt0.s", asm.Options{})
+	r, err := asm.AssembleFile("src/crt0.s", asm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
 // Package crt holds the C runtime for clang-compiled LANai programs and its
-// tests; it has no Go API. The runtime is plain assembly in this directory:
+// tests; it has no Go API. The runtime is plain assembly in src/ (a folder
+// without Go files, so the go tool does not take it for Go assembly):
 //
 //   - crt0.s (hand-written): _start sets sp and fp to __stack_top, zeroes
 //     .bss, calls main with clang's call sequence and hands main's return
@@ -11,11 +12,12 @@
 //     __modsi3, __umodsi3, __muldi3, __divdi3, __udivdi3, __moddi3,
 //     __umoddi3, __ashldi3, __lshrdi3, __ashrdi3, __negdi2, __cmpdi2,
 //     __ucmpdi2) and memcpy, memmove, memset, memcmp, strlen, strcmp.
-//   - lanai.h: inline console output, cycle counter and exit for C programs.
+//   - lanai.h (in this folder, not src/): inline console output, cycle
+//     counter and exit for C programs.
 //
 // Any clang -S output links into a runnable image with
 //
-//	lanai-as -o prog.elf firmware/crt/*.s prog.s
+//	lanai-as -o prog.elf firmware/crt/src/*.s prog.s
 //
 // (crt0.s sorts first, so _start is at address 0). docs/runtime.md
 // describes the start-up, the helpers' semantics and the

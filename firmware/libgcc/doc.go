@@ -1,7 +1,7 @@
 // Package libgcc runs Myricom's own compiled code on the core: the
 // arithmetic routines of lanai-gcc 2.95's libgcc.a (__mulsi3, __divsi3,
 // the 64-bit shifts, compares and divisions, ...), called by lanai-gcc's
-// calling convention from harness.s, on thousands of inputs, compared with
+// calling convention from src/harness.s, on thousands of inputs, compared with
 // Go's operators. It has no Go API.
 //
 // Myricom's objects never enter the repository: the tests read them from

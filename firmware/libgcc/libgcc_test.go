@@ -51,7 +51,7 @@ func linkHarness(t *testing.T) *image {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := asm.AssembleFile("harness.s", asm.Options{})
+	h, err := asm.AssembleFile("src/harness.s", asm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -302,7 +302,7 @@ func TestEventsAtTheLimit(t *testing.T) {
 // locations carry the .c file and line from the DWARF line table, as the
 // debugger reads it.
 func TestCLines(t *testing.T) {
-	files, _ := filepath.Glob("../../firmware/crt/*.s")
+	files, _ := filepath.Glob("../../firmware/crt/src/*.s")
 	files = append(files, "../../fixtures/c/g/recursion.O0.s")
 	var names []string
 	var results []*asm.Result

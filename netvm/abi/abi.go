@@ -6,7 +6,7 @@
 //
 // Every exported constant appears once in Table (a test enforces it, by
 // parsing this file), and Include renders Table as LANai assembly (.set
-// lines) for the firmware. The committed firmware/netvm/abi.inc must equal
+// lines) for the firmware. The committed firmware/netvm/src/abi.inc must equal
 // Include(); regenerate it with
 //
 //	go run ./netvm/abi/gen

@@ -16,11 +16,11 @@ type Const struct {
 	Doc string
 }
 
-//go:generate go run ./gen ../../firmware/netvm/abi.inc
+//go:generate go run ./gen ../../firmware/netvm/src/abi.inc
 
 // IncludePath is where the generated include file lives, relative to the
 // module root.
-const IncludePath = "firmware/netvm/abi.inc"
+const IncludePath = "firmware/netvm/src/abi.inc"
 
 // Include renders Table as LANai assembly: for each constant, its doc comment
 // as "!" comment lines and a ".set NAME, value" line. The firmware reads it

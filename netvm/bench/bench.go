@@ -16,6 +16,7 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/hostbus"
+	"lanaiemu/netvm/freebsd"
 )
 
 // Config is the one configuration every experiment runs on.
@@ -37,6 +38,9 @@ type Config struct {
 	// PCIBurst overrides the host DMA engine's PCI burst in bytes
 	// (board.DefaultPCI's 256, GM's default, if 0).
 	PCIBurst uint32 `json:"pci_burst_bytes,omitempty"`
+	// HostTiming, if not nil, replaces the hosts' costs
+	// (freebsd.DefaultTiming, docs/host.md: assumptions for the most part).
+	HostTiming *freebsd.Timing `json:"host_timing,omitempty"`
 	// Profiles, if not nil, collects every board's cycle profile.
 	Profiles *Profiles `json:"-"`
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 )
 

@@ -3,8 +3,8 @@ package bench
 import (
 	"testing"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 )
 
 // E6's three designs on WRITEs to untouched pages: every byte arrives in

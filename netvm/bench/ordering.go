@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"lanaiemu/fabric"
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 )
 

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )
@@ -106,7 +106,7 @@ func (r *runner) serverCounts() []int {
 // waiting io per request, and a client for each on node 0, runs for d after a warm-up of a tenth of it,
 // and returns the requests completed per second.
 func overcommitRun(c Config, mode uint32, n int, d, io sim.Time) (float64, error) {
-	cl, err := cluster.New(cluster.Config{Nodes: 2, Frames: overcommitFrames, Board: c.Board, BackToBack: c.BackToBack, ClockHz: c.ClockHz, LinkRate: c.LinkRate, Mode: mode, Seed: 1, PCI: c.pci()})
+	cl, err := cluster.New(cluster.Config{Nodes: 2, Frames: overcommitFrames, Board: c.Board, BackToBack: c.BackToBack, ClockHz: c.ClockHz, LinkRate: c.LinkRate, Mode: mode, Seed: 1, PCI: c.pci(), Timing: c.hostTiming()})
 	if err != nil {
 		return 0, err
 	}

@@ -5,9 +5,9 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )
@@ -17,7 +17,7 @@ import (
 // on them exchanging n-byte buffers (newPair). The caller shuts p.c down.
 func openPair(c Config, mode uint32, faults fabric.Faults, n uint32, handlers bool) (*pair, error) {
 	cl, err := cluster.New(cluster.Config{Nodes: 2, Frames: 2048, Board: c.Board, BackToBack: c.BackToBack, ClockHz: c.ClockHz, LinkRate: c.LinkRate,
-		Mode: mode, Faults: faults, Seed: 1, PCI: c.pci()})
+		Mode: mode, Faults: faults, Seed: 1, PCI: c.pci(), Timing: c.hostTiming()})
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +226,15 @@ func stream(c Config, n uint32, count int) (float64, error) {
 var faultsNone fabric.Faults
 
 // pci is the boards' PCI model: the default, with the burst overridden.
+// hostTiming is the hosts' cost table (cluster.Config.Timing: zero for
+// the default).
+func (c Config) hostTiming() freebsd.Timing {
+	if c.HostTiming == nil {
+		return freebsd.Timing{}
+	}
+	return *c.HostTiming
+}
+
 func (c Config) pci() board.PCI {
 	if c.PCIBurst == 0 {
 		return board.PCI{}

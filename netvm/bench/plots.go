@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"lanaiemu/plot"
+	"lanaiemu/netvm/bench/internal/plot"
 )
 
 // Chart turns a curve into a plot.Chart: message sizes get power-of-four

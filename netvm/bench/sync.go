@@ -3,9 +3,9 @@ package bench
 import (
 	"fmt"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )
@@ -87,7 +87,7 @@ func (r *runner) sync() error {
 // all nodes per handoff.
 func syncRun(c Config, kind string, block bool, rounds int) (syncResult, error) {
 	cl, err := cluster.New(cluster.Config{Nodes: 3, Frames: 2048, Board: c.Board, BackToBack: false, ClockHz: c.ClockHz,
-		LinkRate: c.LinkRate, Mode: abi.ModeNetVM, Seed: 1, PCI: c.pci()})
+		LinkRate: c.LinkRate, Mode: abi.ModeNetVM, Seed: 1, PCI: c.pci(), Timing: c.hostTiming()})
 	if err != nil {
 		return syncResult{}, err
 	}

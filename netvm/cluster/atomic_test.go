@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )
@@ -303,5 +304,56 @@ func TestAtomicSemaphoreAndTicketQueue(t *testing.T) {
 	})
 	if len(left) != waiters {
 		t.Errorf("%d of %d waiters left", len(left), waiters)
+	}
+}
+
+// An atomic the home refuses (its export is read-only: StatusPerm) comes
+// back as a remote error: FetchAdd returns ErrAtomic with the status, in
+// both wait modes, instead of waiting for a reply that never comes; the
+// word is unchanged, and the endpoint's next atomic, on a writable
+// export, works.
+func TestAtomicRefusedByHome(t *testing.T) {
+	c, err := New(Config{Nodes: 2, Frames: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+	key, writableEP, word := atomicHome(t, c, 1)
+	p := c.Nodes[1].Kernel.NewProc("home-ro")
+	var roKey uint32
+	var roEP *lib.EP
+	runThread(t, c, 1, sim.Second, func(th *freebsd.Thread) {
+		ep, err := lib.Open(th, c.Nodes[1].Driver, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		va, _ := p.Mmap(th, freebsd.PageSize, freebsd.ProtRW)
+		p.Write(th, va, make([]byte, freebsd.PageSize))
+		if roKey, err = ep.ExportAtomic(th, va, freebsd.PageSize, false); err != nil {
+			t.Fatal(err)
+		}
+		roEP = ep
+	})
+	atomicClients(t, c, []int{0}, 2, 1, roEP, roKey, func(th *freebsd.Thread, i int, ep *lib.EP, imp int) error {
+		t0 := th.Now()
+		_, err := ep.FetchAdd(th, imp, 0, 1)
+		if !errors.Is(err, lib.ErrAtomic) || !strings.Contains(err.Error(), fmt.Sprint("status ", abi.StatusPerm)) {
+			return fmt.Errorf("refused fetch-and-add (block %v): got %v, want ErrAtomic with status %d", ep.AtomicBlock, err, abi.StatusPerm)
+		}
+		if d := th.Now() - t0; d > sim.Millisecond {
+			return fmt.Errorf("the refusal took %v", d)
+		}
+		t.Logf("refused by the home (block %v) in %v: %v", ep.AtomicBlock, th.Now()-t0, err)
+		good, err := ep.Import(th, 1, writableEP.Index, key, freebsd.PageSize, abi.ExpKindAtomic)
+		if err != nil {
+			return err
+		}
+		if _, err := ep.FetchAdd(th, good, 0, 1); err != nil {
+			return fmt.Errorf("the next atomic: %v", err)
+		}
+		return nil
+	})
+	if got := word(0); got != 2 {
+		t.Errorf("writable word = %d, want 2 (one add per client)", got)
 	}
 }

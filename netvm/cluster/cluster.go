@@ -13,17 +13,17 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	fwnetvm "lanaiemu/firmware/netvm"
-	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/driver"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/node"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Config describes a cluster.

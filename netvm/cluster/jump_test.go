@@ -3,8 +3,8 @@ package cluster
 import (
 	"testing"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/node"
 	"lanaiemu/sim"

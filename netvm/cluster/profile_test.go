@@ -3,9 +3,9 @@ package cluster
 import (
 	"testing"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
 )

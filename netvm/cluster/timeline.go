@@ -5,9 +5,9 @@ import (
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
-	"lanaiemu/freebsd"
+	"lanaiemu/internal/timeline"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // Timeline tracks of a node (the process is the node's id).

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"lanaiemu/freebsd"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // traceOneWrite runs one 16 KiB WRITE into a region that is not resident,

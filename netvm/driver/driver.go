@@ -17,9 +17,9 @@ import (
 	"fmt"
 	"math/bits"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/hostbus"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 )
 
@@ -438,6 +438,11 @@ func (d *Driver) event(t *freebsd.Thread, rec []byte) {
 		d.stats.EpErrors++
 		if e := d.endpoint(ep); e != nil {
 			e.errors = append(e.errors, RemoteError{Ticket: a[0], Status: a[1], Node: int(a[2])})
+			for id, n := range e.errorWaiters { // WaitBlockUnless: ask again
+				if n > 0 {
+					d.K.Wakeup(&e.ctrWait[id], d.K.Timing.Wakeup)
+				}
+			}
 		}
 	case abi.EvCmdDone:
 	}

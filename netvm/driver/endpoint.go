@@ -3,8 +3,8 @@ package driver
 import (
 	"fmt"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 )
 
 // RemoteError is a remote error recorded for an endpoint (§6.1).
@@ -26,6 +26,9 @@ type Endpoint struct {
 	handlers [abi.MaxCounters]func(t *freebsd.Thread, ctr int, value uint64)
 	// blockTargets are the targets of the threads in WaitBlock, per counter.
 	blockTargets [abi.MaxCounters][]uint64
+	// errorWaiters counts, per counter, the threads in WaitBlockUnless
+	// that a remote error must wake (EvEpError).
+	errorWaiters [abi.MaxCounters]int
 	exports      []uint32
 	imports      []int
 }
@@ -43,6 +46,14 @@ func (e *Endpoint) Ring() uint32 { return abi.EPRingBase + uint32(e.Index)*abi.E
 
 // Errors returns the remote errors recorded so far.
 func (e *Endpoint) Errors() []RemoteError { return e.errors }
+
+// ErrorRecord reads the status page's remote-error record (§6.1), as the
+// process would: how many remote errors so far, the last one's status and
+// ticket.
+func (e *Endpoint) ErrorRecord() (count, status, ticket uint32) {
+	a := e.StatusPage() + abi.PageErr
+	return e.d.hostWord(a + abi.ErrCount), e.d.hostWord(a + abi.ErrStatus), e.d.hostWord(a + abi.ErrTicket)
+}
 
 // syscall charges the system call's entry and exit.
 func (d *Driver) syscall(t *freebsd.Thread) { t.Compute(d.K.Timing.Syscall) }
@@ -261,10 +272,23 @@ func (e *Endpoint) Counter(id int) uint64 {
 // WaitBlock sleeps until counter id reaches target (nvm_wait_block: a
 // system call, CTR_ARM once, the interrupt, the wake-up).
 func (e *Endpoint) WaitBlock(t *freebsd.Thread, id int, target uint64) error {
+	return e.WaitBlockUnless(t, id, target, nil)
+}
+
+// WaitBlockUnless is WaitBlock that also returns (nil) once failed
+// reports true; the endpoint's remote errors (EvEpError) wake it to ask.
+// A nil failed is WaitBlock.
+func (e *Endpoint) WaitBlockUnless(t *freebsd.Thread, id int, target uint64, failed func() bool) error {
 	d := e.d
 	d.syscall(t)
 	if id < 0 || id >= abi.MaxCounters {
 		return freebsd.ErrInval
+	}
+	if failed == nil {
+		failed = func() bool { return false }
+	} else {
+		e.errorWaiters[id]++
+		defer func() { e.errorWaiters[id]-- }()
 	}
 	// The counter has one armed target: with several waiters it is the
 	// lowest of theirs not reached yet, or a later waiter's higher target
@@ -279,7 +303,7 @@ func (e *Endpoint) WaitBlock(t *freebsd.Thread, id int, target uint64) error {
 			}
 		}
 	}()
-	for e.Counter(id) < target {
+	for e.Counter(id) < target && !failed() {
 		arm, now := target, e.Counter(id)
 		for _, x := range e.blockTargets[id] {
 			if x > now && x < arm {
@@ -290,7 +314,7 @@ func (e *Endpoint) WaitBlock(t *freebsd.Thread, id int, target uint64) error {
 			Field{abi.KCtrTarget, 4, uint32(arm)}, Field{abi.KCtrMode, 4, abi.CtrModeOnce}); st != abi.StatusOK {
 			return fmt.Errorf("%w: CTR_ARM %d", ErrStatus, st)
 		}
-		if e.Counter(id) >= target {
+		if e.Counter(id) >= target || failed() {
 			break
 		}
 		t.Wait(&e.ctrWait[id])

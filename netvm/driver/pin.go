@@ -1,8 +1,8 @@
 package driver
 
 import (
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 )
 
 // Dynamic pinning (abi.ModeDynamic), the baseline of E5 (systems.md §2,

@@ -1,8 +1,8 @@
 package driver
 
 import (
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 )
 

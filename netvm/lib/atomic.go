@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
 )
 
 // AtomicCounter is the counter id the library keeps for the replies of
@@ -102,14 +102,39 @@ func (ep *EP) atomic(t *freebsd.Thread, imp int, op, off, arg0, arg1 uint32) (ui
 	if st, _ := ep.comp(s); st != abi.StatusOK {
 		return 0, fmt.Errorf("%w: status %d", ErrAtomic, st)
 	}
-	a.replies++
+	// The reply's notification, or a remote error for the ticket: the
+	// home refused the request (§6.1 records it in the status page, whose
+	// error record the busy wait watches with the counter; the driver's
+	// EvEpError wakes a block waiter).
+	errs := len(ep.Errors())
+	refused := func() (uint32, bool) {
+		if _, st, etk := ep.ErrorRecord(); etk == tk && st != abi.StatusOK {
+			return st, true
+		}
+		for _, e := range ep.Errors()[errs:] {
+			if e.Ticket == tk {
+				return e.Status, true
+			}
+		}
+		return 0, false
+	}
+	failed := func() bool { _, f := refused(); return f }
+	target := a.replies + 1
 	if ep.AtomicBlock {
-		if err := ep.WaitBlock(t, AtomicCounter, a.replies); err != nil {
+		if err := ep.WaitBlockUnless(t, AtomicCounter, target, failed); err != nil {
 			return 0, err
 		}
 	} else {
-		ep.WaitBusy(t, AtomicCounter, a.replies)
+		lo := ep.StatusPage() + abi.PageCtr + uint64(AtomicCounter)*8
+		hi := ep.StatusPage() + abi.PageErr + abi.ErrTicket + 4
+		ep.Stats.Polls++
+		ep.Driver().Spin(t, lo, hi, func() bool { return ep.Counter(AtomicCounter) >= target || failed() })
 	}
+	if ep.Counter(AtomicCounter) < target {
+		st, _ := refused()
+		return 0, fmt.Errorf("%w: status %d (by the home)", ErrAtomic, st)
+	}
+	a.replies = target
 	var b [4]byte
 	if err := ep.Proc.Read(t, a.va, b[:]); err != nil {
 		return 0, err

@@ -1,6 +1,6 @@
 package lib
 
-import "lanaiemu/freebsd"
+import "lanaiemu/netvm/freebsd"
 
 // The standard synchronisation objects on remote atomics (E8's baseline,
 // docs/reproduction.md): their state is words of a region exported with

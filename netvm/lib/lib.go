@@ -13,9 +13,9 @@ import (
 	"errors"
 	"math/bits"
 
-	"lanaiemu/freebsd"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/driver"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/sim"
 )
 

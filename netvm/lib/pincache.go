@@ -1,7 +1,7 @@
 package lib
 
 import (
-	"lanaiemu/freebsd"
+	"lanaiemu/netvm/freebsd"
 )
 
 // PinCache is the pin-down cache of dynamic pinning, the baseline of E5

@@ -1,6 +1,6 @@
 package lib
 
-import "lanaiemu/freebsd"
+import "lanaiemu/netvm/freebsd"
 
 // Post is V on a counter of a remote (or local) endpoint: a notify-only
 // WRITE (no bytes) through region import imp, naming counter import ctr.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"lanaiemu/dap"
+	"lanaiemu/internal/readfile"
 )
 
 // dapArgs are the launch request's arguments for a cluster.
@@ -38,11 +39,11 @@ func Launcher() dap.Launcher {
 		if !filepath.IsAbs(path) && a.Cwd != "" {
 			path = filepath.Join(a.Cwd, path)
 		}
-		data, err := os.ReadFile(path)
+		data, err := readfile.Read(path, readfile.Text)
 		if err != nil {
 			return nil, err
 		}
-		sc, err := Parse(a.Scenario, data)
+		sc, err := Parse(a.Scenario, data) // messages name the file as the client did
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -114,7 +115,7 @@ func TestDAPCluster(t *testing.T) {
 	for _, f := range fs {
 		names = append(names, f.Name)
 	}
-	if strings.Join(names, " ") != "rx_data rx_take engines main_loop" || fs[0].Source == nil || fs[0].Source.Path != filepath.Join(r, "firmware/netvm/recv.s") {
+	if strings.Join(names, " ") != "rx_data rx_take engines main_loop" || fs[0].Source == nil || fs[0].Source.Path != filepath.Join(r, "firmware/netvm/src/recv.s") {
 		t.Errorf("node 1's stack: %v %+v", names, fs[0].Source)
 	}
 	line := fs[0].Line
@@ -141,12 +142,12 @@ func TestDAPCluster(t *testing.T) {
 	}
 
 	// 4. A breakpoint by line in recv.s: rx_data's first line, on both nodes.
-	bps := do[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/recv.s")},
+	bps := do[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/src/recv.s")},
 		"breakpoints": []map[string]any{{"line": line}}}).Body.Breakpoints
 	if len(bps) != 1 || !bps[0].Verified || bps[0].Line != line {
 		t.Errorf("setBreakpoints %+v", bps)
 	}
-	do[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/recv.s")}, "breakpoints": []any{}})
+	do[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/src/recv.s")}, "breakpoints": []any{}})
 
 	// 5. To the scenario's end: the workloads are done, exit code 0.
 	do[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 2})
@@ -165,5 +166,25 @@ func TestDAPCluster(t *testing.T) {
 	do[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+}
+
+// A launch naming a device or a bad scenario fails at once with the
+// reason (the scenario is read with readfile's bounds).
+func TestDAPLaunchBadScenario(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte(`{"nodes": 2, "until_us": 1000}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ scenario, want string }{
+		{"/dev/zero", "not a regular file"},
+		{old, `field nodes: a number of nodes is "count"`},
+	} {
+		raw, _ := json.Marshal(map[string]string{"scenario": c.scenario})
+		_, err := Launcher()(raw, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.scenario, err, c.want)
+		}
 	}
 }

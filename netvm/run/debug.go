@@ -36,12 +36,12 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/debugger"
 	fwnetvm "lanaiemu/firmware/netvm"
-	"lanaiemu/freebsd"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/memsys"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/objfile"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
 // DebugConfig configures Debug.
@@ -103,7 +103,7 @@ func NewDebugSession(sc *Scenario, out io.Writer, cfg DebugConfig) (*DebugSessio
 	if err != nil {
 		return nil, nil, err
 	}
-	s.c, s.res, s.t0, s.end = c, res, t0, t0+sim.Time(sc.UntilUS)*sim.Microsecond
+	s.c, s.res, s.t0, s.end = c, res, t0, t0+sim.Time(sc.Time)
 	s.doneSaid = sc.done(res)
 	for _, n := range c.Nodes {
 		id, prev := n.ID, n.Kernel.Trace
@@ -127,7 +127,7 @@ func NewDebugSession(sc *Scenario, out io.Writer, cfg DebugConfig) (*DebugSessio
 		d.SourceDirs = []string{cfg.Root, filepath.Join(cfg.Root, "firmware", "netvm")}
 	}
 	fmt.Fprintf(out, "netvm debugger: %s, %d nodes; the workloads started at %s; node 0 selected. Type \"help\" for commands.\n",
-		sc.name, sc.Nodes, us(t0))
+		sc.Path, sc.Count, us(t0))
 	return s, d, nil
 }
 

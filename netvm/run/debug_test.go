@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/board"
-	"lanaiemu/timeline"
+	"lanaiemu/internal/timeline"
 )
 
 var (

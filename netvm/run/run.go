@@ -3,12 +3,15 @@
 // timeline, with per-node statistics, per-workload results and, if asked,
 // a Perfetto timeline.
 //
-// A scenario:
+// A scenario is a scenario of package scenario (lanai-sim's format: the
+// count, topology, faults, seed, time and the defaults' board and
+// clock_mhz) with netvm run's fields added (frames and workloads):
 //
 //	{
-//	  "nodes": 2, "frames": 2048, "seed": 1, "until_us": 200000,
-//	  "board": "M2L-PCI64C", "clock_mhz": 0, "back_to_back": false,
+//	  "count": 2, "topology": {"kind": "star"}, "seed": 1, "time": "200ms",
+//	  "defaults": {"board": "M2L-PCI64C", "clock_mhz": 200},
 //	  "faults": {"drop_ppm": 0, "corrupt_ppm": 0, "detour_ppm": 0},
+//	  "frames": 2048,
 //	  "workloads": [
 //	    {"kind": "pingpong", "from": 0, "to": 1, "size": 4, "count": 100, "wait": "busy"},
 //	    {"kind": "stream", "from": 0, "to": 1, "size": 65536, "count": 64},
@@ -31,52 +34,35 @@
 package run
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
 	"lanaiemu/board"
-	"lanaiemu/fabric"
-	"lanaiemu/freebsd"
-	"lanaiemu/hostbus"
+	"lanaiemu/internal/readfile"
+	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/cluster"
+	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/internal/progress"
 	"lanaiemu/netvm/lib"
+	"lanaiemu/scenario"
 	"lanaiemu/sim"
-	"lanaiemu/timeline"
 )
 
-// Scenario is a parsed scenario file.
+// Scenario is a parsed scenario file: the base format (scenario.Scenario)
+// and netvm run's fields. The base's Build (lanai-sim's boards) is not
+// for it: Run builds the NetVM cluster.
 type Scenario struct {
-	Nodes     int        `json:"nodes"`
-	Frames    int        `json:"frames"`
-	Seed      uint64     `json:"seed"`
-	UntilUS   uint64     `json:"until_us"`
-	Faults    Faults     `json:"faults"`
+	scenario.Scenario
+	// Frames is each host's VM memory in 4 KiB pages (default 4096).
+	Frames    int        `json:"frames,omitempty"`
 	Workloads []Workload `json:"workloads"`
-	// Board is every node's board (hostbus.BoardFor, e.g. "M2L-PCI64B";
-	// the thesis' hostbus.DefaultPart if empty): identity and clock.
-	Board string `json:"board,omitempty"`
-	// ClockMHz overrides the board's clock if not 0.
-	ClockMHz uint64 `json:"clock_mhz,omitempty"`
-	// BackToBack cables two nodes together without the switch.
-	BackToBack bool `json:"back_to_back,omitempty"`
 	// Profile makes the run profile every board from the start of the
 	// workloads (Result.Profiles; docs/profiling.md); not a file field.
 	Profile bool  `json:"-"`
 	lines   []int // line of each workload in the file
-	name    string
-}
-
-// Faults are the fabric's injected faults, in parts per million.
-type Faults struct {
-	DropPPM    uint32 `json:"drop_ppm"`
-	CorruptPPM uint32 `json:"corrupt_ppm"`
-	DetourPPM  uint32 `json:"detour_ppm"`
 }
 
 // Workload is one workload of a scenario.
@@ -94,90 +80,38 @@ type Workload struct {
 	NoInline bool `json:"no_inline,omitempty"`
 }
 
-// Parse reads a scenario; errors name the file and the line.
-func Parse(name string, data []byte) (*Scenario, error) {
-	sc := &Scenario{name: name}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(sc); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		off := int64(-1)
-		switch {
-		case errors.As(err, &se):
-			off = se.Offset
-		case errors.As(err, &te):
-			off = te.Offset
-		}
-		if off >= 0 {
-			return nil, fmt.Errorf("%s:%d: %v", name, lineOf(data, off), err)
-		}
-		return nil, fmt.Errorf("%s: %v", name, err)
+// Load reads and checks a scenario file (a text file of at most
+// readfile's limit; a device or a directory is refused).
+func Load(path string) (*Scenario, error) {
+	data, err := readfile.Read(path, readfile.Text)
+	if err != nil {
+		return nil, err
 	}
-	sc.lines = workloadLines(data)
-	if err := sc.check(); err != nil {
+	return Parse(path, data)
+}
+
+// Parse reads a scenario (scenario.ParseFormat); errors name the file
+// and, for a workload, its line.
+func Parse(name string, data []byte) (*Scenario, error) {
+	sc := &Scenario{lines: scenario.ElementLines(data, "workloads")}
+	if err := scenario.ParseFormat(name, data, sc); err != nil {
 		return nil, err
 	}
 	return sc, nil
 }
 
-func lineOf(data []byte, off int64) int {
-	return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
-}
-
-// workloadLines finds the line of each object of the "workloads" array.
-func workloadLines(data []byte) []int {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var lines []int
-	depth, inWorkloads, arrayDepth := 0, false, 0
-	var lastKey string
-	for {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return lines
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				if v == '[' && depth == 1 && lastKey == "workloads" {
-					inWorkloads, arrayDepth = true, depth+1
-				}
-				if v == '{' && inWorkloads && depth == arrayDepth {
-					// off is before the brace and any spacing: find the brace
-					i := int(off)
-					for i < len(data) && data[i] != '{' {
-						i++
-					}
-					lines = append(lines, lineOf(data, int64(i)))
-				}
-				depth++
-			case '}', ']':
-				depth--
-				if inWorkloads && depth < arrayDepth {
-					inWorkloads = false
-				}
-			}
-		case string:
-			if depth == 1 {
-				lastKey = v
-			}
-		}
-	}
-}
-
-func (sc *Scenario) errorf(i int, format string, a ...any) error {
+// where names workload i: the file, its line and its index.
+func (sc *Scenario) where(i int) string {
 	line := 0
 	if i < len(sc.lines) {
 		line = sc.lines[i]
 	}
-	return fmt.Errorf("%s:%d: workloads[%d]: %s", sc.name, line, i, fmt.Sprintf(format, a...))
+	return fmt.Sprintf("%s:%d: workloads[%d]", sc.Path, line, i)
 }
 
-// MaxUntilUS is the longest run a scenario may ask for: one simulated
-// hour (a longer one would take days of host time).
-const MaxUntilUS = 3_600_000_000
+// MaxTime is the longest run a scenario may ask for: one simulated hour
+// (a longer one would take days of host time).
+const MaxTime = sim.Second * 3600
 
 // maxFrames is the most host memory a node may have: 4 GiB, the 32-bit
 // host's physical address space.
@@ -187,83 +121,100 @@ const maxFrames = 1 << 20
 // address space.
 const maxTouchPages = 1 << 18
 
-// boardName is the scenario's board, the default if it names none.
-func (sc *Scenario) boardName() string {
-	if sc.Board == "" {
-		return hostbus.DefaultPart
-	}
-	return sc.Board
-}
+// maxStarNodes is the most nodes netvm run's clusters hang from one
+// switch (cluster.New); more form a Clos of 8-node leaves and 8 spines.
+const maxStarNodes = 16
 
-func (sc *Scenario) check() error {
-	if sc.Nodes < 2 || sc.Nodes > abi.MaxNodes || sc.Nodes > 16 && sc.Nodes%8 != 0 {
-		return fmt.Errorf("%s: nodes = %d: 2..16, or a multiple of 8 up to %d", sc.name, sc.Nodes, abi.MaxNodes)
+// Check validates the scenario: the base format's rules
+// (scenario.CheckBase), what netvm run's clusters can be (every node
+// runs the NetVM firmware on the same board) and the workloads.
+func (sc *Scenario) Check() error {
+	// Before CheckBase, which would read a host script's file.
+	if len(sc.Nodes) > 0 {
+		return sc.Errorf("nodes: netvm run's nodes are alike: give their board and clock in defaults")
 	}
-	if _, err := hostbus.BoardFor(sc.boardName(), 1); err != nil {
-		return fmt.Errorf("%s: board: %v", sc.name, err)
+	d := sc.Defaults
+	d.Board, d.ClockMHz = "", 0
+	if other, _ := json.Marshal(d); string(other) != "{}" {
+		return sc.Errorf("defaults: %s: netvm run takes only board and clock_mhz (the nodes run the NetVM firmware and FreeBSD hosts)", other)
 	}
-	if sc.ClockMHz != 0 && (sc.ClockMHz < 10 || sc.ClockMHz > 1000) {
-		return fmt.Errorf("%s: clock_mhz = %d: 10..1000", sc.name, sc.ClockMHz)
+	if sc.Stop != "" || sc.ExitCodes != "" || sc.Sample != nil {
+		return sc.Errorf("stop, exit_codes, sample: not netvm run's (its run ends when the workloads are done, or at time)")
+	}
+	if err := sc.CheckBase(); err != nil {
+		return err
+	}
+	n, t := sc.Count, sc.Topology
+	if n < 2 || n > abi.MaxNodes || n > maxStarNodes && n%8 != 0 {
+		return sc.Errorf("count = %d: 2..%d, or a multiple of 8 up to %d", n, maxStarNodes, abi.MaxNodes)
+	}
+	switch {
+	case t.Kind == "b2b", t.Kind == "star" && n <= maxStarNodes, t.Kind == "clos" && n > maxStarNodes && t.PerLeaf == 8 && t.Spines == 8:
+	default:
+		return sc.Errorf("topology: %s of %d nodes: netvm run's clusters are b2b (2 nodes), star (2..%d) or clos with per_leaf 8 and spines 8 (more)", t.Kind, n, maxStarNodes)
+	}
+	if c := sc.Defaults.ClockMHz; c != 0 && (c < 10 || c > 1000) {
+		return sc.Errorf("defaults.clock_mhz = %v: 10..1000", c)
+	}
+	if sim.Time(sc.Time) > MaxTime {
+		return sc.Errorf("time = %v: at most one simulated hour", sim.Time(sc.Time))
 	}
 	if sc.Frames == 0 {
 		sc.Frames = 4096
 	}
 	if sc.Frames < 64 || sc.Frames > maxFrames {
-		return fmt.Errorf("%s: frames = %d: 64..%d (4 KiB pages of host memory)", sc.name, sc.Frames, maxFrames)
+		return sc.Errorf("frames = %d: 64..%d (4 KiB pages of host memory)", sc.Frames, maxFrames)
 	}
-	if sc.UntilUS == 0 {
-		sc.UntilUS = 1_000_000
-	}
-	if sc.UntilUS > MaxUntilUS {
-		return fmt.Errorf("%s: until_us = %d: at most %d (one simulated hour)", sc.name, sc.UntilUS, uint64(MaxUntilUS))
-	}
-	for _, p := range []uint32{sc.Faults.DropPPM, sc.Faults.CorruptPPM, sc.Faults.DetourPPM} {
-		if p > 1_000_000 {
-			return fmt.Errorf("%s: a fault rate over 1000000 ppm", sc.name)
+	for i := range sc.Workloads {
+		if err := sc.checkWorkload(i); err != nil {
+			return fmt.Errorf("%s: %v: %w", sc.where(i), err, scenario.ErrBadScenario)
 		}
 	}
-	node := func(i, n int, what string) error {
-		if n < 0 || n >= sc.Nodes {
-			return sc.errorf(i, "%s = %d, but nodes are 0..%d", what, n, sc.Nodes-1)
+	return nil
+}
+
+// checkWorkload checks workload i and fills in its defaults.
+func (sc *Scenario) checkWorkload(i int) error {
+	w := &sc.Workloads[i]
+	node := func(n int, what string) error {
+		if n < 0 || n >= sc.Count {
+			return fmt.Errorf("%s = %d, but nodes are 0..%d", what, n, sc.Count-1)
 		}
 		return nil
 	}
-	for i := range sc.Workloads {
-		w := &sc.Workloads[i]
-		switch w.Kind {
-		case "pingpong", "stream":
-			if err := node(i, w.From, "from"); err != nil {
-				return err
-			}
-			if err := node(i, w.To, "to"); err != nil {
-				return err
-			}
-			if w.From == w.To {
-				return sc.errorf(i, "from and to are the same node")
-			}
-			if w.Count <= 0 {
-				return sc.errorf(i, "count = %d: at least 1", w.Count)
-			}
-			if w.Size > 1<<20 {
-				return sc.errorf(i, "size = %d: at most 1 MiB", w.Size)
-			}
-			switch w.Wait {
-			case "":
-				w.Wait = "busy"
-			case "busy", "block", "handler":
-			default:
-				return sc.errorf(i, "wait = %q: busy, block or handler", w.Wait)
-			}
-		case "touch":
-			if err := node(i, w.Node, "node"); err != nil {
-				return err
-			}
-			if w.Pages <= 0 || w.Pages > maxTouchPages {
-				return sc.errorf(i, "pages = %d: 1..%d", w.Pages, maxTouchPages)
-			}
-		default:
-			return sc.errorf(i, "kind = %q: pingpong, stream or touch", w.Kind)
+	switch w.Kind {
+	case "pingpong", "stream":
+		if err := node(w.From, "from"); err != nil {
+			return err
 		}
+		if err := node(w.To, "to"); err != nil {
+			return err
+		}
+		if w.From == w.To {
+			return fmt.Errorf("from and to are the same node")
+		}
+		if w.Count <= 0 {
+			return fmt.Errorf("count = %d: at least 1", w.Count)
+		}
+		if w.Size > 1<<20 {
+			return fmt.Errorf("size = %d: at most 1 MiB", w.Size)
+		}
+		switch w.Wait {
+		case "":
+			w.Wait = "busy"
+		case "busy", "block", "handler":
+		default:
+			return fmt.Errorf("wait = %q: busy, block or handler", w.Wait)
+		}
+	case "touch":
+		if err := node(w.Node, "node"); err != nil {
+			return err
+		}
+		if w.Pages <= 0 || w.Pages > maxTouchPages {
+			return fmt.Errorf("pages = %d: 1..%d", w.Pages, maxTouchPages)
+		}
+	default:
+		return fmt.Errorf("kind = %q: pingpong, stream or touch", w.Kind)
 	}
 	return nil
 }
@@ -320,10 +271,13 @@ func Run(sc *Scenario, tl *timeline.Recorder, progressOut io.Writer) (*Result, e
 // board's device events) and starts its workloads; t0 is when they
 // started.
 func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*cluster.Cluster, *Result, sim.Time, error) {
-	c, err := cluster.New(cluster.Config{Nodes: sc.Nodes, Frames: sc.Frames, Seed: sc.Seed,
-		Board: sc.Board, ClockHz: sc.ClockMHz * 1_000_000, BackToBack: sc.BackToBack,
-		Faults:   fabric.Faults{DropPPM: sc.Faults.DropPPM, CorruptPPM: sc.Faults.CorruptPPM, DetourPPM: sc.Faults.DetourPPM, DetourDelay: 30 * sim.Microsecond},
-		Timeline: tl, Trace: trace})
+	fcfg, err := sc.FabricConfig()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	c, err := cluster.New(cluster.Config{Nodes: sc.Count, Frames: sc.Frames, Seed: sc.Seed,
+		Board: sc.Defaults.Board, ClockHz: uint64(sc.Defaults.ClockMHz * 1e6), BackToBack: sc.Topology.Kind == "b2b",
+		Fabric: &fcfg, Faults: sc.Faults.Fabric(), Timeline: tl, Trace: trace})
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -368,9 +322,9 @@ func (sc *Scenario) Unfinished(res *Result) []string {
 		r := res.Workloads[i]
 		switch {
 		case r.Error != "":
-			out = append(out, sc.errorf(i, "%s failed: %s", w.Kind, r.Error).Error())
+			out = append(out, fmt.Sprintf("%s: %s failed: %s", sc.where(i), w.Kind, r.Error))
 		case w.Kind != "touch" && !r.Done:
-			out = append(out, sc.errorf(i, "%s did not finish in until_us = %d (simulated %d us)", w.Kind, sc.UntilUS, res.SimulatedUS).Error())
+			out = append(out, fmt.Sprintf("%s: %s did not finish in the scenario's time, %s (simulated %d us)", sc.where(i), w.Kind, us(sim.Time(sc.Time)), res.SimulatedUS))
 		}
 	}
 	return out
@@ -380,7 +334,7 @@ func (sc *Scenario) Unfinished(res *Result) []string {
 // of the first step at which the workloads are done, or the scenario's
 // end, and collects the result.
 func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, line *progress.Line) (*Result, error) {
-	end := t0 + sim.Time(sc.UntilUS)*sim.Microsecond
+	end := t0 + sim.Time(sc.Time)
 	for c.Now() < end {
 		if c.Now() > t0 && (c.Now()-t0)%sim.Millisecond == 0 && sc.done(res) {
 			break

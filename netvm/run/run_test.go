@@ -1,15 +1,18 @@
 package run
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"lanaiemu/scenario"
 )
 
 // A scenario with a ping-pong (busy wait), a stream and memory pressure
 // runs to its end and reports each workload.
 func TestRunScenario(t *testing.T) {
 	sc, err := Parse("s.json", []byte(`{
-  "nodes": 2, "frames": 1024, "seed": 1, "until_us": 100000,
+  "count": 2, "topology": {"kind": "star"}, "frames": 1024, "seed": 1, "time": "100ms",
   "workloads": [
     {"kind": "pingpong", "from": 0, "to": 1, "size": 4, "count": 20},
     {"kind": "stream", "from": 1, "to": 0, "size": 65536, "count": 16, "wait": "block"}
@@ -39,18 +42,30 @@ func TestRunScenario(t *testing.T) {
 
 // Bad scenarios are refused with the file, the line and what is wrong.
 func TestScenarioErrors(t *testing.T) {
+	const base = `"count": 2, "topology": {"kind": "star"}, "time": "1s"`
 	for _, c := range []struct{ src, want string }{
-		{`{"nodes": 2,` + "\n" + `"workloads": [}`, "s.json:2:"},
-		{`{"nodes": "two"}`, "s.json:1: json: cannot unmarshal string"},
-		{`{"nodes": 2, "colour": 1}`, `unknown field "colour"`},
-		{`{"nodes": 1}`, "nodes = 1"},
-		{`{"nodes": 2,` + "\n" + `"workloads": [` + "\n" + `{"kind": "stream", "from": 0, "to": 1, "count": 1},` + "\n" + `  {"kind": "stream", "from": 0, "to": 7, "count": 1}]}`,
+		{`{` + base + `,` + "\n" + `"workloads": [}`, "s.json:2:"},
+		{`{"count": "two"}`, "s.json:1: field count: json: cannot unmarshal string"},
+		{`{` + base + `, "colour": 1}`, `s.json:1: unknown field "colour"`},
+		{`{"count": 1, "topology": {"kind": "star"}, "time": "1s"}`, "count = 1"},
+		{`{"count": 24, "topology": {"kind": "star"}, "time": "1s"}`, "topology: star of 24 nodes"},
+		{`{"count": 32, "topology": {"kind": "clos", "leaves": 8, "per_leaf": 4, "spines": 4}, "time": "1s"}`, "topology: clos of 32 nodes"},
+		{`{"count": 2, "topology": {"kind": "star"}}`, `time: missing or zero`},
+		{`{` + base + `, "defaults": {"asm": ["a.s"]}}`, `defaults: {"asm":["a.s"]}: netvm run takes only board and clock_mhz`},
+		{`{` + base + `, "defaults": {"clock_mhz": 5}}`, `defaults.clock_mhz = 5: 10..1000`},
+		{`{` + base + `, "nodes": [{"board": "M2L-PCI64B"}]}`, `nodes: netvm run's nodes are alike`},
+		{`{` + base + `, "stop": "time"}`, `stop, exit_codes, sample: not netvm run's`},
+		{`{` + base + `,` + "\n" + `"workloads": [` + "\n" + `{"kind": "stream", "from": 0, "to": 1, "count": 1},` + "\n" + `  {"kind": "stream", "from": 0, "to": 7, "count": 1}]}`,
 			"s.json:4: workloads[1]: to = 7, but nodes are 0..1"},
-		{`{"nodes": 2, "workloads": [{"kind": "teleport"}]}`, `s.json:1: workloads[0]: kind = "teleport"`},
-		{`{"nodes": 2, "workloads": [{"kind": "pingpong", "from": 0, "to": 1, "count": 1, "wait": "forever"}]}`, `wait = "forever"`},
+		{`{` + base + `, "workloads": [{"kind": "teleport"}]}`, `s.json:1: workloads[0]: kind = "teleport"`},
+		{`{` + base + `, "workloads": [{"kind": "pingpong", "from": 0, "to": 1, "count": 1, "wait": "forever"}]}`, `wait = "forever"`},
+		// The old format's fields say what replaced them.
+		{`{"nodes": 2, "until_us": 1000}`, `s.json:1: field nodes: a number of nodes is "count"; "nodes" lists node descriptions`},
+		{`{` + base + `,` + "\n" + `"until_us": 1000}`, `s.json:2: unknown field "until_us": renamed: write "time" with a unit`},
+		{`{` + base + `, "clock_mhz": 200}`, `unknown field "clock_mhz": moved: write "defaults": {"clock_mhz": ...}`},
 	} {
 		_, err := Parse("s.json", []byte(c.src))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, scenario.ErrBadScenario) {
 			t.Errorf("%s: error %v, want %q", c.src, err, c.want)
 		}
 	}

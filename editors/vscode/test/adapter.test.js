@@ -161,7 +161,7 @@ test('a cluster: each board a thread, a stop stops all at one time, the exit cod
 		}
 		const st = await dc.stackTraceRequest({ threadId: 2 });
 		assert.deepStrictEqual(st.body.stackFrames.map((f) => f.name), ['rx_data', 'rx_take', 'engines', 'main_loop']);
-		assert.strictEqual(st.body.stackFrames[0].source.path, path.join(REPO, 'firmware/netvm/recv.s'));
+		assert.strictEqual(st.body.stackFrames[0].source.path, path.join(REPO, 'firmware/netvm/src/recv.s'));
 		await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
 		const exited = dc.waitForEvent('exited');
 		await dc.continueRequest({ threadId: 2 });

@@ -1,4 +1,4 @@
-// Command gen writes firmware/netvm/abi.inc from package lanaiemu/netvm/abi.
+// Command gen writes firmware/netvm/src/abi.inc from package lanaiemu/netvm/abi.
 // Run it from the module root:
 //
 //	go run ./netvm/abi/gen

@@ -1,10 +1,6 @@
-//go:build ignore
-
-! (The constraint above keeps the go tool from taking this file for Go assembly.)
-!
 ! crt0.s - start-up code for clang-compiled LANai programs (docs/runtime.md).
 !
-! Link it first (`lanai-as -o prog.elf firmware/crt/*.s prog.s`; the helper
+! Link it first (`lanai-as -o prog.elf firmware/crt/src/*.s prog.s`; the helper
 ! files sort after crt0.s) so that _start lands at address 0, where the LANai
 ! starts after reset; the ELF entry point is _start either way.
 !

@@ -1,4 +1,4 @@
-//go:build ignore
+! Part of the NetVM firmware; firmware/netvm/README.md gives the rules every file follows.
 
 ! kring.s - the kernel command ring (docs/netvm.md §3.1, §3.3).
 ! Included by netvm.s (uses its register conventions, macros and .sets).

@@ -20,8 +20,8 @@ llvm-mc-14 -triple=lanai -filetype=obj mc.s -o mc.o
 clang-14 --target=lanai -O1 -ffreestanding -c prog.c -o prog.o
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go run ../../cmd/lanai-as -c -o "$tmp/start.o" start.s
-go run ../../cmd/lanai-ld -o prog.elf -Ttext 0x1000 "$tmp/start.o" prog.o
+go run ../../../cmd/lanai-as -c -o "$tmp/start.o" start.s
+go run ../../../cmd/lanai-ld -o prog.elf -Ttext 0x1000 "$tmp/start.o" prog.o
 
 golden() { # tag flags...
 	tag=$1

@@ -1,6 +1,12 @@
 package freebsd
 
-import "lanaiemu/sim"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"lanaiemu/sim"
+)
 
 // Timing holds the host's costs. Every field is named in docs/host.md
 // with its source, or marked there as an assumption. No field is set to
@@ -72,4 +78,70 @@ func DefaultTiming() Timing {
 // Memcpy is the CPU time to copy n bytes.
 func (tm Timing) Memcpy(n int) sim.Time {
 	return sim.Time(uint64(n) * uint64(sim.Second) / tm.MemcpyBytesPerSecond)
+}
+
+// timingCost is one named duration of Timing.
+type timingCost struct {
+	name  string
+	field func(*Timing) *sim.Time
+}
+
+// timingCosts names the durations of Timing for Set, in the order
+// docs/host.md lists them (MemcpyBytesPerSecond, a rate, is not one).
+var timingCosts = []timingCost{
+	{"syscall", func(t *Timing) *sim.Time { return &t.Syscall }},
+	{"interrupt-entry", func(t *Timing) *sim.Time { return &t.InterruptEntry }},
+	{"context-switch", func(t *Timing) *sim.Time { return &t.ContextSwitch }},
+	{"wakeup", func(t *Timing) *sim.Time { return &t.Wakeup }},
+	{"signal-delivery", func(t *Timing) *sim.Time { return &t.SignalDelivery }},
+	{"page-zero", func(t *Timing) *sim.Time { return &t.PageZero }},
+	{"fault-entry", func(t *Timing) *sim.Time { return &t.FaultEntry }},
+	{"page-in", func(t *Timing) *sim.Time { return &t.PageIn }},
+	{"page-out", func(t *Timing) *sim.Time { return &t.PageOut }},
+	{"wire-page", func(t *Timing) *sim.Time { return &t.WirePage }},
+	{"pin-cache-lookup", func(t *Timing) *sim.Time { return &t.PinCacheLookup }},
+	{"pio-read", func(t *Timing) *sim.Time { return &t.PIORead }},
+	{"pio-write", func(t *Timing) *sim.Time { return &t.PIOWrite }},
+	{"pio-landing", func(t *Timing) *sim.Time { return &t.PIOLanding }},
+}
+
+// maxCost bounds a cost given to Set: a second is already absurd for any
+// of them (a disk access is milliseconds).
+const maxCost = sim.Second
+
+// Set parses assignments of costs, "name=duration" separated by commas
+// ("signal-delivery=17us,wakeup=5us"; sim.ParseDuration's syntax), into
+// tm. A name it does not know, a bad duration or one over a second is an
+// error naming the known costs, and leaves tm unchanged.
+func (tm *Timing) Set(list string) error {
+	next := *tm
+	for _, item := range strings.Split(list, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return fmt.Errorf("host cost %q: want name=duration", item)
+		}
+		i := slices.IndexFunc(timingCosts, func(c timingCost) bool { return c.name == name })
+		if i < 0 {
+			return fmt.Errorf("host cost %q: unknown (known: %s)", name, strings.Join(TimingCostNames(), ", "))
+		}
+		d, err := sim.ParseDuration(val)
+		if err != nil {
+			return fmt.Errorf("host cost %s: %v", name, err)
+		}
+		if d > maxCost {
+			return fmt.Errorf("host cost %s = %s: over a second", name, val)
+		}
+		*timingCosts[i].field(&next) = d
+	}
+	*tm = next
+	return nil
+}
+
+// TimingCostNames lists the names Set knows.
+func TimingCostNames() []string {
+	names := make([]string, len(timingCosts))
+	for i, c := range timingCosts {
+		names[i] = c.name
+	}
+	return names
 }

@@ -1,4 +1,4 @@
-//go:build ignore
+! Part of the NetVM firmware; firmware/netvm/README.md gives the rules every file follows.
 
 ! recv.s - the receiver (docs/netvm.md §5.3, §5.4, §7, §8, §9).
 ! Included by netvm.s.

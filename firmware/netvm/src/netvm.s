@@ -1,4 +1,4 @@
-//go:build ignore
+! Part of the NetVM firmware; firmware/netvm/README.md gives the rules every file follows.
 
 ! netvm.s - NetVM firmware for the LANai 9.2 (docs/netvm.md).
 !

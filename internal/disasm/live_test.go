@@ -47,7 +47,7 @@ func TestLiveLLVM(t *testing.T) {
 		t.Skip("llvm-objdump-14 not on PATH")
 	}
 	var files []string
-	for _, pat := range []string{"../fixtures/c/obj/*.o", "../objfile/testdata/*.o"} {
+	for _, pat := range []string{"../../fixtures/c/obj/*.o", "../../objfile/testdata/*.o"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
@@ -92,11 +92,11 @@ func TestLiveLLVM(t *testing.T) {
 	// Executables: every -O1 and -O2 corpus object linked by package link
 	// after objfile/testdata/crt0.o, with stub runtime helpers, at .text
 	// address 0 or 0x400.
-	crt0, err := os.ReadFile("../objfile/testdata/crt0.o")
+	crt0, err := os.ReadFile("../../objfile/testdata/crt0.o")
 	if err != nil {
 		t.Fatal(err)
 	}
-	exes, _ := filepath.Glob("../fixtures/c/obj/*.O[12].o")
+	exes, _ := filepath.Glob("../../fixtures/c/obj/*.O[12].o")
 	compared, matched = 0, 0
 	t.Run("exec", func(t *testing.T) {
 		dir := t.TempDir()

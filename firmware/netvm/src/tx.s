@@ -1,4 +1,4 @@
-//go:build ignore
+! Part of the NetVM firmware; firmware/netvm/README.md gives the rules every file follows.
 
 ! tx.s - the send engine and the sender's half of the peer protocol
 ! (docs/netvm.md §7, §8): tx_poll (what to send next), ACK/NACK

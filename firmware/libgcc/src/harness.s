@@ -1,7 +1,3 @@
-//go:build ignore
-
-! (The constraint above keeps the go tool from taking this file for Go assembly.)
-!
 ! harness.s - calls one of Myricom's lanai-gcc 2.95 libgcc routines on every
 ! record of a table, by lanai-gcc's calling convention (docs/runtime.md),
 ! and stores what it returns. The Go test (libgcc_test.go) links this with

@@ -1,4 +1,4 @@
-//go:build ignore
+! Part of the NetVM firmware; firmware/netvm/README.md gives the rules every file follows.
 
 ! send.s - the endpoint rings and the sender (docs/netvm.md §3.1, §3.2,
 ! §5.1, §5.2). Included by netvm.s.
