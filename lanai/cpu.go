@@ -69,6 +69,10 @@ type CPU struct {
 	// pre (the general handlers read it; the run loop's cases do not, so
 	// the uops stay small).
 	ins []isa.Inst
+	// decoded is the op each word last predecoded to, before breakpoints
+	// and contention changed it (slowFetch restores it when a word is
+	// rewritten with the same value).
+	decoded []op
 	// code has a bit per codeChunk bytes of SRAM holding a word that was
 	// ever predecoded: invalidate skips the chunks without (DMA buffers).
 	code []uint64
@@ -121,7 +125,7 @@ func New(cfg Config) (*CPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), ins: make([]isa.Inst, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), ins: make([]isa.Inst, min(cfg.SRAMSize/4, initialUops)), decoded: make([]op, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
 	c.simctl.cpu = c
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
 	mem.OnWrite(c.invalidate)
@@ -212,6 +216,9 @@ func (c *CPU) uopAt(a uint32, grow bool) *uop {
 		ins := make([]isa.Inst, len(pre))
 		copy(ins, c.ins)
 		c.ins = ins
+		decoded := make([]op, len(pre))
+		copy(decoded, c.decoded)
+		c.decoded = decoded
 	}
 	return &c.pre[idx]
 }

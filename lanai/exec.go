@@ -84,7 +84,17 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 	if u.op == opUndecoded {
 		b := c.Mem.SRAM[pc : pc+4]
-		*u, c.ins[pc>>2] = c.predecode(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]), pc)
+		w := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+		if i := pc >> 2; c.decoded[i] != opUndecoded && c.ins[i].Word == w {
+			// Rewritten with the word it held (an image loaded again): the
+			// invalidation cleared only the op, and predecoding depends only
+			// on the word, pc and the configuration. The polling state
+			// starts afresh, as a new predecode's would.
+			u.op, u.poll = c.decoded[i], pollUnknown
+		} else {
+			*u, c.ins[i] = c.predecode(w, pc)
+			c.decoded[i] = u.op
+		}
 		chunk := pc / codeChunk
 		c.code[chunk/64] |= 1 << (chunk % 64)
 		if c.breakpoints[pc] {
