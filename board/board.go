@@ -136,6 +136,10 @@ type Config struct {
 	// Trace, if set, receives every device event (ISR bits raised, IRQ
 	// changes, DMA transitions and faults).
 	Trace func(Event)
+	// OnHostWrite, if set, is called after every DMA write into host
+	// memory, with the core cycle of the write: host models that wait on
+	// host memory learn of it there (deferred like OnIRQ, SetDeferred).
+	OnHostWrite func(addr uint64, n int, cycle uint64)
 }
 
 // Board is a LANai 9.2 board: the core, its SRAM, and the on-chip devices.
@@ -176,7 +180,37 @@ type Board struct {
 	rtcRead           uint64 // cycle of the last core read of RTC
 
 	link *Link // the link engines (link.go)
+
+	// deferring: the board runs in a parallel step (SetDeferred); its
+	// calls into models other boards share wait in deferred.
+	deferring bool
+	deferred  []call
 }
+
+// call is a deferred call (SetDeferred), kept as a value so that deferring
+// allocates nothing once the queue has grown.
+type call struct {
+	kind        callKind
+	at          sim.Time // Send's start, Ready's time, SetTimeout's timeout
+	route, body []byte
+	done        func(sim.Time, error)
+	cycle       uint64 // OnIRQ's and OnHostWrite's cycle
+	level       bool
+	addr        uint64 // OnHostWrite's range
+	n           int
+	ev          Event
+}
+
+type callKind uint8
+
+const (
+	callSend callKind = iota
+	callReady
+	callTimeout
+	callIRQ
+	callHostWrite
+	callTrace
+)
 
 // watch tracks whether a register changed since the core last read it, in
 // a sequence shared by changes and reads. The core skips a polling loop
@@ -406,8 +440,12 @@ func (b *Board) updateIRQ(cycle uint64) {
 	}
 	b.irq = level
 	b.trace(Event{Cycle: cycle, Kind: EvIRQ, Channel: -1, Level: level})
-	if b.cfg.OnIRQ != nil {
-		b.cfg.OnIRQ(cycle, level)
+	if f := b.cfg.OnIRQ; f != nil {
+		if b.deferring {
+			b.deferred = append(b.deferred, call{kind: callIRQ, cycle: cycle, level: level})
+		} else {
+			f(cycle, level)
+		}
 	}
 }
 
@@ -665,7 +703,43 @@ func (e Event) String() string {
 }
 
 func (b *Board) trace(e Event) {
-	if b.cfg.Trace != nil {
-		b.cfg.Trace(e)
+	if f := b.cfg.Trace; f != nil {
+		if b.deferring {
+			b.deferred = append(b.deferred, call{kind: callTrace, ev: e})
+		} else {
+			f(e)
+		}
 	}
+}
+
+// SetDeferred turns deferral on or off. While it is on, the calls the
+// board makes into models it may share with other boards (the fabric, the
+// OnIRQ, OnHostWrite and Trace call-backs) wait, in the order made, until
+// RunDeferred: a runner turns it on for a step in which boards run in
+// parallel, and replays every board's calls in node order after the step,
+// which gives exactly what running the boards one after the other gives
+// (docs/timeline.md, "Both cores").
+func (b *Board) SetDeferred(on bool) { b.deferring = on }
+
+// RunDeferred runs the queued calls in order and forgets them.
+func (b *Board) RunDeferred() {
+	for i := range b.deferred {
+		c := &b.deferred[i]
+		switch c.kind {
+		case callSend:
+			b.link.fab.Send(b.link.node, c.route, c.body, c.at, c.done) // checked when made: cannot fail
+		case callReady:
+			b.link.fab.Ready(b.link.node, c.at)
+		case callTimeout:
+			b.link.fab.SetTimeout(b.link.node, c.at)
+		case callIRQ:
+			b.cfg.OnIRQ(c.cycle, c.level)
+		case callHostWrite:
+			b.cfg.OnHostWrite(c.addr, c.n, c.cycle)
+		case callTrace:
+			b.cfg.Trace(c.ev)
+		}
+		*c = call{} // drop the references
+	}
+	b.deferred = b.deferred[:0]
 }

@@ -369,7 +369,17 @@ func (b *Board) writeHost(addr uint64, p []byte) error {
 	if b.cfg.Host == nil {
 		return ErrNoHostMemory
 	}
-	return b.cfg.Host.WriteHost(addr, p)
+	if err := b.cfg.Host.WriteHost(addr, p); err != nil {
+		return err
+	}
+	if f := b.cfg.OnHostWrite; f != nil {
+		if b.deferring {
+			b.deferred = append(b.deferred, call{kind: callHostWrite, addr: addr, n: len(p), cycle: b.cpu.Cycles})
+		} else {
+			f(addr, len(p), b.cpu.Cycles)
+		}
+	}
+	return nil
 }
 
 // writePulse starts the channels whose PULSE bits are set.

@@ -267,21 +267,10 @@ func (f *Fabric) at(t sim.Time, fn func()) { f.q.Schedule(t, -1, fn) }
 // Send rejects, without calling done, an unknown or unconnected sender, an
 // empty packet, and route bytes without the route bit.
 func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(at sim.Time, err error)) error {
-	e, ok := f.eps[src]
-	if !ok {
-		return fmt.Errorf("fabric: send from node %d: %w", src, ErrUnknownNode)
+	if err := f.CheckSend(src, route, pkt); err != nil {
+		return err
 	}
-	if e.port.out == nil {
-		return fmt.Errorf("fabric: send from node %d: %w", src, ErrNotConnected)
-	}
-	if len(pkt) == 0 {
-		return fmt.Errorf("fabric: send from node %d: %w", src, ErrEmptyPacket)
-	}
-	for i, b := range route {
-		if b&RouteBit == 0 {
-			return fmt.Errorf("fabric: send from node %d: route byte %d is %#02x: %w", src, i, b, ErrBadRoute)
-		}
-	}
+	e := f.eps[src]
 	if at < f.q.Now() {
 		at = f.q.Now()
 	}
@@ -304,6 +293,27 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 	f.totals.Sent++
 	f.live++
 	f.at(at, func() { f.start(p) })
+	return nil
+}
+
+// CheckSend is the error Send would return, without sending: it reads
+// only the topology, so boards running in parallel may call it.
+func (f *Fabric) CheckSend(src int, route []byte, pkt []byte) error {
+	e, ok := f.eps[src]
+	if !ok {
+		return fmt.Errorf("fabric: send from node %d: %w", src, ErrUnknownNode)
+	}
+	if e.port.out == nil {
+		return fmt.Errorf("fabric: send from node %d: %w", src, ErrNotConnected)
+	}
+	if len(pkt) == 0 {
+		return fmt.Errorf("fabric: send from node %d: %w", src, ErrEmptyPacket)
+	}
+	for i, b := range route {
+		if b&RouteBit == 0 {
+			return fmt.Errorf("fabric: send from node %d: route byte %d is %#02x: %w", src, i, b, ErrBadRoute)
+		}
+	}
 	return nil
 }
 

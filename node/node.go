@@ -16,6 +16,9 @@
 // geometrically up to Config.MaxIdleStep; a node that sends during such a
 // grown step more than Q after its start is counted in Stats.LateRisk
 // (its packet may reach a node that already ran past its arrival).
+//
+// With Config.Jobs > 1 the boards of a long enough step run on several
+// goroutines, with the same results (crew.go).
 package node
 
 import (
@@ -39,6 +42,14 @@ type Config struct {
 	// IdleInstructions is the most instructions a node may execute in a
 	// step and still count as idle (0: DefaultIdleInstructions).
 	IdleInstructions uint64
+	// Jobs is the number of goroutines that run the boards of a step (0
+	// or 1: the calling one alone). The results do not depend on it
+	// (docs/timeline.md, "Both cores").
+	Jobs int
+	// ParallelCycles is the least work (the step's core cycles times the
+	// running nodes not in a proved polling loop) for which a step's
+	// boards are shared out among the Jobs (0: DefaultParallelCycles).
+	ParallelCycles uint64
 }
 
 // Defaults.
@@ -54,6 +65,9 @@ type Node struct {
 	Stop  *lanai.Stop // why the node stopped (exit or trap), nil while running
 
 	lastInstret, lastSkipped, lastCycles, lastSkippedInstret uint64
+
+	// What the node's run in the last step tells the step's end (runStep).
+	ran, wake, busy, late bool
 }
 
 // Link is the node's link port.
@@ -81,6 +95,9 @@ type Stats struct {
 	// ProvedSteps are steps over many quanta while every core was in a
 	// loop proved side-effect free (exact: see World.provedJump).
 	ProvedSteps uint64
+	// ParallelSteps are steps whose boards ran on several goroutines
+	// (Config.Jobs): the one count that depends on the jobs.
+	ParallelSteps uint64
 }
 
 // World is N boards and one fabric on one queue.
@@ -94,6 +111,7 @@ type World struct {
 	step   sim.Time
 	st     Stats
 	noJump bool // SetProvedJumps(false)
+	crew   *crew
 }
 
 // ErrBadConfig reports an unusable configuration.
@@ -117,6 +135,9 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 	}
 	if cfg.IdleInstructions == 0 {
 		cfg.IdleInstructions = DefaultIdleInstructions
+	}
+	if cfg.ParallelCycles == 0 {
+		cfg.ParallelCycles = DefaultParallelCycles
 	}
 	w := &World{Q: q, Fabric: f, cfg: cfg, step: cfg.Quantum, now: q.Now()}
 	for i, b := range boards {
@@ -159,7 +180,12 @@ func (w *World) Running() bool {
 // if a node trapped.
 func (w *World) Run(until sim.Time) error {
 	Q := w.cfg.Quantum
-	for w.now < until && w.Running() {
+	shared := min(w.cfg.Jobs, len(w.Nodes)) > 1
+	if shared {
+		defer w.stopCrew()
+	}
+	live := w.Running() // some node runs: kept by the steps' loops over the nodes
+	for w.now < until && live {
 		S := w.now
 		if T, ok := w.provedJump(S, until); ok {
 			// Every core is in a loop proved side-effect free: the steps
@@ -178,6 +204,7 @@ func (w *World) Run(until sim.Time) error {
 				n.Link().TakeInteractions()
 				n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 			}
+			live = w.Running()
 			w.Q.RunUntil(T)
 			w.now = T
 			w.st.Steps++
@@ -217,34 +244,29 @@ func (w *World) Run(until sim.Time) error {
 		}
 		grown := T-S > Q
 		idle := true
+		if shared {
+			w.runShared(S, T)
+		} else {
+			for _, n := range w.Nodes {
+				if n.Stop == nil {
+					w.runStep(n, T)
+				}
+			}
+		}
+		live = false
 		for _, n := range w.Nodes {
-			if n.Stop != nil {
-				continue
+			if !n.ran {
+				continue // stopped before the step
 			}
-			cpu := n.Board.CPU()
-			clk := n.Board.Clock()
-			c := clk.Cycles(T)
-			// Compared in cycles: the node runs to the first cycle at or
-			// after T, so a link event later in that cycle still fires.
-			if e := n.Link().NextEvent(); e <= T || e != sim.Never && clk.Cycles(e) <= c {
-				wake = true // a node may act right after T: back to Q
-			}
-			if c > cpu.Cycles {
-				st := n.Board.Run(c - cpu.Cycles)
-				if st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
-					n.Stop = st
-				}
-			}
-			k, first := n.Link().TakeInteractions()
-			skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
-			executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
-			if executed > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran {
+			live = live || n.Stop == nil
+			n.ran = false
+			wake = wake || n.wake
+			if n.busy {
 				idle = false
-				if k > 0 && first+Q < T {
-					w.st.LateRisk++
-				}
 			}
-			n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
+			if n.late {
+				w.st.LateRisk++
+			}
 		}
 		w.Q.RunUntil(T)
 		w.now = T
@@ -268,6 +290,33 @@ func (w *World) Run(until sim.Time) error {
 		}
 	}
 	return nil
+}
+
+// runStep runs node n to the first cycle at or after T in a step of the
+// normal kind and notes what the step's end needs to know from it. It
+// reads and writes nothing but the node's own board and fields, so that
+// nodes may run it in parallel (crew).
+func (w *World) runStep(n *Node, T sim.Time) {
+	cpu := n.Board.CPU()
+	clk := n.Board.Clock()
+	c := clk.Cycles(T)
+	// Compared in cycles: the node runs to the first cycle at or after T,
+	// so a link event later in that cycle still fires.
+	e := n.Link().NextEvent()
+	n.ran = true
+	n.wake = e <= T || e != sim.Never && clk.Cycles(e) <= c // a node may act right after T: back to Q
+	if c > cpu.Cycles {
+		st := n.Board.Run(c - cpu.Cycles)
+		if st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
+			n.Stop = st
+		}
+	}
+	k, first := n.Link().TakeInteractions()
+	skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
+	executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
+	n.busy = executed > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran
+	n.late = n.busy && k > 0 && first+w.cfg.Quantum < T
+	n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 }
 
 // provedJump is where a step may jump to when every running core is in a
@@ -301,6 +350,21 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 	}
 	return S + (B-S)/Q*Q, true
 }
+
+// SetJobs sets the number of goroutines that run the boards of a step
+// (Config.Jobs); the results do not depend on it.
+func (w *World) SetJobs(n int) { w.cfg.Jobs = n }
+
+// SetParallelCycles sets Config.ParallelCycles (0: the default).
+func (w *World) SetParallelCycles(c uint64) {
+	if c == 0 {
+		c = DefaultParallelCycles
+	}
+	w.cfg.ParallelCycles = c
+}
+
+// Jobs is the number of goroutines that run the boards of a step.
+func (w *World) Jobs() int { return max(w.cfg.Jobs, 1) }
 
 // SetProvedJumps turns the proved jumps (provedJump) on or off; they are
 // on by default. Off, the world takes every step of length Q: tests

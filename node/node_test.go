@@ -157,7 +157,9 @@ func TestPingPong(t *testing.T) {
 	t.Logf("%d round trips of 32 bytes: %.1f cycles each (%v); half round trip %v", n, rtt, clk.Time(uint64(rtt)), clk.Time(uint64(rtt/2)))
 }
 
-func stream(t testing.TB, size, count uint32, myr uint32) (*setup, Stats) {
+// stream runs count packets of size bytes from node 0 to node 1; jobs > 1
+// shares every step out among that many goroutines.
+func stream(t testing.TB, size, count uint32, myr uint32, jobs int) (*setup, Stats) {
 	p := map[string]uint32{"iters": count, "len": size, "bufsize": 65536 + 8, "myrinet": myr}
 	q := map[string]uint32{"role": 1, "iters": count, "len": size, "bufsize": 65536 + 8, "myrinet": myr}
 	s := world(t, build(t, "stream.s"), []map[string]uint32{p, q})
@@ -168,13 +170,17 @@ func stream(t testing.TB, size, count uint32, myr uint32) (*setup, Stats) {
 		data[i] = byte(i*7 + i>>8)
 	}
 	s.w.Nodes[0].Board.CPU().Mem.Write(tx, data)
+	if jobs > 1 {
+		s.w.SetJobs(jobs)
+		s.w.SetParallelCycles(1)
+	}
 	st := run(t, s, sim.Second)
 	return s, st
 }
 
 func TestStream64K(t *testing.T) {
 	const size, count = 65536, 20
-	s, st := stream(t, size, count, board.MyrinetCRC32Enable|board.MyrinetTxCRC8Enable|board.MyrinetRxCRC8Enable)
+	s, st := stream(t, size, count, board.MyrinetCRC32Enable|board.MyrinetTxCRC8Enable|board.MyrinetRxCRC8Enable, 1)
 	a, b := st.Nodes[0], st.Nodes[1]
 	if !a.Exited || !b.Exited || b.ExitCode != count {
 		t.Fatalf("%+v", st)
@@ -216,7 +222,7 @@ func TestStream64K(t *testing.T) {
 
 func TestStreamSizes(t *testing.T) {
 	for _, size := range []uint32{4, 64, 1024, 8192} {
-		_, st := stream(t, size, 50, 0)
+		_, st := stream(t, size, 50, 0, 1)
 		a, b := st.Nodes[0], st.Nodes[1]
 		if !a.Exited || !b.Exited || b.Link.PacketsRecv != 50 || b.Link.BytesStored != uint64(50*((size+7)&^7)) {
 			t.Fatalf("size %d: %+v", size, st)
@@ -279,19 +285,33 @@ func TestUnstrippedRouteAndBadSends(t *testing.T) {
 	}
 }
 
+// Two runs give the same counts; so does a third with the boards of every
+// step on two goroutines (Config.Jobs), received bytes included.
 func TestDeterminism(t *testing.T) {
 	var got []Stats
-	for range 2 {
-		_, st := stream(t, 1000, 30, board.MyrinetCRC32Enable)
+	var rx [][]byte
+	for _, jobs := range []int{1, 1, 2} {
+		s, st := stream(t, 1000, 30, board.MyrinetCRC32Enable, jobs)
+		if jobs > 1 && st.ParallelSteps < st.Steps/2 {
+			t.Fatalf("%d of %d steps shared out", st.ParallelSteps, st.Steps)
+		}
+		st.ParallelSteps = 0
 		got = append(got, st)
+		b, _ := s.w.Nodes[1].Board.CPU().Mem.Read(s.syms[1]["rxbuf"], 1008)
+		rx = append(rx, b)
 	}
-	a, b := got[0], got[1]
-	if a.Steps != b.Steps || a.Time != b.Time || len(a.Nodes) != len(b.Nodes) || a.Fabric != b.Fabric {
-		t.Fatalf("differ: %+v\n%+v", a, b)
-	}
-	for i := range a.Nodes {
-		if a.Nodes[i] != b.Nodes[i] {
-			t.Fatalf("node %d differs", i)
+	for k := 1; k < len(got); k++ {
+		a, b := got[0], got[k]
+		if a.Steps != b.Steps || a.Time != b.Time || len(a.Nodes) != len(b.Nodes) || a.Fabric != b.Fabric || a.IdleSteps != b.IdleSteps || a.LateRisk != b.LateRisk {
+			t.Fatalf("run %d differs: %+v\n%+v", k, a, b)
+		}
+		for i := range a.Nodes {
+			if a.Nodes[i] != b.Nodes[i] || a.Endpoints[i] != b.Endpoints[i] {
+				t.Fatalf("run %d: node %d differs", k, i)
+			}
+		}
+		if string(rx[0]) != string(rx[k]) {
+			t.Fatalf("run %d: received bytes differ", k)
 		}
 	}
 }
@@ -317,7 +337,7 @@ func BenchmarkStream(bm *testing.B) {
 	var wall time.Duration
 	for bm.Loop() {
 		start := time.Now()
-		s, _ := stream(bm, 65536, 50, 0)
+		s, _ := stream(bm, 65536, 50, 0, 1)
 		wall += time.Since(start)
 		simT += s.w.Now()
 	}

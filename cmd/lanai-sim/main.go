@@ -93,6 +93,7 @@ func run(args []string, stderr io.Writer) int {
 	progress := fs.Bool("progress", false, "print progress on standard error every second")
 	quiet := fs.Bool("quiet", false, "no summary")
 	noHost := fs.Bool("no-host-times", false, "leave the host timing figures out of --stats (byte-identical output)")
+	jobs := fs.Int("jobs", 1, "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on large busy clusters with free cores)")
 	// Flags may follow the scenario file.
 	var files []string
 	for {
@@ -143,10 +144,14 @@ func run(args []string, stderr io.Writer) int {
 		}
 		return fail(scenario.StatusBadInput, err)
 	}
+	if *jobs < 1 || *jobs > 256 {
+		return fail(scenario.StatusUsage, fmt.Errorf("--jobs %d: want 1..256", *jobs))
+	}
 	w, err := s.Build()
 	if err != nil {
 		return fail(scenario.StatusBadInput, err)
 	}
+	w.W.SetJobs(*jobs)
 	if *tlFile != "" {
 		w.RecordTimeline()
 	}

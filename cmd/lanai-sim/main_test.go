@@ -106,12 +106,14 @@ func TestHostLoadDump(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// Two runs give the same statistics and timeline byte for byte, the second
+// with the boards on two goroutines (--jobs 2); so do 64 nodes on a Clos.
 func TestDeterminismAndTimeline(t *testing.T) {
 	dir := t.TempDir()
 	var stats, tls [2][]byte
 	for i := range 2 {
 		s, tl := filepath.Join(dir, itoa(i)+"s.json"), filepath.Join(dir, itoa(i)+"t.json")
-		st, msg := lsim(t, "--quiet", "--no-host-times", "--seed", "7", "--stats", s, "--timeline", tl, filepath.Join(sc, "faults.json"))
+		st, msg := lsim(t, "--quiet", "--no-host-times", "--seed", "7", "--stats", s, "--timeline", tl, "--jobs", itoa(i+1), filepath.Join(sc, "faults.json"))
 		if st != 0 {
 			t.Fatalf("status %d: %s", st, msg)
 		}
@@ -120,6 +122,20 @@ func TestDeterminismAndTimeline(t *testing.T) {
 	}
 	if !bytes.Equal(stats[0], stats[1]) || !bytes.Equal(tls[0], tls[1]) {
 		t.Fatal("runs differ")
+	}
+	var clos [2][]byte
+	for i := range 2 {
+		s := filepath.Join(dir, itoa(i)+"clos.json")
+		if st, msg := lsim(t, "--quiet", "--no-host-times", "--stats", s, "--jobs", itoa(2*i+1), filepath.Join(sc, "clos64.json")); st != 0 {
+			t.Fatalf("clos64 --jobs %d: status %d: %s", 2*i+1, st, msg)
+		}
+		clos[i], _ = os.ReadFile(s)
+	}
+	if len(clos[0]) == 0 || !bytes.Equal(clos[0], clos[1]) {
+		t.Fatal("clos64 with --jobs 3 differs")
+	}
+	if st, _ := lsim(t, "--jobs", "0", filepath.Join(sc, "faults.json")); st != 64 { // scenario.StatusUsage
+		t.Fatalf("--jobs 0: status %d", st)
 	}
 	var doc struct {
 		TraceEvents []struct {

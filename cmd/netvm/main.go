@@ -98,6 +98,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// jobsUsage is the --jobs flag's help; maxJobs bounds it.
+const (
+	jobsUsage = "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on large busy clusters with free cores)"
+	maxJobs   = 256
+)
+
 type stressOpts struct {
 	cfg   stress.Config
 	json  string
@@ -130,6 +136,7 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	})
 	fs.StringVar(&opts.json, "json", "", "also write the result to this file")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
+	fs.IntVar(&c.Jobs, "jobs", 1, jobsUsage)
 	return fs
 }
 
@@ -147,8 +154,8 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c := opts.cfg
-	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 || c.Atomics < 0 {
-		fmt.Fprintln(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, the others >= 0")
+	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 || c.Atomics < 0 || c.Jobs < 1 || c.Jobs > maxJobs {
+		fmt.Fprintf(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, --jobs 1..%d, the others >= 0\n", maxJobs)
 		return 2
 	}
 	if err := checkBoard(c.Board, opts.clock); err != nil {
@@ -163,7 +170,7 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "netvm stress: --json: %v\n", err)
 			return 2
 		}
-		defer jsonFile.abandon()
+		defer func() { jsonFile.abandon() }() // the file as it is at the end: nil once written
 	}
 	if !opts.quiet {
 		c.Progress = stderr
@@ -201,6 +208,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	root := fs.String("root", ".", "with --debug-script: the module's root (list reads the firmware's sources from ROOT/firmware/netvm/src)")
 	boardName := fs.String("board", "", "every node's board, over the scenario's defaults' \"board\" (default "+hostbus.DefaultPart+"; docs/hardware.md)")
 	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz, over the scenario's defaults' \"clock_mhz\" (0: the board's)")
+	jobs := fs.Int("jobs", 1, jobsUsage)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -208,7 +216,11 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] [--debug-script FILE] SCENARIO")
+		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] [--debug-script FILE] [--jobs N] SCENARIO")
+		return 2
+	}
+	if *jobs < 1 || *jobs > maxJobs {
+		fmt.Fprintf(stderr, "netvm run: --jobs %d: want 1..%d\n", *jobs, maxJobs)
 		return 2
 	}
 	sc, err := nvmrun.Load(fs.Arg(0))
@@ -216,6 +228,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
+	sc.Jobs = *jobs
 	if *boardName != "" {
 		sc.Defaults.Board = *boardName
 	}

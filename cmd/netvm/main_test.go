@@ -46,6 +46,18 @@ func TestCommand(t *testing.T) {
 			t.Errorf("stress JSON lacks %q", k)
 		}
 	}
+	// The boards on two goroutines: the same JSON, byte for byte, on
+	// standard output and in the --json file (which stays).
+	js := filepath.Join(t.TempDir(), "stress.json")
+	if code, out2, e := runCmd("stress", "--quiet", "--seed", "4", "--nodes", "2", "--writes", "40", "--jobs", "2", "--json", js); code != 0 || out2 != out {
+		t.Fatalf("stress --jobs 2: %d %q %q", code, out2, e)
+	}
+	if b, err := os.ReadFile(js); err != nil || string(b) != out {
+		t.Fatalf("--json file: %v %q", err, b)
+	}
+	if code, _, _ := runCmd("stress", "--jobs", "0"); code != 2 {
+		t.Fatal("--jobs 0: want exit 2")
+	}
 	trace := filepath.Join(t.TempDir(), "t.json")
 	if code, out, e := runCmd("run", "--quiet", "--trace", trace, "../../fixtures/netvm/scenarios/pingpong.json"); code != 0 || !strings.Contains(out, "one_way_latency_us") {
 		t.Fatalf("run: %d %q %q", code, out, e)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"flag"
 	"fmt"
 	"syscall"
 	"testing"
@@ -79,6 +80,9 @@ func cpuTime() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
+// benchJobs is BenchmarkCluster's Config.Jobs.
+var benchJobs = flag.Int("cluster.jobs", 1, "goroutines that run the boards in BenchmarkCluster")
+
 // BenchmarkCluster runs clusters of 2, 8 and 64 nodes for one simulated
 // millisecond per iteration, idle (firmware polling, hosts asleep) and
 // busy (every node streaming 16 KiB WRITEs to the next). It reports
@@ -86,6 +90,7 @@ func cpuTime() float64 {
 // should not fall with the node count) and per second of the process's
 // CPU time (node-s/cpu-s), simulated seconds per host second
 // (sim-s/s) and, busy, the WRITEs delivered per simulated millisecond.
+// -cluster.jobs N runs the boards on N goroutines.
 func BenchmarkCluster(b *testing.B) {
 	for _, nodes := range []int{2, 8, 64} {
 		for _, busy := range []bool{false, true} {
@@ -94,7 +99,7 @@ func BenchmarkCluster(b *testing.B) {
 				name = fmt.Sprintf("nodes=%d/busy", nodes)
 			}
 			b.Run(name, func(b *testing.B) {
-				c, err := New(Config{Nodes: nodes, Frames: 256})
+				c, err := New(Config{Nodes: nodes, Frames: 256, Jobs: *benchJobs})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -61,6 +61,9 @@ type Config struct {
 	ClockHz, LinkRate uint64
 	// PCI is the boards' host DMA timing model (board.DefaultPCI if zero).
 	PCI board.PCI
+	// Jobs is the number of goroutines that run the boards (node.Config.Jobs;
+	// 0 or 1: one). The results do not depend on it.
+	Jobs int
 	// Timeline, if set, records the run for Perfetto: a process per node,
 	// a track per host thread, the LANai core, each DMA channel and the
 	// link's two directions (see timeline.go).
@@ -187,9 +190,14 @@ func New(cfg Config) (*Cluster, error) {
 		if n.Mem, err = hostbus.NewHostMemory(size); err != nil {
 			return nil, err
 		}
-		bc := board.Config{Config: lanai.Config{ClockHz: cfg.ClockHz}, Host: &watchedMemory{n.Mem, n}, OnIRQ: func(cycle uint64, level bool) {
+		bc := board.Config{Config: lanai.Config{ClockHz: cfg.ClockHz}, Host: n.Mem, OnIRQ: func(cycle uint64, level bool) {
 			if level && n.Driver != nil {
 				n.Driver.IRQ(n.Board.Clock().Time(cycle))
+			}
+		}, OnHostWrite: func(addr uint64, size int, cycle uint64) {
+			// Host threads spinning on host memory wake when it changes.
+			if n.Driver != nil {
+				n.Driver.HostWritten(addr, size, n.Board.Clock().Time(cycle))
 			}
 		}, PCI: cfg.PCI}
 		tr, tl := cfg.Trace, cfg.Timeline
@@ -252,7 +260,7 @@ func New(cfg Config) (*Cluster, error) {
 	// step). Only an interrupt raised by a board's own timer could fall
 	// in a grown step; the drivers count those served late
 	// (driver.Stats.LateIRQs).
-	c.World, err = node.New(q, f, boards, node.Config{})
+	c.World, err = node.New(q, f, boards, node.Config{Jobs: cfg.Jobs})
 	if err != nil {
 		return nil, err
 	}
@@ -305,23 +313,4 @@ func (c *Cluster) Shutdown() {
 	for _, n := range c.Nodes {
 		n.Kernel.Shutdown()
 	}
-}
-
-// watchedMemory is a node's host memory as its board's DMA engine sees
-// it: every write is also told to the driver (at the board's time), so
-// that host threads spinning on host memory wake when it changes.
-type watchedMemory struct {
-	*hostbus.HostMemory
-	n *Node
-}
-
-func (m *watchedMemory) WriteHost(addr uint64, p []byte) error {
-	if err := m.HostMemory.WriteHost(addr, p); err != nil {
-		return err
-	}
-	if d := m.n.Driver; d != nil {
-		b := m.n.Board
-		d.HostWritten(addr, len(p), b.Clock().Time(b.CPU().Cycles))
-	}
-	return nil
 }

@@ -68,14 +68,16 @@ func TestScale64(t *testing.T) {
 
 // Two nodes streaming 64 KiB WRITEs (16 outstanding, a counter on each):
 // simulated seconds per host second, at the default 133 MHz and at a
-// PCI64C board's 200 MHz.
+// PCI64C board's 200 MHz, and at 200 MHz with the boards on two
+// goroutines (Config.Jobs).
 func BenchmarkStream(b *testing.B) {
-	b.Run("133MHz", func(b *testing.B) { benchStream(b, 0) })
-	b.Run("200MHz", func(b *testing.B) { benchStream(b, 200_000_000) })
+	b.Run("133MHz", func(b *testing.B) { benchStream(b, 0, 1) })
+	b.Run("200MHz", func(b *testing.B) { benchStream(b, 200_000_000, 1) })
+	b.Run("200MHz/jobs=2", func(b *testing.B) { benchStream(b, 200_000_000, 2) })
 }
 
-func benchStream(b *testing.B, clockHz uint64) {
-	c, err := New(Config{Nodes: 2, Frames: 1024, ClockHz: clockHz})
+func benchStream(b *testing.B, clockHz uint64, jobs int) {
+	c, err := New(Config{Nodes: 2, Frames: 1024, ClockHz: clockHz, Jobs: jobs})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -61,8 +61,11 @@ type Scenario struct {
 	Workloads []Workload `json:"workloads"`
 	// Profile makes the run profile every board from the start of the
 	// workloads (Result.Profiles; docs/profiling.md); not a file field.
-	Profile bool  `json:"-"`
-	lines   []int // line of each workload in the file
+	Profile bool `json:"-"`
+	// Jobs is the number of goroutines that run the boards (node.Config.Jobs;
+	// the results do not depend on it); not a file field.
+	Jobs  int   `json:"-"`
+	lines []int // line of each workload in the file
 }
 
 // Workload is one workload of a scenario.
@@ -277,7 +280,7 @@ func begin(sc *Scenario, tl *timeline.Recorder, trace func(int, board.Event)) (*
 	}
 	c, err := cluster.New(cluster.Config{Nodes: sc.Count, Frames: sc.Frames, Seed: sc.Seed,
 		Board: sc.Defaults.Board, ClockHz: uint64(sc.Defaults.ClockMHz * 1e6), BackToBack: sc.Topology.Kind == "b2b",
-		Fabric: &fcfg, Faults: sc.Faults.Fabric(), Timeline: tl, Trace: trace})
+		Fabric: &fcfg, Faults: sc.Faults.Fabric(), Timeline: tl, Trace: trace, Jobs: sc.Jobs})
 	if err != nil {
 		return nil, nil, 0, err
 	}

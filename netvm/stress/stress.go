@@ -66,6 +66,9 @@ type Config struct {
 	// Progress, if set, gets a progress line (package progress): a line
 	// per tenth of the WRITEs.
 	Progress io.Writer
+	// Jobs is the number of goroutines that run the boards
+	// (node.Config.Jobs); the result does not depend on it.
+	Jobs int
 }
 
 // DefaultFaults drop 1 %, corrupt 1 % and detour 2 % of the packets.
@@ -169,7 +172,7 @@ func Run(c Config) (*Result, error) {
 	if faults == (fabric.Faults{}) && !c.Clean {
 		faults = DefaultFaults
 	}
-	cl, err := cluster.New(cluster.Config{Nodes: c.Nodes, Frames: c.Frames, Seed: c.Seed, Faults: faults, Board: c.Board, ClockHz: c.ClockHz})
+	cl, err := cluster.New(cluster.Config{Nodes: c.Nodes, Frames: c.Frames, Seed: c.Seed, Faults: faults, Board: c.Board, ClockHz: c.ClockHz, Jobs: c.Jobs})
 	if err != nil {
 		return nil, err
 	}
