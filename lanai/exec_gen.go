@@ -694,7 +694,7 @@ loop:
 		default: // the ALU forms without a case here
 			c.execALU(o, u)
 		}
-		cycles += uint64(u.cost) + uint64(u.srcs>>ll&1)
+		cycles += uint64(u.cost) + uint64(u.srcs)>>(ll&63)&1
 		pc, npc, nnpc = npc, newnpc, newnnpc
 		instret++
 	}
