@@ -182,12 +182,468 @@ var memForms = [2][5][2][4]op{
 }
 
 // exec is the inner loop: it runs instructions until the cycle count
-// reaches c.deadline or something stops the machine. Every instruction
-// has its case here (the ALU operations and the simple loads and stores
-// generated from semantics.go); the rare forms go through the general
-// handlers, which work on c's fields (so the locals are written back
-// first).
+// reaches c.deadline or something stops the machine. Its cases call
+// nothing (so the Go compiler keeps its locals in registers instead of
+// storing them at every round, as it must for a value live across a call):
+// an instruction that needs a call (a device access, a word not
+// predecoded, a jump through a register, a backward branch the polling and
+// loop code must see, a rare form) is handed, with the state written back,
+// to execSlow for one instruction, and the loop starts again from c.
 func (c *CPU) exec() {
+	for {
+		R := &c.R
+		pre, code := c.pre, c.code
+		sram := c.Mem.SRAM
+		wordLimit := uint32(len(sram) - 3)
+		pc, npc, nnpc := c.PC, c.NPC, c.NNPC
+		cycles, instret := c.Cycles, c.Instret
+		deadline := c.deadline
+		lastLoad := c.lastLoad
+		booked := c.sramBooked
+		for cycles < deadline {
+			idx := pc >> 2
+			if idx >= uint32(len(pre)) {
+				c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
+				goto slow
+			}
+			u := &pre[idx]
+			ll := lastLoad
+			lastLoad = noLoad
+			newnpc, newnnpc := nnpc, nnpc+4
+			o := u.op
+		dispatch:
+			switch o {
+			case opNop:
+			case opAddRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x + y
+			case opAddRIF:
+				x, y := R[u.rs1], u.imm
+				r := x + y
+				R[u.rd] = r
+				c.Flags = addFlags(x, y, 0)
+			case opAddRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x + y
+			case opAddRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x + y
+				R[u.rd] = r
+				c.Flags = addFlags(x, y, 0)
+			case opAddRRC:
+				if u.cond.Holds(c.Flags) {
+					x, y := R[u.rs1], R[u.rs2]
+					R[u.rd] = x + y
+				}
+			case opAddcRI:
+				x, y := R[u.rs1], u.imm
+				cin := uint32(c.Flags>>3) & 1
+				R[u.rd] = x + y + cin
+			case opAddcRR:
+				x, y := R[u.rs1], R[u.rs2]
+				cin := uint32(c.Flags>>3) & 1
+				R[u.rd] = x + y + cin
+			case opSubRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x - y
+			case opSubRIF:
+				x, y := R[u.rs1], u.imm
+				r := x - y
+				R[u.rd] = r
+				c.Flags = addFlags(x, ^y, 1)
+			case opSubRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x - y
+			case opSubRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x - y
+				R[u.rd] = r
+				c.Flags = addFlags(x, ^y, 1)
+			case opSubRRC:
+				if u.cond.Holds(c.Flags) {
+					x, y := R[u.rs1], R[u.rs2]
+					R[u.rd] = x - y
+				}
+			case opSubbRI:
+				x, y := R[u.rs1], u.imm
+				cin := uint32(c.Flags>>3) & 1
+				R[u.rd] = x + ^y + cin
+			case opSubbRR:
+				x, y := R[u.rs1], R[u.rs2]
+				cin := uint32(c.Flags>>3) & 1
+				R[u.rd] = x + ^y + cin
+			case opAndRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x & y
+			case opAndRIF:
+				x, y := R[u.rs1], u.imm
+				r := x & y
+				R[u.rd] = r
+				c.Flags = zn(r)
+			case opAndRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x & y
+			case opAndRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x & y
+				R[u.rd] = r
+				c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
+			case opAndRRC:
+				if u.cond.Holds(c.Flags) {
+					x, y := R[u.rs1], R[u.rs2]
+					R[u.rd] = x & y
+				}
+			case opOrRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x | y
+			case opOrRIF:
+				x, y := R[u.rs1], u.imm
+				r := x | y
+				R[u.rd] = r
+				c.Flags = zn(r)
+			case opOrRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x | y
+			case opOrRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x | y
+				R[u.rd] = r
+				c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
+			case opOrRRC:
+				if u.cond.Holds(c.Flags) {
+					x, y := R[u.rs1], R[u.rs2]
+					R[u.rd] = x | y
+				}
+			case opXorRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x ^ y
+			case opXorRIF:
+				x, y := R[u.rs1], u.imm
+				r := x ^ y
+				R[u.rd] = r
+				c.Flags = zn(r)
+			case opXorRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x ^ y
+			case opXorRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x ^ y
+				R[u.rd] = r
+				c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
+			case opShRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = shl(x, y)
+			case opShRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = shl(x, y)
+			case opShaRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = sha(x, y)
+			case opShaRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = sha(x, y)
+			case opSel:
+				if u.cond.Holds(c.Flags) {
+					R[u.rd] = R[u.rs1]
+				} else {
+					R[u.rd] = R[u.rs2]
+				}
+			case opSCC:
+				R[u.rd] = 0
+				if u.cond.Holds(c.Flags) {
+					R[u.rd] = 1
+				}
+			case opLdWI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdHI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdHUI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdBI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(int32(int8(sram[a])))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdBUI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(sram[a])
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdWR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdHR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdHUR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdBR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(int32(int8(sram[a])))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdBUR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(sram[a])
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdWIPre:
+				base := R[u.rs1]
+				a := base + u.imm
+				next := a
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
+					R[u.rs1] = next
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdWIPost:
+				base := R[u.rs1]
+				a := base
+				next := base + u.imm
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
+					R[u.rs1] = next
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStWI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 4
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStHI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 2
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStBI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a < wordLimit && cycles >= booked {
+					sram[a] = byte(R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 1
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStWR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 4
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStHR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 2
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStBR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a < wordLimit && cycles >= booked {
+					sram[a] = byte(R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 1
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStWIPre:
+				base := R[u.rs1]
+				a := base + u.imm
+				next := a
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 4
+					c.stores++
+					R[u.rs1] = next
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStWIPost:
+				base := R[u.rs1]
+				a := base
+				next := base + u.imm
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 4
+					c.stores++
+					R[u.rs1] = next
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opBT:
+				if u.imm == pc {
+					o = opSlow // perhaps an idle loop: execSlow's idle decides
+					goto dispatch
+				}
+				newnpc, newnnpc = u.imm, u.imm+4
+				c.record(pc, u.imm, cycles)
+			case opBR:
+				if u.cond.Holds(c.Flags) {
+					if u.imm < pc && npc == pc+4 {
+						if u.poll <= pollWait || u.poll == pollYes {
+							o = opSlow // the polling or loop code decides
+							goto dispatch
+						}
+						u.poll-- // loop.go's count of takes before the next watch
+					}
+					newnpc, newnnpc = u.imm, u.imm+4
+					c.record(pc, u.imm, cycles)
+				}
+			case opBRR:
+				if u.cond.Holds(c.Flags) {
+					t := pc + u.imm
+					newnpc, newnnpc = t, t+4
+					c.record(pc, t, cycles)
+				}
+			default: // everything that calls: one instruction in execSlow
+				c.sync(pc, npc, nnpc, cycles, instret, ll)
+				goto slow
+			}
+			cycles += uint64(u.cost) + uint64(u.srcs)>>(ll&63)&1
+			pc, npc, nnpc = npc, newnpc, newnnpc
+			instret++
+		}
+		c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
+		return
+	slow:
+		c.execSlow(c.Instret + 1)
+		if c.stop != nil || c.Cycles >= c.deadline || c.loop.state == loopToHead || c.loop.state == loopRecord {
+			return
+		}
+	}
+}
+
+// execSlow is the general run loop: every instruction has its case here
+// (the ALU operations and the simple loads and stores generated from
+// semantics.go; the rare forms through the general handlers, which work on
+// c's fields, so the locals are written back first). It runs until the
+// cycle count reaches c.deadline, something stops the machine, or the
+// instruction count reaches stopAt (exec runs it for one instruction at a
+// time).
+func (c *CPU) execSlow(stopAt uint64) {
 	R := &c.R
 	pre, code := c.pre, c.code
 	sram := c.Mem.SRAM
@@ -198,7 +654,7 @@ func (c *CPU) exec() {
 	lastLoad := c.lastLoad
 	booked := c.sramBooked // DMA engines book SRAM only in events and device stores
 loop:
-	for cycles < deadline {
+	for cycles < deadline && instret < stopAt {
 		idx := pc >> 2
 		if idx >= uint32(len(pre)) {
 			if c.uopAt(pc, true) == nil {
@@ -366,8 +822,6 @@ loop:
 			if u.cond.Holds(c.Flags) {
 				R[u.rd] = 1
 			}
-		case opSpecial:
-			R[u.rd] = special(isa.ALU(u.imm), R[u.rs1])
 		case opLdWI:
 			base := R[u.rs1]
 			a := base + u.imm
@@ -984,7 +1438,7 @@ func (c *CPU) execALU(o op, u *uop) {
 		if u.cond.Holds(c.Flags) {
 			R[u.rd] = 1
 		}
-	case opSpecial:
+	case opSpecial: // not in exec: bits.OnesCount32 may be a call
 		R[u.rd] = special(isa.ALU(u.imm), R[u.rs1])
 	}
 }

@@ -23,6 +23,7 @@ const (
 	opCompute             // a computing instruction reading pc (its op in uop.alt)
 	opMem                 // any other load or store (modes, RRM, SPLS), and the fall-back of the fast ones
 	opRRR                 // LANai 3/4 three-register instruction (rrr.go)
+	opSlow                // never in a uop: exec's hand-over of an instruction to execSlow
 	opGenerated           // the first generated op
 )
 

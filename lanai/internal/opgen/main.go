@@ -263,14 +263,17 @@ func generate(semantics string) ([]byte, error) {
 	}
 	tmpl, err := template.New("exec").Funcs(template.FuncMap{
 		"add": func(a, b int) int { return a + b },
-		"only": func(hot bool, cases []aluCase) []aluCase {
+		"only": func(hot bool, cases []aluCase) any {
 			var out []aluCase
 			for _, c := range cases {
 				if c.Hot || !hot {
 					out = append(out, c)
 				}
 			}
-			return out
+			return struct {
+				Hot   bool // the cases of exec, which calls nothing
+				Cases []aluCase
+			}{hot, out}
 		},
 	}).Parse(execTemplate)
 	if err != nil {
