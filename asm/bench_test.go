@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // benchSource generates an assembly file of n lines in the dialect llvm-mc
@@ -68,9 +70,7 @@ func TestWriteBenchSource(t *testing.T) {
 	if *benchSrcOut == "" {
 		t.Skip("no -benchsrc")
 	}
-	if err := os.WriteFile(*benchSrcOut, benchSource(100000), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(*benchSrcOut, benchSource(100000), 0o644))
 }
 
 func TestBenchSourceAssembles(t *testing.T) {
@@ -87,9 +87,7 @@ func BenchmarkAssemble100k(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	for i := 0; i < b.N; i++ {
 		res, err := Assemble([]Source{{"bench.s", src}}, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		if _, err := res.Object.WriteELF(); err != nil {
 			b.Fatal(err)
 		}

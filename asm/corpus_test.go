@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/isa"
 	"lanaiemu/objfile"
 )
@@ -89,6 +91,16 @@ func constLoad(w uint32) (isa.Reg, uint32, bool) {
 	return 0, 0, false
 }
 
+// relocKeys gives the key of each relocation, sorted.
+func relocKeys(rs []objfile.Reloc, key func(objfile.Reloc) string) []string {
+	var keys []string
+	for _, r := range rs {
+		keys = append(keys, key(r))
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 func relocKey(r objfile.Reloc) string {
 	name := r.Sym.Name
 	if r.Sym.Type == objfile.STT_SECTION && r.Sym.Section != nil {
@@ -134,17 +146,8 @@ func compareObjects(got, want *objfile.File, lenient bool) ([]string, int) {
 		if n := len(ws.Data) % 4; n != 0 && string(gs.Data[len(gs.Data)-n:]) != string(ws.Data[len(ws.Data)-n:]) {
 			diffs = append(diffs, fmt.Sprintf("%s: trailing bytes differ", ws.Name))
 		}
-		var gk, wk []string
-		for _, r := range gs.Relocs {
-			gk = append(gk, relocKey(r))
-		}
-		for _, r := range ws.Relocs {
-			wk = append(wk, relocKey(r))
-		}
-		sort.Strings(gk)
-		sort.Strings(wk)
-		if strings.Join(gk, "\n") != strings.Join(wk, "\n") {
-			diffs = append(diffs, fmt.Sprintf("relocations of %s differ:\n got: %v\nwant: %v", ws.Name, gk, wk))
+		if d := cmp.Diff(relocKeys(ws.Relocs, relocKey), relocKeys(gs.Relocs, relocKey)); d != "" {
+			diffs = append(diffs, fmt.Sprintf("relocations of %s differ (-want +got):\n%s", ws.Name, d))
 		}
 	}
 	return diffs, equivalent

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/objfile"
 )
@@ -42,13 +44,9 @@ func TestDebugMatchesLLVM(t *testing.T) {
 			continue
 		}
 		data, err := os.ReadFile(strings.TrimSuffix(src, ".s") + ".o")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want, err := objfile.ReadELF(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		debug := 0
 		for _, ws := range want.Sections {
 			// .comment (.ident) and .llvm_addrsig are not kept (docs/asm.md).
@@ -68,25 +66,11 @@ func TestDebugMatchesLLVM(t *testing.T) {
 					ws.Name, gs.Type, gs.Flags, gs.Size, gs.Align, gs.EntSize, ws.Type, ws.Flags, ws.Size, ws.Align, ws.EntSize)
 				continue
 			}
-			if !bytes.Equal(gs.Data, ws.Data) {
-				for i := range ws.Data {
-					if gs.Data[i] != ws.Data[i] {
-						t.Errorf("%s: %s differs from offset %#x: % x, want % x", base, ws.Name, i, gs.Data[i:min(i+8, len(gs.Data))], ws.Data[i:min(i+8, len(ws.Data))])
-						break
-					}
-				}
+			if !bytes.Equal(ws.Data, gs.Data) { // cmp.Diff only to describe: it is slow on equal bytes
+				t.Errorf("%s: %s differs (-llvm-mc +ours):\n%s", base, ws.Name, cmp.Diff(ws.Data, gs.Data))
 			}
-			var gk, wk []string
-			for _, r := range gs.Relocs {
-				gk = append(gk, relocTarget(r))
-			}
-			for _, r := range ws.Relocs {
-				wk = append(wk, relocTarget(r))
-			}
-			sort.Strings(gk)
-			sort.Strings(wk)
-			if strings.Join(gk, "\n") != strings.Join(wk, "\n") {
-				t.Errorf("%s: relocations of %s differ:\n got: %v\nwant: %v", base, ws.Name, gk, wk)
+			if d := cmp.Diff(relocKeys(ws.Relocs, relocTarget), relocKeys(gs.Relocs, relocTarget)); d != "" {
+				t.Errorf("%s: relocations of %s differ (-llvm-mc +ours):\n%s", base, ws.Name, d)
 			}
 		}
 		if debug < 8 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/objfile"
 )
 
@@ -15,13 +17,9 @@ import (
 // every line are those written beside it.
 func TestEncodings(t *testing.T) {
 	src, err := os.ReadFile("testdata/encodings.s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := Assemble([]Source{{"encodings.s", src}}, Options{Listing: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := map[int]string{}
 	for _, e := range res.listing {
 		got[e.pos.Line] += hex.EncodeToString(e.sect.data[e.off : e.off+e.n])

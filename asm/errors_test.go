@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestErrors checks testdata/errors.s: every line marked ERROR "re" gives an
@@ -13,9 +15,7 @@ import (
 // cmd/asm tests: the expectation stands beside the source line).
 func TestErrors(t *testing.T) {
 	src, err := os.ReadFile("testdata/errors.s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[int]*regexp.Regexp{}
 	mark := regexp.MustCompile(`! ERROR "((?:[^"\\]|\\.)*)"`)
 	for i, line := range strings.Split(string(src), "\n") {

@@ -26,17 +26,27 @@ func FuzzAssemble(f *testing.F) {
 	noFiles := func(string) ([]byte, error) { return nil, os.ErrNotExist }
 	f.Fuzz(func(t *testing.T, src string) {
 		res, err := Assemble([]Source{{"fuzz.s", []byte(src)}}, Options{ReadFile: noFiles})
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("empty error message")
-			}
-			return
+		if checkOutcome(t, res, err) {
+			_ = res.Listing()
 		}
-		if _, err := res.Object.WriteELF(); err != nil {
-			t.Fatalf("assembled, but the object does not encode: %v", err)
-		}
-		_ = res.Listing()
 	})
+}
+
+// checkOutcome checks what Assemble returned: an error that says
+// something, or an object that encodes as ELF. It reports whether there
+// is an object.
+func checkOutcome(t *testing.T, res *Result, err error) bool {
+	t.Helper()
+	if err != nil {
+		if err.Error() == "" {
+			t.Fatal("empty error message")
+		}
+		return false
+	}
+	if _, err := res.Object.WriteELF(); err != nil {
+		t.Fatalf("assembled, but the object does not encode: %v", err)
+	}
+	return true
 }
 
 // FuzzIncludesAndMacros feeds sources that include one another and expand
@@ -69,14 +79,6 @@ func FuzzIncludesAndMacros(f *testing.F) {
 			return nil, os.ErrNotExist
 		}
 		res, err := Assemble([]Source{{"a.s", files["a.s"]}}, Options{ReadFile: read})
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("empty error message")
-			}
-			return
-		}
-		if _, err := res.Object.WriteELF(); err != nil {
-			t.Fatalf("assembled, but the object does not encode: %v", err)
-		}
+		checkOutcome(t, res, err)
 	})
 }

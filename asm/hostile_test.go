@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Hostile sources get one clear error, quickly and in bounded memory: a
@@ -15,9 +17,7 @@ func TestHostileSources(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, src string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
 		return p
 	}
 	write("self.s", ".include \"self.s\"\n")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/isa"
 	"lanaiemu/objfile"
 )
@@ -46,18 +48,14 @@ func TestLLVMMCEncodings(t *testing.T) {
 		t.Skip("no fixtures/llvm/mc")
 	}
 	res, err := Assemble([]Source{{"asm-inputs.s", src}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text := res.Object.Section(".text")
 	relocAt := map[uint32]objfile.Reloc{}
 	for _, r := range text.Relocs {
 		relocAt[r.Offset] = r
 	}
 	f, err := os.Open("../fixtures/llvm/mc/asm.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	off, n := uint32(0), 0

@@ -1,9 +1,11 @@
 package board
 
 import (
-	"bytes"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/sim"
 )
 
@@ -15,7 +17,7 @@ import (
 // cycles to the CPUC load), whether the core executed or skipped the
 // polling loop.
 func TestFirmwareCplantRing(t *testing.T) {
-	img := build(t, testdata(t, "cplant.s"))
+	img := lanaitest.Build(t, testdata(t, "cplant.s"))
 	for i := range 100 {
 		host := NewHostRAM(hostBase, 1<<16)
 		src := pattern(1536, uint64(i))
@@ -29,8 +31,9 @@ func TestFirmwareCplantRing(t *testing.T) {
 			}
 		}}, img)
 		code := uint64(runExit(t, b, 1<<24))
-		if got, _ := b.CPU().Mem.Read(syms["buf"], 1536); !bytes.Equal(got, src) {
-			t.Fatal("data differs")
+		got, _ := b.CPU().Mem.Read(syms["buf"], 1536)
+		if d := cmp.Diff(src, got); d != "" {
+			t.Fatalf("data (-sent +received):\n%s", d)
 		}
 		if len(done) != 3 {
 			t.Fatalf("%d blocks done", len(done))

@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/sim"
 )
 
@@ -94,7 +98,7 @@ func newDMABoard(t testing.TB, cfg Config, src string) (*dmaBoard, map[string]ui
 			d.wake = append(d.wake, e.Cycle)
 		}
 	}
-	b, syms := boot(t, cfg, build(t, inline(src)))
+	b, syms := boot(t, cfg, lanaitest.Build(t, inline(src)))
 	d.Board = b
 	return d, syms
 }
@@ -270,7 +274,7 @@ func TestSRAMContention(t *testing.T) {
 // SRAM->host in 5 pieces, then exits with the sum of the engine's
 // checksums, which must be the checksum of the whole buffer.
 func TestFirmwareDMAChain(t *testing.T) {
-	img := build(t, testdata(t, "dmachain.s"))
+	img := lanaitest.Build(t, testdata(t, "dmachain.s"))
 	lens := []int{1, 7, 256, 255, 513, 4096, 3, 1000, 64, 2, 300, 8}
 	var traces []string
 	var cycles []uint64
@@ -287,11 +291,12 @@ func TestFirmwareDMAChain(t *testing.T) {
 			want = append(want, src[off+3*i:off+3*i+n]...)
 			off += n
 		}
-		if got, _ := b.CPU().Mem.Read(syms["buf"], uint32(len(want))); !bytes.Equal(got, want) {
-			t.Fatal("gathered buffer differs")
+		got, _ := b.CPU().Mem.Read(syms["buf"], uint32(len(want)))
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("gathered buffer (-want +got):\n%s", d)
 		}
-		if got := host.Data[0x8001 : 0x8001+len(want)]; !bytes.Equal(got, want) {
-			t.Fatal("scattered host data differs")
+		if d := cmp.Diff(want, host.Data[0x8001:0x8001+len(want)]); d != "" {
+			t.Fatalf("scattered host data (-want +got):\n%s", d)
 		}
 		if sum := uint32(Checksum(want, false)); code != sum {
 			t.Fatalf("firmware's checksum %#x, want %#x", code, sum)
@@ -320,7 +325,7 @@ func TestFirmwareDMAChain(t *testing.T) {
 
 // Bad descriptors stop the channel with a Fault and MEM_INT, never hang.
 func TestFirmwareBadDescriptors(t *testing.T) {
-	img := build(t, testdata(t, "baddesc.s"))
+	img := lanaitest.Build(t, testdata(t, "baddesc.s"))
 	const sram = 2 << 20
 	type setup func(descs, buf uint32, host *HostRAM) (head uint32, ds []Descriptor)
 	for _, tc := range []struct {
@@ -480,9 +485,7 @@ func TestDMAChannels(t *testing.T) {
 	at(t, d.Board, 10, func() { coreWrite(t, d.Board, RegPULSE, 2) })
 	at(t, d.Board, 500, func() {
 		coreWrite(t, d.Board, RegPULSE, 2) // busy: no effect
-		if err := mem.WriteIO(DMAPointerBase, 4, 0x2000); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, mem.WriteIO(DMAPointerBase, 4, 0x2000))
 	})
 	d.Run(100_000)
 	if fmt.Sprint(descs) != "[4096 8192]" {
@@ -499,9 +502,7 @@ func TestPlainRegisters(t *testing.T) {
 	b, _ := New(Config{})
 	coreWrite(t, b, RegLED, 1)
 	coreWrite(t, b, RegMYRINET, 0x20E)
-	if err := b.HostWriteSpecial(RegCLOCK, 0x12345678); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.HostWriteSpecial(RegCLOCK, 0x12345678))
 	if b.LED() != 1 || coreRead(t, b, RegMYRINET) != 0x20E || coreRead(t, b, RegCLOCK) != 0x12345678 {
 		t.Fatalf("LED %#x MYRINET %#x CLOCK %#x", b.LED(), b.Special(RegMYRINET), b.Special(RegCLOCK))
 	}

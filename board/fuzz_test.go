@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/lanai"
 )
 
@@ -29,9 +31,7 @@ func FuzzBoard(f *testing.F) {
 		}
 		host := NewHostRAM(0x10000, 1<<14)
 		b, err := New(Config{Config: lanai.Config{SRAMSize: 64 << 10}, Host: host})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		mem := b.CPU().Mem
 		mem.Write(0, prog)
 		// Scatter the input through SRAM too, where descriptors may point.

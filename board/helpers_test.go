@@ -5,47 +5,21 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
-	"lanaiemu/objfile"
 )
 
 // idleSrc spins on "bt ." (the core fast-forwards it to the next event).
 const idleSrc = "\t.globl _start\n_start:\n\tbt _start\n\tnop\n"
-
-// build assembles sources (each as its own unit) and links them.
-func build(t testing.TB, srcs ...asm.Source) []byte {
-	t.Helper()
-	var objs []*objfile.File
-	var names []string
-	for _, s := range srcs {
-		res, err := asm.Assemble([]asm.Source{s}, asm.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", s.Name, err)
-		}
-		objs = append(objs, res.Object)
-		names = append(names, s.Name)
-	}
-	exe, err := link.Link(objs, names, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
 
 func inline(text string) asm.Source { return asm.Source{Name: "inline.s", Text: []byte(text)} }
 
 func testdata(t testing.TB, name string) asm.Source {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return asm.Source{Name: name, Text: b}
 }
 
@@ -54,13 +28,9 @@ func testdata(t testing.TB, name string) asm.Source {
 func boot(t testing.TB, cfg Config, img []byte) (*Board, map[string]uint32) {
 	t.Helper()
 	b, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	im, err := b.Load(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	syms := map[string]uint32{}
 	for _, s := range im.Symbols {
 		syms[s.Name] = s.Value
@@ -100,17 +70,13 @@ func at(t testing.TB, b *Board, c uint64, f func()) {
 // coreWrite writes a special register as a core store would.
 func coreWrite(t testing.TB, b *Board, off, v uint32) {
 	t.Helper()
-	if err := b.CPU().Mem.WriteIO(0xFFFFFE00+off, 4, v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.CPU().Mem.WriteIO(0xFFFFFE00+off, 4, v))
 }
 
 // coreRead reads a special register as a core load would.
 func coreRead(t testing.TB, b *Board, off uint32) uint32 {
 	t.Helper()
 	v, err := b.CPU().Mem.ReadIO(0xFFFFFE00+off, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return v
 }

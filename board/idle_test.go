@@ -3,13 +3,15 @@ package board
 import (
 	"testing"
 	"time"
+
+	"lanaiemu/lanai/lanaitest"
 )
 
 // A board polling ISR for a timer 10 simulated seconds away is skipped
 // over by the core's polling-loop fast-forward: it finishes with the exact
 // cycle count and in far less than real time.
 func TestIdlePollingLoop(t *testing.T) {
-	img := build(t, testdata(t, "idle.s"))
+	img := lanaitest.Build(t, testdata(t, "idle.s"))
 	b, _ := boot(t, Config{}, img)
 	start := time.Now()
 	code := runExit(t, b, 1<<40)
@@ -32,7 +34,7 @@ func TestIdlePollingLoop(t *testing.T) {
 	// Stepping gives the same counts (the skip is exact), checked on a
 	// shorter timer.
 	short := func(step bool) (uint64, uint64) {
-		b, _ := boot(t, Config{}, build(t, testdata(t, "timer.s")))
+		b, _ := boot(t, Config{}, lanaitest.Build(t, testdata(t, "timer.s")))
 		if !step {
 			runExit(t, b, 1<<20)
 		} else {
@@ -51,7 +53,7 @@ func TestIdlePollingLoop(t *testing.T) {
 // BenchmarkIdlePolling reports simulated seconds per wall-clock second for
 // a board idling in an ISR polling loop with a far timer.
 func BenchmarkIdlePolling(bm *testing.B) {
-	img := build(bm, testdata(bm, "idle.s"))
+	img := lanaitest.Build(bm, testdata(bm, "idle.s"))
 	b, _ := boot(bm, Config{}, img)
 	var sim float64
 	var wall time.Duration

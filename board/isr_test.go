@@ -3,7 +3,11 @@ package board
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 )
 
 // ISR write semantics from the LANai and from the host.
@@ -22,17 +26,13 @@ func TestISRWrites(t *testing.T) {
 		t.Fatalf("after writing all ones: ISR = %#x, want %#x", got, want)
 	}
 	// The host clears HOST_SIG and sets LANAI_SIG with 1s.
-	if err := b.HostWriteSpecial(RegISR, HostSigBit|LanaiSigBit); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.HostWriteSpecial(RegISR, HostSigBit|LanaiSigBit))
 	if got, want := b.ISR(), LanaiSigBit|SendIntBit|RecvIntBit; got != want {
 		t.Fatalf("after the host's write: ISR = %#x, want %#x", got, want)
 	}
 	b.SetISRLevel(SendIntBit|RecvIntBit, false)
 	b.RaiseISR(Time1IntBit)
-	if err := b.HostWriteSpecial(RegISR, Time1IntBit); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.HostWriteSpecial(RegISR, Time1IntBit))
 	if got := b.ISR(); got != LanaiSigBit {
 		t.Fatalf("the host's write of TIME1: ISR = %#x, want %#x", got, LanaiSigBit)
 	}
@@ -68,13 +68,8 @@ func TestIRQLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []change{{20, true}, {30, false}, {40, true}, {50, false}, {60, true}}
-	if len(got) != len(want) {
-		t.Fatalf("changes %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("changes %v, want %v", got, want)
-		}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(change{})); d != "" {
+		t.Fatalf("changes (-want +got):\n%s", d)
 	}
 	if !b.IRQ() || b.EIMR() != HostSigBit {
 		t.Fatalf("IRQ %v EIMR %#x", b.IRQ(), b.EIMR())
@@ -83,7 +78,7 @@ func TestIRQLine(t *testing.T) {
 
 // Firmware: timer.s exits with the RTC value at TIME0: 10 ticks.
 func TestFirmwareTimer(t *testing.T) {
-	img := build(t, testdata(t, "timer.s"))
+	img := lanaitest.Build(t, testdata(t, "timer.s"))
 	var cycles []uint64
 	for range 2 {
 		b, _ := boot(t, Config{}, img)
@@ -105,7 +100,7 @@ func TestFirmwareTimer(t *testing.T) {
 // Firmware: hazard.s checks what ISR reads see around special-register
 // stores.
 func TestFirmwareHazard(t *testing.T) {
-	b, _ := boot(t, Config{}, build(t, testdata(t, "hazard.s")))
+	b, _ := boot(t, Config{}, lanaitest.Build(t, testdata(t, "hazard.s")))
 	if code := runExit(t, b, 1<<20); code != 0x3F {
 		t.Fatalf("exit %#x, want 0x3f", code)
 	}
@@ -129,7 +124,7 @@ func TestFirmwareIRQ(t *testing.T) {
 			})
 		}
 	}}
-	b, _ = boot(t, cfg, build(t, testdata(t, "irq.s")))
+	b, _ = boot(t, cfg, lanaitest.Build(t, testdata(t, "irq.s")))
 	if code := runExit(t, b, 1<<20); code&^SendIntBit != 0 { // SEND_INT: the idle send engine (link.go)
 		t.Fatalf("exit ISR %#x, want 0 (SEND_INT aside)", code)
 	}
@@ -149,7 +144,7 @@ func TestFirmwareIRQ(t *testing.T) {
 // result in the same cycles, and a raised interrupt line falls.
 func TestReset(t *testing.T) {
 	var levels []bool
-	b, _ := boot(t, Config{OnIRQ: func(_ uint64, l bool) { levels = append(levels, l) }}, build(t, testdata(t, "timer.s")))
+	b, _ := boot(t, Config{OnIRQ: func(_ uint64, l bool) { levels = append(levels, l) }}, lanaitest.Build(t, testdata(t, "timer.s")))
 	code1 := runExit(t, b, 1<<20)
 	c1 := b.CPU().Cycles
 	coreWrite(t, b, RegEIMR, HostSigBit)

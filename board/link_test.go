@@ -3,6 +3,8 @@ package board
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/sim"
 )
 
@@ -24,9 +26,7 @@ func TestCRC8Table(t *testing.T) {
 // it starts at address 0 with its cycle count kept.
 func TestSetReset(t *testing.T) {
 	b, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// a loop at 0 that counts in r3: add %r3, 1, %r3; bt 0; nop
 	for i, w := range []uint32{0x018C0001, 0xE0000000, 0x00000000} {
 		b.CPU().Mem.Write(uint32(4*i), []byte{byte(w >> 24), byte(w >> 16), byte(w >> 8), byte(w)})

@@ -4,7 +4,10 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 )
 
 // ticksAt is the documented tick count at cycle n of an hz clock:
@@ -41,9 +44,7 @@ func TestRTCReads(t *testing.T) {
 		{200_000_000, 200_000_000, 2_000_000},
 	} {
 		b, err := New(Config{Config: lanai.Config{ClockHz: tc.hz}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b.CPU().Cycles = tc.cycles // as if the board had run that long
 		if got := coreRead(t, b, RegRTC); got != tc.want {
 			t.Errorf("%d Hz, cycle %d: RTC = %d, want %d", tc.hz, tc.cycles, got, tc.want)
@@ -95,7 +96,7 @@ func TestIntervalTimerExpiry(t *testing.T) {
 				fired = append(fired, e.Cycle)
 			}
 		}}
-		b, _ := boot(t, cfg, build(t, inline(idleSrc)))
+		b, _ := boot(t, cfg, lanaitest.Build(t, inline(idleSrc)))
 		if got := tickCycleAt(ticksAt(tc.w, tc.hz)+uint64(tc.n)+TimerExpiryExtraTicks, tc.hz); tc.n != 0 && got != tc.want {
 			t.Errorf("table row %+v: formula gives %d", tc, got)
 		}
@@ -118,7 +119,7 @@ func TestIntervalTimerExpiry(t *testing.T) {
 // keeps counting after expiry, and re-expires every 2^32 ticks.
 func TestIntervalTimerReadAndWrap(t *testing.T) {
 	const hz = 133_000_000
-	b, _ := boot(t, Config{}, build(t, inline(idleSrc)))
+	b, _ := boot(t, Config{}, lanaitest.Build(t, inline(idleSrc)))
 	var fired []uint64
 	b.cfg.Trace = func(e Event) {
 		if e.Kind == EvISR && e.Bits == Time0IntBit {
@@ -155,7 +156,7 @@ func TestIntervalTimerRewrite(t *testing.T) {
 		if e.Kind == EvISR {
 			fired = append(fired, e.Cycle)
 		}
-	}}, build(t, inline(idleSrc)))
+	}}, lanaitest.Build(t, inline(idleSrc)))
 	at(t, b, 10, func() { coreWrite(t, b, RegIT0, 5) })   // would expire at tick 5
 	at(t, b, 200, func() { coreWrite(t, b, RegIT0, 20) }) // ticks(200) = 3: expires at tick 23
 	b.Run(5000)

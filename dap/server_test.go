@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	godap "github.com/google/go-dap"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/dap/daptest"
 	"lanaiemu/debugger"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 )
 
 // exitProg stores 7 to the simulation-control EXIT register.
@@ -23,18 +24,7 @@ const exitProg = "\t.text\n\t.globl _start\n_start:\n\tmov 7, %r3\n\tst %r3, -40
 
 // tinyLauncher launches exitProg, or fails when the arguments ask for it.
 func tinyLauncher(t testing.TB) Launcher {
-	res, err := asm.Assemble([]asm.Source{{Name: "exit.s", Text: []byte(exitProg)}}, asm.Options{LineInfo: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := asm.LinkWithLines([]*asm.Result{res}, []string{"exit.s"}, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	image, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	image := lanaitest.Build(t, asm.Source{Name: "exit.s", Text: []byte(exitProg)})
 	return func(raw json.RawMessage, console, transcript io.Writer) (*Session, error) {
 		var a struct{ Fail bool }
 		json.Unmarshal(raw, &a)
@@ -103,9 +93,7 @@ func TestServeErrors(t *testing.T) {
 	}
 	do("configurationDone", nil)
 	e, err := c.Event("exited", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if code := e.(*godap.ExitedEvent).Body.ExitCode; code != 7 {
 		t.Errorf("exit code %d", code)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"lanaiemu/isa"
+	"lanaiemu/lanai"
 	"lanaiemu/memsys"
 )
 
@@ -201,6 +202,10 @@ func (p *Program) LineAddr(file string, line int) (uint32, int, error) {
 
 // FuncName names the function or routine holding pc.
 func (p *Program) FuncName(pc uint32) string { return p.funcName(pc) }
+
+// Symbols is the image's symbol index (the nearest label of an address),
+// which names routines and labels addresses here.
+func (p *Program) Symbols() *lanai.Symbols { return p.syms }
 
 // Disassemble gives the instruction text of the word w at pc.
 func (p *Program) Disassemble(pc, w uint32) string { return asmText(p, pc, w) }

@@ -9,54 +9,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/internal/ccorpus"
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/objfile"
 )
 
-// build assembles and links the sources as lanai-as does, with the line
+// build assembles and links the files as lanai-as does, with the line
 // table, and returns the executable.
 func build(t testing.TB, files ...string) []byte {
 	t.Helper()
-	var objs []*objfile.File
-	var results []*asm.Result
-	for _, f := range files {
-		res, err := asm.AssembleFile(f, asm.Options{LineInfo: true})
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		objs = append(objs, res.Object)
-		results = append(results, res)
-	}
-	type key struct {
-		obj int
-		sec *objfile.Section
-	}
-	placed := map[key]uint32{}
-	exe, err := link.Link(objs, files, link.Options{Placed: func(obj int, sec *objfile.Section, addr uint32) {
-		placed[key{obj, sec}] = addr
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []objfile.LineEntry
-	for i, res := range results {
-		for _, l := range res.Lines {
-			if base, ok := placed[key{i, l.Section}]; ok {
-				lines = append(lines, objfile.LineEntry{Addr: base + l.Offset, File: l.File, Line: l.Line})
-			}
-		}
-	}
-	data := objfile.EncodeLines(lines)
-	exe.Sections = append(exe.Sections, &objfile.Section{Name: objfile.LinesSectionName, Type: objfile.SHT_PROGBITS, Align: 1, Data: data, Size: uint32(len(data))})
-	b, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return lanaitest.BuildFiles(t, files...)
 }
 
 const recursionS = "../fixtures/c/s/recursion.O1.s"
@@ -74,9 +41,7 @@ func crtAnd(t testing.TB, src ...string) *program {
 	crt, _ := filepath.Glob("../firmware/crt/src/*.s")
 	img := build(t, append(crt, src...)...)
 	f, err := objfile.Read(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := &program{image: img, file: f, sym: map[string]*objfile.Symbol{}}
 	for _, s := range f.Symbols {
 		if s.Name != "" && !s.IsUndefined() {
@@ -139,15 +104,7 @@ func newSession(t *testing.T, p *program) *session { return newSessionTB(t, p) }
 func newSessionTB(t testing.TB, p *program) *session {
 	t.Helper()
 	out := &bytes.Buffer{}
-	c, err := lanai.New(lanai.Config{Console: out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := c.Mem.LoadFile(p.image)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(img.Entry)
+	c, img := lanaitest.Load(t, p.image, lanai.Config{Console: out})
 	return &session{t: t, cpu: c, d: New(c, img, out), out: out}
 }
 
@@ -288,9 +245,7 @@ func TestBreakpointsAndStepping(t *testing.T) {
 
 	// The program runs on to its exit value.
 	progs, err := ccorpus.Programs("../fixtures/c")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var code uint32
 	for _, pr := range progs {
 		if pr.Name == "recursion" {
@@ -377,9 +332,7 @@ func TestDisasListTraceCycles(t *testing.T) {
 	// list shows the source line of pc, read from the file.
 	e := p.lineAt(t, fib)
 	src, err := os.ReadFile(e.File)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	line := strings.Split(string(src), "\n")[e.Line-1]
 	got = s.do("list")
 	contains(t, "list", got, fmt.Sprintf("=> %5d  %s", e.Line, expandTabs(line)))
@@ -421,12 +374,7 @@ func TestTrapAndScript(t *testing.T) {
 	os.WriteFile(src, []byte("\t.text\n\t.globl _start\n_start:\n\tmov 0x40000000, %r3\n\tnop\n\tld 0[%r3], %r9\n\tnop\n"), 0o644)
 	img := build(t, src)
 	out := &bytes.Buffer{}
-	c, _ := lanai.New(lanai.Config{})
-	im, err := c.Mem.LoadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(im.Entry)
+	c, im := lanaitest.Load(t, img, lanai.Config{})
 	d := New(c, im, out)
 	quit := d.Script(strings.NewReader("# a comment\n\nstep\n  continue\nstep\nquit\nstep\n"))
 	got := out.String()
@@ -469,9 +417,7 @@ func TestBadCommands(t *testing.T) {
 func TestInteractRepeats(t *testing.T) {
 	p := crtAnd(t, recursionS)
 	out := &bytes.Buffer{}
-	c, _ := lanai.New(lanai.Config{})
-	im, _ := c.Mem.LoadFile(p.image)
-	c.Reset(im.Entry)
+	c, im := lanaitest.Load(t, p.image, lanai.Config{})
 	d := New(c, im, out)
 	d.Interact(strings.NewReader("step\n\n\np pc\n"), true)
 	if c.PC != 12 {
@@ -532,5 +478,24 @@ func TestNoInternalErrors(t *testing.T) {
 	}
 	if s.d.Finished() == nil {
 		t.Error("the program did not finish")
+	}
+}
+
+// An absolute (.set) symbol names no code: the code at its value keeps
+// its routine's name, as in traces and profiles (lanai.Symbols decides
+// for all three).
+func TestAbsoluteSymbolNamesNoCode(t *testing.T) {
+	src := "\t.text\n\t.globl _start\n_start:\n\tnop\nwork:\n\tnop\n\tbt .\n\tnop\n\t.set CONST, 8\n\t.globl CONST\n"
+	_, im := lanaitest.Load(t, lanaitest.Build(t, asm.Source{Name: "abs.s", Text: []byte(src)}), lanai.Config{})
+	if a, _, ok := NewProgram(im).Symbol("CONST"); !ok || a != 8 {
+		t.Fatalf("CONST = %#x, %v: the test needs it in the symbol table at 8", a, ok)
+	}
+	p := NewProgram(im)
+	p.ABI = ABINetVM
+	if got := p.label(8); got != "work+0x4" {
+		t.Errorf("label(8) = %q, want work+0x4", got)
+	}
+	if got := p.FuncName(8); got != "work" {
+		t.Errorf("FuncName(8) = %q, want work", got)
 	}
 }

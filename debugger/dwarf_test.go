@@ -10,26 +10,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/objfile"
 )
 
 func mustLines(t *testing.T, f *objfile.File) []objfile.LineEntry {
 	t.Helper()
 	b, err := f.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	g, err := objfile.Read(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ls, err := g.Lines()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return ls
 }
 
@@ -46,9 +44,7 @@ type cRow struct {
 func cRows(t *testing.T, src string, asmLines []objfile.LineEntry) []cRow {
 	t.Helper()
 	text, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	addrOf := map[int]uint32{}
 	for _, e := range asmLines {
 		if strings.HasSuffix(e.File, filepath.Base(src)) {
@@ -89,22 +85,9 @@ func cRows(t *testing.T, src string, asmLines []objfile.LineEntry) []cRow {
 func TestCLines(t *testing.T) {
 	crt, _ := filepath.Glob("../firmware/crt/src/*.s")
 	files := append(crt, "../fixtures/c/g/recursion.O1.s")
-	var results []*asm.Result
-	for _, f := range files {
-		res, err := asm.AssembleFile(f, asm.Options{LineInfo: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		results = append(results, res)
-	}
-	exe, err := asm.LinkWithLines(results, files, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	image, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	image := build(t, files...)
+	exe, err := objfile.Read(image)
+	require.NoError(t, err)
 	rows := cRows(t, files[len(files)-1], mustLines(t, exe))
 	var hanoi uint32
 	for _, s := range exe.Symbols {
@@ -130,12 +113,7 @@ func TestCLines(t *testing.T) {
 		t.Fatalf("no row in hanoi (%d rows)", len(rows))
 	}
 	var out bytes.Buffer
-	c, _ := lanai.New(lanai.Config{})
-	img, err := c.Mem.LoadFile(image)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(img.Entry)
+	c, img := lanaitest.Load(t, image, lanai.Config{})
 	d := New(c, img, &out)
 	s := &session{t: t, cpu: c, d: d, out: &out}
 	got := s.do(fmt.Sprintf("break recursion.c:%d", at.line))
@@ -196,22 +174,16 @@ func TestDwarfLinesMatchLLVM(t *testing.T) {
 		var results []*asm.Result
 		for _, f := range files {
 			res, err := asm.AssembleFile(f, asm.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			results = append(results, res)
 		}
 		exe, err := asm.LinkWithLines(results, files, link.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		image, _ := exe.WriteELF()
 		path := filepath.Join(t.TempDir(), "p.elf")
 		os.WriteFile(path, image, 0o644)
 		dump, err := exec.Command(tool, "--debug-line", path).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var want []string
 		for _, l := range strings.Split(string(dump), "\n") {
 			f := strings.Fields(l)
@@ -228,9 +200,7 @@ func TestDwarfLinesMatchLLVM(t *testing.T) {
 		}
 		f, _ := objfile.Read(image)
 		rows, err := dwarfLines(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var got []string
 		for _, r := range rows {
 			if r.Line == 0 {
@@ -239,8 +209,11 @@ func TestDwarfLinesMatchLLVM(t *testing.T) {
 				got = append(got, fmt.Sprintf("%#x %d", r.Addr, r.Line))
 			}
 		}
-		if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) < 10 {
-			t.Errorf("%s: %d rows, llvm-dwarfdump %d:\n%v\n%v", src, len(got), len(want), got, want)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: the rows differ from llvm-dwarfdump's (-llvm-dwarfdump +ours):\n%s", src, d)
+		}
+		if len(got) < 10 {
+			t.Errorf("%s: only %d rows", src, len(got))
 		}
 		t.Logf("%s: %d rows as llvm-dwarfdump's", filepath.Base(src), len(got))
 	}

@@ -2,7 +2,6 @@ package debugger
 
 import (
 	"fmt"
-	"sort"
 
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
@@ -120,13 +119,13 @@ func isPop(cpu *lanai.CPU, a uint32) (isa.Reg, bool) {
 }
 
 // routineAt gives the firmware routine holding pc: the nearest code label
-// at or before it.
+// at or before it inside the image (lanai.Symbols.Func).
 func (p *Program) routineAt(pc uint32) (symbol, bool) {
-	i := sort.Search(len(p.labels), func(i int) bool { return p.labels[i].addr > pc }) - 1
-	if i < 0 || pc >= p.imgEnd && p.img.File != nil {
+	if pc >= p.imgEnd && p.img.File != nil {
 		return symbol{}, false
 	}
-	return p.labels[i], true
+	name, start, ok := p.syms.Func(pc)
+	return symbol{addr: start, name: name}, ok
 }
 
 // netvmCaller follows the firmware's convention: it reads the routine from

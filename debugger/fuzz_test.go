@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 )
 
 // FuzzExec feeds arbitrary command lines to the debugger, each on a fresh
@@ -26,15 +27,7 @@ func FuzzExec(f *testing.F) {
 			return // one command a line
 		}
 		out := &bytes.Buffer{}
-		c, err := lanai.New(lanai.Config{Console: out})
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := c.Mem.LoadFile(p.image)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Reset(img.Entry)
+		c, img := lanaitest.Load(t, p.image, lanai.Config{Console: out})
 		d := New(c, img, out)
 		d.MaxCycles = 200_000
 		d.Exec("break main")

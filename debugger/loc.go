@@ -246,14 +246,7 @@ func (p *Program) label(a uint32) string {
 	if a >= p.imgEnd && p.img.File != nil {
 		return ""
 	}
-	i := sort.Search(len(p.labels), func(i int) bool { return p.labels[i].addr > a }) - 1
-	if i < 0 {
-		return ""
-	}
-	if off := a - p.labels[i].addr; off != 0 {
-		return fmt.Sprintf("%s+%#x", p.labels[i].name, off)
-	}
-	return p.labels[i].name
+	return p.syms.Lookup(a)
 }
 
 // addrName gives "0x00001234 <name+0x4>" or "0x00001234".

@@ -14,9 +14,8 @@ import (
 // its code. Threads running the same image share one.
 type Program struct {
 	img    *memsys.Image
-	syms   *lanai.Symbols
+	syms   *lanai.Symbols      // one name per code address, the best: labels, routines
 	named  []symbol            // defined, named symbols by address (no .L labels)
-	labels []symbol            // one symbol per address, the best name, for labels
 	funcs  []symbol            // function symbols by address
 	lines  []objfile.LineEntry // the line table by address
 	imgEnd uint32              // end of the loaded sections (symbol labels stop here)
@@ -30,7 +29,6 @@ type symbol struct {
 	addr, size uint32
 	name       string
 	fn         bool
-	rank       int // which name labels an address: functions, data objects, other globals, other locals
 }
 
 // NewProgram reads the symbols and the line table of an image (img may be
@@ -46,15 +44,7 @@ func NewProgram(img *memsys.Image) *Program {
 		if s.Name == "" || s.Type == objfile.STT_SECTION || s.Type == objfile.STT_FILE || s.IsUndefined() || s.IsCommon() || strings.HasPrefix(s.Name, ".L") {
 			continue
 		}
-		sym := symbol{addr: s.Value, size: s.Size, name: s.Name, fn: s.Type == objfile.STT_FUNC, rank: 3}
-		switch {
-		case sym.fn:
-			sym.rank = 0
-		case s.Type == objfile.STT_OBJECT:
-			sym.rank = 1
-		case s.Bind != objfile.STB_LOCAL:
-			sym.rank = 2
-		}
+		sym := symbol{addr: s.Value, size: s.Size, name: s.Name, fn: s.Type == objfile.STT_FUNC}
 		p.named = append(p.named, sym)
 		if sym.fn {
 			p.funcs = append(p.funcs, sym)
@@ -62,15 +52,6 @@ func NewProgram(img *memsys.Image) *Program {
 	}
 	sort.SliceStable(p.named, func(i, j int) bool { return p.named[i].addr < p.named[j].addr })
 	sort.SliceStable(p.funcs, func(i, j int) bool { return p.funcs[i].addr < p.funcs[j].addr })
-	for _, s := range p.named {
-		if n := len(p.labels); n > 0 && p.labels[n-1].addr == s.addr {
-			if s.rank < p.labels[n-1].rank {
-				p.labels[n-1] = s
-			}
-			continue
-		}
-		p.labels = append(p.labels, s)
-	}
 	if f := img.File; f != nil {
 		if ls, err := f.Lines(); err == nil {
 			p.lines = ls

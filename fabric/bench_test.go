@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/sim"
 )
 
@@ -25,16 +27,12 @@ func benchNet(b *testing.B, f *Fabric, q *sim.Queue, size int, dst func(int) int
 	routes := make([][]byte, len(nodes))
 	for i, n := range nodes {
 		r, err := f.Route(n, dst(n))
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		routes[i] = r
 	}
 	var end sim.Time
 	for _, n := range nodes {
-		if err := f.Attach(n, &benchRecv{&end}); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, f.Attach(n, &benchRecv{&end}))
 	}
 	pkt := make([]byte, size)
 	sent := 0
@@ -44,9 +42,7 @@ func benchNet(b *testing.B, f *Fabric, q *sim.Queue, size int, dst func(int) int
 			return
 		}
 		sent++
-		if err := f.Send(nodes[i], routes[i], pkt, at, func(t sim.Time, _ error) { send(i, t) }); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, f.Send(nodes[i], routes[i], pkt, at, func(t sim.Time, _ error) { send(i, t) }))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/sim"
 )
 
@@ -277,8 +279,8 @@ func (r *logRecv) Deliver(pkt []byte, first, last sim.Time) {
 func TestDeterminism(t *testing.T) {
 	a, b := scenario(t, 42), scenario(t, 42)
 	t.Logf("delivery log: %d bytes", len(a))
-	if !bytes.Equal(a, b) {
-		t.Fatal("same seed, different delivery logs")
+	if !bytes.Equal(a, b) { // cmp.Diff only to describe: it is slow on megabytes of equal bytes
+		t.Fatalf("same seed, different delivery logs (-first +second):\n%s", cmp.Diff(a, b))
 	}
 	if len(a) == 0 {
 		t.Fatal("empty log")

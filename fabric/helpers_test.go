@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/sim"
 )
 
@@ -50,9 +52,7 @@ func attachAll(t testing.TB, f *Fabric, q *sim.Queue) map[int]*recv {
 	m := map[int]*recv{}
 	for _, n := range f.Endpoints() {
 		r := &recv{f: f, q: q, node: n}
-		if err := f.Attach(n, r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, f.Attach(n, r))
 		m[n] = r
 	}
 	return m
@@ -89,9 +89,7 @@ func srcOf(b []byte) int    { return int(binary.BigEndian.Uint16(b[4:])) }
 
 func must(t testing.TB, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 func run(q *sim.Queue) {

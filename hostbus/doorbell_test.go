@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/memsys"
 )
 
@@ -21,9 +23,7 @@ func entry(mem *memsys.Memory, base uint32, i uint32) (addr, data uint32) {
 func dbReg(t *testing.T, mem *memsys.Memory, off uint32) uint32 {
 	t.Helper()
 	v, err := mem.ReadIO(DefaultDoorbellRegs+off, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return v
 }
 
@@ -124,9 +124,7 @@ func TestDoorbellDrop(t *testing.T) {
 		t.Errorf("write %d lost %d wakes %d", dbReg(t, mem, DoorbellRegWrite), dbReg(t, mem, DoorbellRegLost), *wakes)
 	}
 	// The firmware consumed two entries: two more fit, in order.
-	if err := mem.WriteIO(DefaultDoorbellRegs+DoorbellRegRead, 4, 2); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, mem.WriteIO(DefaultDoorbellRegs+DoorbellRegRead, 4, 2))
 	for i := range uint32(3) {
 		w.Write32(DoorbellOff, 20+i)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/memsys"
 )
 
@@ -15,13 +17,9 @@ import (
 // board type L5 = 3, bus PCI = 2, max speed 202).
 func TestEEPROMLayout(t *testing.T) {
 	b, err := BoardFor("M2L-PCI64C-2", 12345)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	e, err := b.EEPROMImage(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var want [128]byte
 	put := func(off int, bs ...byte) { copy(want[off:], bs) }
 	put(0x00, 0x03, 0x20, 0x72, 0xA0)             // lanai_clockval
@@ -42,9 +40,7 @@ func TestEEPROMLayout(t *testing.T) {
 	b, _ = BoardFor("M3F-PCI64B-4", 7)
 	b.FPGAVersion, b.MoreVersion, b.Label = "fpga 1.0", "more", "label"
 	e, err = b.EEPROMImage(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checks := []struct {
 		off  int
 		want []byte
@@ -89,9 +85,7 @@ func TestEEPROMThroughWindow(t *testing.T) {
 	p := DefaultParams()
 	p.Board, _ = BoardFor("M2L-PCI64C-4", 42)
 	w, err := NewWindow(mem, p, Hooks{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	img := w.EEPROM()
 	for _, base := range []uint32{EEPROMOff, EEPROMAltOff, EEPROMOff + 128, BARSize - 128} {
 		got := make([]byte, 128)
@@ -148,9 +142,7 @@ func TestBoardClock(t *testing.T) {
 		{DefaultPart, "M2L-PCI64C-2", 200_000_000, 0x0902},
 	} {
 		b, err := BoardFor(c.name, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if b.Part != c.part || b.ClockHz != c.hz || b.CPUVersion != c.cpu {
 			t.Errorf("%s: %s at %d Hz, cpu %#x; want %s at %d Hz, cpu %#x", c.name, b.Part, b.ClockHz, b.CPUVersion, c.part, c.hz, c.cpu)
 		}

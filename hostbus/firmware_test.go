@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	"lanaiemu/objfile"
@@ -39,17 +42,11 @@ zeroed:
 func buildELF(t *testing.T, src string, opt link.Options) ([]byte, *objfile.File) {
 	t.Helper()
 	res, err := asm.Assemble([]asm.Source{{Name: "fw.s", Text: []byte(src)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	exe, err := link.Link([]*objfile.File{res.Object}, []string{"fw.s"}, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return img, exe
 }
 
@@ -72,9 +69,7 @@ func TestLoadFirmware(t *testing.T) {
 	start := w.Now()
 
 	took, err := w.LoadFirmware(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Expected PIO: 3 control/CLOCK writes, the sections as bcopy does them
 	// (n/4 words + n%4 bytes), the start write; all posted.
 	writes := uint64(4)
@@ -115,8 +110,8 @@ func TestLoadFirmware(t *testing.T) {
 		t.Errorf("CLOCK = %#x", v)
 	}
 	// Reset was asserted, then everything released, interrupts on, 64-bit.
-	if len(resets) != 2 || resets[0] != (ResetLines{LANai: true, EBUS: true}) || resets[1] != (ResetLines{}) {
-		t.Errorf("resets %v", resets)
+	if d := cmp.Diff([]ResetLines{{LANai: true, EBUS: true}, {}}, resets); d != "" {
+		t.Errorf("resets (-want +got):\n%s", d)
 	}
 	if w.Control()&^CtlReq64 != CtlResetOff|CtlEResetOff|CtlBResetOff|CtlIntEnable|CtlForce64 {
 		t.Errorf("control after load %#08x", w.Control())
@@ -135,13 +130,9 @@ func TestLoadFirmwareErrors(t *testing.T) {
 		t.Error("junk accepted")
 	}
 	res, err := asm.Assemble([]asm.Source{{Name: "x.s", Text: []byte(smallFirmware)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rel, err := res.Object.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := w.LoadFirmware(rel); err == nil || !strings.Contains(err.Error(), "relocatable") {
 		t.Errorf("relocatable object: %v", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // boardHostMemory is a copy of the interface package board declares for
@@ -18,9 +20,7 @@ var _ boardHostMemory = (*HostMemory)(nil)
 func newHostMem(t *testing.T, size uint64) *HostMemory {
 	t.Helper()
 	m, err := NewHostMemory(size)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 
@@ -44,13 +44,9 @@ func TestHostMemoryAcrossPages(t *testing.T) {
 		src[i] = byte(i*7 + 3)
 	}
 	addr := uint64(PageSize - 100)
-	if err := m.WriteHost(addr, src); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.WriteHost(addr, src))
 	got := make([]byte, len(src))
-	if err := m.ReadHost(addr, got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.ReadHost(addr, got))
 	if !bytes.Equal(got, src) {
 		t.Fatal("read back differs")
 	}
@@ -58,18 +54,14 @@ func TestHostMemoryAcrossPages(t *testing.T) {
 	for i, want := range src {
 		a := addr + uint64(i)
 		f, err := m.Frame(PFN(a))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if f[a-FrameAddr(PFN(a))] != want {
 			t.Fatalf("byte %d at %#x: %#x, want %#x", i, a, f[a-FrameAddr(PFN(a))], want)
 		}
 	}
 	// A read spanning a written and an untouched frame.
 	tail := make([]byte, 200)
-	if err := m.ReadHost(3*PageSize-100, tail); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.ReadHost(3*PageSize-100, tail))
 	for i, b := range tail[100:] {
 		if b != 0 {
 			t.Fatalf("untouched frame byte %d = %#x", i, b)
@@ -84,15 +76,11 @@ func TestHostMemoryAcrossPages(t *testing.T) {
 func TestHostMemorySparse(t *testing.T) {
 	m := newHostMem(t, DefaultHostMemory)
 	b := make([]byte, 64)
-	if err := m.ReadHost(200<<20, b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.ReadHost(200<<20, b))
 	if m.Stats().Frames != 0 || m.FrameAllocated(PFN(200<<20)) {
 		t.Error("a read allocated a frame")
 	}
-	if err := m.PutUint32(200<<20, 1); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.PutUint32(200<<20, 1))
 	if !m.FrameAllocated(PFN(200<<20)) || m.Stats().Frames != 1 {
 		t.Error("a write did not allocate its frame")
 	}
@@ -160,9 +148,7 @@ func TestHostMemoryWildAddress(t *testing.T) {
 func TestHostMemoryLittleEndian(t *testing.T) {
 	m := newHostMem(t, 2*PageSize)
 	a := uint64(PageSize - 3) // crosses into frame 1
-	if err := m.PutUint64(a, 0x0102030405060708); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.PutUint64(a, 0x0102030405060708))
 	want := []byte{8, 7, 6, 5, 4, 3, 2, 1}
 	got := make([]byte, 8)
 	if err := m.Read(a, got); err != nil || !bytes.Equal(got, want) {
@@ -194,16 +180,12 @@ func TestHostMemoryLittleEndian(t *testing.T) {
 func TestHostMemoryFrames(t *testing.T) {
 	m := newHostMem(t, 8*PageSize)
 	f, err := m.Frame(3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f[10] = 0x5A // the slice aliases memory
 	if v, _ := m.Uint8(FrameAddr(3) + 10); v != 0x5A {
 		t.Fatalf("frame write not visible: %#x", v)
 	}
-	if err := m.CopyFrame(5, 3); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.CopyFrame(5, 3))
 	f[10] = 0 // the copy is independent
 	if v, _ := m.Uint8(FrameAddr(5) + 10); v != 0x5A {
 		t.Errorf("copied frame byte %#x", v)
@@ -215,9 +197,7 @@ func TestHostMemoryFrames(t *testing.T) {
 		t.Error("copy of an untouched frame left store behind")
 	}
 	_ = m.PutUint32(FrameAddr(1), 7)
-	if err := m.ZeroFrame(1); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.ZeroFrame(1))
 	if v, _ := m.Uint32(FrameAddr(1)); v != 0 || m.FrameAllocated(1) {
 		t.Errorf("zeroed frame reads %#x", v)
 	}

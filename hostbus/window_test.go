@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/memsys"
 	"lanaiemu/sim"
 )
@@ -15,17 +18,13 @@ import (
 func newWindow(t *testing.T, edit func(*Params), h Hooks) (*Window, *memsys.Memory) {
 	t.Helper()
 	mem, err := memsys.New(memsys.DefaultSRAMSize)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := DefaultParams()
 	if edit != nil {
 		edit(&p)
 	}
 	w, err := NewWindow(mem, p, h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return w, mem
 }
 
@@ -196,9 +195,7 @@ func TestByteOrder(t *testing.T) {
 	}
 	// Special registers: the same lanes, so the host sees them swapped.
 	const led = 0x140
-	if err := mem.Specials.Write32(led, 0x11223344); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, mem.Specials.Write32(led, 0x11223344))
 	if v, _, _ := w.Read32(SpecialOff + led); v != 0x44332211 {
 		t.Errorf("host reads LED as %#x", v)
 	}
@@ -230,9 +227,9 @@ func TestWritesInvalidate(t *testing.T) {
 	w.Write32(0x14, 3)
 	w.Write64(0x18, 4)
 	w.WriteBlock(0x21, make([]byte, 9))
-	want := "[0x11+1 0x12+2 0x14+4 0x18+8 0x21+9]"
-	if fmt.Sprint(got) != want {
-		t.Errorf("OnWrite saw %v, want %v", got, want)
+	want := []string{"0x11+1", "0x12+2", "0x14+4", "0x18+8", "0x21+9"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("OnWrite saw (-want +got):\n%s", d)
 	}
 }
 
@@ -275,9 +272,7 @@ func TestControlRegister(t *testing.T) {
 	})
 	read := func() uint32 {
 		v, _, err := w.Read32(ControlOff)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return v
 	}
 	// Power-on: LANai and EBUS in reset, board out of reset, interrupts
@@ -296,8 +291,8 @@ func TestControlRegister(t *testing.T) {
 	if v, want := read(), uint32(CtlResetOff|CtlEResetOn|CtlBResetOff|CtlIntDisable|CtlReq64); v != want {
 		t.Errorf("after RESET_OFF %#08x, want %#08x", v, want)
 	}
-	if len(resets) != 1 || resets[0] != (ResetLines{LANai: false, EBUS: true, Board: false}) {
-		t.Errorf("Reset hook %v", resets)
+	if d := cmp.Diff([]ResetLines{{LANai: false, EBUS: true, Board: false}}, resets); d != "" {
+		t.Errorf("Reset hook (-want +got):\n%s", d)
 	}
 	// Writing a pair's bit again changes nothing and tells nobody.
 	w.Write32(ControlOff, CtlResetOff)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/internal/sweep"
 )
 
@@ -80,18 +82,12 @@ func TestDecoderSweep(t *testing.T) {
 		t.Skip("no sweep golden")
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	first, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := strings.Split(strings.TrimSuffix(string(first), "\n"), "\n")
 	sums, err := os.ReadFile("../fixtures/llvm/sweep/chunks.sha256")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	chunkSums := strings.Split(strings.TrimSpace(string(sums)), "\n")
 	words := sweep.Words(1<<20, 1)
 	if len(chunkSums) != len(words)/1024 {

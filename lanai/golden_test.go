@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/internal/ccorpus"
 )
 
@@ -97,20 +99,8 @@ func TestCycleGoldens(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Errorf("counts moved:\n got: %s\nwant: %s", g, w)
-			}
-		}
+	if d := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got, "\n")); d != "" {
+		t.Errorf("counts moved (-golden +now):\n%s", d)
 		t.Log("if the change is intended, run: go test ./lanai -run TestCycleGoldens -update")
 	}
 }
@@ -129,8 +119,11 @@ func TestDeterminism(t *testing.T) {
 			}
 			cyc[i] = c.Cycles
 		}
-		if cyc[0] != cyc[1] || !bytes.Equal(traces[0].Bytes(), traces[1].Bytes()) {
+		if cyc[0] != cyc[1] {
 			t.Errorf("%s: runs differ (cycles %d vs %d)", name, cyc[0], cyc[1])
+		}
+		if d := cmp.Diff(traces[0].String(), traces[1].String()); d != "" {
+			t.Errorf("%s: the runs' traces differ (-first +second):\n%s", name, d)
 		}
 		// The traced (logged) path and the fast path agree.
 		c, st := runImage(t, img, 1<<32)

@@ -1,8 +1,11 @@
 package lanai
 
 import (
+	"bytes"
 	"encoding/binary"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/asm"
 )
@@ -74,8 +77,8 @@ func TestLoopSkip(t *testing.T) {
 			t.Errorf("stores: %d skipping, %d executing", n1, n2)
 		}
 	}
-	if string(fast.Mem.SRAM) != string(slow.Mem.SRAM) {
-		t.Error("SRAM differs")
+	if !bytes.Equal(fast.Mem.SRAM, slow.Mem.SRAM) {
+		t.Errorf("SRAM differs (-executing +skipping):\n%s", cmp.Diff(slow.Mem.SRAM, fast.Mem.SRAM))
 	}
 	if fast.SkippedCycles < 900_000 {
 		t.Errorf("only %d cycles skipped", fast.SkippedCycles)

@@ -75,17 +75,14 @@ func NewSymbols(syms []*objfile.Symbol) *Symbols {
 
 // Lookup gives "name+0xoff" for an address, or "" if no symbol precedes it.
 func (s *Symbols) Lookup(a uint32) string {
-	if s == nil {
+	name, start, ok := s.Func(a)
+	if !ok {
 		return ""
 	}
-	i := sort.Search(len(s.addrs), func(i int) bool { return s.addrs[i] > a }) - 1
-	if i < 0 {
-		return ""
+	if off := a - start; off != 0 {
+		return fmt.Sprintf("%s+%#x", name, off)
 	}
-	if off := a - s.addrs[i]; off != 0 {
-		return fmt.Sprintf("%s+%#x", s.names[i], off)
-	}
-	return s.names[i]
+	return name
 }
 
 // Func names the code at an address: the nearest symbol at or before it

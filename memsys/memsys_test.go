@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/objfile"
 )
 
@@ -16,9 +18,7 @@ func TestMapAndErrors(t *testing.T) {
 		t.Error("oversized SRAM accepted")
 	}
 	m, err := New(DefaultSRAMSize)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var written [][2]uint32
 	m.OnWrite(func(a, n uint32) { written = append(written, [2]uint32{a, n}) })
 	if err := m.Write(0x100, []byte{1, 2, 3, 4}); err != nil || len(written) != 1 || written[0] != [2]uint32{0x100, 4} {
@@ -31,9 +31,7 @@ func TestMapAndErrors(t *testing.T) {
 		t.Error("write past the end of SRAM accepted")
 	}
 	isr, _ := SpecialByName("ISR")
-	if err := m.WriteIO(SpecialBase+isr.Off, 4, 0x55); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.WriteIO(SpecialBase+isr.Off, 4, 0x55))
 	if v, err := m.ReadIO(SpecialBase+isr.Off, 4); err != nil || v != 0x55 {
 		t.Errorf("ISR %#x, %v", v, err)
 	}
@@ -62,9 +60,7 @@ func TestLoad(t *testing.T) {
 	}
 	rel := &objfile.File{Kind: objfile.REL, Sections: []*objfile.Section{{Name: ".text", Type: objfile.SHT_PROGBITS, Flags: objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, Data: []byte{0, 0, 0, 1}, Size: 4}}}
 	b, err := rel.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := m.LoadFile(b); err == nil || !strings.Contains(err.Error(), "link it") {
 		t.Errorf("relocatable object: %v", err)
 	}
@@ -74,9 +70,7 @@ func TestLoad(t *testing.T) {
 	}}
 	m.Write(0x2000, []byte{0xff, 0xff})
 	b, err = exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	im, err := m.LoadFile(b)
 	if err != nil || im.Entry != 0x1000 {
 		t.Fatalf("load: %v", err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	"lanaiemu/board"
@@ -195,10 +197,8 @@ func TestStream64K(t *testing.T) {
 	// every byte that arrived equals what left (the last packet)
 	rx, _ := s.w.Nodes[1].Board.CPU().Mem.Read(s.syms[1]["rxbuf"], size+trailer)
 	tx, _ := s.w.Nodes[0].Board.CPU().Mem.Read(s.syms[0]["txbuf"], size)
-	for i := range tx {
-		if rx[i] != tx[i] {
-			t.Fatalf("byte %d: %#x != %#x", i, rx[i], tx[i])
-		}
+	if d := cmp.Diff(tx, rx[:len(tx)]); d != "" {
+		t.Fatalf("received bytes (-sent +received):\n%s", d)
 	}
 	for i := uint32(size); i < size+trailer; i++ {
 		if rx[i] != 0 {
@@ -251,10 +251,8 @@ func TestOverflow(t *testing.T) {
 		t.Fatalf("RMP %#x, want %#x", got, rx+64)
 	}
 	m, _ := s.w.Nodes[1].Board.CPU().Mem.Read(rx, 72)
-	for i := range 64 {
-		if m[i] != data[i] {
-			t.Fatalf("byte %d", i)
-		}
+	if d := cmp.Diff(data[:64], m[:64]); d != "" {
+		t.Fatalf("stored bytes (-sent +stored):\n%s", d)
 	}
 	for i := 64; i < 72; i++ {
 		if m[i] != 0 {

@@ -1,8 +1,11 @@
 package objfile
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/internal/cofftest"
 )
@@ -29,16 +32,9 @@ func TestReadArchive(t *testing.T) {
 		t.Fatal("IsArchive")
 	}
 	got, err := ReadArchive(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(in) {
-		t.Fatalf("%d members, want %d", len(got), len(in))
-	}
-	for i := range in {
-		if got[i].Name != in[i].Name || string(got[i].Data) != string(in[i].Data) {
-			t.Errorf("member %d: %q (%d bytes), want %q (%d bytes)", i, got[i].Name, len(got[i].Data), in[i].Name, len(in[i].Data))
-		}
+	require.NoError(t, err)
+	if d := cmp.Diff(in, got, cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("members (-written +read):\n%s", d)
 	}
 	if _, err := Read(got[0].Data); err != nil {
 		t.Errorf("member 0 does not read: %v", err)
@@ -47,27 +43,14 @@ func TestReadArchive(t *testing.T) {
 
 func TestReadArchiveErrors(t *testing.T) {
 	valid := buildArchive([]ArchiveMember{{Name: "a.o", Data: []byte("abcd")}})
-	tests := []struct {
-		name   string
-		modify func(b []byte) []byte
-		want   string
-	}{
+	checkCorruptions(t, valid, ReadArchive, "ar: ", []corruption{
 		{"magic", func(b []byte) []byte { b[1] = 'x'; return b }, "not an archive"},
 		{"truncated header", func(b []byte) []byte { return b[:len(b)-30] }, "extends past the end"},
 		{"end marker", func(b []byte) []byte { b[8+58] = 'x'; return b }, "end marker"},
 		{"size", func(b []byte) []byte { copy(b[8+48:], "12x4      "); return b }, "bad size"},
 		{"body", func(b []byte) []byte { copy(b[len(b)-4-60+48:], "99        "); return b }, "extends past the end"},
 		{"long name", func(b []byte) []byte { copy(b[8+60+4:], "/7  "); return b }, "long name"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			b := tc.modify(append([]byte{}, valid...))
-			m, err := ReadArchive(b)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "ar: ") {
-				t.Fatalf("got %v, %v; want an error with %q", m, err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // FuzzReadArchive checks that ReadArchive never panics and that members lie

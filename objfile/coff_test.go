@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/internal/cofftest"
 )
 
@@ -58,9 +61,7 @@ func sampleCOFF() coffSpec {
 
 func TestReadCOFF(t *testing.T) {
 	f, err := ReadCOFF(buildCOFF(t, sampleCOFF()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if f.Kind != EXEC || f.Format != FormatCOFF || f.Entry != 4 {
 		t.Errorf("kind %v format %s entry %#x", f.Kind, f.Format, f.Entry)
 	}
@@ -74,8 +75,8 @@ func TestReadCOFF(t *testing.T) {
 		".bss type=8 flags=0x3 addr=0x24 size=0x46a00 len=0",
 		".comment type=1 flags=0x0 addr=0x0 size=0xa len=10",
 	}
-	if strings.Join(secs, "\n") != strings.Join(want, "\n") {
-		t.Errorf("sections:\n%s\nwant:\n%s", strings.Join(secs, "\n"), strings.Join(want, "\n"))
+	if d := cmp.Diff(want, secs); d != "" {
+		t.Errorf("sections (-want +got):\n%s", d)
 	}
 	if got := be.Uint32(f.Sections[0].Data); got != 0xe0000010 {
 		t.Errorf(".text word 0 = %#x", got)
@@ -101,8 +102,8 @@ func TestReadCOFF(t *testing.T) {
 		"_weak 0x8 0 2 0 .text",
 		"_ISR 0xfffffe50 0 1 0 0xfff1",
 	}
-	if strings.Join(syms, "\n") != strings.Join(wantSyms, "\n") {
-		t.Errorf("symbols:\n%s\nwant:\n%s", strings.Join(syms, "\n"), strings.Join(wantSyms, "\n"))
+	if d := cmp.Diff(wantSyms, syms); d != "" {
+		t.Errorf("symbols (-want +got):\n%s", d)
 	}
 	// A COFF image converts to an ELF executable.
 	b, err := f.WriteELF()
@@ -137,9 +138,7 @@ func TestReadCOFFEntryFallback(t *testing.T) {
 	spec.Sections[0].PAddr = 0x100
 	spec.Syms = nil
 	f, err := ReadCOFF(buildCOFF(t, spec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if f.Entry != 0x100 {
 		t.Errorf("entry %#x, want the .text start 0x100", f.Entry)
 	}
@@ -158,9 +157,7 @@ func TestReadCOFFFlagsFromNames(t *testing.T) {
 		{Name: ".sbss", PAddr: 16, Size: 4},
 	}}
 	f, err := ReadCOFF(buildCOFF(t, spec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := ""
 	for _, s := range f.Sections {
 		got += fmt.Sprintf("%s:%d:%#x ", s.Name, s.Type, s.Flags)
@@ -174,11 +171,7 @@ func TestReadCOFFErrors(t *testing.T) {
 	valid := buildCOFF(t, sampleCOFF())
 	symptr := be.Uint32(valid[8:])
 	sec := func(i int) int { return 20 + 28 + 40*i }
-	tests := []struct {
-		name   string
-		modify func(b []byte) []byte
-		want   string
-	}{
+	checkCorruptions(t, valid, ReadCOFF, "coff: ", []corruption{
 		{"short", func(b []byte) []byte { return b[:10] }, "too short"},
 		{"magic", func(b []byte) []byte { b[1] = 1; return b }, "magic"},
 		{"opthdr", func(b []byte) []byte { be.PutUint16(b[16:], 0xffff); return b }, "optional header"},
@@ -207,19 +200,7 @@ func TestReadCOFFErrors(t *testing.T) {
 			b[symptr+coffSymSize*(n-2)+17] = 5 // .bf claims 5 aux entries
 			return b
 		}, "auxiliary"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			b := tc.modify(append([]byte{}, valid...))
-			f, err := ReadCOFF(b)
-			if err == nil {
-				t.Fatalf("ReadCOFF succeeded: %+v", f)
-			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "coff: ") {
-				t.Errorf("error %q does not mention %q", err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // cplantMCPEnv names Cplant's top/compute/OS/Myrinet/MCP folder, which
@@ -240,9 +221,7 @@ func TestReadRealCOFF(t *testing.T) {
 	}
 	for name, w := range want {
 		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		f, err := Read(b)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -313,9 +292,7 @@ symbol _a_long_common_name 0x8 size=16 bind=1 type=0 0xfff2
 	// (as lanai-gcc writes them) and at 0x20: the model is the same.
 	for _, vaddr := range []uint32{0, 0x20} {
 		f, err := ReadCOFF(buildCOFF(t, cofftest.SampleObject(vaddr)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if got := describe(f); got != want {
 			t.Errorf("vaddr %#x:\n%s\nwant:\n%s", vaddr, got, want)
 		}
@@ -340,9 +317,7 @@ func TestReadCOFFFileNames(t *testing.T) {
 				{Name: "a_long_source_file_name.c", Class: cSTAT, Scnum: 1}, // puts the name at string offset 4
 			}}
 		f, err := ReadCOFF(buildCOFF(t, spec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if f.Symbols[0].Name != tc.want || f.Symbols[0].Type != STT_FILE {
 			t.Errorf("aux % x: file symbol %q, want %q", tc.aux, f.Symbols[0].Name, tc.want)
 		}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/internal/cofftest"
 )
 
@@ -81,13 +83,9 @@ func TestWriteCOFFCorpus(t *testing.T) {
 	}
 	write := func(target, name string, b []byte) {
 		dir := filepath.Join("testdata", "fuzz", target)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
 		text := "go test fuzz v1\n[]byte(" + strconv.Quote(string(b)) + ")\n"
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	for name, b := range coffSeeds(t) {
 		write("FuzzReadCOFF", name, b)

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 )
 
 // These tests use the LLVM 14 tools as the oracle and skip when they are
@@ -54,9 +57,7 @@ func readelfRelocs(t *testing.T, out string) []string {
 		}
 		if m := entry.FindStringSubmatch(line); m != nil {
 			add, err := strconv.ParseInt(m[5], 16, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if m[4] == "-" {
 				add = -add
 			}
@@ -73,9 +74,7 @@ func TestLiveLLVMMC(t *testing.T) {
 	obj := filepath.Join(dir, "relocs.o")
 	runTool(t, "llvm-mc-14", "-triple=lanai", "-filetype=obj", filepath.Join("testdata", "relocs.s"), "-o", obj)
 	b, err := os.ReadFile(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f := mustReadELF(t, b)
 	var got []string
 	for _, s := range f.Sections {
@@ -87,8 +86,8 @@ func TestLiveLLVMMC(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("no relocations parsed from llvm-readelf output")
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("relocations:\n%s\nllvm-readelf:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("relocations (-llvm-readelf +got):\n%s", d)
 	}
 	// Symbol names, values and sizes agree with llvm-readelf -s.
 	symRE := regexp.MustCompile(`^\s*\d+: ([0-9a-f]{8})\s+(\d+) (\w+)\s+(\w+)\s+\w+\s+(\w+) ?(\S*)$`)
@@ -102,8 +101,8 @@ func TestLiveLLVMMC(t *testing.T) {
 	for _, s := range f.Symbols {
 		gotSyms = append(gotSyms, fmt.Sprintf("%08x %d %s", s.Value, s.Size, s.DisplayName()))
 	}
-	if strings.Join(gotSyms, "\n") != strings.Join(wantSyms, "\n") {
-		t.Errorf("symbols:\n%s\nllvm-readelf:\n%s", strings.Join(gotSyms, "\n"), strings.Join(wantSyms, "\n"))
+	if d := cmp.Diff(wantSyms, gotSyms); d != "" {
+		t.Errorf("symbols (-llvm-readelf +got):\n%s", d)
 	}
 }
 
@@ -132,16 +131,12 @@ func TestLiveLLVMAcceptsWrittenFiles(t *testing.T) {
 		files["rewritten-"+name] = mustReadELF(t, readTestdata(t, name))
 	}
 	coff, err := ReadCOFF(buildCOFF(t, sampleCOFF()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	files["from-coff"] = coff
 	for name, f := range files {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(dir, name)
-			if err := os.WriteFile(p, mustWrite(t, f), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(p, mustWrite(t, f), 0o644))
 			checkLLVMAccepts(t, p)
 		})
 	}
@@ -156,14 +151,12 @@ func TestLiveObjdumpIdentical(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			orig := filepath.Join("testdata", name)
 			ours := filepath.Join(dir, name)
-			if err := os.WriteFile(ours, mustWrite(t, mustReadELF(t, readTestdata(t, name))), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(ours, mustWrite(t, mustReadELF(t, readTestdata(t, name))), 0o644))
 			strip := func(s, path string) string { return strings.ReplaceAll(s, path, "FILE") }
 			a := strip(runTool(t, "llvm-objdump-14", "-d", "-r", orig), orig)
 			b := strip(runTool(t, "llvm-objdump-14", "-d", "-r", ours), ours)
-			if a != b {
-				t.Errorf("listings differ:\nLLVM:\n%s\nours:\n%s", a, b)
+			if d := cmp.Diff(a, b); d != "" {
+				t.Errorf("listings differ (-LLVM's object +ours):\n%s", d)
 			}
 		})
 	}

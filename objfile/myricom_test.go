@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // myricomLibEnv names the folder holding Myricom's lanai-gcc 2.95 crt0.o and
@@ -19,17 +21,11 @@ func myricomObjects(t *testing.T) []ArchiveMember {
 		t.Skipf("%s is not set: no Myricom lanai-gcc objects to read (see docs/coff.md)", myricomLibEnv)
 	}
 	crt0, err := os.ReadFile(filepath.Join(dir, "crt0.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lib, err := os.ReadFile(filepath.Join(dir, "libgcc.a"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	members, err := ReadArchive(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return append([]ArchiveMember{{Name: "crt0.o", Data: crt0}}, members...)
 }
 

@@ -3,10 +3,39 @@ package objfile
 import (
 	"bytes"
 	"math/rand"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/internal/cofftest"
 )
+
+// corruption damages a copy of a valid input; the read must then fail
+// with an error that mentions want.
+type corruption struct {
+	name   string
+	modify func(b []byte) []byte
+	want   string
+}
+
+// checkCorruptions reads each corruption of valid and checks for a clear
+// error: one that starts with prefix (the format's name) and mentions
+// the case's want.
+func checkCorruptions[T any](t *testing.T, valid []byte, read func([]byte) (T, error), prefix string, cases []corruption) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := read(tc.modify(append([]byte{}, valid...)))
+			if err == nil {
+				t.Fatalf("the read succeeded: %+v", got)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), prefix) {
+				t.Errorf("error %q does not start with %q and mention %q", err, prefix, tc.want)
+			}
+		})
+	}
+}
 
 // validInputs returns valid ELF and COFF files to corrupt.
 func validInputs(t testing.TB) map[string][]byte {
@@ -14,16 +43,12 @@ func validInputs(t testing.TB) map[string][]byte {
 	in := map[string][]byte{}
 	for _, name := range []string{"crt0.o", "relocs.o", "prog.o"} {
 		b, err := readFileTB(t, name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		in[name] = b
 	}
 	for name, f := range map[string]*File{"sample-rel": sampleREL(), "sample-exec": sampleEXEC()} {
 		b, err := f.WriteELF()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		in[name] = b
 	}
 	in["sample-coff"] = buildCOFF(t, sampleCOFF())
@@ -71,8 +96,8 @@ func checkFile(t *testing.T, f *File) {
 	if err != nil {
 		t.Fatalf("rewriting our own output failed: %v", err)
 	}
-	if !bytes.Equal(out, out2) {
-		t.Fatalf("write(read(write(f))) differs from write(f)")
+	if !bytes.Equal(out, out2) { // checked first: cmp.Diff is slow on equal bytes, and this runs for every flip
+		t.Fatalf("write(read(write(f))) differs from write(f) (-first +second):\n%s", cmp.Diff(out, out2))
 	}
 }
 

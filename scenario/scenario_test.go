@@ -124,7 +124,7 @@ func TestHostRoundTrip(t *testing.T) {
 	}
 	got, _ := os.ReadFile(out)
 	if !bytes.Equal(got, data) {
-		t.Fatal("dump differs from load")
+		t.Fatalf("dump differs from load (-loaded +dumped):\n%s", cmp.Diff(data, got))
 	}
 }
 
@@ -145,8 +145,11 @@ func runTimeline(t *testing.T, name string) ([]byte, []byte) {
 func TestTimelineAndDeterminism(t *testing.T) {
 	st1, tl1 := runTimeline(t, "stream.json")
 	st2, tl2 := runTimeline(t, "stream.json")
-	if !bytes.Equal(st1, st2) || !bytes.Equal(tl1, tl2) {
-		t.Fatal("runs differ")
+	if d := cmp.Diff(string(st1), string(st2)); d != "" {
+		t.Fatalf("the runs' statistics differ (-first +second):\n%s", d)
+	}
+	if d := cmp.Diff(string(tl1), string(tl2)); d != "" {
+		t.Fatalf("the runs' timelines differ (-first +second):\n%s", d)
 	}
 	var doc struct {
 		TraceEvents []struct {
@@ -228,7 +231,7 @@ func TestDMARoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, data) {
-		t.Fatal("DMA round trip differs")
+		t.Fatalf("DMA round trip differs (-loaded +dumped):\n%s", cmp.Diff(data, got))
 	}
 	var tl bytes.Buffer
 	w.Timeline().Write(&tl)

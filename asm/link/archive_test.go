@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/internal/cofftest"
 	"lanaiemu/objfile"
 )
@@ -26,9 +28,7 @@ func object(defs []string, refs ...string) *objfile.File {
 func member(t *testing.T, name string, f *objfile.File) objfile.ArchiveMember {
 	t.Helper()
 	b, err := f.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return objfile.ArchiveMember{Name: name, Data: b}
 }
 
@@ -44,9 +44,7 @@ func TestSelectMembers(t *testing.T) {
 		{Name: "lib.a", Members: lib},
 		{Name: "late.o", Object: object(nil, "d")}, // too late for lib.a
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// a.o is taken in the first scan; b.o, which it needs, only in the
 	// second, because it comes before a.o; c.o and d.o are never needed
 	// before the archive is done.
@@ -65,14 +63,10 @@ func TestSelectMembers(t *testing.T) {
 // defines _main under lanai-gcc's spelling, and checks the relocated words.
 func TestLinkCOFF(t *testing.T) {
 	coff, err := objfile.Read(cofftest.Build(cofftest.SampleObject(0)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mainObj := object([]string{"_main"})
 	exe, err := Link([]*objfile.File{coff, mainObj}, []string{"sample.o", "main.o"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mainAddr, counter := symbolAddr(t, exe, "_main"), symbolAddr(t, exe, "_counter")
 	for _, c := range []struct {
 		addr, want uint32
@@ -96,9 +90,7 @@ func TestLinkCOFF(t *testing.T) {
 // spelling defines gets an explanation.
 func TestLinkConventionHint(t *testing.T) {
 	coff, err := objfile.Read(cofftest.Build(cofftest.SampleObject(0)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = Link([]*objfile.File{coff, object([]string{"main"})}, []string{"sample.o", "main.o"}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "undefined symbol: _main") ||
 		!strings.Contains(err.Error(), "main.o defines main: lanai-gcc 2.95 (COFF) prefixes C names with '_'") {

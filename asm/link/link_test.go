@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/objfile"
 )
 
@@ -123,9 +126,7 @@ func twoObjects() []*objfile.File {
 func TestLink(t *testing.T) {
 	var mapBuf bytes.Buffer
 	out, err := Link(twoObjects(), []string{"a.o", "b.o"}, Options{MapFile: &mapBuf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if out.Kind != objfile.EXEC || out.Entry != 0 {
 		t.Errorf("kind %v entry %#x", out.Kind, out.Entry)
 	}
@@ -147,15 +148,12 @@ func TestLink(t *testing.T) {
 		{".data", objfile.SHT_PROGBITS, 0x28, 0x8, 4, objfile.SHF_ALLOC | objfile.SHF_WRITE, true},
 		{".bss", objfile.SHT_NOBITS, 0x30, 0x18, 8, objfile.SHF_ALLOC | objfile.SHF_WRITE, false},
 	}
-	if len(out.Sections) != len(want) {
-		t.Fatalf("%d output sections, want %d", len(out.Sections), len(want))
+	var got []sec
+	for _, s := range out.Sections {
+		got = append(got, sec{s.Name, s.Type, s.Addr, s.Size, s.Align, s.Flags, s.Data != nil})
 	}
-	for i, w := range want {
-		s := out.Sections[i]
-		got := sec{s.Name, s.Type, s.Addr, s.Size, s.Align, s.Flags, s.Data != nil}
-		if got != w {
-			t.Errorf("section %d = %+v, want %+v", i, got, w)
-		}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(sec{})); d != "" {
+		t.Errorf("output sections (-want +got):\n%s", d)
 	}
 	for name, addr := range map[string]uint32{
 		"_start": 0, "main": 0x10, "msg": 0x20, "counter": 0x40, "helper_local": 0x18,
@@ -214,13 +212,9 @@ func TestLink(t *testing.T) {
 	}
 	// The output can be written as ELF and read back.
 	b, err := out.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	back, err := objfile.ReadELF(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if back.Kind != objfile.EXEC || len(back.Sections) != 4 || word(t, back, 0) != 0xe0000010 {
 		t.Errorf("read back: %+v", back)
 	}
@@ -229,9 +223,7 @@ func TestLink(t *testing.T) {
 func TestLinkAddresses(t *testing.T) {
 	data := uint32(0x1000)
 	out, err := Link(twoObjects(), []string{"a.o", "b.o"}, Options{TextAddr: 0x100, DataAddr: &data})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// .text at 0x100: _start 0x100, main 0x110; .rodata 0x11c, msg 0x120;
 	// .data 0x1000; .bss 0x1008, counter at 0x1018.
 	for name, addr := range map[string]uint32{"_start": 0x100, "main": 0x110, "msg": 0x120, "counter": 0x1018, "__bss_start": 0x1008, "_end": 0x1020} {
@@ -287,10 +279,12 @@ func TestUndefined(t *testing.T) {
 	if !errors.As(err, &joined) || len(joined.Unwrap()) != 3 {
 		t.Fatalf("want 3 joined errors, got %v", err)
 	}
-	for i, e := range joined.Unwrap() {
-		if e.Error() != want[i] {
-			t.Errorf("error %d:\n%s\nwant:\n%s", i, e, want[i])
-		}
+	var got []string
+	for _, e := range joined.Unwrap() {
+		got = append(got, e.Error())
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }
 
@@ -304,9 +298,7 @@ func TestWeakUndefined(t *testing.T) {
 		{Offset: 12, Type: objfile.R_LANAI_32, Sym: wk},
 	}
 	out, err := Link([]*objfile.File{{Kind: objfile.REL, Sections: []*objfile.Section{a}, Symbols: []*objfile.Symbol{gsym("_start", a, 0), wk}}}, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for addr, w := range map[uint32]uint32{0: 0xe0000008, 4: 0x01810001, 8: 0x518c2345, 12: 0} {
 		if got := word(t, out, addr); got != w {
 			t.Errorf("word at %#x = %#08x, want %#08x", addr, got, w)
@@ -368,9 +360,7 @@ func TestSymbolPrecedence(t *testing.T) {
 				objs = append(objs, mk(i, d))
 			}
 			out, err := Link(objs, nil, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if got := symbolAddr(t, out, "x"); got != tc.addr {
 				t.Errorf("x = %#x, want %#x", got, tc.addr)
 			}
@@ -502,9 +492,7 @@ func TestEntry(t *testing.T) {
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if out.Entry != tc.entry {
 				t.Errorf("entry %#x, want %#x", out.Entry, tc.entry)
 			}
@@ -593,9 +581,7 @@ func TestUnlistedSymbols(t *testing.T) {
 		{Kind: objfile.REL, Sections: []*objfile.Section{a}, Symbols: []*objfile.Symbol{gsym("_start", a, 0)}},
 		{Kind: objfile.REL, Sections: []*objfile.Section{b}},
 	}, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// a.o .text [0,8), b.o .text [8,0x10): target = 0xc.
 	for addr, w := range map[uint32]uint32{0: 0xe000000c, 4: 5, 8: 0xc} {
 		if got := word(t, out, addr); got != w {

@@ -13,15 +13,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/objfile"
 )
 
 func readObj(t *testing.T, path string) *objfile.File {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := objfile.Read(b)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -35,9 +35,7 @@ func readObj(t *testing.T, path string) *objfile.File {
 func TestWorkedExample(t *testing.T) {
 	objs := []*objfile.File{readObj(t, "testdata/crt0.o"), readObj(t, "testdata/ex.o")}
 	out, err := Link(objs, []string{"crt0.o", "ex.o"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if out.Entry != 0 {
 		t.Errorf("entry %#x", out.Entry)
 	}
@@ -131,9 +129,7 @@ func TestLiveClang(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 		return p
 	}
 	crt0 := filepath.Join(dir, "crt0.o")
@@ -152,17 +148,11 @@ func TestLiveClang(t *testing.T) {
 	}
 	var mapBuf bytes.Buffer
 	out, err := Link(objs, []string{"crt0.o", "main.o", "lib.o"}, Options{MapFile: &mapBuf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := out.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	exe := filepath.Join(dir, "a.out")
-	if err := os.WriteFile(exe, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(exe, b, 0o755))
 
 	// llvm-readelf accepts the executable.
 	re := run(t, "llvm-readelf-14", "-h", "-l", "-S", "-s", exe)
@@ -302,13 +292,9 @@ func mapInputSections(t *testing.T, m string) map[string]uint64 {
 // panic.
 func TestCorruptInputs(t *testing.T) {
 	crt0, err := os.ReadFile("testdata/crt0.o")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	exData, err := os.ReadFile("testdata/ex.o")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rng := rand.New(rand.NewSource(2))
 	linked := 0
 	for i := 0; i < 3000; i++ {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Outputs and scripts that cannot be handled are errors, not silent
@@ -19,9 +21,7 @@ func TestUnwritableTraceAndLongScriptLine(t *testing.T) {
 		t.Errorf("--trace=/dev/full: status %d, want %d\n%s", st, exitImage, errs)
 	}
 	script := filepath.Join(dir, "long.dbg")
-	if err := os.WriteFile(script, []byte("cycles\n"+strings.Repeat("x", 2<<20)+"\ncycles\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(script, []byte("cycles\n"+strings.Repeat("x", 2<<20)+"\ncycles\n"), 0o644))
 	st, out, _ := emu(t, "", "debug", "--script", script, img)
 	if st != exitScript || !strings.Contains(out, "error: reading the script: bufio.Scanner: token too long") {
 		t.Errorf("a 2 MiB script line: status %d, want %d\n%.500s", st, exitScript, out)

@@ -10,40 +10,21 @@ import (
 	"testing"
 
 	godap "github.com/google/go-dap"
+	"github.com/stretchr/testify/require"
 
-	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/dap/daptest"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/objfile"
 )
 
 // buildLines builds an executable with lanai-as's line table.
 func buildLines(t *testing.T, dir, name string, srcs ...string) (string, *objfile.File) {
 	t.Helper()
-	var results []*asm.Result
-	for _, s := range srcs {
-		res, err := asm.AssembleFile(s, asm.Options{LineInfo: true})
-		if err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-		results = append(results, res)
-	}
-	exe, err := asm.LinkWithLines(results, srcs, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := lanaitest.BuildFiles(t, srcs...)
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 	f, err := objfile.Read(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return path, f
 }
 
@@ -69,9 +50,7 @@ func startDAP(t *testing.T) (*daptest.Client, chan error) {
 		return nil
 	})
 	r, err := c.Do("initialize", map[string]any{"adapterID": "lanai", "linesStartAt1": true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	caps := r.(*godap.InitializeResponse).Body
 	if !caps.SupportsDataBreakpoints || !caps.SupportsInstructionBreakpoints || !caps.SupportsReadMemoryRequest || !caps.SupportsDisassembleRequest {
 		t.Errorf("capabilities %+v", caps)
@@ -79,33 +58,18 @@ func startDAP(t *testing.T) (*daptest.Client, chan error) {
 	return c, done
 }
 
-func must[T any](t *testing.T, c *daptest.Client, cmd string, args any) T {
-	t.Helper()
-	r, err := c.Do(cmd, args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, ok := r.(T)
-	if !ok {
-		t.Fatalf("%s: response %T", cmd, r)
-	}
-	return v
-}
-
 // stopped waits for the stopped event.
 func stopped(t *testing.T, c *daptest.Client) godap.StoppedEventBody {
 	t.Helper()
 	e, err := c.Event("stopped", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return e.(*godap.StoppedEvent).Body
 }
 
 // frames gives the names, source base names and lines of a thread's stack.
 func frames(t *testing.T, c *daptest.Client, thread int) []godap.StackFrame {
 	t.Helper()
-	return must[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": thread}).Body.StackFrames
+	return daptest.Must[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": thread}).Body.StackFrames
 }
 
 // The adapter driven as an editor drives it, on the corpus' recursion
@@ -127,21 +91,21 @@ func TestDAPCore(t *testing.T) {
 		}
 	}
 	c, done := startDAP(t)
-	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
 	if _, err := c.Event("initialized", nil); err != nil {
 		t.Fatal(err)
 	}
-	bps := must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": src},
+	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": src},
 		"breakpoints": []map[string]any{{"line": fibLine}, {"line": 999999}}}).Body.Breakpoints
 	if len(bps) != 2 || !bps[0].Verified || bps[0].Line != fibLine || bps[0].InstructionReference != fmt.Sprintf("0x%08x", fib+8) || bps[1].Verified {
 		t.Fatalf("setBreakpoints: %+v", bps)
 	}
-	ins := must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{
+	ins := daptest.Must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{
 		"breakpoints": []map[string]any{{"instructionReference": fmt.Sprintf("0x%x", main)}}}).Body.Breakpoints
 	if len(ins) != 1 || !ins[0].Verified {
 		t.Fatalf("setInstructionBreakpoints: %+v", ins)
 	}
-	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 
 	// main first: an instruction breakpoint.
 	st := stopped(t, c)
@@ -149,8 +113,8 @@ func TestDAPCore(t *testing.T) {
 	if st.Reason != "instruction breakpoint" || st.HitBreakpointIds[0] != ins[0].Id || !strings.Contains(st.Description, "at cycle ") {
 		t.Errorf("stop at main: %+v", st)
 	}
-	regs := must[*godap.ScopesResponse](t, c, "scopes", map[string]any{"frameId": frames(t, c, 1)[0].Id}).Body.Scopes
-	vars := must[*godap.VariablesResponse](t, c, "variables", map[string]any{"variablesReference": regs[0].VariablesReference}).Body.Variables
+	regs := daptest.Must[*godap.ScopesResponse](t, c, "scopes", map[string]any{"frameId": frames(t, c, 1)[0].Id}).Body.Scopes
+	vars := daptest.Must[*godap.VariablesResponse](t, c, "variables", map[string]any{"variablesReference": regs[0].VariablesReference}).Body.Variables
 	reg := map[string]string{}
 	for _, v := range vars {
 		reg[v.Name] = v.Value
@@ -165,7 +129,7 @@ func TestDAPCore(t *testing.T) {
 
 	// The source breakpoint in fib: the stack is fib, main, _start, with
 	// fib's frame at the breakpoint's line of the .s file.
-	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
 	st = stopped(t, c)
 	fs = frames(t, c, 1)
 	if st.Reason != "breakpoint" || st.HitBreakpointIds[0] != bps[0].Id || len(fs) < 3 || fs[0].Name != "fib" || fs[0].Line != fibLine ||
@@ -173,10 +137,10 @@ func TestDAPCore(t *testing.T) {
 		t.Errorf("stop in fib: %+v\n%+v", st, fs)
 	}
 	// Step out: back in fib's caller (fib, recursively, or main).
-	must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{}})
-	must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{"breakpoints": []any{}})
+	daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{}})
+	daptest.Must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{"breakpoints": []any{}})
 	depth := len(fs)
-	must[*godap.StepOutResponse](t, c, "stepOut", map[string]any{"threadId": 1})
+	daptest.Must[*godap.StepOutResponse](t, c, "stepOut", map[string]any{"threadId": 1})
 	if st = stopped(t, c); st.Reason != "step" {
 		t.Errorf("stepOut: %+v", st)
 	}
@@ -185,56 +149,54 @@ func TestDAPCore(t *testing.T) {
 	}
 	// Step over and into, by instruction.
 	pc0 := fs[0].InstructionPointerReference
-	must[*godap.NextResponse](t, c, "next", map[string]any{"threadId": 1, "granularity": "instruction"})
+	daptest.Must[*godap.NextResponse](t, c, "next", map[string]any{"threadId": 1, "granularity": "instruction"})
 	stopped(t, c)
 	if fs = frames(t, c, 1); fs[0].InstructionPointerReference == pc0 {
 		t.Errorf("next did not move: %+v", fs[0])
 	}
 
 	// A data breakpoint on the global moves: the first store of hanoi.
-	info := must[*godap.DataBreakpointInfoResponse](t, c, "dataBreakpointInfo", map[string]any{"name": "moves"}).Body
-	dbs := must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{{"dataId": info.DataId}}}).Body.Breakpoints
+	info := daptest.Must[*godap.DataBreakpointInfoResponse](t, c, "dataBreakpointInfo", map[string]any{"name": "moves"}).Body
+	dbs := daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{{"dataId": info.DataId}}}).Body.Breakpoints
 	if len(dbs) != 1 || !dbs[0].Verified {
 		t.Fatalf("setDataBreakpoints %+v (info %+v)", dbs, info)
 	}
-	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
 	st = stopped(t, c)
 	if fs = frames(t, c, 1); st.Reason != "data breakpoint" || fs[0].Name != "hanoi" {
 		t.Errorf("watchpoint: %+v %+v", st, fs[0])
 	}
-	mem := must[*godap.ReadMemoryResponse](t, c, "readMemory", map[string]any{"memoryReference": fmt.Sprintf("0x%x", moves), "count": 4}).Body
+	mem := daptest.Must[*godap.ReadMemoryResponse](t, c, "readMemory", map[string]any{"memoryReference": fmt.Sprintf("0x%x", moves), "count": 4}).Body
 	if b, _ := base64.StdEncoding.DecodeString(mem.Data); string(b) != "\x00\x00\x00\x01" {
 		t.Errorf("moves after the first store: % x", b)
 	}
-	ev := must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "moves", "context": "watch"}).Body
+	ev := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "moves", "context": "watch"}).Body
 	if !strings.HasSuffix(ev.Result, "= 0x00000001") {
 		t.Errorf("evaluate moves: %q", ev.Result)
 	}
-	ev = must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "info line", "context": "repl"}).Body
+	ev = daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "info line", "context": "repl"}).Body
 	if !strings.Contains(ev.Result, "recursion.O1.s:") {
 		t.Errorf("a debugger command in the console: %q", ev.Result)
 	}
 	// writeMemory, read back; a register set.
-	must[*godap.WriteMemoryResponse](t, c, "writeMemory", map[string]any{"memoryReference": fmt.Sprintf("0x%x", moves), "data": base64.StdEncoding.EncodeToString([]byte{0, 0, 0, 1})})
-	dis := must[*godap.DisassembleResponse](t, c, "disassemble", map[string]any{"memoryReference": fmt.Sprintf("0x%x", fib), "instructionCount": 2}).Body.Instructions
+	daptest.Must[*godap.WriteMemoryResponse](t, c, "writeMemory", map[string]any{"memoryReference": fmt.Sprintf("0x%x", moves), "data": base64.StdEncoding.EncodeToString([]byte{0, 0, 0, 1})})
+	dis := daptest.Must[*godap.DisassembleResponse](t, c, "disassemble", map[string]any{"memoryReference": fmt.Sprintf("0x%x", fib), "instructionCount": 2}).Body.Instructions
 	if len(dis) != 2 || dis[0].Symbol != "fib" || !strings.HasPrefix(dis[0].Instruction, "st      %fp, [--%sp]") || dis[0].Line == 0 {
 		t.Errorf("disassemble: %+v", dis)
 	}
 
 	// Clear the watchpoint; run to the exit: the program's exit code.
-	must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []any{}})
-	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []any{}})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
 	e, err := c.Event("exited", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if code := e.(*godap.ExitedEvent).Body.ExitCode; uint32(code) != expected(t, "recursion") {
 		t.Errorf("exit code %#x, want %#x", code, expected(t, "recursion"))
 	}
 	if _, err := c.Event("terminated", nil); err != nil {
 		t.Fatal(err)
 	}
-	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	if err := <-done; err != nil {
 		t.Error(err)
 	}
@@ -252,33 +214,31 @@ func TestDAPConsolePauseAndErrors(t *testing.T) {
 		t.Error("stackTrace before launch succeeded")
 	}
 	img := buildAsm(t, dir, "hello", helloProg)
-	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img, "stopOnEntry": true})
-	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img, "stopOnEntry": true})
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 	if st := stopped(t, c); st.Reason != "entry" {
 		t.Errorf("stopOnEntry: %+v", st)
 	}
-	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
 	var out strings.Builder
 	e, err := c.Event("exited", func(e godap.EventMessage) {
 		if o, ok := e.(*godap.OutputEvent); ok && o.Body.Category == "stdout" {
 			out.WriteString(o.Body.Output)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if out.String() != "hi\n" || e.(*godap.ExitedEvent).Body.ExitCode != 0x1234 {
 		t.Errorf("console %q, exit %+v", out.String(), e)
 	}
-	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	<-done
 
 	// A trap stops with reason exception (the state can be looked at);
 	// continuing then ends the session with 70, lanai-emu run's status.
 	c, done = startDAP(t)
 	img = buildAsm(t, dir, "trap", trapProg)
-	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
-	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 	if st := stopped(t, c); st.Reason != "exception" || !strings.Contains(st.Text, "unmapped") {
 		t.Errorf("trap: %+v", st)
 	}
@@ -286,18 +246,18 @@ func TestDAPConsolePauseAndErrors(t *testing.T) {
 	if e, err := c.Event("exited", nil); err != nil || e.(*godap.ExitedEvent).Body.ExitCode != 70 {
 		t.Errorf("after the trap: %v %v", e, err)
 	}
-	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	<-done
 
 	c, done = startDAP(t)
 	img = buildAsm(t, dir, "loop", loopProg)
-	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
-	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
-	must[*godap.PauseResponse](t, c, "pause", map[string]any{"threadId": 1})
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	daptest.Must[*godap.PauseResponse](t, c, "pause", map[string]any{"threadId": 1})
 	if st := stopped(t, c); st.Reason != "pause" {
 		t.Errorf("pause: %+v", st)
 	}
-	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	<-done
 }
 
@@ -317,27 +277,27 @@ func TestDAPCSource(t *testing.T) {
 		}
 	}
 	c, done := startDAP(t)
-	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img, "sourceDirs": []string{filepath.Dir(csrc)}})
-	bps := must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": csrc},
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img, "sourceDirs": []string{filepath.Dir(csrc)}})
+	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": csrc},
 		"breakpoints": []map[string]any{{"line": line}}}).Body.Breakpoints
 	if len(bps) != 1 || !bps[0].Verified || bps[0].Line != line {
 		t.Fatalf("setBreakpoints recursion.c:%d: %+v", line, bps)
 	}
-	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 	st := stopped(t, c)
 	fs := frames(t, c, 1)
 	if st.Reason != "breakpoint" || fs[0].Name != "hanoi" || fs[0].Line != line || fs[0].Source == nil || fs[0].Source.Path != csrc ||
 		fs[1].Source == nil || fs[1].Source.Path != csrc || fs[len(fs)-1].Name != "_start" {
 		t.Fatalf("stop at recursion.c:%d: %+v\n%+v", line, st, fs)
 	}
-	must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": csrc}, "breakpoints": []any{}})
-	must[*godap.NextResponse](t, c, "next", map[string]any{"threadId": 1})
+	daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": csrc}, "breakpoints": []any{}})
+	daptest.Must[*godap.NextResponse](t, c, "next", map[string]any{"threadId": 1})
 	stopped(t, c)
 	if fs = frames(t, c, 1); fs[0].Line == line || fs[0].Name != "hanoi" || fs[0].Source.Path != csrc {
 		t.Errorf("next by C line from %d: %+v", line, fs[0])
 	}
 	t.Logf("stopped at recursion.c:%d in %s, next went to line %d", line, "hanoi", fs[0].Line)
-	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	<-done
 }
 
@@ -348,33 +308,33 @@ func TestDAPReverse(t *testing.T) {
 	crt, _ := filepath.Glob("../../firmware/crt/src/*.s")
 	img, _ := buildLines(t, dir, "rec.elf", append(crt, "../../fixtures/c/s/recursion.O1.s")...)
 	c, done := startDAP(t)
-	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
-	must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "fib"}}})
-	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "fib"}}})
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 	cycles := func() string {
-		return must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "cycles", "context": "repl"}).Body.Result
+		return daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "cycles", "context": "repl"}).Body.Result
 	}
 	stopped(t, c)
-	must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
 	stopped(t, c)
 	atHit := cycles()
 	pcHit := frames(t, c, 1)[0].InstructionPointerReference
-	must[*godap.StepInResponse](t, c, "stepIn", map[string]any{"threadId": 1, "granularity": "instruction"})
+	daptest.Must[*godap.StepInResponse](t, c, "stepIn", map[string]any{"threadId": 1, "granularity": "instruction"})
 	stopped(t, c)
 	before := cycles()
-	must[*godap.StepInResponse](t, c, "stepIn", map[string]any{"threadId": 1, "granularity": "instruction"})
+	daptest.Must[*godap.StepInResponse](t, c, "stepIn", map[string]any{"threadId": 1, "granularity": "instruction"})
 	stopped(t, c)
-	must[*godap.StepBackResponse](t, c, "stepBack", map[string]any{"threadId": 1})
+	daptest.Must[*godap.StepBackResponse](t, c, "stepBack", map[string]any{"threadId": 1})
 	if st := stopped(t, c); st.Reason != "step" || cycles() != before {
 		t.Errorf("stepBack: %+v, %s, want %s", st, cycles(), before)
 	}
-	must[*godap.ReverseContinueResponse](t, c, "reverseContinue", map[string]any{"threadId": 1})
+	daptest.Must[*godap.ReverseContinueResponse](t, c, "reverseContinue", map[string]any{"threadId": 1})
 	st := stopped(t, c)
 	if st.Reason != "function breakpoint" || cycles() != atHit || frames(t, c, 1)[0].InstructionPointerReference != pcHit {
 		t.Errorf("reverseContinue: %+v, %s, want %s at %s", st, cycles(), atHit, pcHit)
 	}
 	t.Logf("back at the second hit of fib: %s", atHit)
-	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	<-done
 }
 
@@ -385,14 +345,14 @@ func TestDAPListen(t *testing.T) {
 	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int {
 		return run(args, strings.NewReader(""), io.Discard, stderr)
 	})
-	must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai"})
-	must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
-	must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	daptest.Must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai"})
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 	e, err := c.Event("exited", nil)
 	if err != nil || e.(*godap.ExitedEvent).Body.ExitCode != 0x1234 {
 		t.Fatalf("exited %v %v", e, err)
 	}
-	must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	if st := <-done; st != 0 {
 		t.Errorf("status %d: %s", st, stderr.String())
 	}

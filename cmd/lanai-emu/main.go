@@ -250,6 +250,31 @@ func (m *machine) loadData(path string, data []byte, console io.Writer) (*lanai.
 // usageError marks errors in flag values.
 type usageError struct{ error }
 
+// subcommand makes the flag set of a subcommand that loads an image: the
+// machine's flags, and a usage that prints the tool's text and then the
+// subcommand's flags.
+func subcommand(name string, m *machine, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	m.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText+"\nFlags of "+name+":\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// positiveCycles reads the --max-cycles of subcommand fs: a positive
+// cycle count; otherwise it says so on stderr.
+func positiveCycles(fs *flag.FlagSet, s string, stderr io.Writer) (uint64, bool) {
+	v, err := parseCycles(s)
+	if err != nil || v == 0 {
+		fmt.Fprintf(stderr, "lanai-emu %s: --max-cycles %q: want a positive number of cycles\n", fs.Name(), s)
+		return 0, false
+	}
+	return v, true
+}
+
 // parseArgs parses flags that may come before or after the one image
 // argument.
 func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (string, int) {
@@ -324,27 +349,20 @@ type stats struct {
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var m machine
-	m.register(fs)
+	fs := subcommand("run", &m, stderr)
 	maxCycles := fs.String("max-cycles", strconv.FormatUint(defaultMaxCycles, 10), "stop after this many `cycles` (exit status 71)")
 	statsFile := fs.String("stats", "", "write run statistics as JSON to this `file`")
 	quiet := fs.Bool("quiet", false, "no summary on standard error (reports of traps and the cycle limit remain)")
 	var trace traceFlag
 	fs.Var(&trace, "trace", "write a trace line per instruction to standard error, or with --trace=FILE to FILE")
 	profileFile := fs.String("profile", "", "write a pprof profile of the run's cycles (by function, line and call stack) to this `file` (docs/profiling.md)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText+"\nFlags of run:\n")
-		fs.PrintDefaults()
-	}
 	path, st := parseArgs(fs, args, stderr)
 	if st >= 0 {
 		return st
 	}
-	budget, err := parseCycles(*maxCycles)
-	if err != nil || budget == 0 {
-		fmt.Fprintf(stderr, "lanai-emu run: --max-cycles %q: want a positive number of cycles\n", *maxCycles)
+	budget, ok := positiveCycles(fs, *maxCycles, stderr)
+	if !ok {
 		return exitUsage
 	}
 	console := bufio.NewWriterSize(stdout, 4096)
@@ -492,29 +510,23 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("debug", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var m machine
-	m.register(fs)
+	fs := subcommand("debug", &m, stderr)
 	script := fs.String("script", "", "read commands from this `file` (each is echoed after the prompt) and stop at its end")
 	maxCycles := fs.String("max-cycles", strconv.FormatUint(debugger.DefaultMaxCycles, 10), "cycle budget of each command that runs the program")
 	var srcDirs multiFlag
 	fs.Var(&srcDirs, "source-dir", "search this `directory` for source files of the line table (repeatable; the image's directory is searched last)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText+"\nFlags of debug:\n")
-		fs.PrintDefaults()
-	}
 	path, st := parseArgs(fs, args, stderr)
 	if st >= 0 {
 		return st
 	}
-	budget, err := parseCycles(*maxCycles)
-	if err != nil || budget == 0 {
-		fmt.Fprintf(stderr, "lanai-emu debug: --max-cycles %q: want a positive number of cycles\n", *maxCycles)
+	budget, ok := positiveCycles(fs, *maxCycles, stderr)
+	if !ok {
 		return exitUsage
 	}
 	var scriptData []byte
 	if *script != "" {
+		var err error
 		if scriptData, err = readfile.Read(*script, readfile.Text); err != nil {
 			fmt.Fprintf(stderr, "lanai-emu debug: %v\n", err)
 			return exitImage
@@ -578,17 +590,11 @@ func loadFailed(stderr io.Writer, cmd string, err error) int {
 
 // checkCmd is lanai-emu check: the program's paths against a budget file.
 func checkCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var m machine
-	m.register(fs)
+	fs := subcommand("check", &m, stderr)
 	maxCycles := fs.String("max-cycles", strconv.FormatUint(defaultMaxCycles, 10), "stop after this many `cycles` (exit status 71)")
 	budgets := fs.String("budgets", "", "the budget `file` (required)")
 	update := fs.Bool("update", false, "rewrite the budget file with the measured cycles")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText+"\nFlags of check:\n")
-		fs.PrintDefaults()
-	}
 	path, st := parseArgs(fs, args, stderr)
 	if st >= 0 {
 		return st

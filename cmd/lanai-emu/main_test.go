@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
 	"lanaiemu/internal/ccorpus"
@@ -29,17 +32,11 @@ func build(t *testing.T, dir, name string, srcs ...string) string {
 		objs = append(objs, res.Object)
 	}
 	exe, err := link.Link(objs, srcs, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 	return path
 }
 
@@ -47,9 +44,7 @@ func build(t *testing.T, dir, name string, srcs ...string) string {
 func buildAsm(t *testing.T, dir, name, text string) string {
 	t.Helper()
 	src := filepath.Join(dir, name+".s")
-	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(src, []byte(text), 0o644))
 	return build(t, dir, name+".elf", src)
 }
 
@@ -63,9 +58,7 @@ func buildC(t *testing.T, dir, name string) string {
 func expected(t *testing.T, name string) uint32 {
 	t.Helper()
 	progs, err := ccorpus.Programs("../../fixtures/c")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range progs {
 		if p.Name == name {
 			return p.Expected
@@ -111,13 +104,9 @@ func TestRunExitStatusAndStats(t *testing.T) {
 		t.Fatalf("no summary line:\n%s", errs)
 	}
 	b, err := os.ReadFile(stats)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var js map[string]any
-	if err := json.Unmarshal(b, &js); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &js))
 	for _, k := range []string{"instructions", "cycles", "sim_seconds", "host_seconds", "cpi", "mips", "exit_code", "stop"} {
 		if _, ok := js[k]; !ok {
 			t.Errorf("--stats lacks %q: %s", k, b)
@@ -151,9 +140,7 @@ func TestRunConsoleAndRaw(t *testing.T) {
 	// The same code as a raw binary at 0x100.
 	data, _ := os.ReadFile(img)
 	f, err := objfile.Read(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	raw := filepath.Join(dir, "hello.bin")
 	os.WriteFile(raw, f.Section(".text").Data, 0o644)
 	st, out, errs := emu(t, "", "run", "--load-addr", "0x100", raw)
@@ -239,9 +226,7 @@ func TestRunBadImageAndUsage(t *testing.T) {
 	// A relocatable object is not runnable.
 	obj := filepath.Join(dir, "x.o")
 	res, err := asm.Assemble([]asm.Source{{Name: "x.s", Text: []byte(loopProg)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := res.Object.WriteELF()
 	os.WriteFile(obj, b, 0o644)
 	if st, _, _ := emu(t, "", "run", obj); st != exitImage {
@@ -302,8 +287,11 @@ func TestDeterminism(t *testing.T) {
 			t.Errorf("%s differs: %v, %v", k, stats[0][k], stats[1][k])
 		}
 	}
-	if len(traces[0]) == 0 || !bytes.Equal(traces[0], traces[1]) {
-		t.Errorf("traces differ (%d and %d bytes)", len(traces[0]), len(traces[1]))
+	if len(traces[0]) == 0 {
+		t.Error("no trace")
+	}
+	if d := cmp.Diff(string(traces[0]), string(traces[1])); d != "" {
+		t.Errorf("traces differ (-first +second):\n%s", d)
 	}
 	// One line per instruction, and the traced run counts as the fast one.
 	if n := bytes.Count(traces[0], []byte("\n")); fmt.Sprint(n) != fmt.Sprint(stats[0]["instructions"]) {

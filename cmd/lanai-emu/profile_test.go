@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/require"
 )
 
 // run --profile writes a profile whose cycles add up to the run's, with
@@ -34,14 +35,10 @@ func TestProfileAndCheck(t *testing.T) {
 		t.Fatalf("plain %+v, profiled %+v", a, b)
 	}
 	f, err := os.Open(pfile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p, err := profile.Parse(f)
 	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var sum int64
 	for _, s := range p.Sample {
 		sum += s.Value[0]

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/internal/cofftest"
 	"lanaiemu/objfile"
 )
@@ -34,13 +36,9 @@ func TestLinkOK(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := objfile.ReadELF(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text := f.Section(".text")
 	if f.Kind != objfile.EXEC || text == nil || binary.BigEndian.Uint32(text.Data[0x10:]) != 0xe0000040 {
 		t.Errorf("output: %+v", f)
@@ -63,9 +61,7 @@ func TestDefaultOutput(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "a.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := objfile.ReadELF(b)
 	if err != nil || f.Entry != 0x40 {
 		t.Errorf("a.out entry: %v, %v", f, err)
@@ -75,9 +71,7 @@ func TestDefaultOutput(t *testing.T) {
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.o")
-	if err := os.WriteFile(junk, []byte("not an object"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(junk, []byte("not an object"), 0o644))
 	out := filepath.Join(dir, "out")
 	tests := []struct {
 		name   string
@@ -144,37 +138,27 @@ func TestHelp(t *testing.T) {
 func TestArchiveInput(t *testing.T) {
 	dir := t.TempDir()
 	obj := filepath.Join(dir, "sample.o")
-	if err := os.WriteFile(obj, cofftest.Build(cofftest.SampleObject(0)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(obj, cofftest.Build(cofftest.SampleObject(0)), 0o644))
 	mainObj := &objfile.File{Kind: objfile.REL}
 	tx := &objfile.Section{Name: ".text", Type: objfile.SHT_PROGBITS, Flags: objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, Align: 4, Data: make([]byte, 8), Size: 8}
 	mainObj.Sections = []*objfile.Section{tx}
 	mainObj.Symbols = []*objfile.Symbol{{Name: "_main", Bind: objfile.STB_GLOBAL, Section: tx}}
 	mainELF, err := mainObj.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lib := filepath.Join(dir, "lib.a")
 	ar := cofftest.BuildArchive([]cofftest.Member{{Name: "unused.o", Data: cofftest.Build(cofftest.SampleObject(0))}, {Name: "main.o", Data: mainELF}})
-	if err := os.WriteFile(lib, ar, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(lib, ar, 0o644))
 	out, mapPath := filepath.Join(dir, "prog"), filepath.Join(dir, "prog.map")
 	code, _, stderr := runLD("-o", out, "-Map", mapPath, obj, lib)
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	m, err := os.ReadFile(mapPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !strings.Contains(string(m), lib+"(main.o)") || strings.Contains(string(m), "unused.o") {
 		t.Errorf("map does not show exactly the needed member:\n%s", m)
 	}
-	if err := os.WriteFile(lib, ar[:len(ar)-3], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(lib, ar[:len(ar)-3], 0o644))
 	code, _, stderr = runLD("-o", out, obj, lib)
 	if code != 1 || !strings.Contains(stderr, "lanai-ld: error: "+lib+": ar: member at") {
 		t.Errorf("truncated archive: exit %d, stderr %q", code, stderr)

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/internal/cofftest"
 )
 
@@ -25,9 +28,7 @@ func runCmd(t *testing.T, args ...string) (int, string, string) {
 func golden(t *testing.T, file, tag, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(testdata, file+"."+tag+".golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return strings.ReplaceAll(string(b), "\n"+file+":\tfile format", "\n"+path+":\tfile format")
 }
 
@@ -86,23 +87,30 @@ func TestOutput(t *testing.T) {
 			if code != 0 || errs != "" {
 				t.Errorf("%s %q: status %d, stderr %q", file, c.args, code, errs)
 			}
-			if want := golden(t, file, c.tag, path); out != want {
-				t.Errorf("%s %q: output differs from the %s golden", file, c.args, c.tag)
+			if d := cmp.Diff(golden(t, file, c.tag, path), out); d != "" {
+				t.Errorf("%s %q: output differs from the %s golden (-golden +output):\n%s", file, c.args, c.tag, d)
 			}
 		}
 	}
 	// "--" ends the options.
 	path := filepath.Join(testdata, "mc.o")
-	if code, out, _ := runCmd(t, "-t", "--", path); code != 0 || out != golden(t, "mc.o", "t", path) {
+	code, out, _ := runCmd(t, "-t", "--", path)
+	if code != 0 {
 		t.Errorf("-t -- file: status %d", code)
+	}
+	if d := cmp.Diff(golden(t, "mc.o", "t", path), out); d != "" {
+		t.Errorf("-t -- file (-golden +output):\n%s", d)
 	}
 }
 
 func TestSeveralFiles(t *testing.T) {
 	a, b := filepath.Join(testdata, "mc.o"), filepath.Join(testdata, "prog.elf")
 	code, out, errs := runCmd(t, "-t", a, b)
-	if code != 0 || errs != "" || out != golden(t, "mc.o", "t", a)+golden(t, "prog.elf", "t", b) {
-		t.Errorf("two files: status %d, stderr %q, output %q", code, errs, out)
+	if code != 0 || errs != "" {
+		t.Errorf("two files: status %d, stderr %q", code, errs)
+	}
+	if d := cmp.Diff(golden(t, "mc.o", "t", a)+golden(t, "prog.elf", "t", b), out); d != "" {
+		t.Errorf("two files (-goldens +output):\n%s", d)
 	}
 }
 
@@ -111,9 +119,7 @@ func TestSeveralFiles(t *testing.T) {
 func TestInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	mc, err := os.ReadFile(filepath.Join(testdata, "mc.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	files := map[string][]byte{
 		"garbage.o":   []byte("not an object file at all"),
 		"empty.o":     {},
@@ -122,9 +128,7 @@ func TestInputErrors(t *testing.T) {
 	}
 	for name, data := range files {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, data, 0o644))
 		code, out, errs := runCmd(t, "-d", "-r", "-t", "-h", "-s", path)
 		if code != 1 || out != "" {
 			t.Errorf("%s: status %d, stdout %q; want 1 and no output", name, code, out)
@@ -143,8 +147,11 @@ func TestInputErrors(t *testing.T) {
 	// As llvm-objdump: files before the bad one are printed, none after.
 	good := filepath.Join(testdata, "mc.o")
 	code, out, errs := runCmd(t, "-t", good, filepath.Join(dir, "garbage.o"), good)
-	if code != 1 || out != golden(t, "mc.o", "t", good) || !strings.Contains(errs, "garbage.o") {
-		t.Errorf("good, bad, good: status %d, stderr %q, output %q", code, errs, out)
+	if code != 1 || !strings.Contains(errs, "garbage.o") {
+		t.Errorf("good, bad, good: status %d, stderr %q", code, errs)
+	}
+	if d := cmp.Diff(golden(t, "mc.o", "t", good), out); d != "" {
+		t.Errorf("good, bad, good: the output is not the first file's (-golden +output):\n%s", d)
 	}
 
 	// No file: a.out, as llvm-objdump.
@@ -163,9 +170,7 @@ func TestDebugSectionHeaders(t *testing.T) {
 	}
 	for _, o := range objs {
 		want, err := os.ReadFile(strings.TrimSuffix(o, ".o") + ".h.txt")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		st, got, errs := runCmd(t, "-h", o)
 		w := strings.Replace(string(want), "\ng/", "\n../../fixtures/c/g/", 1)
 		if st != 0 || got != w {
@@ -184,17 +189,13 @@ func TestDebugSectionHeaders(t *testing.T) {
 func TestArchive(t *testing.T) {
 	dir := t.TempDir()
 	mc, err := os.ReadFile(filepath.Join(testdata, "mc.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lib := filepath.Join(dir, "lib.a")
 	ar := cofftest.BuildArchive([]cofftest.Member{
 		{Name: "coffobj.o", Data: cofftest.Build(cofftest.SampleObject(0))},
 		{Name: "mc.o", Data: mc},
 	})
-	if err := os.WriteFile(lib, ar, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(lib, ar, 0o644))
 	code, out, errs := runCmd(t, "-d", "-r", lib)
 	want := golden(t, "coffobj", "dr", lib+"(coffobj.o)") + golden(t, "mc.o", "dr", lib+"(mc.o)")
 	if code != 0 || errs != "" || out != want {
@@ -202,9 +203,7 @@ func TestArchive(t *testing.T) {
 	}
 
 	bad := cofftest.BuildArchive([]cofftest.Member{{Name: "bad.o", Data: []byte("\x13\x00 not COFF")}})
-	if err := os.WriteFile(lib, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(lib, bad, 0o644))
 	code, _, errs = runCmd(t, "-d", lib)
 	if code != 1 || !strings.Contains(errs, "'"+lib+"(bad.o)': coff:") {
 		t.Errorf("bad member: status %d, stderr %q", code, errs)

@@ -21,11 +21,7 @@ func TestDAPCommand(t *testing.T) {
 	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, stderr) })
 	do := func(cmd string, args any) godap.ResponseMessage {
 		t.Helper()
-		r, err := c.Do(cmd, args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
 	}
 	src, _ := filepath.Abs("../../fixtures/firmware/pingpong.s")
 	text, _ := os.ReadFile(src)

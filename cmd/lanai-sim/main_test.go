@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func lsim(t *testing.T, args ...string) (int, string) {
@@ -99,8 +101,8 @@ func TestHostLoadDump(t *testing.T) {
 		t.Fatalf("status %d: %s", st, msg)
 	}
 	got, _ := os.ReadFile(out)
-	if !bytes.Equal(got, data) {
-		t.Fatal("round trip differs")
+	if d := cmp.Diff(string(data), string(got)); d != "" {
+		t.Fatalf("round trip differs (-loaded +dumped):\n%s", d)
 	}
 }
 
@@ -120,8 +122,11 @@ func TestDeterminismAndTimeline(t *testing.T) {
 		stats[i], _ = os.ReadFile(s)
 		tls[i], _ = os.ReadFile(tl)
 	}
-	if !bytes.Equal(stats[0], stats[1]) || !bytes.Equal(tls[0], tls[1]) {
-		t.Fatal("runs differ")
+	if d := cmp.Diff(string(stats[0]), string(stats[1])); d != "" {
+		t.Fatalf("the runs' statistics differ (-first +second):\n%s", d)
+	}
+	if d := cmp.Diff(string(tls[0]), string(tls[1])); d != "" {
+		t.Fatalf("the runs' timelines differ (-first +second):\n%s", d)
 	}
 	var clos [2][]byte
 	for i := range 2 {

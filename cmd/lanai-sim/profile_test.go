@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/pprof/profile"
 )
 
@@ -25,8 +26,8 @@ func TestProfilePerNode(t *testing.T) {
 	}
 	a, _ := os.ReadFile(plain)
 	b, _ := os.ReadFile(prof)
-	if string(a) != string(b) {
-		t.Fatal("the profiled run's statistics differ from the plain run's")
+	if d := cmp.Diff(string(a), string(b)); d != "" {
+		t.Fatalf("the profiled run's statistics differ from the plain run's (-plain +profiled):\n%s", d)
 	}
 	var stats struct{ Nodes []struct{ Cycles int64 } }
 	if err := json.Unmarshal(a, &stats); err != nil {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"testing"
 	"time"
 
 	godap "github.com/google/go-dap"
@@ -107,6 +108,22 @@ func (c *Client) Do(command string, args any) (godap.ResponseMessage, error) {
 		}
 		c.events = append(c.events, m)
 	}
+}
+
+// Must is Do for a request that must succeed with a response of type T
+// (a *godap.XxxResponse, or godap.ResponseMessage for any): anything else
+// fails the test.
+func Must[T any](t testing.TB, c *Client, command string, args any) T {
+	t.Helper()
+	r, err := c.Do(command, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := r.(T)
+	if !ok {
+		t.Fatalf("%s: response %T", command, r)
+	}
+	return v
 }
 
 // Event waits for the next event named name (earlier events of other

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestCplantImages disassembles Cplant's rtsmcp.4, .7 and .9 when
@@ -23,9 +25,7 @@ func TestCplantImages(t *testing.T) {
 	}
 	for name, addrs := range want {
 		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out := dump(t, name, b, Options{Disassemble: true})
 		var unknown []string
 		for _, line := range strings.Split(out, "\n") {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/internal/cofftest"
 )
@@ -59,14 +60,10 @@ func dump(t testing.TB, name string, data []byte, opt Options) string {
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"mc.o", "prog.o", "prog.elf"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, fs := range flagSets {
 			want, err := os.ReadFile(filepath.Join("testdata", name+"."+fs.tag+".golden"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got := dump(t, name, data, fs.opt)
 			if d := cmp.Diff(normalize(string(want)), normalize(got)); d != "" {
 				t.Errorf("%s %v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", name, fs.flags, d)
@@ -100,15 +97,11 @@ func testCOFFGolden(t *testing.T, name string, data []byte) {
 		path := filepath.Join("testdata", name+"."+fs.tag+".golden")
 		got := dump(t, name, data, fs.opt)
 		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 			continue
 		}
 		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if d := cmp.Diff(string(want), got); d != "" {
 			t.Errorf("%s %v: output differs from the golden (-golden +ours):\n%s", name, fs.flags, d)
 		}
@@ -140,9 +133,7 @@ func TestCOFFFormat(t *testing.T) {
 // TestErrors checks that malformed input gives an error and no output.
 func TestErrors(t *testing.T) {
 	mc, err := os.ReadFile(filepath.Join("testdata", "mc.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for name, data := range map[string][]byte{
 		"empty":     nil,
 		"garbage":   []byte("this is not an object file"),
@@ -167,9 +158,7 @@ func TestMutations(t *testing.T) {
 	inputs := [][]byte{sampleCOFF(t)}
 	for _, name := range []string{"mc.o", "prog.o", "prog.elf"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		inputs = append(inputs, data)
 	}
 	all := Options{SectionHeaders: true, Syms: true, Relocs: true, FullContents: true, Disassemble: true}

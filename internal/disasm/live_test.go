@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm/link"
 	"lanaiemu/objfile"
@@ -49,9 +50,7 @@ func TestLiveLLVM(t *testing.T) {
 	var files []string
 	for _, pat := range []string{"../../fixtures/c/obj/*.o", "../../objfile/testdata/*.o"} {
 		m, err := filepath.Glob(pat)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		files = append(files, m...)
 	}
 	if len(files) == 0 {
@@ -59,31 +58,34 @@ func TestLiveLLVM(t *testing.T) {
 	}
 	var mu sync.Mutex
 	compared, matched, exact := 0, 0, 0
+	// check compares the listing of the file at path (holding data) with
+	// llvm-objdump's under every flag set, and counts the comparisons.
+	check := func(t *testing.T, path string, data []byte) {
+		for _, fs := range liveFlagSets {
+			want := llvmObjdump(t, path, fs.flags)
+			got := dump(t, path, data, fs.opt)
+			ok := normalize(got) == normalize(want)
+			mu.Lock()
+			compared++
+			if ok {
+				matched++
+			}
+			if got == want {
+				exact++
+			}
+			mu.Unlock()
+			if !ok {
+				t.Errorf("%v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", fs.flags, cmp.Diff(normalize(want), normalize(got)))
+			}
+		}
+	}
 	t.Run("files", func(t *testing.T) {
 		for _, path := range files {
 			t.Run(filepath.Base(path), func(t *testing.T) {
 				t.Parallel()
 				data, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, fs := range liveFlagSets {
-					want := llvmObjdump(t, path, fs.flags)
-					got := dump(t, path, data, fs.opt)
-					ok := normalize(got) == normalize(want)
-					mu.Lock()
-					compared++
-					if ok {
-						matched++
-					}
-					if got == want {
-						exact++
-					}
-					mu.Unlock()
-					if !ok {
-						t.Errorf("%v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", fs.flags, cmp.Diff(normalize(want), normalize(got)))
-					}
-				}
+				require.NoError(t, err)
+				check(t, path, data)
 			})
 		}
 	})
@@ -93,9 +95,7 @@ func TestLiveLLVM(t *testing.T) {
 	// after objfile/testdata/crt0.o, with stub runtime helpers, at .text
 	// address 0 or 0x400.
 	crt0, err := os.ReadFile("../../objfile/testdata/crt0.o")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	exes, _ := filepath.Glob("../../fixtures/c/obj/*.O[12].o")
 	compared, matched = 0, 0
 	t.Run("exec", func(t *testing.T) {
@@ -104,44 +104,21 @@ func TestLiveLLVM(t *testing.T) {
 			t.Run(filepath.Base(path), func(t *testing.T) {
 				t.Parallel()
 				obj, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				var objs []*objfile.File
 				for _, b := range [][]byte{crt0, obj} {
 					f, err := objfile.Read(b)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					objs = append(objs, f)
 				}
 				objs = append(objs, stubRuntime())
 				exe, err := link.Link(objs, []string{"crt0.o", path, "stubs.o"}, link.Options{TextAddr: uint32(i%2) * 0x400})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				image, err := exe.WriteELF()
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), ".o")+".elf")
-				if err := os.WriteFile(out, image, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				for _, fs := range liveFlagSets {
-					want := llvmObjdump(t, out, fs.flags)
-					got := dump(t, out, image, fs.opt)
-					ok := normalize(got) == normalize(want)
-					mu.Lock()
-					compared++
-					if ok {
-						matched++
-					}
-					mu.Unlock()
-					if !ok {
-						t.Errorf("%v: output differs from llvm-objdump-14's (-llvm-objdump +ours):\n%s", fs.flags, cmp.Diff(normalize(want), normalize(got)))
-					}
-				}
+				require.NoError(t, os.WriteFile(out, image, 0o644))
+				check(t, out, image)
 			})
 		}
 	})
@@ -150,17 +127,11 @@ func TestLiveLLVM(t *testing.T) {
 	t.Run("coff", func(t *testing.T) {
 		data := sampleCOFF(t)
 		f, err := objfile.Read(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		elf, err := f.WriteELF()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		path := filepath.Join(t.TempDir(), "coff.elf")
-		if err := os.WriteFile(path, elf, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, elf, 0o644))
 		for _, fs := range []struct {
 			flags []string
 			opt   Options

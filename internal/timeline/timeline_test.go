@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/sim"
 )
 
@@ -37,7 +39,7 @@ func TestWrite(t *testing.T) {
 	if dma["ts"].(float64) != 0.007518 || dma["dur"].(float64) != 1.992483 || dma["ph"] != "X" {
 		t.Errorf("dma span %v", dma)
 	}
-	if !bytes.Equal(out, build()) {
-		t.Error("not deterministic")
+	if d := cmp.Diff(string(out), string(build())); d != "" {
+		t.Errorf("not deterministic (-first +second):\n%s", d)
 	}
 }

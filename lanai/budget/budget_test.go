@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
-	"lanaiemu/objfile"
 )
 
 // prog: _start calls work twice; work runs n iterations of a 3-cycle loop,
@@ -56,28 +57,7 @@ helper:
 // load assembles src and loads it into a new core.
 func load(t *testing.T, src string) (*lanai.CPU, *memsys.Image) {
 	t.Helper()
-	res, err := asm.Assemble([]asm.Source{{Name: "p.s", Text: []byte(src)}}, asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{"p.s"}, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := lanai.New(lanai.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := c.Mem.LoadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(im.Entry)
-	return c, im
+	return lanaitest.Load(t, lanaitest.Build(t, asm.Source{Name: "p.s", Text: []byte(src)}), lanai.Config{})
 }
 
 // measure runs src with a meter of f and returns its results.
@@ -85,9 +65,7 @@ func measure(t *testing.T, f *File, src string) []Result {
 	t.Helper()
 	c, im := load(t, src)
 	m, err := NewMeter(f, im)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if st := profile.Run(c, 1<<30, []profile.Observer{m}); st.Kind != lanai.StopExit {
 		t.Fatalf("run: %v", st.Kind)
 	}
@@ -108,16 +86,12 @@ func TestUpdateThenCheck(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "budgets.txt")
 	os.WriteFile(name, []byte(budgets), 0o644)
 	f, err := Load(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if err := Verify(f, measure(t, f, prog(100, 50)), true); err != nil {
 		t.Fatalf("update: %v", err)
 	}
 	f, err = Load(name) // as written
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	byName := map[string]*Path{}
 	for _, p := range f.Paths {
 		byName[p.Name] = p
@@ -150,9 +124,7 @@ func TestUpdateThenCheck(t *testing.T) {
 // that name the file and line.
 func TestNeverRanAndBadFiles(t *testing.T) {
 	f, err := Parse("b.txt", []byte("never  helper  _start  10  0\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if err := f.Check(measure(t, f, prog(1, 1))); err == nil || !strings.Contains(err.Error(), "b.txt:1: never: never ran from helper to _start") {
 		t.Fatalf("never ran: %v", err)
 	}

@@ -78,8 +78,7 @@ type cacheEntry struct {
 
 // Profiler collects one core's profile.
 type Profiler struct {
-	syms   *lanai.Symbols
-	prog   *debugger.Program // functions and source lines (lanai-as's table, C through DWARF)
+	prog   *debugger.Program // functions, labels and source lines (lanai-as's table, C through DWARF)
 	busy   Busy
 	labels map[string]string
 	binary string
@@ -99,7 +98,7 @@ type Profiler struct {
 // functions, its line tables (lanai-as's, and clang -g's DWARF for C) give
 // the lines, as the debugger reads them. busy may be nil.
 func New(img *memsys.Image, busy Busy) *Profiler {
-	return &Profiler{syms: lanai.NewSymbols(img.Symbols), prog: debugger.NewProgram(img), busy: busy, labels: map[string]string{},
+	return &Profiler{prog: debugger.NewProgram(img), busy: busy, labels: map[string]string{},
 		frames: []frame{{parent: -1}}, interns: map[frame]int32{}, samples: map[sampleKey]*[numValues]int64{}}
 }
 
@@ -294,7 +293,7 @@ func (p *Profiler) Profile(hz uint64) *profile.Profile {
 			name := p.prog.FuncName(addr)
 			if name == "" {
 				var ok bool
-				if name, _, ok = p.syms.Func(addr); !ok {
+				if name, _, ok = p.prog.Symbols().Func(addr); !ok {
 					name = fmt.Sprintf("%#08x", addr)
 				}
 			}

@@ -12,10 +12,11 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/lanai"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/memsys"
 )
 
@@ -64,35 +65,14 @@ c:
 	nop
 `
 
+// build assembles and links src as loops.s.
 func build(t *testing.T, src string) []byte {
-	t.Helper()
-	res, err := asm.Assemble([]asm.Source{{Name: "loops.s", Text: []byte(src)}}, asm.Options{LineInfo: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := asm.LinkWithLines([]*asm.Result{res}, []string{"loops.s"}, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return lanaitest.Build(t, asm.Source{Name: "loops.s", Text: []byte(src)})
 }
 
+// load loads img on a default core.
 func load(t *testing.T, img []byte) (*lanai.CPU, *memsys.Image) {
-	t.Helper()
-	c, err := lanai.New(lanai.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := c.Mem.LoadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset(im.Entry)
-	return c, im
+	return lanaitest.Load(t, img, lanai.Config{})
 }
 
 // byFunc sums a value by leaf function, and by function anywhere on the
@@ -131,9 +111,7 @@ func TestExactAttribution(t *testing.T) {
 		t.Fatalf("profiled run: %d cycles %d instructions; plain: %d, %d", c.Cycles, c.Instret, plain.Cycles, plain.Instret)
 	}
 	pr := p.Profile(c.Config().ClockHz)
-	if err := pr.CheckValid(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, pr.CheckValid())
 	var total int64
 	for _, s := range pr.Sample {
 		total += s.Value[Cycles]
@@ -228,9 +206,7 @@ func TestPprofReadsIt(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "loops.pb.gz")
 	var buf bytes.Buffer
-	if err := p.Write(&buf, c.Config().ClockHz); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, p.Write(&buf, c.Config().ClockHz))
 	os.WriteFile(file, buf.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(dir, "loops.s"), []byte(loops), 0o644)
 	out, err := exec.Command(gobin, "tool", "pprof", "-top", file).CombinedOutput()
@@ -252,9 +228,7 @@ func TestWriteFlame(t *testing.T) {
 	p := New(im, nil)
 	p.Run(c, 1<<30)
 	var buf bytes.Buffer
-	if err := WriteFlame(&buf, p.Profile(c.Config().ClockHz), Cycles, "loops"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteFlame(&buf, p.Profile(c.Config().ClockHz), Cycles, "loops"))
 	d := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
 	for {
 		_, err := d.Token()
@@ -303,28 +277,7 @@ func TestEventsAtTheLimit(t *testing.T) {
 // debugger reads it.
 func TestCLines(t *testing.T) {
 	files, _ := filepath.Glob("../../firmware/crt/src/*.s")
-	files = append(files, "../../fixtures/c/g/recursion.O0.s")
-	var names []string
-	var results []*asm.Result
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := asm.Assemble([]asm.Source{{Name: f, Text: text}}, asm.Options{LineInfo: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		names, results = append(names, f), append(results, res)
-	}
-	exe, err := asm.LinkWithLines(results, names, link.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := exe.WriteELF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := lanaitest.BuildFiles(t, append(files, "../../fixtures/c/g/recursion.O0.s")...)
 	c, im := load(t, img)
 	p := New(im, nil)
 	if st := p.Run(c, 1<<32); st.Kind != lanai.StopExit {

@@ -597,7 +597,7 @@ const (
 	HdrType = 0x00
 	// HdrKind (u8): KindData, KindAck or KindNack.
 	HdrKind = 0x02
-	// HdrFlags (u8): FlagLast, FlagNotify (DATA); FlagProbe (ACK, NACK).
+	// HdrFlags (u8): FlagLast, FlagNotify, FlagAck (DATA); FlagProbe (ACK, NACK).
 	HdrFlags = 0x03
 	// HdrSrcNode (u16): the sender's node id.
 	HdrSrcNode = 0x04
@@ -616,8 +616,8 @@ const (
 	// HdrSeq (u16): DATA: the packet's sequence number; ACK/NACK: the
 	// receiver's window base (all earlier sequence numbers received).
 	HdrSeq = 0x14
-	// HdrCredit (u16): ACK/NACK: the credit limit (the sender may send
-	// sequence numbers below it); DATA: 0.
+	// HdrCredit (u16): ACK/NACK, and DATA with FlagAck: the credit limit
+	// (the sender may send sequence numbers below it); other DATA: 0.
 	HdrCredit = 0x16
 	// HdrCtrKey (u32): DATA with FlagNotify: the counter's export key.
 	HdrCtrKey = 0x18
@@ -643,6 +643,12 @@ const (
 	// credit with nothing outstanding sends it on every timer tick, so that
 	// a lost ACK that carried credits cannot stall it for good.
 	FlagProbe = 0x04
+	// FlagAck on a DATA packet makes it an ACK too (a piggyback): its
+	// sender's window towards the receiver had no gap, no NACK was owed
+	// and no system-buffer slot was held when it was built, so HdrCredit's
+	// credit limit minus the credit allotment C is the window base, and the
+	// bitmap is empty.
+	FlagAck = 0x08
 	// MyrinetCRC is the MYRINET register value NetVM uses: CRC-32, TX and
 	// RX CRC-8 (bits 1, 2, 3).
 	MyrinetCRC = 0x0E

@@ -1,7 +1,6 @@
 package abi
 
 import (
-	"bytes"
 	"encoding/binary"
 	"go/ast"
 	"go/parser"
@@ -11,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/asm"
 	"lanaiemu/objfile"
@@ -122,8 +123,8 @@ func TestIncludeUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (generate it: go run ./netvm/abi/gen)", err)
 	}
-	if !bytes.Equal(got, Include()) {
-		t.Fatalf("%s is out of date with package netvm/abi; regenerate it from the module root with: go run ./netvm/abi/gen", IncludePath)
+	if d := cmp.Diff(string(Include()), string(got)); d != "" {
+		t.Fatalf("%s is out of date with package netvm/abi (-generated +committed):\n%s\nregenerate it from the module root with: go run ./netvm/abi/gen", IncludePath, d)
 	}
 }
 

@@ -165,7 +165,7 @@ func Run(c Config, progress io.Writer) (*Result, error) {
 		{"E5 dynamic pinning", 2 * len(hitRates), (*runner).dynamic},
 		{"E6 redirection", 3 * len(designs), (*runner).redirection},
 		{"E7 ordering", 2, (*runner).ordering},
-		{"E8 synchronisation", 4, (*runner).sync},
+		{"E8 synchronisation", 6, (*runner).sync},
 		{"E9 overcommit", (2*len(overcommitModes) - 1) * len(r.serverCounts()), (*runner).overcommit},
 	}
 	total := 0

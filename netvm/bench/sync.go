@@ -20,7 +20,20 @@ const (
 	syncAtomicSem  = "atomic semaphore"
 	syncNetVMQueue = "NetVM wait queue"
 	syncAtomicQ    = "atomic ticket queue"
+	// The atomic objects again, each word on its taker's node (as a
+	// NetVM object's counter is): P and wait are atomics on the thread's
+	// own node (applied by its own NIC), V and wake remote.
+	syncAtomicSemHome = "atomic semaphore at taker"
+	syncAtomicQHome   = "atomic queue at taker"
 )
+
+// atHome reports whether kind keeps its atomic words on the takers' nodes.
+func atHome(kind string) bool { return kind == syncAtomicSemHome || kind == syncAtomicQHome }
+
+// isAtomic reports whether kind is built on atomics.
+func isAtomic(kind string) bool {
+	return kind == syncAtomicSem || kind == syncAtomicQ || atHome(kind)
+}
 
 // syncResult is one E8 run: the one-way handoff time a thread sees, and
 // the host CPU time per handoff (every node's, the library's included).
@@ -36,13 +49,14 @@ type syncResult struct{ us, cpuUS float64 }
 // takes from node 0 (P, wait), a node-1 thread the other way round, for
 // rounds rounds. The figure is the NetVM object's handoff time over the
 // atomic one's, both with block waits (docs/reproduction.md, E8); the
-// busy-wait runs are reported beside it.
+// busy-wait runs are reported beside it, and the atomic objects again
+// with their words on their takers' nodes (loopback atomics).
 func (r *runner) sync() error {
 	rounds := 40
 	if r.c.Quick {
 		rounds = 12
 	}
-	kinds := []string{syncNetVMSem, syncAtomicSem, syncNetVMQueue, syncAtomicQ}
+	kinds := []string{syncNetVMSem, syncAtomicSem, syncNetVMQueue, syncAtomicQ, syncAtomicSemHome, syncAtomicQHome}
 	res := map[string]map[bool]syncResult{}
 	for _, kind := range kinds {
 		res[kind] = map[bool]syncResult{}
@@ -63,7 +77,10 @@ func (r *runner) sync() error {
 	r.figure(Figure{ID: "E8.semaphore_overhead_pct", Paper: 12.6, Measured: over(syncNetVMSem, syncAtomicSem, true), Unit: "%"})
 	r.figure(Figure{ID: "E8.waitqueue_overhead_busy_pct", NoPaper: true, Measured: over(syncNetVMQueue, syncAtomicQ, false), Unit: "%"})
 	r.figure(Figure{ID: "E8.semaphore_overhead_busy_pct", NoPaper: true, Measured: over(syncNetVMSem, syncAtomicSem, false), Unit: "%"})
-	ids := map[string]string{syncNetVMSem: "netvm_sem", syncAtomicSem: "atomic_sem", syncNetVMQueue: "netvm_queue", syncAtomicQ: "atomic_queue"}
+	r.figure(Figure{ID: "E8.waitqueue_overhead_home_pct", NoPaper: true, Measured: over(syncNetVMQueue, syncAtomicQHome, true), Unit: "%"})
+	r.figure(Figure{ID: "E8.semaphore_overhead_home_pct", NoPaper: true, Measured: over(syncNetVMSem, syncAtomicSemHome, true), Unit: "%"})
+	ids := map[string]string{syncNetVMSem: "netvm_sem", syncAtomicSem: "atomic_sem", syncNetVMQueue: "netvm_queue", syncAtomicQ: "atomic_queue",
+		syncAtomicSemHome: "atomic_sem_home", syncAtomicQHome: "atomic_queue_home"}
 	var ys, cpu []float64
 	var xs []float64
 	for i, kind := range kinds {
@@ -95,7 +112,7 @@ func syncRun(c Config, kind string, block bool, rounds int) (syncResult, error) 
 	// Each client node: a process whose home endpoint exports a page and
 	// counter 0 (the NetVM objects' counter). Node 2: a page for atomics.
 	var home [3]*lib.EP
-	var keys, ckeys [3]uint32
+	var keys, ckeys, akeys [3]uint32
 	procs := [3]*freebsd.Proc{}
 	for i := range 3 {
 		procs[i] = cl.Nodes[i].Kernel.NewProc(fmt.Sprintf("sync%d", i))
@@ -113,7 +130,13 @@ func syncRun(c Config, kind string, block bool, rounds int) (syncResult, error) 
 			if keys[i], err = home[i].Export(t, va, freebsd.PageSize, true); err != nil {
 				return err
 			}
-			ckeys[i], err = home[i].ExportCounter(t, 0)
+			if ckeys[i], err = home[i].ExportCounter(t, 0); err != nil || !atHome(kind) {
+				return err
+			}
+			// A second page for the atomic objects kept at their takers.
+			ava, _ := procs[i].Mmap(t, freebsd.PageSize, freebsd.ProtRW)
+			procs[i].Write(t, ava, make([]byte, freebsd.PageSize))
+			akeys[i], err = home[i].ExportAtomic(t, ava, freebsd.PageSize, true)
 			return err
 		}); err != nil {
 			return syncResult{}, err
@@ -146,7 +169,7 @@ func syncRun(c Config, kind string, block bool, rounds int) (syncResult, error) 
 					done++
 					end = max(end, t.Now())
 				}()
-				err := syncThread(t, cl, n, other, procs[n], home, keys, ckeys, kind, block, rounds, netvmSem, netvmQ, objOff, start)
+				err := syncThread(t, cl, n, other, procs[n], home, keys, ckeys, akeys, kind, block, rounds, netvmSem, netvmQ, objOff, start)
 				if err != nil {
 					errs = append(errs, err)
 				}
@@ -174,7 +197,7 @@ func syncRun(c Config, kind string, block bool, rounds int) (syncResult, error) 
 // imports what kind needs (the other node's page and counter, or node 2's
 // atomic page), and does its rounds of handoffs: node 0 gives then takes,
 // node 1 takes then gives.
-func syncThread(t *freebsd.Thread, cl *cluster.Cluster, n, other int, proc *freebsd.Proc, home [3]*lib.EP, keys, ckeys [3]uint32,
+func syncThread(t *freebsd.Thread, cl *cluster.Cluster, n, other int, proc *freebsd.Proc, home [3]*lib.EP, keys, ckeys, akeys [3]uint32,
 	kind string, block bool, rounds int, netvmSem [2]*lib.Semaphore, netvmQ [2]*lib.WaitQueue, objOff func(int) uint32,
 	start func(*freebsd.Thread)) error {
 	// Its own process: the driver gives a process one endpoint (one
@@ -203,23 +226,37 @@ func syncThread(t *freebsd.Thread, cl *cluster.Cluster, n, other int, proc *free
 			take = func() error { return netvmQ[n].Wait(t) }
 		}
 	default:
-		imp, err := ep.Import(t, 2, home[2].Index, keys[2], freebsd.PageSize, abi.ExpKindAtomic)
-		if err != nil {
-			return err
+		// The node's own object and the other node's: on node 2's page,
+		// or each on its taker's own atomic page.
+		var mineImp, theirsImp int
+		mineOff, theirsOff := objOff(n), objOff(other)
+		if atHome(kind) {
+			if mineImp, err = ep.Import(t, n, home[n].Index, akeys[n], freebsd.PageSize, abi.ExpKindAtomic); err != nil {
+				return err
+			}
+			if theirsImp, err = ep.Import(t, other, home[other].Index, akeys[other], freebsd.PageSize, abi.ExpKindAtomic); err != nil {
+				return err
+			}
+			mineOff, theirsOff = 0, 0
+		} else {
+			if mineImp, err = ep.Import(t, 2, home[2].Index, keys[2], freebsd.PageSize, abi.ExpKindAtomic); err != nil {
+				return err
+			}
+			theirsImp = mineImp
 		}
-		if kind == syncAtomicSem {
-			mine := &lib.AtomicSemaphore{EP: ep, Imp: imp, Off: objOff(n)}
-			theirs := &lib.AtomicSemaphore{EP: ep, Imp: imp, Off: objOff(other)}
+		if kind == syncAtomicSem || kind == syncAtomicSemHome {
+			mine := &lib.AtomicSemaphore{EP: ep, Imp: mineImp, Off: mineOff}
+			theirs := &lib.AtomicSemaphore{EP: ep, Imp: theirsImp, Off: theirsOff}
 			give = func() error { return theirs.V(t) }
 			take = func() error { return mine.P(t) }
 		} else {
-			mine := &lib.TicketQueue{EP: ep, Imp: imp, Off: objOff(n)}
-			theirs := &lib.TicketQueue{EP: ep, Imp: imp, Off: objOff(other)}
+			mine := &lib.TicketQueue{EP: ep, Imp: mineImp, Off: mineOff}
+			theirs := &lib.TicketQueue{EP: ep, Imp: theirsImp, Off: theirsOff}
 			give = func() error { return theirs.Wake(t) }
 			take = func() error { _, err := mine.Wait(t); return err }
 		}
 	}
-	if kind == syncAtomicSem || kind == syncAtomicQ {
+	if isAtomic(kind) {
 		if err := ep.PrepareAtomics(t); err != nil { // the reply page and counter, before the clock
 			return err
 		}

@@ -357,3 +357,92 @@ func TestAtomicRefusedByHome(t *testing.T) {
 		t.Errorf("writable word = %d, want 2 (one add per client)", got)
 	}
 }
+
+// Atomics on a word of the requester's own node (a loopback): the NIC
+// applies them itself, under the SPT lock, and writes the reply into the
+// requester's reply page with its counter, as the home of a remote
+// requester would. Threads on the home node and on a remote node contend
+// for the same word, on a switch and back to back (where there is no
+// route to self): no update is lost or applied twice, and a word past
+// the region or on a page that is not resident behaves as remotely.
+func TestAtomicLoopback(t *testing.T) {
+	for _, b2b := range []bool{false, true} {
+		t.Run(fmt.Sprintf("back-to-back=%v", b2b), func(t *testing.T) {
+			const perNode, adds, casIncs = 2, 20, 8
+			c, err := New(Config{Nodes: 2, Frames: 2048, BackToBack: b2b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Shutdown()
+			key, homeEP, word := atomicHome(t, c, 1)
+			olds := []uint32{}
+			atomicClients(t, c, []int{1, 0}, perNode, 1, homeEP, key, func(th *freebsd.Thread, i int, ep *lib.EP, imp int) error {
+				for range adds {
+					old, err := ep.FetchAdd(th, imp, 0, 1)
+					if err != nil {
+						return err
+					}
+					olds = append(olds, old)
+				}
+				for n, guess := 0, uint32(0); n < casIncs; {
+					got, err := ep.CompareSwap(th, imp, 4, guess, guess+1)
+					if err != nil {
+						return err
+					}
+					if got == guess {
+						n++
+						guess++
+					} else {
+						guess = got
+					}
+				}
+				if _, err := ep.FetchAdd(th, imp, freebsd.PageSize, 1); !errors.Is(err, lib.ErrAtomic) {
+					return fmt.Errorf("past the region: %v", err)
+				}
+				return nil
+			})
+			total := 2 * perNode * adds
+			if got := word(0); got != uint32(total) {
+				t.Errorf("fetch-and-add word = %d, want %d", got, total)
+			}
+			sort.Slice(olds, func(a, b int) bool { return olds[a] < olds[b] })
+			for i, v := range olds {
+				if v != uint32(i) {
+					t.Fatalf("old values: position %d holds %d (want 0..%d each once)", i, v, total-1)
+				}
+			}
+			if got := word(4); got != uint32(2*perNode*casIncs) {
+				t.Errorf("compare-and-swap word = %d, want %d", got, 2*perNode*casIncs)
+			}
+			if n := c.Nodes[1].Stat(abi.StatPeerDead); n != 0 {
+				t.Errorf("home: %d peers declared dead", n)
+			}
+		})
+	}
+}
+
+// A loopback atomic on a page that is not resident: the NIC asks its
+// host to fault the page in (EvRecvFault) and applies the atomic once it
+// is.
+func TestAtomicLoopbackNonResident(t *testing.T) {
+	c, err := New(Config{Nodes: 2, Frames: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+	key, homeEP, word := atomicHomePage(t, c, 1, false)
+	atomicClients(t, c, []int{1}, 1, 1, homeEP, key, func(th *freebsd.Thread, _ int, ep *lib.EP, imp int) error {
+		for i := range 3 {
+			if old, err := ep.FetchAdd(th, imp, 8, 5); err != nil || old != uint32(5*i) {
+				return fmt.Errorf("fetch-and-add %d: old %d, %v", i, old, err)
+			}
+		}
+		return nil
+	})
+	if got := word(8); got != 15 {
+		t.Errorf("word = %d, want 15", got)
+	}
+	if n := c.Nodes[1].Stat(abi.StatRecvFault); n == 0 {
+		t.Errorf("no EvRecvFault counted for the page that was not resident")
+	}
+}

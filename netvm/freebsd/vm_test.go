@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/hostbus"
 	"lanaiemu/sim"
 )
@@ -75,8 +77,8 @@ func TestThreads(t *testing.T) {
 	})
 	k.Q.RunUntil(sim.Millisecond)
 	want := []string{"10.000us a computed", "15.000us b computed", "35.000us b woke a", "38.000us a woken"}
-	if strings.Join(log, "; ") != strings.Join(want, "; ") {
-		t.Fatalf("log:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	if d := cmp.Diff(want, log); d != "" {
+		t.Fatalf("log (-want +got):\n%s", d)
 	}
 	if k.CPUBusy() != 15*sim.Microsecond {
 		t.Fatalf("CPU busy %v", k.CPUBusy())

@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/board"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/sim"
@@ -58,8 +60,8 @@ func TestRemoteErrors(t *testing.T) {
 			t.Fatalf("case %d: local completion %d/%d, want OK/%d", i, st, got, tk)
 		}
 		want := Event{Type: abi.EvEpError, Flags: abi.EvFlagIRQ, A: [6]uint32{tk, c.want, 1}, Seq: uint32(i + 1)}
-		if len(evs) != 1 || evs[0] != want {
-			t.Fatalf("case %d: events %+v, want %+v", i, evs, want)
+		if d := cmp.Diff([]Event{want}, evs); d != "" {
+			t.Fatalf("case %d: events (-want +got):\n%s", i, d)
 		}
 		if cnt, st, got := n0.errRecord(0); cnt != uint32(i+1) || st != c.want || got != tk {
 			t.Fatalf("case %d: error record %d/%d/%d", i, cnt, st, got)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/lanai/budget"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/memsys"
@@ -118,8 +120,8 @@ func TestWrite4Profile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(want, buf.Bytes()) {
-			t.Errorf("%s differs from this run's flame graph (rerun with -update if meant)", name)
+		if d := cmp.Diff(string(want), buf.String()); d != "" {
+			t.Errorf("%s differs from this run's flame graph (rerun with -update if meant) (-file +run):\n%s", name, d)
 		}
 		t.Logf("node %d: %d cycles", i, ran)
 	}

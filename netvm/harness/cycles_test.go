@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/board"
 	"lanaiemu/lanai"
 	"lanaiemu/netvm/abi"
@@ -218,8 +220,8 @@ func TestFirmwareCycles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != string(want) {
-		t.Errorf("firmware path cycles moved (rerun with -update if meant):\ngot:\n%swant:\n%s", got, want)
+	if d := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got, "\n")); d != "" {
+		t.Errorf("firmware path cycles moved (rerun with -update if meant) (-golden +now):\n%s", d)
 	}
 	byName := map[string]uint64{}
 	for _, r := range rows {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"lanaiemu/netvm/abi"
 	"lanaiemu/sim"
 )
@@ -211,8 +213,8 @@ func TestWriteSourceNotResident(t *testing.T) {
 		t.Fatal("the interrupt is still raised after the acknowledgement")
 	}
 	want := Event{Type: abi.EvSrcFault, Flags: abi.EvFlagIRQ, Ep: 0, A: [6]uint32{tk, asid, va}, Seq: 1}
-	if len(evs) != 1 || evs[0] != want {
-		t.Fatalf("events %+v, want %+v", evs, want)
+	if d := cmp.Diff([]Event{want}, evs); d != "" {
+		t.Fatalf("events (-want +got):\n%s", d)
 	}
 	if st := n0.SRAMWord(abi.EPStateBase + abi.EPStState); st != abi.EPParked {
 		t.Fatalf("endpoint state %d, want Parked", st)

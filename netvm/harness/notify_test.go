@@ -78,8 +78,8 @@ func TestPeerUnreachable(t *testing.T) {
 	evs := w.RunEvents(n0, 50*sim.Millisecond)
 	dead := w.Now() - t0
 	want := Event{Type: abi.EvEpError, Flags: abi.EvFlagIRQ, A: [6]uint32{tk, abi.StatusTimeout, 1}, Seq: 1}
-	if len(evs) != 1 || evs[0] != want {
-		t.Fatalf("events %+v, want %+v", evs, want)
+	if d := cmp.Diff([]Event{want}, evs); d != "" {
+		t.Fatalf("events (-want +got):\n%s", d)
 	}
 	if n0.Stat(abi.StatRetx) != abi.RetxMax || n0.Stat(abi.StatPeerDead) != 1 {
 		t.Fatalf("retransmissions %d (want %d), dead peers %d", n0.Stat(abi.StatRetx), abi.RetxMax, n0.Stat(abi.StatPeerDead))

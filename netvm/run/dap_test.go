@@ -18,19 +18,6 @@ import (
 	"lanaiemu/dap/daptest"
 )
 
-func do[T any](t *testing.T, c *daptest.Client, cmd string, args any) T {
-	t.Helper()
-	r, err := c.Do(cmd, args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, ok := r.(T)
-	if !ok {
-		t.Fatalf("%s: response %T", cmd, r)
-	}
-	return v
-}
-
 func stop(t *testing.T, c *daptest.Client) godap.StoppedEventBody {
 	t.Helper()
 	e, err := c.Event("stopped", nil)
@@ -48,7 +35,7 @@ var timeRE = regexp.MustCompile(`; node 0 cycle (\d+); node 1 cycle (\d+)`)
 // reached the stop (an instruction is never split; docs/debugging.md).
 func sameCycle(t *testing.T, c *daptest.Client, when string) {
 	t.Helper()
-	r := do[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "time", "context": "repl"}).Body.Result
+	r := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "time", "context": "repl"}).Body.Result
 	m := timeRE.FindStringSubmatch(r)
 	t.Logf("%s: %s", when, r)
 	if m == nil {
@@ -69,25 +56,25 @@ func sameCycle(t *testing.T, c *daptest.Client, when string) {
 func TestDAPCluster(t *testing.T) {
 	r := root(t)
 	c, done := daptest.Pipe(func(rd io.Reader, w io.Writer) error { return dap.Serve(rd, w, Launcher()) })
-	do[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai-cluster"})
-	do[*godap.LaunchResponse](t, c, "launch", map[string]any{"scenario": filepath.Join(r, "fixtures/netvm/scenarios/tour.json")})
+	daptest.Must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai-cluster"})
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"scenario": filepath.Join(r, "fixtures/netvm/scenarios/tour.json")})
 	if _, err := c.Event("initialized", nil); err != nil {
 		t.Fatal(err)
 	}
-	ts := do[*godap.ThreadsResponse](t, c, "threads", nil).Body.Threads
+	ts := daptest.Must[*godap.ThreadsResponse](t, c, "threads", nil).Body.Threads
 	if len(ts) != 2 || ts[0].Name != "node 0" || ts[1].Name != "node 1" {
 		t.Fatalf("threads %+v", ts)
 	}
 	// Node 0's frames give the variables reference of its thread.
-	fs := do[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": 1}).Body.StackFrames
-	sc := do[*godap.ScopesResponse](t, c, "scopes", map[string]any{"frameId": fs[0].Id}).Body.Scopes
-	info := do[*godap.DataBreakpointInfoResponse](t, c, "dataBreakpointInfo", map[string]any{"name": "NVM_EP_RING_BASE+0x3f", "variablesReference": sc[0].VariablesReference}).Body
-	dbs := do[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{{"dataId": info.DataId}}}).Body.Breakpoints
-	fbs := do[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "rx_data"}}}).Body.Breakpoints
+	fs := daptest.Must[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": 1}).Body.StackFrames
+	sc := daptest.Must[*godap.ScopesResponse](t, c, "scopes", map[string]any{"frameId": fs[0].Id}).Body.Scopes
+	info := daptest.Must[*godap.DataBreakpointInfoResponse](t, c, "dataBreakpointInfo", map[string]any{"name": "NVM_EP_RING_BASE+0x3f", "variablesReference": sc[0].VariablesReference}).Body
+	dbs := daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{{"dataId": info.DataId}}}).Body.Breakpoints
+	fbs := daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "rx_data"}}}).Body.Breakpoints
 	if len(dbs) != 1 || !dbs[0].Verified || len(fbs) != 1 || !fbs[0].Verified {
 		t.Fatalf("data %+v, function %+v", dbs, fbs)
 	}
-	do[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 
 	// 1. The library's PIO write of the op byte into node 0's ring.
 	// The same stop as the tour's session at the prompt (fixtures/netvm/tour/tour.out).
@@ -101,16 +88,16 @@ func TestDAPCluster(t *testing.T) {
 		t.Errorf("watchpoint stop: %+v", st)
 	}
 	sameCycle(t, c, "at the watchpoint")
-	do[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []any{}})
+	daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []any{}})
 
 	// 2. rx_data on node 1, the packet's receiver.
-	do[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
 	st = stop(t, c)
 	if st.Reason != "function breakpoint" || st.ThreadId != 2 || !strings.Contains(st.Description, "on node 1 at") {
 		t.Errorf("rx_data stop: %+v", st)
 	}
 	sameCycle(t, c, "at rx_data")
-	fs = do[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": 2}).Body.StackFrames
+	fs = daptest.Must[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": 2}).Body.StackFrames
 	var names []string
 	for _, f := range fs {
 		names = append(names, f.Name)
@@ -122,35 +109,35 @@ func TestDAPCluster(t *testing.T) {
 	t.Logf("rx_data stop: %s; frames %v at recv.s:%d", st.Description, names, line)
 
 	// 3. Into spt_lookup and out: r8 is the SPT entry.
-	do[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "spt_lookup"}}})
-	do[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 2})
+	daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "spt_lookup"}}})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 2})
 	if st = stop(t, c); st.ThreadId != 2 {
 		t.Errorf("spt_lookup stop: %+v", st)
 	}
-	do[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []any{}})
-	do[*godap.StepOutResponse](t, c, "stepOut", map[string]any{"threadId": 2})
+	daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []any{}})
+	daptest.Must[*godap.StepOutResponse](t, c, "stepOut", map[string]any{"threadId": 2})
 	stop(t, c)
 	sameCycle(t, c, "after stepOut")
-	fs = do[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": 2}).Body.StackFrames
-	ev := do[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "%r8", "frameId": fs[0].Id}).Body
-	mem := do[*godap.ReadMemoryResponse](t, c, "readMemory", map[string]any{"memoryReference": ev.MemoryReference, "count": 16}).Body
+	fs = daptest.Must[*godap.StackTraceResponse](t, c, "stackTrace", map[string]any{"threadId": 2}).Body.StackFrames
+	ev := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "%r8", "frameId": fs[0].Id}).Body
+	mem := daptest.Must[*godap.ReadMemoryResponse](t, c, "readMemory", map[string]any{"memoryReference": ev.MemoryReference, "count": 16}).Body
 	b, _ := base64.StdEncoding.DecodeString(mem.Data)
-	x := do[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "x/4 r8", "context": "repl", "frameId": fs[0].Id}).Body.Result
+	x := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "x/4 r8", "context": "repl", "frameId": fs[0].Id}).Body.Result
 	t.Logf("after spt_lookup: %s, r8 = %s, the entry: % x\n%s", fs[0].Name, ev.Result, b, x)
 	if fs[0].Name != "rx_data" || len(b) != 16 || !strings.Contains(x, fmt.Sprintf("%x", b[:4])) || ev.MemoryReference == "0x00000000" {
 		t.Errorf("the SPT entry: frame %s, r8 %s, % x, x/4: %q", fs[0].Name, ev.Result, b, x)
 	}
 
 	// 4. A breakpoint by line in recv.s: rx_data's first line, on both nodes.
-	bps := do[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/src/recv.s")},
+	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/src/recv.s")},
 		"breakpoints": []map[string]any{{"line": line}}}).Body.Breakpoints
 	if len(bps) != 1 || !bps[0].Verified || bps[0].Line != line {
 		t.Errorf("setBreakpoints %+v", bps)
 	}
-	do[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/src/recv.s")}, "breakpoints": []any{}})
+	daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(r, "firmware/netvm/src/recv.s")}, "breakpoints": []any{}})
 
 	// 5. To the scenario's end: the workloads are done, exit code 0.
-	do[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 2})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 2})
 	var out strings.Builder
 	e, err := c.Event("exited", func(e godap.EventMessage) {
 		if o, ok := e.(*godap.OutputEvent); ok {
@@ -163,7 +150,7 @@ func TestDAPCluster(t *testing.T) {
 	if code := e.(*godap.ExitedEvent).Body.ExitCode; code != 0 || !strings.Contains(out.String(), `"done": true`) {
 		t.Errorf("exit code %d, output:\n%s", code, out.String())
 	}
-	do[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
 	if err := <-done; err != nil {
 		t.Error(err)
 	}

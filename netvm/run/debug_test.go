@@ -144,8 +144,8 @@ func TestTourScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(want2, out.Bytes()) {
-		t.Errorf("the transcript differs from %s (if the firmware changed on purpose: go test ./netvm/run -run TestTourScript -update, then update the numbers in docs/tour.md):\n%s", golden, out.String())
+	if d := cmp.Diff(string(want2), out.String()); d != "" {
+		t.Errorf("the transcript differs from %s (if the firmware changed on purpose: go test ./netvm/run -run TestTourScript -update, then update the numbers in docs/tour.md) (-golden +now):\n%s", golden, d)
 	}
 }
 
@@ -226,13 +226,13 @@ x/8 NVM_SPT_BASE
 			if err := dtl.Write(&dbuf); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(tl, dbuf.Bytes()) {
-				t.Errorf("the timelines differ (%d and %d bytes)", len(tl), dbuf.Len())
+			if d := cmp.Diff(string(tl), dbuf.String()); d != "" {
+				t.Errorf("the timelines differ (-plain run +with the debugger):\n%s", d)
 			}
-			a, _ := json.Marshal(res)
-			b, _ := json.Marshal(dres)
-			if !bytes.Equal(a, b) {
-				t.Errorf("results differ:\n%s\n%s", a, b)
+			a, _ := json.MarshalIndent(res, "", "\t")
+			b, _ := json.MarshalIndent(dres, "", "\t")
+			if d := cmp.Diff(string(a), string(b)); d != "" {
+				t.Errorf("results differ (-plain run +with the debugger):\n%s", d)
 			}
 			t.Logf("%d events, %d timeline bytes, the same with the debugger", len(evs), len(tl))
 		})
@@ -375,9 +375,9 @@ func TestTourExerciseScripts(t *testing.T) {
 		want   []string
 	}{
 		{"redirect.dbg", func(sc *Scenario) { sc.Workloads[0].Warm = false },
-			[]string{"Watchpoint 1, node 1, at 3779.790 us"}}, // the packet stored (docs/tour.md)
+			[]string{"Watchpoint 1, node 1, at 3781.265 us"}}, // the packet stored (docs/tour.md)
 		{"drop.dbg", func(sc *Scenario) { sc.Seed = 2; sc.Faults.DropPPM = 500000 },
-			[]string{"node 0 at 4811.130 us", "[4811.980 us] node 0 (cycle 962396) link: packet of 41 B starts on the wire"}}, // retx_start, then the copy (docs/tour.md)
+			[]string{"node 0 at 4812.505 us", "[4813.410 us] node 0 (cycle 962682) link: packet of 41 B starts on the wire"}}, // retx_start, then the copy (docs/tour.md)
 	} {
 		t.Run(c.script, func(t *testing.T) {
 			sc := loadScenario(t, filepath.Join(r, "fixtures/netvm/scenarios/tour.json"))

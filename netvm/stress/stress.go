@@ -57,9 +57,10 @@ type Config struct {
 	// out about this often (besides the page daemon's evictions), so that
 	// pages go while the NIC is DMAing them (0: never).
 	EvictEvery sim.Time
-	// Atomics is the number of remote atomics in all, spread over the
-	// nodes (0: none): each node's atomic thread picks another node at
-	// random and adds 1 to its shared word (every node contends for it),
+	// Atomics is the number of atomics in all, spread over the nodes (0:
+	// none): each node's atomic thread picks a node at random (its own
+	// too: a loopback, docs/netvm.md §5.5) and adds 1 to its shared word
+	// (every node contends for it),
 	// adds a random amount to its own word there, or (one in four)
 	// increments a third word by a compare-and-swap loop.
 	Atomics int
@@ -240,10 +241,8 @@ func Run(c Config) (*Result, error) {
 				return err
 			}
 			for j, o := range hs {
-				if o != h {
-					if h.atomImp[j], err = h.atomEP.Import(t, j, o.ep.Index, o.atomKey, freebsd.PageSize, abi.ExpKindAtomic); err != nil {
-						return err
-					}
+				if h.atomImp[j], err = h.atomEP.Import(t, j, o.ep.Index, o.atomKey, freebsd.PageSize, abi.ExpKindAtomic); err != nil {
+					return err
 				}
 			}
 		}
@@ -515,15 +514,13 @@ func sendLoop(t *freebsd.Thread, c Config, res *Result, h *host, hs []*host, rng
 }
 
 // atomicLoop is one node's atomic thread: count atomics on the pages of
-// random other nodes, each recorded for the checker once its reply is in.
+// random nodes (its own included), each recorded for the checker once its
+// reply is in.
 func atomicLoop(t *freebsd.Thread, res *Result, h *host, hs []*host, rng *sim.Rand, count int) {
 	me := h.n.ID
 	N := len(hs)
 	for range count {
-		j := rng.Intn(N - 1)
-		if j >= me {
-			j++
-		}
+		j := rng.Intn(N)
 		r, imp, ep := hs[j], h.atomImp[j], h.atomEP
 		ep.AtomicBlock = rng.Intn(2) == 0
 		switch rng.Intn(4) {

@@ -1,8 +1,10 @@
 package stress
 
 import (
-	"encoding/json"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"lanaiemu/sim"
 )
@@ -34,10 +36,8 @@ func TestStressDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if string(ja) != string(jb) {
-		t.Fatalf("two runs differ:\n%s\n%s", ja, jb)
+	if d := cmp.Diff(a, b, cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("two runs differ (-first +second):\n%s", d)
 	}
 	if !a.OK() {
 		t.Fatalf("%+v", *a)

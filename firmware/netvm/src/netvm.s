@@ -30,6 +30,7 @@
 ! ---- LANai special registers (docs/hardware.md, docs/links.md):
 ! offsets from 0 as sign-extended 16-bit r0-relative addresses.
 	.set	IT0, -416		! 0xFFFFFE60 interval timer 0 (2 MHz)
+	.set	IT1, -320		! 0xFFFFFEC0 interval timer 1 (2 MHz)
 	.set	ISR, -432		! 0xFFFFFE50 interrupt status
 	.set	RTC, -408		! 0xFFFFFE68 real-time clock
 	.set	PULSE, -328		! 0xFFFFFEB8 start DMA channels
@@ -46,6 +47,7 @@
 	.set	ISR_RECV_INT, 2		! bit 1: a packet was received (level)
 	.set	ISR_BUFF_INT, 4		! bit 2: a packet overflowed the buffer (level)
 	.set	ISR_TIME0, 64		! bit 6: IT0 reached 0 (latched, a 1 clears)
+	.set	ISR_TIME1, 128		! bit 7: IT1 reached 0 (latched, a 1 clears)
 	.set	ISR_MEM_INT, 0x4000	! bit 14: a DMA fault (latched, a 1 clears)
 ! PULSE bits
 	.set	PULSE_CH0, 2		! bit 1 starts channel 0 (SRAM -> host, Cplant's use)
@@ -92,7 +94,10 @@
 ! is taken from the ring into these fields and executed one packet per
 ! main-loop pass, so that a long WRITE neither starves the other
 ! endpoints nor stops the receiver.
-	.set	EP_CUR, 16		! 1 while a WRITE is being executed
+	.set	EP_CUR, 16		! 1 while a WRITE is being executed, EP_CUR_ATOMIC or
+				! EP_CUR_REPLY while a loopback ATOMIC is (§5.5)
+	.set	EP_CUR_ATOMIC, 2	!   to be applied
+	.set	EP_CUR_REPLY, 3		!   applied, its reply to be placed
 	.set	EP_SLOT, 20		! its ring slot
 	.set	EP_TICKET, 24		! its ticket
 	.set	EP_FLAGS, 28		! its CmdFlags
@@ -108,6 +113,8 @@
 	.set	EP_H1, 68		! header word 1 of the WRITE's packets
 	.set	EP_H2, 72		! header word 2 (without the length)
 	.set	EP_INLINE, 76		! an inline WRITE's payload (NVM_INLINE_MAX bytes)
+	.set	EP_ATOM_OLD, 108	! a loopback ATOMIC's old value
+	.set	EP_RETRY, 112		! RTC time of its next try after a fault-in, 0: now
 ! Peer state (PeerBase + node * 128), both directions of one pair.
 	.set	P_TX_SEQ, 0		! sender: next sequence number to assign
 	.set	P_TX_SENT, 4		! sender: every number before it was sent once
@@ -159,13 +166,21 @@
 	.set	RX_END, NVM_RECV_BASE + NVM_RECV_SIZE
 ! The retransmission check period (IT0 ticks of 0.5 us).
 	.set	RETX_TICK, NVM_RETX_TICKS / 4
+! The delayed ACK (§7, IT1 ticks of 0.5 us): an ACK owed only for the
+! last packet of a WRITE waits at least this long, at most twice, for a
+! DATA packet to the same peer to carry it (FlagAck). 20 us: far above a
+! busy-polling host's answer (about 1 us) and far below the
+! retransmission timeout (1 ms, which it must not reach); ACKs that free
+! credit (C/2 released), report a gap or an error, answer a probe or a
+! duplicate, or that a streaming sender asks for, are never delayed.
+	.set	ACK_DELAY, 40
 	.set	QMASK, 63		! the byte queues below hold 64 entries
 ! Packets are built at most TXQ_AHEAD ahead of the send engine: a page
 ! is built (its DMA included) in less time than a page takes on the
 ! link, so one packet ahead keeps the link busy, and a retransmission or
 ! an ACK is never queued behind many.
 	.set	TXQ_AHEAD, 1
-	.set	ENG_IDLE, ISR_RECV_INT | ISR_BUFF_INT | ISR_TIME0	! eng_mask, txwork = 0
+	.set	ENG_IDLE, ISR_RECV_INT | ISR_BUFF_INT | ISR_TIME0 | ISR_TIME1	! eng_mask, txwork = 0
 	.set	ENG_BUSY, ENG_IDLE | ISR_SEND_INT			! eng_mask, txwork > 0
 
 ! ---- calls
@@ -267,6 +282,7 @@ txwork:	.zero	4		! entries in ctrlq, retxq and txq together
 prio_work: .zero 4		! entries in ctrlq and retxq together
 eng_mask: .zero	4		! the ISR bits the main loop wakes up for: RECV,
 				! BUFF, TIME0, and SEND_INT while txwork > 0
+ack_timer_on: .zero 4		! IT1 is running for a delayed ACK
 kcmd:	.zero	NVM_CMD_SIZE	! private copy of the command being taken
 	.align	8
 stage:	.zero	16		! staging for DMAs of small records to the host
@@ -285,6 +301,10 @@ retxq:	.zero	64		! peers with a retransmission to do
 retxq_head: .zero 4
 retxq_tail: .zero 4
 rx_cur:	.zero	4		! where the packet being received starts
+ack_owed: .zero	NVM_MAX_NODES	! byte p: peer p is owed a delayed ACK since this IT1 period (1) or before (2), 0: none (§7)
+	.align	4
+piggy:	.zero	4 * NVM_MAX_NODES	! word p: a noted piggyback's credit limit + 1, 0: none
+piggy_n: .zero	4		! piggybacks noted, not yet processed
 
 	.text
 	.globl	_start
@@ -447,7 +467,7 @@ main_loop:
 	buge	main_loop
 	ld	[ep_mask], %r27		! (delay slot) open endpoints, bit e = endpoint e
 	sub.f	%r27, 0, %r0
-	beq	main_loop
+	beq	.Lpass_end
 	mov	0, %r26			! (delay slot)
 	ld	ISR[%r0], %r28		! the engines twice per pass when endpoints are open
 	ld	[eng_mask], %r7
@@ -458,7 +478,7 @@ main_loop:
 	ld	[ep_mask], %r27
 .Leploop:
 	sub.f	%r27, 0, %r0		! no open endpoint above r26
-	beq	main_loop
+	beq	.Lpass_end
 	mov	1, %r7			! (delay slot)
 	and	%r27, %r7, %r7
 	sub.f	%r7, 0, %r0
@@ -470,11 +490,22 @@ main_loop:
 	sh	%r27, -1, %r27		! next endpoint's bit
 	bt	.Leploop
 	add	%r26, 1, %r26		! (delay slot)
+! The end of a pass: the ACKs noted from DATA packets (piggy_note) are
+! processed after the endpoints have had their turn.
+.Lpass_end:
+	ld	[piggy_n], %r7
+	sub.f	%r7, 0, %r0
+	beq	main_loop
+	nop
+	CALL	piggy_flush
+	bt	main_loop
+	nop
 
 ! engines: serve the link and timer engines from one read of ISR: the
 ! receive engine first (the link stalls until it is re-armed, which
 ! rx_poll does before anything else; the send engine is served during
-! rx_poll's DMA waits), the send engine, the retransmission timer.
+! rx_poll's DMA waits), the send engine, the retransmission timer, the
+! delayed-ACK timer.
 ! In: r28 = ISR, read after an instruction that was no special-register
 ! store. Clobbers r6-r25, r28.
 engines:
@@ -492,7 +523,10 @@ engines:
 .Leng_timer:
 	mov	ISR_TIME0, %r7
 	and.f	%r28, %r7, %r0
-	bne	timer_poll		! (tail call)
+	bne	timer_poll		! (tail call; TIME1 is latched too)
+	mov	ISR_TIME1, %r7		! (delay slot)
+	and.f	%r28, %r7, %r0
+	bne	ack_timer_poll		! (tail call)
 	nop
 	RET
 .Leng_rx:

@@ -105,6 +105,12 @@ rx_take:
 	bt	.Lrx_out
 	nop
 3:	CALL	rx_data
+	uld.b	NVM_HDR_FLAGS[%r16], %r7	! then note the ACK riding on it
+	mov	NVM_FLAG_ACK, %r8
+	and.f	%r7, %r8, %r0
+	beq	.Lrx_out
+	nop
+	CALL	piggy_note
 .Lrx_out:
 	POP_RCA
 	RET
@@ -327,19 +333,15 @@ rx_data:
 	nop
 	mov	%r19, %r6
 	CALL	defer_process
-! The ACK (§7): owed for the last packet of a WRITE, for a packet that
-! does not advance the base (out of order, or redirected: the sender
-! learns early), for an error (NACK), or once half the credit allotment
-! has been released since the last ACK; otherwise the next one covers it
-! (ACKs are cumulative), which halves the sender's ACK processing when it
-! streams.
+! The ACK (§7): owed at once for a packet that does not advance the base
+! (out of order, or redirected: the sender learns early), for an error
+! (NACK), or once half the credit allotment has been released since the
+! last ACK; owed later for the last packet of a WRITE (ack_defer: the
+! next DATA packet to the peer carries it, FlagAck, or IT1 sends it);
+! otherwise the next one covers it (ACKs are cumulative), which halves
+! the sender's ACK processing when it streams.
 .Lrd_ack:
-	uld.b	NVM_HDR_FLAGS[%r16], %r7
-	mov	NVM_FLAG_LAST, %r8
-	and	%r7, %r8, %r7
-	sub.f	%r7, 0, %r0
-	bne	1f
-	ld	P_RX_BITS[%r20], %r7	! (delay slot) a gap above the base?
+	ld	P_RX_BITS[%r20], %r7	! a gap above the base?
 	sub.f	%r7, 0, %r0
 	bne	1f
 	ld	P_NACK_STATUS[%r20], %r7	! (delay slot)
@@ -353,7 +355,17 @@ rx_data:
 	ld	[ncredits], %r8
 	sh	%r8, -1, %r8		! C / 2 (C = 1: every packet)
 	sub.f	%r7, %r8, %r0
-	bult	2f
+	buge	1f
+	uld.b	NVM_HDR_FLAGS[%r16], %r7	! (delay slot)
+	mov	NVM_FLAG_PROBE, %r8	! the sender asks for it now
+	and.f	%r7, %r8, %r0
+	bne	1f
+	mov	NVM_FLAG_LAST, %r8	! (delay slot)
+	and.f	%r7, %r8, %r0
+	beq	2f
+	mov	%r19, %r6		! (delay slot)
+	CALL	ack_defer
+	bt	2f
 	nop
 1:	mov	%r19, %r6
 	CALL	ctrlq_push
@@ -522,8 +534,11 @@ rx_redirect:
 ! rx_export: find the live export entry of key r6 whose endpoint is
 ! HdrDstEp of the packet at r16 and is open. In: r6 key, r16 packet.
 ! Out: r22 entry (0 if none), r24 its endpoint; r17 = StatusEpClosed if
-! the key is live but its endpoint is not open. Clobbers r7, r8, r13.
+! the key is live but its endpoint is not open. Clobbers r7, r8, r13,
+! r14. export_find: the same for the endpoint in r14 instead.
 rx_export:
+	uld.b	NVM_HDR_DST_EP[%r16], %r14
+export_find:
 	mov	NVM_EXP_KEY_INDEX_MASK, %r7
 	and	%r6, %r7, %r7
 	sh	%r7, TABLE_SHIFT, %r7
@@ -536,8 +551,7 @@ rx_export:
 	beq	9f
 	nop
 	ld	NVM_EXP_EP[%r22], %r24
-	uld.b	NVM_HDR_DST_EP[%r16], %r7
-	sub.f	%r7, %r24, %r0
+	sub.f	%r14, %r24, %r0
 	bne	9f
 	nop
 	EPSTATE	%r24, %r8
@@ -776,46 +790,12 @@ rx_atomic:
 	sub.f	%r7, 0, %r0
 	beq	.Lrd_resend
 	nop
-	! Lock and translate the word's page (§4.3, a destination).
-2:	ld	NVM_EXP_ASID[%r22], %r6
-	mov	%r23, %r7
-	CALL	spt_lookup
-	sub.f	%r8, 0, %r0
-	beq	.Lrx_rnr
-	mov	NVM_SPT_R, %r6		! (delay slot)
-	mov	NVM_SPT_V | NVM_SPT_W, %r7
-	CALL	spt_lock
+	! Lock the word's page and apply the request (§4.3, a destination).
+2:	add	%r16, NVM_HDR_SIZE, %r12
+	CALL	atom_apply
 	sub.f	%r9, 0, %r0
 	beq	.Lrx_rnr
-	mov	NVM_PAGE_SIZE - 1, %r7	! (delay slot)
-	and	%r23, %r7, %r7
-	or	%r9, %r7, %r7		! the word's host address
-	PUSH	%r8			! the entry
-	mov	stage, %r6		! read the word: stage[0] = old
-	mov	4, %r8
-	mov	DIR_FROM_HOST, %r9
-	CALL	dma_sync
-	add	%r16, NVM_HDR_SIZE, %r12
-	ld	0[%r6], %r10		! old
-	ld	NVM_ATOM_ARG0[%r12], %r8
-	ld	NVM_ATOM_OP[%r12], %r9
-	sub.f	%r9, NVM_ATOM_FETCH_ADD, %r0
-	beq	3f
-	add	%r10, %r8, %r11		! (delay slot) new = old + addend
-	sub.f	%r10, %r8, %r0		! compare-and-swap: old = expected?
-	beq	2f
 	nop
-	bt	4f			! no: nothing to store
-	mov	0, %r6			! (delay slot) not dirtied
-2:	ld	NVM_ATOM_ARG1[%r12], %r11
-3:	st	%r11, 4[%r6]		! write the new value back: stage[1]
-	add	%r6, 4, %r6
-	mov	4, %r8
-	mov	DIR_TO_HOST, %r9
-	CALL	dma_sync
-	mov	1, %r6			! dirtied
-4:	POP	%r8
-	CALL	spt_unlock
 	! The reply (§5.5): a 4-byte DATA packet, last, to the requester's
 	! region and counter, built as send_step builds one.
 	ld	[bufq_head], %r6	! take the buffer (r18)
@@ -889,12 +869,21 @@ rx_atomic:
 	sub.f	%r7, NVM_OP_ATOMIC, %r0
 	bne	.Lep_fail
 	nop
-	CALL	atomic_check		! r19 = status (keeps r9)
+	CALL	atomic_check		! r19 = status (keeps r9, r20)
 	sub.f	%r19, NVM_STATUS_OK, %r0
 	bne	.Lep_fail
-	nop
+	ld	NVM_IMP_NODE[%r20], %r7	! (delay slot) the word on this node?
+	ld	[node_id], %r8
+	sub.f	%r7, %r8, %r0
+	beq	1f
+	mov	EP_CUR_ATOMIC, %r7	! (delay slot)
 	POP_RCA
 	bt	send_step		! its packet in this pass
+	nop
+1:	st	%r7, EP_CUR[%r17]	! a loopback: the NIC applies it itself
+	st	%r0, EP_RETRY[%r17]
+	POP_RCA
+	bt	atomic_local		! in this pass
 	nop
 
 ! atomic_check: check the ATOMIC in the ring slot at r9 (§5.5): an import
@@ -975,3 +964,222 @@ atomic_check:
 	bt	.Lwrite_prep		! (tail: it returns for us)
 	mov	0, %r7			! (delay slot) the inline copy's offset
 9:	RET
+
+! atom_apply: apply the atomic request at r12 (§5.5) to the word at VA
+! r23 of the ExpKindAtomic export r22: lock its page (§4.3, a
+! destination), read the word (host -> SRAM DMA of 4 bytes), compute,
+! write the new value back (none when a compare-and-swap fails), set D
+! if written, unlock. The firmware is single-threaded, so nothing else
+! touches the word between the read and the write. Out: r9 = 0 if the
+! page did not lock (nothing done); otherwise stage[0] = the old value.
+! Keeps r12, r16-r25. Clobbers r6-r11, r13, r14.
+atom_apply:
+	PUSH_RCA
+	PUSH	%r12			! the request (the SPT helpers clobber r12)
+	ld	NVM_EXP_ASID[%r22], %r6
+	mov	%r23, %r7
+	CALL	spt_lookup
+	sub.f	%r8, 0, %r0
+	beq	9f
+	mov	0, %r9			! (delay slot)
+	mov	NVM_SPT_R, %r6
+	mov	NVM_SPT_V | NVM_SPT_W, %r7
+	CALL	spt_lock
+	sub.f	%r9, 0, %r0
+	beq	9f
+	mov	NVM_PAGE_SIZE - 1, %r7	! (delay slot)
+	and	%r23, %r7, %r7
+	or	%r9, %r7, %r7		! the word's host address
+	PUSH	%r8			! the entry
+	mov	stage, %r6		! read the word: stage[0] = old
+	mov	4, %r8
+	mov	DIR_FROM_HOST, %r9
+	CALL	dma_sync
+	ld	4[%sp], %r12		! the request, pushed at the entry
+	ld	0[%r6], %r10		! old
+	ld	NVM_ATOM_ARG0[%r12], %r8
+	ld	NVM_ATOM_OP[%r12], %r9
+	sub.f	%r9, NVM_ATOM_FETCH_ADD, %r0
+	beq	3f
+	add	%r10, %r8, %r11		! (delay slot) new = old + addend
+	sub.f	%r10, %r8, %r0		! compare-and-swap: old = expected?
+	beq	2f
+	nop
+	bt	4f			! no: nothing to store
+	mov	0, %r6			! (delay slot) not dirtied
+2:	ld	NVM_ATOM_ARG1[%r12], %r11
+3:	st	%r11, 4[%r6]		! write the new value back: stage[1]
+	add	%r6, 4, %r6
+	mov	4, %r8
+	mov	DIR_TO_HOST, %r9
+	CALL	dma_sync
+	mov	1, %r6			! dirtied
+4:	POP	%r8
+	CALL	spt_unlock
+	mov	1, %r9			! applied
+9:	POP	%r12
+	POP_RCA
+	RET
+
+! atomic_local: the ATOMIC of endpoint r16 (state r17) on a word of this
+! node's memory (a loopback, §5.5): the fabric has no route to the node
+! itself, so the NIC does what a remote home and the requester's NIC
+! would. EP_CUR_ATOMIC: check the export as rx_data and rx_atomic do
+! (its key in EP_KEY, its endpoint EP_REP; the request at EP_INLINE),
+! apply it (atom_apply), keep the old value (EP_ATOM_OLD); then
+! EP_CUR_REPLY: place the old value in the requester's reply region and
+! apply its reply counter, and complete the command. A check that fails
+! completes it with the status (in phase 2 the word has already
+! changed, as a remote reply refused by its requester). A page that does
+! not lock is faulted in as for a remote atomic (EvRecvFault) and the
+! phase is retried after the RNR delay (RETX_TICK, EP_RETRY), so the
+! word is changed exactly once. In: r16 ep, r17 ep state. Clobbers r6-r14,
+! r16-r25.
+atomic_local:
+	PUSH_RCA
+	ld	EP_RETRY[%r17], %r7	! waiting for a page to come in?
+	sub.f	%r7, 0, %r0
+	beq	1f
+	nop
+	ld	RTC[%r0], %r8
+	sub.f	%r8, %r7, %r0
+	bmi	.Lal_out		! not yet
+	nop
+1:	add	%r17, EP_INLINE, %r12	! the request
+	ld	EP_CUR[%r17], %r7
+	sub.f	%r7, EP_CUR_REPLY, %r0
+	beq	.Lal_reply
+	ld	EP_KEY[%r17], %r6	! (delay slot) the word's export
+	ld	EP_REP[%r17], %r14
+	CALL	export_find		! r22 entry or 0 (keeps r12)
+	mov	NVM_STATUS_KEY, %r19
+	sub.f	%r22, 0, %r0
+	beq	.Lal_fail
+	ld	NVM_EXP_KIND[%r22], %r7	! (delay slot)
+	mov	KIND_MASK, %r8
+	and	%r7, %r8, %r8
+	sub.f	%r8, NVM_EXP_KIND_ATOMIC, %r0
+	bne	.Lal_fail
+	mov	NVM_STATUS_PERM, %r19	! (delay slot)
+	mov	NVM_EXP_PERM_W, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lal_fail
+	mov	NVM_STATUS_BOUNDS, %r19	! (delay slot) a whole word of the region
+	ld	NVM_ATOM_OFFSET[%r12], %r7	! (aligned: atomic_check)
+	ld	NVM_EXP_LEN[%r22], %r8
+	sub.f	%r8, 4, %r8
+	bult	.Lal_fail
+	nop
+	sub.f	%r7, %r8, %r0
+	bugt	.Lal_fail
+	ld	NVM_EXP_BASE[%r22], %r23	! (delay slot)
+	add	%r23, %r7, %r23		! the word's VA
+	CALL	atom_apply
+	sub.f	%r9, 0, %r0
+	beq	.Lal_fault
+	mov	stage, %r7		! (delay slot)
+	ld	0[%r7], %r7
+	st	%r7, EP_ATOM_OLD[%r17]
+	mov	EP_CUR_REPLY, %r7
+	st	%r7, EP_CUR[%r17]
+	st	%r0, EP_RETRY[%r17]
+	add	%r17, EP_INLINE, %r12
+	! The reply, as the requester's NIC would place a reply DATA packet
+	! (§5.4, §9): the old value into the reply region, then the counter.
+.Lal_reply:
+	ld	NVM_ATOM_REPLY_KEY[%r12], %r6
+	mov	%r16, %r14
+	CALL	export_find
+	mov	NVM_STATUS_KEY, %r19
+	sub.f	%r22, 0, %r0
+	beq	.Lal_fail
+	ld	NVM_EXP_KIND[%r22], %r7	! (delay slot)
+	mov	KIND_MASK, %r8
+	and	%r7, %r8, %r8
+	sub.f	%r8, NVM_EXP_KIND_REGION, %r0
+	bne	.Lal_fail
+	mov	NVM_STATUS_PERM, %r19	! (delay slot)
+	mov	NVM_EXP_PERM_W, %r8
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lal_fail
+	mov	NVM_STATUS_BOUNDS, %r19	! (delay slot)
+	ld	NVM_ATOM_REPLY_OFF[%r12], %r7
+	ld	NVM_EXP_LEN[%r22], %r8
+	sub.f	%r8, 4, %r8
+	bult	.Lal_fail
+	nop
+	sub.f	%r7, %r8, %r0
+	bugt	.Lal_fail
+	ld	NVM_EXP_BASE[%r22], %r23	! (delay slot)
+	add	%r23, %r7, %r23		! the reply's VA
+	ld	NVM_EXP_ASID[%r22], %r6
+	mov	%r23, %r7
+	CALL	spt_lookup
+	sub.f	%r8, 0, %r0
+	beq	.Lal_fault
+	mov	NVM_SPT_R, %r6		! (delay slot)
+	mov	NVM_SPT_V | NVM_SPT_W, %r7
+	CALL	spt_lock
+	sub.f	%r9, 0, %r0
+	beq	.Lal_fault
+	mov	NVM_PAGE_SIZE - 1, %r7	! (delay slot)
+	and	%r23, %r7, %r7
+	or	%r9, %r7, %r7
+	PUSH	%r8
+	add	%r17, EP_ATOM_OLD, %r6
+	mov	4, %r8
+	mov	DIR_TO_HOST, %r9
+	CALL	dma_sync
+	POP	%r8
+	mov	1, %r6			! a destination: set D
+	CALL	spt_unlock
+	add	%r17, EP_INLINE, %r12
+	ld	NVM_ATOM_REPLY_CTR[%r12], %r6	! the counter, if any
+	sub.f	%r6, 0, %r0
+	beq	2f
+	mov	%r16, %r14		! (delay slot)
+	CALL	export_find
+	mov	NVM_STATUS_COUNTER, %r19
+	sub.f	%r22, 0, %r0
+	beq	.Lal_fail
+	ld	NVM_EXP_KIND[%r22], %r9	! (delay slot)
+	mov	KIND_MASK, %r10
+	and	%r9, %r10, %r9
+	sub.f	%r9, NVM_EXP_KIND_COUNTER, %r0
+	bne	.Lal_fail
+	ld	NVM_EXP_BASE[%r22], %r7	! (delay slot) counter id
+	sub.f	%r7, NVM_MAX_COUNTERS, %r0
+	buge	.Lal_fail
+	mov	%r16, %r6		! (delay slot)
+	CALL	ctr_apply
+2:	mov	NVM_STATUS_OK, %r19
+.Lal_fail:
+	mov	%r16, %r6
+	mov	%r19, %r7
+	CALL	ep_complete
+.Lal_out:
+	POP_RCA
+	RET
+! The page (r23, export r22) did not lock: ask the host to fault it in
+! (EvRecvFault, as .Lrx_rnr) and retry this phase after the RNR delay.
+.Lal_fault:
+	STAT	NVM_STAT_RECV_FAULT
+	mov	evrec, %r10
+	ld	NVM_EXP_ASID[%r22], %r7
+	st	%r7, NVM_EV_A1[%r10]
+	st	%r23, NVM_EV_A2[%r10]
+	st	%r0, NVM_EV_A0[%r10]
+	st	%r0, NVM_EV_A3[%r10]
+	st	%r0, NVM_EV_A4[%r10]
+	st	%r0, NVM_EV_A5[%r10]
+	mov	NVM_EV_RECV_FAULT, %r6
+	mov	%r16, %r7
+	CALL	ev_post
+	ld	RTC[%r0], %r7
+	mov	RETX_TICK, %r8
+	add	%r7, %r8, %r7
+	st	%r7, EP_RETRY[%r17]
+	bt	.Lal_out
+	nop

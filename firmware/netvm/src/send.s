@@ -21,7 +21,7 @@ ep_poll:
 	bne	9f
 	ld	EP_CUR[%r17], %r7	! (delay slot)
 	sub.f	%r7, 0, %r0
-	bne	send_step		! (tail call: send_step returns for us)
+	bne	5f
 	ld	EP_SLOTPTR[%r17], %r9	! (delay slot) the next slot
 	uld.b	NVM_CMD_OP[%r9], %r7
 	sub.f	%r7, 0, %r0
@@ -63,6 +63,13 @@ ep_poll:
 	CALL	ep_complete
 	POP_RCA
 	RET
+! A command being executed: the next packet of a WRITE, or the next
+! step of a loopback ATOMIC (§5.5).
+5:	sub.f	%r7, EP_CUR_ATOMIC, %r0
+	buge	atomic_local		! (tail call)
+	nop
+	bt	send_step		! (tail call: send_step returns for us)
+	nop
 
 ! write_check: check the WRITE in the ring slot at r9 (§3.2) and, if it
 ! passes, copy what its execution needs into the endpoint state (the
@@ -241,8 +248,27 @@ send_step:
 	sub.f	%r25, 0, %r0		! write-after-write order (§7):
 	beq	.Lss_buf		! no older packet to this peer that is not
 	ld	P_TX_ACKED[%r21], %r9	! acknowledged may write the same page, or a
-	ld	EP_KEY[%r17], %r10	! retransmission of it would land after this
-	sh	%r23, -NVM_PAGE_SHIFT, %r11	! one (the window places on arrival)
+	sh	%r20, 2, %r10		! retransmission of it would land after this
+	mov	piggy, %r11		! one (the window places on arrival); a
+	add	%r10, %r11, %r10	! noted piggyback (piggy_note) acknowledges
+	ld	0[%r10], %r10		! up to its base already
+	sub.f	%r10, 0, %r0
+	beq	3f
+	ld	[ncredits], %r11	! (delay slot)
+	add	%r11, 1, %r11
+	sub	%r10, %r11, %r10	! its base
+	mov	NVM_SEQ_MASK, %r11
+	and	%r10, %r11, %r10
+	sub	%r10, %r9, %r12		! base - acked
+	and	%r12, %r11, %r12
+	sub	%r19, %r9, %r13		! <= seq - acked: later than acked
+	and	%r13, %r11, %r13
+	sub.f	%r12, %r13, %r0
+	bugt	3f
+	nop
+	mov	%r10, %r9
+3:	ld	EP_KEY[%r17], %r10
+	sh	%r23, -NVM_PAGE_SHIFT, %r11
 1:	sub.f	%r9, %r19, %r0
 	beq	.Lss_buf
 	mov	31, %r7			! (delay slot)
@@ -321,7 +347,28 @@ send_step:
 	add	%r17, %r22, %r8
 	add	%r8, EP_INLINE, %r8	! from here
 	add	%r8, %r25, %r11		! to here
-	add	%r14, NVM_BUF_PAYLOAD, %r9
+	mov	3, %r7			! from a word boundary (the first packet):
+	and	%r8, %r7, %r7		! all eight words (the payload area has
+	sub.f	%r7, 0, %r0		! room; only r25 bytes are sent)
+	bne	.Lss_copy
+	add	%r14, NVM_BUF_PAYLOAD, %r9	! (delay slot)
+	ld	0[%r8], %r6
+	ld	4[%r8], %r7
+	st	%r6, 0[%r9]
+	st	%r7, 4[%r9]
+	ld	8[%r8], %r6
+	ld	12[%r8], %r7
+	st	%r6, 8[%r9]
+	st	%r7, 12[%r9]
+	ld	16[%r8], %r6
+	ld	20[%r8], %r7
+	st	%r6, 16[%r9]
+	st	%r7, 20[%r9]
+	ld	24[%r8], %r6
+	ld	28[%r8], %r7
+	st	%r6, 24[%r9]
+	bt	4f
+	st	%r7, 28[%r9]		! (delay slot)
 .Lss_copy:
 	uld.b	0[%r8], %r10
 	add	%r8, 1, %r8
@@ -339,12 +386,39 @@ send_step:
 	bne	5f
 	nop
 	or	%r7, NVM_FLAG_LAST, %r7
-	ld	EP_CTRKEY[%r17], %r8
+	ld	EP_SLOTPTR[%r17], %r9	! another command posted: the endpoint
+	uld.b	NVM_CMD_OP[%r9], %r9	! streams; its next packets may need this
+	sub.f	%r9, 0, %r0		! ACK (write-after-write, buffers,
+	beq	.+12			! credit): ask for it at once (§7)
+	ld	EP_CTRKEY[%r17], %r8	! (delay slot)
+	or	%r7, NVM_FLAG_PROBE, %r7
 	sub.f	%r8, 0, %r0
 	beq	5f
 	nop
 	or	%r7, NVM_FLAG_NOTIFY, %r7
-5:	st	%r7, NVM_HDR_TYPE[%r6]	! type, kind, flags
+	! The delayed ACK owed to the peer, if any, rides on it (§7,
+	! FlagAck): when the window from the peer has no gap, no NACK is owed
+	! and no slot is held, the credit limit alone says the base.
+5:	mov	ack_owed, %r11
+	uld.b	%r20[%r11], %r9
+	sub.f	%r9, 0, %r0
+	beq	6f
+	mov	0, %r9			! (delay slot) credit 0: no ACK
+	ld	P_RX_BITS[%r21], %r10
+	ld	P_NACK_STATUS[%r21], %r12
+	or	%r10, %r12, %r10
+	ld	P_SLOTS_BUSY[%r21], %r12
+	or.f	%r10, %r12, %r0
+	bne	6f
+	ld	P_RX_RELEASED[%r21], %r10	! (delay slot)
+	st	%r10, P_ACK_REL[%r21]
+	ld	[ncredits], %r9
+	add	%r10, %r9, %r9
+	mov	NVM_SEQ_MASK, %r10
+	and	%r9, %r10, %r9		! the credit limit
+	or	%r7, NVM_FLAG_ACK, %r7
+	st.b	%r0, %r20[%r11]		! no longer owed
+6:	st	%r7, NVM_HDR_TYPE[%r6]	! type, kind, flags
 	st	%r8, NVM_HDR_CTR_KEY[%r6]
 	ld	EP_H1[%r17], %r7
 	st	%r7, NVM_HDR_SRC_NODE[%r6]	! source node, destination node
@@ -355,7 +429,8 @@ send_step:
 	st	%r7, NVM_HDR_KEY[%r6]
 	st	%r23, NVM_HDR_OFFSET[%r6]
 	sh	%r19, 16, %r7
-	st	%r7, NVM_HDR_SEQ[%r6]	! sequence number, credit 0
+	or	%r7, %r9, %r7
+	st	%r7, NVM_HDR_SEQ[%r6]	! sequence number, credit limit or 0
 	ld	EP_TICKET[%r17], %r7
 	st	%r7, NVM_HDR_AUX[%r6]	! echoed by an error NACK
 	mov	%r6, %r7

@@ -57,6 +57,8 @@ tx_ctrl:
 	PRIO_DEC
 	PEER	%r8, %r9
 	st	%r0, P_IN_CTRLQ[%r9]
+	mov	ack_owed, %r10		! it covers a delayed ACK owed
+	st.b	%r0, %r8[%r10]
 	mov	NVM_CTRL_BUF_BASE + NVM_BUF_HDR, %r10	! the header
 	mov	NVM_PKT_TYPE, %r7
 	st.h	%r7, NVM_HDR_TYPE[%r10]
@@ -174,6 +176,10 @@ tx_retx:
 	add	%r10, 1, %r10
 	and	%r10, %r14, %r10
 	st	%r10, P_RETX_CUR[%r9]
+	BUFADDR	%r6, %r8		! a piggybacked ACK is stale by now: drop it
+	uld.b	NVM_BUF_HDR + NVM_HDR_FLAGS[%r8], %r7
+	and	%r7, ~NVM_FLAG_ACK, %r7
+	st.b	%r7, NVM_BUF_HDR + NVM_HDR_FLAGS[%r8]
 	STAT	NVM_STAT_RETX
 	bt	send_buf		! (tail call)
 	nop
@@ -315,6 +321,63 @@ ctrlq_push:
 	st.b	%r6, %r8[%r9]
 1:	RET
 
+! ack_defer: owe peer r6 a delayed ACK (§7): the next DATA packet built
+! for it carries the ACK (FlagAck, send_step), or ack_timer_poll queues
+! it once it has been owed for ACK_DELAY to 2 ACK_DELAY ticks. A peer
+! already owed one keeps its age. Clobbers r7, r8.
+ack_defer:
+	mov	ack_owed, %r7
+	add	%r7, %r6, %r7
+	uld.b	0[%r7], %r8
+	sub.f	%r8, 0, %r0
+	bne	1f
+	mov	1, %r8			! (delay slot) owed since this timer period
+	st.b	%r8, 0[%r7]
+	ld	[ack_timer_on], %r7
+	sub.f	%r7, 0, %r0
+	bne	1f
+	mov	ACK_DELAY, %r7		! (delay slot)
+	st	%r7, IT1[%r0]
+	mov	1, %r7
+	st	%r7, [ack_timer_on]
+1:	RET
+
+! ack_timer_poll: IT1 expired (engines saw TIME1): acknowledge it; queue
+! an ACK for every peer owed one since before the last expiry (2), age
+! the others (1 -> 2) and run the timer again for them. Clobbers r6-r13.
+ack_timer_poll:
+	PUSH_RCA
+	mov	ISR_TIME1, %r6		! acknowledge TIME1
+	st	%r6, ISR[%r0]
+	st	%r0, [ack_timer_on]
+	mov	0, %r6			! peer
+	mov	0, %r12			! any left owed
+	ld	[nnodes], %r10
+	mov	ack_owed, %r11
+1:	uld.b	%r6[%r11], %r7
+	sub.f	%r7, 1, %r0
+	bult	3f			! none
+	nop
+	bugt	2f			! owed for a whole period: send it
+	mov	2, %r7			! (delay slot)
+	st.b	%r7, %r6[%r11]		! owed since this period: next time
+	bt	3f
+	mov	1, %r12			! (delay slot)
+2:	st.b	%r0, %r6[%r11]
+	CALL	ctrlq_push
+3:	add	%r6, 1, %r6
+	sub.f	%r6, %r10, %r0
+	bne	1b
+	nop
+	sub.f	%r12, 0, %r0
+	beq	4f
+	mov	ACK_DELAY, %r7		! (delay slot)
+	st	%r7, IT1[%r0]
+	mov	1, %r7
+	st	%r7, [ack_timer_on]
+4:	POP_RCA
+	RET
+
 ! retx_start: decide to retransmit peer r6's unacknowledged packets
 ! (from P_TX_ACKED up to P_TX_SENT), and queue the peer. Clobbers r7-r9,
 ! r13.
@@ -345,12 +408,14 @@ retx_start:
 ! (HdrDstEp, ticket in HdrOffset); every ACK/NACK frees the send buffers
 ! below its base (an older, overtaken ACK is ignored), raises the credit
 ! limit, and refreshes the deadline on progress; NACK StatusResend
-! starts a retransmission. Clobbers r6-r14, r20-r24.
+! starts a retransmission. Clobbers r6-r14, r20-r25.
 rx_ack:
 	PUSH_RCA
 	mov	%r7, %r24		! kind
-	PEER	%r19, %r20
 	uld.h	NVM_HDR_SEQ[%r16], %r21	! the new base
+	uld.h	NVM_HDR_CREDIT[%r16], %r25	! the credit limit
+.Lack_base:
+	PEER	%r19, %r20
 	ld	P_TX_ACKED[%r20], %r22
 	sub	%r21, %r22, %r23	! progress d = base - acked
 	mov	NVM_SEQ_MASK, %r8
@@ -405,7 +470,7 @@ rx_ack:
 	nop
 	ld	NVM_HDR_AUX[%r16], %r7
 5:	st	%r7, P_SACK[%r20]
-	uld.h	NVM_HDR_CREDIT[%r16], %r7	! a limit that moves forward
+	mov	%r25, %r7		! a limit that moves forward
 	ld	P_TX_LIMIT[%r20], %r8
 	sub	%r7, %r8, %r8
 	mov	NVM_SEQ_MASK, %r9
@@ -418,7 +483,10 @@ rx_ack:
 	beq	6f
 	nop
 	st	%r0, P_STALL[%r20]
-6:	uld.b	NVM_HDR_FLAGS[%r16], %r7	! a probe: answer with an ACK
+6:	sub.f	%r24, NVM_KIND_DATA, %r0	! a piggyback: done (no packet at r16)
+	beq	.Lack_out
+	nop
+	uld.b	NVM_HDR_FLAGS[%r16], %r7	! a probe: answer with an ACK
 	mov	NVM_FLAG_PROBE, %r8
 	and	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
@@ -446,8 +514,68 @@ rx_ack:
 	POP_RCA
 	RET
 .Lack_stale:
+	sub.f	%r24, NVM_KIND_DATA, %r0	! (an overtaken piggyback: not counted)
+	beq	.Lack_out
+	nop
 	STAT	NVM_STAT_DUP
 	bt	.Lack_out
+	nop
+
+! piggy_note: the ACK a DATA packet at r16 from node r19 carries
+! (FlagAck, §7) is noted, not processed: piggy[node] = its credit limit
+! + 1 (0: none; a later one replaces it, they are cumulative). The main
+! loop processes it after the endpoints' pass (piggy_flush), so that a
+! reply to the DATA is not held up by ACK bookkeeping; send_step's
+! write-after-write scan already starts at its base. Clobbers r7-r9.
+piggy_note:
+	uld.h	NVM_HDR_CREDIT[%r16], %r7
+	add	%r7, 1, %r7
+	sh	%r19, 2, %r8
+	mov	piggy, %r9
+	add	%r8, %r9, %r8
+	ld	0[%r8], %r9
+	st	%r7, 0[%r8]
+	sub.f	%r9, 0, %r0
+	bne	1f
+	ld	[piggy_n], %r9		! (delay slot)
+	add	%r9, 1, %r9
+	st	%r9, [piggy_n]
+1:	RET
+
+! piggy_flush: process every noted piggyback (piggy_note) as rx_ack
+! processes an ACK whose base is the credit limit - C and whose bitmap
+! is empty (r24 = KindData: no bitmap, status or probe is read).
+! Clobbers r6-r14, r16, r19-r25.
+piggy_flush:
+	PUSH_RCA
+	st	%r0, [piggy_n]
+	mov	0, %r19			! peer
+1:	sh	%r19, 2, %r8
+	mov	piggy, %r9
+	add	%r8, %r9, %r16
+	ld	0[%r16], %r25
+	sub.f	%r25, 0, %r0
+	beq	2f
+	st	%r0, 0[%r16]		! (delay slot)
+	sub	%r25, 1, %r25		! the credit limit
+	ld	[ncredits], %r7
+	sub	%r25, %r7, %r21
+	mov	NVM_SEQ_MASK, %r7
+	and	%r21, %r7, %r21		! the base
+	mov	NVM_KIND_DATA, %r24
+	CALL	.Lack_entry
+2:	add	%r19, 1, %r19
+	ld	[nnodes], %r7
+	sub.f	%r19, %r7, %r0
+	bne	1b
+	nop
+	POP_RCA
+	RET
+! .Lack_entry: rx_ack's body as a routine (r19 node, r21 base, r24 kind,
+! r25 limit).
+.Lack_entry:
+	PUSH_RCA
+	bt	.Lack_base
 	nop
 
 ! timer_poll: on TIME0 (every RETX_TICK ticks while packets are

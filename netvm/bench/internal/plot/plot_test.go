@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // sizes returns 4, 8, ..., 1M.
@@ -284,8 +286,8 @@ func TestDeterministic(t *testing.T) {
 	for _, mk := range []func() *Chart{lineChart, barChart} {
 		svg1, png1 := render(t, mk())
 		svg2, png2 := render(t, mk())
-		if !bytes.Equal(svg1, svg2) {
-			t.Errorf("%s: SVG differs between runs", mk().Title)
+		if d := cmp.Diff(string(svg1), string(svg2)); d != "" {
+			t.Errorf("%s: SVG differs between runs (-first +second):\n%s", mk().Title, d)
 		}
 		if !bytes.Equal(png1, png2) {
 			t.Errorf("%s: PNG differs between runs", mk().Title)
