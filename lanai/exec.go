@@ -100,7 +100,7 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 		if c.breakpoints[pc] {
 			u.op = opBreak
 		}
-		if c.cfg.Contention != nil && !c.cfg.ContentionBooked && isFastMem(u.op) {
+		if c.cfg.Contention != nil && !c.cfg.ContentionBooked && (isFastMem(u.op) || u.op == opReturn) {
 			u.op = opMem // SRAM arbitration is charged on the general path
 		}
 	}

@@ -593,6 +593,21 @@ func (c *CPU) exec() {
 				}
 				o = opMem
 				goto dispatch
+			case opReturn: // as opMem does it (R[2] = pc first), when the word is in SRAM
+				R[2] = pc
+				if a := R[u.rs1] + u.imm; a&3 == 0 && a < wordLimit && cycles >= booked {
+					t := binary.BigEndian.Uint32(sram[a:]) &^ 3
+					newnnpc = t // a load into pc has two delay slots
+					c.record(pc, t, cycles)
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opJumpAdd: // as opJump does it with the add
+				R[2] = pc
+				t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
+				newnpc, newnnpc = t, t+4
+				c.record(pc, t, cycles)
 			case opBT:
 				if u.imm == pc {
 					o = opSlow // perhaps an idle loop: execSlow's idle decides
@@ -1062,6 +1077,21 @@ loop:
 			}
 			o = opMem
 			goto dispatch
+		case opReturn: // as opMem does it (R[2] = pc first), when the word is in SRAM
+			R[2] = pc
+			if a := R[u.rs1] + u.imm; a&3 == 0 && a < wordLimit && cycles >= booked {
+				t := binary.BigEndian.Uint32(sram[a:]) &^ 3
+				newnnpc = t // a load into pc has two delay slots
+				c.record(pc, t, cycles)
+				break
+			}
+			o = opMem
+			goto dispatch
+		case opJumpAdd: // as opJump does it with the add
+			R[2] = pc
+			t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
+			newnpc, newnnpc = t, t+4
+			c.record(pc, t, cycles)
 		case opBT:
 			if u.imm == pc && npc == pc+4 {
 				skipped := c.idle(pc, cycles, max(deadline, c.skipLimit))

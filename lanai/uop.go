@@ -23,6 +23,8 @@ const (
 	opCompute             // a computing instruction reading pc (its op in uop.alt)
 	opMem                 // any other load or store (modes, RRM, SPLS), and the fall-back of the fast ones
 	opRRR                 // LANai 3/4 three-register instruction (rrr.go)
+	opReturn              // ld imm[rs1], %pc (a function's return): pc's second successor is the word loaded
+	opJumpAdd             // add into pc (a jump through a register): the target is rs1 + rs2 + imm
 	opSlow                // never in a uop: exec's hand-over of an instruction to execSlow
 	opGenerated           // the first generated op
 )
@@ -146,7 +148,7 @@ func predecode(w, pc uint32) (uop, isa.Inst) {
 			u.srcs &^= 1 << isa.PC
 		case isALUOp(u.op) || u.op == opSel || u.op == opSpecial:
 			u.op, u.alt = opCompute, u.op
-		case isFastMem(u.op):
+		case isFastMem(u.op) || u.op == opReturn:
 			u.op = opMem
 		}
 	}
@@ -155,14 +157,24 @@ func predecode(w, pc uint32) (uop, isa.Inst) {
 			u.op = u.alt
 		}
 		u.op, u.alt = opJump, u.op
+		switch u.alt {
+		case aluForms[isa.Add][formRI]: // "add %r3, 0x8, %pc"
+			u.op, u.rs2 = opJumpAdd, 0 // r0 reads 0
+		case aluForms[isa.Add][formRR]: // "mov %r3, %pc", an indirect call
+			u.op, u.imm = opJumpAdd, 0
+		}
 	}
 	return u, in
 }
 
 // memOp is the fast op of a load or store of class RM, RRM or SPLS, or
-// opMem for the forms only the general handler does: loads into pc, RRM
+// opMem for the forms only the general handler does: loads into pc (but
+// the word loads with an offset, opReturn), RRM
 // address operations other than add, base updates of r0, r1 or pc.
 func memOp(in *isa.Inst) op {
+	if in.Rd == isa.PC && !in.Store && in.Class == isa.RM && in.Size == isa.Word && in.Mode == isa.ModeOffset {
+		return opReturn
+	}
 	if in.Rd == isa.PC && !in.Store || in.Class == isa.RRM && in.ALU != isa.Add {
 		return opMem
 	}
