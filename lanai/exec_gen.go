@@ -186,7 +186,8 @@ var memForms = [2][5][2][4]op{
 // nothing (so the Go compiler keeps its locals in registers instead of
 // storing them at every round, as it must for a value live across a call):
 // an instruction that needs a call (a device access, a word not
-// predecoded, a jump through a register, a backward branch the polling and
+// predecoded, a write to pc other than an add or a word load (opJumpAdd,
+// opReturn), a backward branch the polling and
 // loop code must see, a rare form) is handed, with the state written back,
 // to execSlow for one instruction, and the loop starts again from c.
 func (c *CPU) exec() {
