@@ -65,6 +65,14 @@ type CPU struct {
 	Mem *memsys.Memory
 	cfg Config
 	pre []uop
+	// ins holds the decoded instruction of each predecoded word, beside
+	// pre (the general handlers read it; the run loop's cases do not, so
+	// the uops stay small).
+	ins []isa.Inst
+	// decoded is the op each word last predecoded to, before breakpoints
+	// and contention changed it (slowFetch restores it when a word is
+	// rewritten with the same value).
+	decoded []op
 	// code has a bit per codeChunk bytes of SRAM holding a word that was
 	// ever predecoded: invalidate skips the chunks without (DMA buffers).
 	code []uint64
@@ -117,7 +125,7 @@ func New(cfg Config) (*CPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), ins: make([]isa.Inst, min(cfg.SRAMSize/4, initialUops)), decoded: make([]op, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
 	c.simctl.cpu = c
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
 	mem.OnWrite(c.invalidate)
@@ -205,9 +213,18 @@ func (c *CPU) uopAt(a uint32, grow bool) *uop {
 		pre := make([]uop, min(n, uint64(len(c.Mem.SRAM))/4))
 		copy(pre, c.pre)
 		c.pre = pre
+		ins := make([]isa.Inst, len(pre))
+		copy(ins, c.ins)
+		c.ins = ins
+		decoded := make([]op, len(pre))
+		copy(decoded, c.decoded)
+		c.decoded = decoded
 	}
 	return &c.pre[idx]
 }
+
+// inst is the decoded instruction of the predecoded word at address pc.
+func (c *CPU) inst(pc uint32) *isa.Inst { return &c.ins[pc>>2] }
 
 // initialUops is the predecode array's first size (64 KiB of code).
 const initialUops = 16 << 10

@@ -216,12 +216,11 @@ func (c *CPU) loopFollow() bool {
 			return false
 		}
 	}
-	in := &u.in
+	in := c.inst(pc)
 	srcVary := w.varying&uint64(u.srcs) != 0
 	flagsVary := w.varying&(1<<flagsBit) != 0
-	readsFlags := in.Class == isa.SCC || in.ALU == isa.Addc || in.ALU == isa.Subb ||
-		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel) ||
-		in.Class == isa.RRM && (in.ALU == isa.Addc || in.ALU == isa.Subb)
+	readsFlags := in.Class == isa.SCC || aluReadsCarry(in.ALU) ||
+		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel)
 	set := func(r isa.Reg, vary bool) {
 		if r <= isa.R1 {
 			return
@@ -276,7 +275,7 @@ func (c *CPU) loopFollow() bool {
 	if w.varying&addrRegs != 0 || readsFlags && flagsVary {
 		return false
 	}
-	ea := c.effAddr(u) &^ 3
+	ea := c.effAddr(pc) &^ 3
 	if in.Store {
 		if !c.Mem.InSRAM(ea, 4) {
 			return false // a device store has effects of its own

@@ -117,16 +117,16 @@ func (c *CPU) pollable(head, branch uint32) bool {
 			}
 		}
 		switch u.op {
-		case opNop, opAddI, opSubI, opOrI, opAndI, opXorI, opShI, opShaI, opALUI,
-			opAddR, opSubR, opOrR, opAndR, opXorR, opALUR, opSel, opSCC, opSpecial,
-			opSubFI, opSubFR, opLoad:
+		case opNop, opSel, opSCC, opSpecial, opCompute:
 		case opMem:
-			in := &u.in
+			in := c.inst(a)
 			if in.Store || in.Rd == isa.PC || in.Mode == isa.ModePost || in.Mode == isa.ModePre {
 				return false
 			}
 		default:
-			return false
+			if !isALUOp(u.op) && !isFastLoad(u.op) {
+				return false
+			}
 		}
 	}
 	return true
@@ -139,10 +139,10 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 	until := ^uint64(0)
 	for a := head; a <= branch+4; a += 4 {
 		u := &c.pre[a/4]
-		if u.op != opLoad && u.op != opMem {
+		if !isFastLoad(u.op) && u.op != opMem {
 			continue
 		}
-		ea := c.effAddr(u) &^ 3
+		ea := c.effAddr(a) &^ 3
 		until = min(until, c.Mem.StableUntil(ea))
 	}
 	return until
@@ -150,11 +150,8 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 
 // effAddr is the address the load or store u would access now (before a
 // base update; ignoring the alignment rule).
-func (c *CPU) effAddr(u *uop) uint32 {
-	if u.op == opLoad || u.op == opStore {
-		return c.R[u.rs1] + u.imm
-	}
-	in := &u.in
+func (c *CPU) effAddr(pc uint32) uint32 {
+	in := c.inst(pc)
 	switch in.Class {
 	case isa.SLS:
 		return in.Imm &^ 3

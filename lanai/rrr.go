@@ -25,14 +25,14 @@ const (
 )
 
 // predecodeRRR makes the uop of an RRR word.
-func predecodeRRR(w uint32) uop {
+func predecodeRRR(w uint32) (uop, isa.Inst) {
 	rd, rs1, rs2, rs3 := w>>23&31, w>>18&31, w>>11&31, w>>3&31
-	u := uop{in: isa.Decode(w), op: opRRR, rd: uint8(rd), rs1: uint8(rs1), rs2: uint8(rs2), imm: w,
+	u := uop{op: opRRR, rd: uint8(rd), rs1: uint8(rs1), rs2: uint8(rs2), imm: w,
 		srcs: 1<<rs1 | 1<<rs2 | 1<<rs3, cost: CyclesPerInstruction}
 	if rd <= uint32(isa.R1) {
 		u.rd = sink
 	}
-	return u
+	return u, isa.Decode(w)
 }
 
 // rrr computes an RRR word's result, setting the flags if it says so.

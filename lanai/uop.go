@@ -2,10 +2,10 @@ package lanai
 
 import "lanaiemu/isa"
 
-// op is the handler of a predecoded instruction. Common, simple cases have
-// their own handler (the fast path); every other instruction of a class
-// goes to the class's general handler, which follows isa.Inst field by
-// field.
+// op is the handler of a predecoded instruction. The ALU operations and
+// the loads and stores of the common forms have generated handlers
+// (exec_gen.go, from semantics.go); the ops below are written by hand in
+// the loop's template (internal/opgen/exec.tmpl).
 type op uint8
 
 const (
@@ -13,46 +13,34 @@ const (
 	opInvalid             // an invalid word: trap
 	opBreak               // a breakpoint: stop before executing
 	opNop                 // nop, log_N, and RI writes to r0/r1
-	opAddI                // rd = rs1 + imm (also mov and SLI)
-	opSubI                // rd = rs1 - imm
-	opOrI                 // rd = rs1 | imm
-	opAndI                // rd = rs1 & imm
-	opXorI                // rd = rs1 ^ imm
-	opShI                 // rd = rs1 logically shifted by imm
-	opShaI                // rd = rs1 arithmetically shifted by imm
-	opALUI                // any other RI instruction (flags, addc, subb)
-	opAddR                // rd = rs1 + rs2
-	opSubR                // rd = rs1 - rs2
-	opOrR                 // rd = rs1 | rs2
-	opAndR                // rd = rs1 & rs2
-	opXorR                // rd = rs1 ^ rs2
-	opALUR                // any other RR ALU instruction (condition, flags, shifts)
 	opSel                 // rd = cond ? rs1 : rs2
 	opSCC                 // rd = cond ? 1 : 0
 	opSpecial             // popc, leadz, trailz
-	opLoad                // rd = mem32[rs1 + imm] (RM offset mode, SLS)
-	opStore               // mem32[rs1 + imm] = rd
-	opMem                 // any other load or store (modes, RRM, SPLS)
 	opBR                  // conditional absolute branch
 	opBT                  // unconditional absolute branch
 	opBRR                 // conditional relative branch
-	opJump                // an ALU instruction writing pc
-	opSubFI               // sub.f rs1, imm (the compare idiom)
-	opSubFR               // sub.f rs1, rs2
+	opJump                // a computing instruction writing pc (its op in uop.alt)
+	opCompute             // a computing instruction reading pc (its op in uop.alt)
+	opMem                 // any other load or store (modes, RRM, SPLS), and the fall-back of the fast ones
 	opRRR                 // LANai 3/4 three-register instruction (rrr.go)
+	opReturn              // ld imm[rs1], %pc (a function's return): pc's second successor is the word loaded
+	opJumpAdd             // add into pc (a jump through a register): the target is rs1 + rs2 + imm
+	opSlow                // never in a uop: exec's hand-over of an instruction to execSlow
+	opGenerated           // the first generated op
 )
 
 // sink is the register index that writes to r0 and r1 are redirected to,
 // so handlers can store without testing the destination.
 const sink = 32
 
-// uop is a predecoded instruction. Its fields are ordered to keep it small
-// (36 bytes; the array covers the code executed, see CPU.uopAt).
+// uop is a predecoded instruction: what the run loop's cases read, in 16
+// bytes (the decoded isa.Inst is beside it in CPU.ins; the arrays cover the
+// code executed, see CPU.uopAt).
 type uop struct {
 	srcs uint32 // registers read, as a bit mask (for the load-use interlock)
 	imm  uint32 // immediate, offset, address or target
-	in   isa.Inst
 	op   op
+	alt  op    // opJump, opCompute: the computing op to run
 	rd   uint8 // destination (sink for r0/r1); data register of stores
 	rs1  uint8
 	rs2  uint8
@@ -61,13 +49,32 @@ type uop struct {
 	poll uint8 // backward branches: is this a polling loop (poll.go)
 }
 
+// ALU forms: the second index of aluForms.
+const (
+	formRI = iota
+	formRIF
+	formRR
+	formRRF
+	formRRC
+	formRRCF
+)
+
+// Access kinds: the second index of memForms.
+const (
+	kindW = iota
+	kindH
+	kindHU
+	kindB
+	kindBU
+)
+
 // predecode turns the instruction word at address pc into a uop. Fast
 // handlers never read pc: an RI operation on pc is folded into a constant
-// (pc is known here), and any other instruction reading pc takes its
-// class's general handler, which sets r2 first.
-func predecode(w, pc uint32) uop {
+// (pc is known here), and any other instruction reading pc takes a
+// general handler, which sets r2 first.
+func predecode(w, pc uint32) (uop, isa.Inst) {
 	in := isa.Decode(w)
-	u := uop{in: in, rd: uint8(in.Rd), rs1: uint8(in.Rs1), rs2: uint8(in.Rs2), cond: in.Cond, imm: in.Imm}
+	u := uop{rd: uint8(in.Rd), rs1: uint8(in.Rs1), rs2: uint8(in.Rs2), cond: in.Cond, imm: in.Imm}
 	u.cost = uint8(costOf(in))
 	if in.Rd <= isa.R1 {
 		u.rd = sink
@@ -75,45 +82,45 @@ func predecode(w, pc uint32) uop {
 	switch in.Class {
 	case isa.Invalid:
 		u.op = opInvalid
-		return u
+		return u, in
 	case isa.RI:
 		u.srcs = 1 << in.Rs1
-		u.op = riOps[in.ALU]
 		switch {
-		case in.F && in.ALU == isa.Sub:
-			u.op = opSubFI
-		case in.F || u.op == opALUI:
-			u.op = opALUI
+		case in.F:
+			u.op = aluForms[in.ALU][formRIF]
 		case in.Rd <= isa.R1:
 			u.op = opNop
+		default:
+			u.op = aluForms[in.ALU][formRI]
 		}
 	case isa.RR:
 		u.srcs = 1<<in.Rs1 | 1<<in.Rs2
-		switch {
-		case in.ALU == isa.Sel:
+		form := formRR
+		if in.Cond != isa.CondT {
+			form = formRRC
+		}
+		if in.F {
+			form++ // the .f form follows each
+		}
+		u.op = aluForms[in.ALU][form]
+		if in.ALU == isa.Sel {
 			u.op = opSel
-		case in.F && in.ALU == isa.Sub && in.Cond == isa.CondT:
-			u.op = opSubFR
-		case in.F || in.Cond != isa.CondT:
-			u.op = opALUR
-		default:
-			u.op = rrOps[in.ALU]
 		}
 	case isa.Special:
 		u.srcs = 1 << in.Rs1
-		u.op = opSpecial
+		u.op, u.imm = opSpecial, uint32(in.ALU) // the count to take
 	case isa.SCC:
 		u.op = opSCC
 	case isa.SLI:
-		u.op, u.rs1 = opAddI, 0
+		u.op, u.rs1 = aluForms[isa.Add][formRI], 0
 	case isa.SLS:
 		u.rs1, u.imm = 0, in.Imm&^3 // the low two address bits are ignored
-		u.op = opLoad
+		u.op = memForms[0][kindW][0][isa.ModeOffset]
 		if in.Rd == isa.PC {
 			u.op = opMem // a load into pc
 		}
 		if in.Store {
-			u.op, u.rd, u.srcs = opStore, uint8(in.Rd), 1<<in.Rd
+			u.op, u.rd, u.srcs = memForms[1][kindW][0][isa.ModeOffset], uint8(in.Rd), 1<<in.Rd
 		}
 	case isa.RM, isa.RRM, isa.SPLS:
 		u.srcs = 1 << in.Rs1
@@ -124,13 +131,7 @@ func predecode(w, pc uint32) uop {
 			u.rd = uint8(in.Rd)
 			u.srcs |= 1 << in.Rd
 		}
-		u.op = opMem
-		if in.Class == isa.RM && (in.Mode == isa.ModeOffset || in.Mode == isa.ModeBase) && in.Rd != isa.PC {
-			u.op = opLoad
-			if in.Store {
-				u.op = opStore
-			}
-		}
+		u.op = memOp(&in)
 	case isa.BR:
 		u.op = opBR
 		if in.Cond == isa.CondT {
@@ -141,23 +142,64 @@ func predecode(w, pc uint32) uop {
 	}
 	if u.srcs&(1<<isa.PC) != 0 {
 		switch {
-		case in.Class == isa.RI && u.op >= opAddI && u.op <= opShaI:
+		case in.Class == isa.RI && !in.F && isALUOp(u.op) && !aluReadsCarry(in.ALU):
 			v, _ := alu(in.ALU, pc, in.Imm, false) // "add %pc, 0x10, %rca"
-			u.op, u.rs1, u.imm = opAddI, 0, v
+			u.op, u.rs1, u.imm = aluForms[isa.Add][formRI], 0, v
 			u.srcs &^= 1 << isa.PC
-		case u.op >= opAddI && u.op <= opXorR || u.op == opSubFI || u.op == opSubFR:
-			u.op = opALUR
-			if in.Class == isa.RI {
-				u.op = opALUI
-			}
-		case u.op == opLoad || u.op == opStore:
+		case isALUOp(u.op) || u.op == opSel || u.op == opSpecial:
+			u.op, u.alt = opCompute, u.op
+		case isFastMem(u.op) || u.op == opReturn:
 			u.op = opMem
 		}
 	}
 	if in.Rd == isa.PC && computes(in.Class) {
-		u.op = opJump
+		if u.op == opCompute {
+			u.op = u.alt
+		}
+		u.op, u.alt = opJump, u.op
+		switch u.alt {
+		case aluForms[isa.Add][formRI]: // "add %r3, 0x8, %pc"
+			u.op, u.rs2 = opJumpAdd, 0 // r0 reads 0
+		case aluForms[isa.Add][formRR]: // "mov %r3, %pc", an indirect call
+			u.op, u.imm = opJumpAdd, 0
+		}
 	}
-	return u
+	return u, in
+}
+
+// memOp is the fast op of a load or store of class RM, RRM or SPLS, or
+// opMem for the forms only the general handler does: loads into pc (but
+// the word loads with an offset, opReturn), RRM
+// address operations other than add, base updates of r0, r1 or pc.
+func memOp(in *isa.Inst) op {
+	if in.Rd == isa.PC && !in.Store && in.Class == isa.RM && in.Size == isa.Word && in.Mode == isa.ModeOffset {
+		return opReturn
+	}
+	if in.Rd == isa.PC && !in.Store || in.Class == isa.RRM && in.ALU != isa.Add {
+		return opMem
+	}
+	if (in.Mode == isa.ModePre || in.Mode == isa.ModePost) && in.Rs1 <= isa.PC {
+		return opMem
+	}
+	kind := kindW
+	switch {
+	case in.Size == isa.Half && (in.Zext || in.Store):
+		kind = kindHU
+	case in.Size == isa.Half:
+		kind = kindH
+	case in.Size == isa.Byte && (in.Zext || in.Store):
+		kind = kindBU
+	case in.Size == isa.Byte:
+		kind = kindB
+	}
+	store, reg := 0, 0
+	if in.Store {
+		store = 1
+	}
+	if in.Class == isa.RRM {
+		reg = 1
+	}
+	return memForms[store][kind][reg][in.Mode]
 }
 
 // computes reports the classes whose destination gets a computed value
@@ -165,15 +207,6 @@ func predecode(w, pc uint32) uop {
 func computes(c isa.Class) bool {
 	return c == isa.RI || c == isa.RR || c == isa.Special || c == isa.SLI || c == isa.SCC
 }
-
-// riOps and rrOps give the fast handler of an operation without flags.
-var riOps = [...]op{isa.Add: opAddI, isa.Addc: opALUI, isa.Sub: opSubI, isa.Subb: opALUI,
-	isa.And: opAndI, isa.Or: opOrI, isa.Xor: opXorI, isa.Sh: opShI, isa.Sha: opShaI,
-	isa.Sel: opALUI, isa.Popc: opALUI, isa.Leadz: opALUI, isa.Trailz: opALUI}
-
-var rrOps = [...]op{isa.Add: opAddR, isa.Addc: opALUR, isa.Sub: opSubR, isa.Subb: opALUR,
-	isa.And: opAndR, isa.Or: opOrR, isa.Xor: opXorR, isa.Sh: opALUR, isa.Sha: opALUR,
-	isa.Sel: opSel, isa.Popc: opALUR, isa.Leadz: opALUR, isa.Trailz: opALUR}
 
 // costOf is the one place an instruction's cycle cost is computed (the
 // constants are in timing.go).
