@@ -33,3 +33,25 @@ func TestTimingSet(t *testing.T) {
 		seen[tm] = name
 	}
 }
+
+// FuzzTimingSet: any list either sets costs that each stay within a
+// second, or is refused and changes nothing; it never panics.
+func FuzzTimingSet(f *testing.F) {
+	for _, s := range []string{"signal-delivery=17us", "wakeup=4.5us,syscall=0ns", "x=1", "page-in=1s", "=,", "pio-landing=1e9s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		tm := DefaultTiming()
+		if err := tm.Set(list); err != nil {
+			if tm != DefaultTiming() {
+				t.Fatalf("refused %q but changed the costs", list)
+			}
+			return
+		}
+		for _, c := range timingCosts {
+			if d := *c.field(&tm); d > maxCost {
+				t.Fatalf("%q set %s to %v", list, c.name, d)
+			}
+		}
+	})
+}
