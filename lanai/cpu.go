@@ -47,12 +47,17 @@ type Config struct {
 // loaded nothing" (a bit position no source mask has set).
 const noLoad = 63
 
+// regFileSize is the length of CPU.R: one entry per uint8 register index.
+const regFileSize = 256
+
 // CPU is one LANai core with its memory.
 type CPU struct {
 	// R is the register file. R[0] and R[1] always hold 0 and 0xFFFFFFFF;
 	// R[2] holds the address of the instruction being executed while it
-	// executes; R[32] is where writes to r0 and r1 go.
-	R [33]uint32
+	// executes; R[32] is where writes to r0 and r1 go. The rest is unused:
+	// the array has an entry for every uint8, so the run loop indexes it by
+	// a uop's register fields without a bounds check.
+	R [regFileSize]uint32
 	// Flags holds Z, N, V and C.
 	Flags isa.Flags
 	// PC is the next instruction to execute; NPC and NNPC the two after it
@@ -143,7 +148,7 @@ func (c *CPU) Config() Config { return c.cfg }
 // Reset clears the registers and counters and starts execution at entry.
 // SRAM is kept.
 func (c *CPU) Reset(entry uint32) {
-	c.R = [33]uint32{}
+	c.R = [regFileSize]uint32{}
 	c.R[1] = 0xFFFFFFFF
 	c.Flags = 0
 	c.PC, c.NPC, c.NNPC = entry, entry+4, entry+8

@@ -196,21 +196,24 @@ func (c *CPU) exec() {
 		pre, code := c.pre, c.code
 		sram := c.Mem.SRAM
 		wordLimit := uint32(len(sram) - 3)
-		pc, npc, nnpc := c.PC, c.NPC, c.NNPC
+		pc, npc := c.PC, c.NPC // nnpc is npc+4 here: exec hands the other case to execSlow
 		cycles, instret := c.Cycles, c.Instret
 		deadline := c.deadline
 		lastLoad := c.lastLoad
 		booked := c.sramBooked
+		if c.NNPC != npc+4 {
+			goto slow // a delay slot of a load into pc
+		}
 		for cycles < deadline {
 			idx := pc >> 2
 			if idx >= uint32(len(pre)) {
-				c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
+				c.sync(pc, npc, npc+4, cycles, instret, lastLoad)
 				goto slow
 			}
 			u := &pre[idx]
 			ll := lastLoad
 			lastLoad = noLoad
-			newnpc, newnnpc := nnpc, nnpc+4
+			newnpc := npc + 4
 			o := u.op
 		dispatch:
 			switch o {
@@ -598,23 +601,25 @@ func (c *CPU) exec() {
 				R[2] = pc
 				if a := R[u.rs1] + u.imm; a&3 == 0 && a < wordLimit && cycles >= booked {
 					t := binary.BigEndian.Uint32(sram[a:]) &^ 3
-					newnnpc = t // a load into pc has two delay slots
 					c.record(pc, t, cycles)
-					break
+					// A load into pc has two delay slots: the first runs in
+					// execSlow, which leaves nnpc == npc+4 again.
+					c.sync(npc, npc+4, t, cycles+uint64(u.cost)+uint64(u.srcs)>>(ll&63)&1, instret+1, noLoad)
+					goto slow
 				}
-				o = opMem
-				goto dispatch
+				c.sync(pc, npc, npc+4, cycles, instret, ll)
+				goto slow
 			case opJumpAdd: // as opJump does it with the add
 				R[2] = pc
 				t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
-				newnpc, newnnpc = t, t+4
+				newnpc = t
 				c.record(pc, t, cycles)
 			case opBT:
 				if u.imm == pc {
 					o = opSlow // perhaps an idle loop: execSlow's idle decides
 					goto dispatch
 				}
-				newnpc, newnnpc = u.imm, u.imm+4
+				newnpc = u.imm
 				c.record(pc, u.imm, cycles)
 			case opBR:
 				if u.cond.Holds(c.Flags) {
@@ -625,24 +630,24 @@ func (c *CPU) exec() {
 						}
 						u.poll-- // loop.go's count of takes before the next watch
 					}
-					newnpc, newnnpc = u.imm, u.imm+4
+					newnpc = u.imm
 					c.record(pc, u.imm, cycles)
 				}
 			case opBRR:
 				if u.cond.Holds(c.Flags) {
 					t := pc + u.imm
-					newnpc, newnnpc = t, t+4
+					newnpc = t
 					c.record(pc, t, cycles)
 				}
 			default: // everything that calls: one instruction in execSlow
-				c.sync(pc, npc, nnpc, cycles, instret, ll)
+				c.sync(pc, npc, npc+4, cycles, instret, ll)
 				goto slow
 			}
 			cycles += uint64(u.cost) + uint64(u.srcs)>>(ll&63)&1
-			pc, npc, nnpc = npc, newnpc, newnnpc
+			pc, npc = npc, newnpc
 			instret++
 		}
-		c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
+		c.sync(pc, npc, npc+4, cycles, instret, lastLoad)
 		return
 	slow:
 		c.execSlow(c.Instret + 1)

@@ -146,7 +146,8 @@ func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
 			c.stop = CycleLimit
 			return c.stop
 		}
-		before := c.R
+		var before [sink + 1]uint32
+		copy(before[:], c.R[:])
 		flags, stores, pc, cycle := c.Flags, c.stores, c.PC, c.Cycles
 		word, _ := c.Mem.Word(pc)
 		st := c.Step()
@@ -163,7 +164,7 @@ func (c *CPU) RunTraced(budget uint64, tr *Tracer) *Stop {
 	}
 }
 
-func (tr *Tracer) line(c *CPU, cycle uint64, pc, word uint32, before *[33]uint32, flags isa.Flags, stores uint64) {
+func (tr *Tracer) line(c *CPU, cycle uint64, pc, word uint32, before *[sink + 1]uint32, flags isa.Flags, stores uint64) {
 	text, _ := isa.Disassemble(word)
 	text = strings.ReplaceAll(text, "\t", " ")
 	tr.buf = fmt.Appendf(tr.buf[:0], "%10d %08x %-20s %08x  %-28s", cycle, pc, tr.syms.Lookup(pc), word, text)
