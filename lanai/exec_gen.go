@@ -190,6 +190,8 @@ var memForms = [2][5][2][4]op{
 // opReturn), a backward branch the polling and
 // loop code must see, a rare form) is handed, with the state written back,
 // to execSlow for one instruction, and the loop starts again from c.
+// exec keeps only pc and npc: outside the delay slots of a load into pc
+// nnpc is npc+4, and the first of those slots runs in execSlow.
 func (c *CPU) exec() {
 	for {
 		R := &c.R
