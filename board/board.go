@@ -247,6 +247,7 @@ func New(cfg Config) (*Board, error) {
 	cc := cfg.Config
 	cc.Contention = b.SRAMContention
 	cc.ContentionBooked = true // takeSRAM books with BookSRAM
+	cc.NextBooked = b.sramCal.nextBusy
 	cpu, err := lanai.New(cc)
 	if err != nil {
 		return nil, err

@@ -126,6 +126,16 @@ func (c *calendar) add(from, to uint64) {
 	c.iv = append(c.iv[:i], append([]window{{from, to}}, c.iv[j:]...)...)
 }
 
+// nextBusy is the first busy cycle at or after t, or ^0 when none is.
+func (c *calendar) nextBusy(t uint64) uint64 {
+	for _, w := range c.iv {
+		if w.to > t {
+			return max(w.from, t)
+		}
+	}
+	return ^uint64(0)
+}
+
 // busyUntil is the end of the interval holding t, or 0 if t is free.
 func (c *calendar) busyUntil(t uint64) uint64 {
 	for _, w := range c.iv {

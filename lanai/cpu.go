@@ -41,6 +41,11 @@ type Config struct {
 	// last booked cycle then take the fast path, and loops are not
 	// skipped over booked cycles.
 	ContentionBooked bool
+	// NextBooked, with ContentionBooked, is the first cycle at or after
+	// its argument that another master has booked (^0 if none): a proved
+	// loop is skipped up to it while the DMA engine works ahead (nil: not
+	// past any booked cycle).
+	NextBooked func(cycle uint64) uint64
 }
 
 // noLoad is the interlock register index meaning "the previous instruction
@@ -179,6 +184,7 @@ func (c *CPU) invalidate(addr, n uint32) {
 		chunk := i * 4 / codeChunk
 		next := (chunk + 1) * codeChunk / 4
 		if c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+			c.loopCodeWritten()
 			for j := i; j < next && j <= last; j++ {
 				c.pre[j].op = opUndecoded
 			}

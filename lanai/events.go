@@ -100,4 +100,10 @@ func (c *CPU) runEvents() {
 		c.pollTrack.valid = false
 		c.loopChanged()
 	}
+	// A proved loop keeps its proof only if the change left what it reads
+	// alone: checked before the core executes again (also after writes
+	// from outside between runs, which the next run meets here first).
+	if c.loop.proved && c.loopDirty() {
+		c.loopRecheck()
+	}
 }

@@ -1,6 +1,9 @@
 package lanai
 
-import "lanaiemu/isa"
+import (
+	"lanaiemu/isa"
+	"lanaiemu/memsys"
+)
 
 // Watched loops: the general form of polling-loop skipping (poll.go handles
 // the short loops it can prove from their text alone).
@@ -32,9 +35,21 @@ import "lanaiemu/isa"
 // overwrites them. So the core skips whole iterations up to the next event
 // or the run's limit, and executes the last one (or two) for real, so that
 // every varying word holds what executing the loop would have left there.
-// The proof stays valid until something changes (loopChanged): the next
+// The proof stays valid while what the loop reads stays the same: the next
 // time the loop comes round, and in every later run of the core, the skip
-// is taken again after a register compare. A branch is first watched
+// is taken again after a register compare. The watched iteration notes
+// every SRAM word and special register it loads a steady value from, with
+// the value (its read set). An event, a scheduled event or a write from
+// outside (loopChanged) does not end the proof by itself: before the core
+// executes again (at the end of runEvents, and in Polling), the read set
+// is checked against what SRAM and the registers hold now (loopRecheck).
+// The proof is kept when every word holds the value it was read with,
+// every register still has its value and stays steady to the next event,
+// and every word the loop stores a steady value to still holds it; it ends
+// otherwise, and when a write from outside touches code. So a DMA burst
+// into a packet buffer the loop does not read leaves the loop skipped, and
+// the core can leave a proved loop only after a failed check: while
+// proved, it runs that loop from its fixed point. A branch is first watched
 // after loopRetry takes; one whose iterations fail the test is watched
 // again only after a growing number of takes (a success halves the count
 // of failures rather than forgetting it).
@@ -42,6 +57,7 @@ import "lanaiemu/isa"
 const (
 	maxLoopBody   = 512 // instructions a watched iteration may execute
 	maxLoopStores = 32  // distinct SRAM words it may store to
+	maxLoopReads  = 32  // distinct words and registers whose values a proof checks again
 	loopRetry     = 250 // takes of a failed branch before it is watched again (times backoff rounds)
 	maxLoopRounds = 64  // the most backoff rounds
 )
@@ -83,6 +99,10 @@ type loopWatch struct {
 	iterInstret   uint64
 	iterStores    uint64
 	varyingStores bool
+	reads         [maxLoopReads]loopRead
+	nreads        int
+	fragile       bool           // a read that cannot be checked again: any change ends the proof
+	proofs        uint64         // iterations proved (tests count them)
 	fails         map[uint32]int // backoff rounds per branch
 	waitRounds    map[uint32]int // rounds left before the next watch
 }
@@ -94,17 +114,104 @@ type loopWord struct {
 	varying bool
 }
 
+// loopRead is a steady value the watched iteration loaded: an SRAM word or
+// a special register (dev), with the value it read.
+type loopRead struct {
+	addr uint32
+	val  uint32
+	dev  bool
+}
+
 const flagsBit = 63
 
 // loopChanged is told of everything that may change what a loop reads
 // from outside the core: an event scheduled or run, a write behind the
-// core's back. It ends any watch and forgets the proof.
+// core's back. It ends any watch; a proof is checked again (loopRecheck)
+// before the core executes its next instruction.
 func (c *CPU) loopChanged() {
 	c.loopGen++
 	if c.loop.state == loopRecord || c.loop.state == loopToHead {
 		c.loop.state = loopOff
 	}
-	c.loop.proved = false
+}
+
+// loopDirty reports whether something may have changed the proved loop's
+// inputs since the proof or its last check.
+func (c *CPU) loopDirty() bool {
+	w := &c.loop
+	return w.gen != c.loopGen || w.specialWrites != c.Mem.Specials.Writes()
+}
+
+// loopRecheck checks a proof after a change from outside: it is kept when
+// the loop's read set and steady stores hold the values the proof saw
+// (see the comment at the top), and forgotten otherwise. It reads SRAM and
+// peeks registers only, so it changes nothing the core or a device sees.
+func (c *CPU) loopRecheck() bool {
+	w := &c.loop
+	ok := w.proved && !w.fragile
+	for i := 0; ok && i < w.nreads; i++ {
+		r := &w.reads[i]
+		if !r.dev {
+			ok = c.sramWord(r.addr) == r.val
+			continue
+		}
+		until := c.Mem.StableUntil(r.addr)
+		v, err := c.Mem.Specials.Peek(r.addr - memsys.SpecialBase)
+		ok = until != 0 && until >= c.nextEvent() && err == nil && v == r.val
+	}
+	for i := 0; ok && i < w.nwords; i++ {
+		if wd := &w.words[i]; !wd.varying {
+			ok = c.sramWord(wd.addr) == wd.before
+		}
+	}
+	if !ok {
+		w.proved = false
+		return false
+	}
+	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
+	return true
+}
+
+// loopCodeWritten ends the proof: something outside the core wrote SRAM
+// that holds code (the loop's instructions may have changed).
+func (c *CPU) loopCodeWritten() { c.loop.proved = false }
+
+// sramWord is the big-endian word of SRAM at a (4-aligned, in SRAM).
+func (c *CPU) sramWord(a uint32) uint32 {
+	b := c.Mem.SRAM[a : a+4]
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+// loopNoteRead adds the steady value the instruction about to execute
+// loads from the word or register at ea (4-aligned) to the read set.
+func (c *CPU) loopNoteRead(ea uint32, inSRAM bool) {
+	w := &c.loop
+	r := loopRead{addr: ea}
+	switch {
+	case inSRAM:
+		r.val = c.sramWord(ea)
+	case ea-memsys.SpecialBase < memsys.SpecialSize:
+		v, err := c.Mem.Specials.Peek(ea - memsys.SpecialBase)
+		if err != nil {
+			w.fragile = true
+			return
+		}
+		r.val, r.dev = v, true
+	default:
+		w.fragile = true // another device: no side-effect-free look
+		return
+	}
+	for i := range w.nreads {
+		if w.reads[i].addr == ea {
+			return // the first read of a word is the one the iteration depends on
+		}
+	}
+	if w.nreads == maxLoopReads {
+		w.fragile = true
+		return
+	}
+	w.reads[w.nreads] = r
+	w.nreads++
 }
 
 // loopTaken is called by the run loop when the backward branch u at pc is
@@ -153,7 +260,7 @@ func (c *CPU) watchLoop(limit uint64) {
 				c.step1()
 				continue
 			}
-			if w.proved && c.sameState() && w.gen == c.loopGen && w.specialWrites == c.Mem.Specials.Writes() {
+			if w.proved && c.sameState() && (!c.loopDirty() || c.loopRecheck()) {
 				c.loopSkip(limit)
 				w.state = loopSkipped
 				return
@@ -197,6 +304,7 @@ func (c *CPU) sameState() bool {
 func (c *CPU) loopStart() {
 	w := &c.loop
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
+	w.nreads, w.fragile = 0, false
 	w.regs, w.flags, w.lastLoad = [32]uint32(c.R[:32]), c.Flags, c.lastLoad
 	w.cycles, w.instret, w.stores = c.Cycles, c.Instret, c.stores
 	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
@@ -297,7 +405,8 @@ func (c *CPU) loopFollow() bool {
 		return true
 	}
 	vary := false
-	if c.Mem.InSRAM(ea, 4) {
+	inSRAM := c.Mem.InSRAM(ea, 4)
+	if inSRAM {
 		for i := range w.nwords {
 			if w.words[i].addr == ea && w.words[i].varying {
 				vary = true
@@ -309,6 +418,9 @@ func (c *CPU) loopFollow() bool {
 			return false // a register that cannot say how long it keeps its value
 		}
 		vary = until < c.nextEvent()
+	}
+	if !vary {
+		c.loopNoteRead(ea, inSRAM)
 	}
 	if in.Rd == isa.PC {
 		return !vary
@@ -333,11 +445,15 @@ func (c *CPU) loopEnd(limit uint64) {
 		b := c.Mem.SRAM[wd.addr:]
 		ok = uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]) == wd.before
 	}
+	if ok && c.cfg.ContentionBooked && c.sramFreeFrom(w.cycles) < c.Cycles {
+		ok = false // the iteration met SRAM cycles booked by another master: it may have stalled
+	}
 	if !ok {
 		c.loopFail()
 		return
 	}
 	w.proved = true
+	w.proofs++
 	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
 	if w.fails != nil {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
@@ -352,10 +468,9 @@ func (c *CPU) loopEnd(limit uint64) {
 // executed.
 func (c *CPU) loopSkip(limit uint64) {
 	w := &c.loop
-	if c.cfg.Contention != nil && (!c.cfg.ContentionBooked || c.sramBooked > c.Cycles) {
-		return // DMA engine cycles ahead would stall some iterations
-	}
-	end := min(limit, c.nextEvent())
+	// SRAM cycles booked by the DMA engine would stall an iteration: the
+	// skipped ones end before the first.
+	end := min(limit, c.nextEvent(), c.sramFreeFrom(c.Cycles))
 	if end <= c.Cycles+w.iterCycles {
 		return
 	}
@@ -394,8 +509,26 @@ func (c *CPU) loopFail() {
 
 // Polling reports whether the core is in a loop proved side-effect free
 // (nothing it can do changes anything before its next event), so that a
-// runner may count it as idle.
+// runner may count it as idle. After a change from outside it checks the
+// proof again (loopRecheck).
 func (c *CPU) Polling() bool {
 	w := &c.loop
-	return w.proved && w.gen == c.loopGen && w.specialWrites == c.Mem.Specials.Writes()
+	return w.proved && (!c.loopDirty() || c.loopRecheck())
+}
+
+// sramFreeFrom is the first cycle at or after at in which another master
+// may use SRAM (Config.ContentionBooked, Config.NextBooked), ^0 when none
+// is booked: a core access before it is never stalled.
+func (c *CPU) sramFreeFrom(at uint64) uint64 {
+	switch {
+	case c.cfg.Contention == nil:
+		return ^uint64(0)
+	case !c.cfg.ContentionBooked:
+		return at // unknown: any cycle may stall
+	case c.sramBooked <= at:
+		return ^uint64(0)
+	case c.cfg.NextBooked == nil:
+		return at
+	}
+	return c.cfg.NextBooked(at)
 }
