@@ -181,6 +181,8 @@ type Board struct {
 
 	link *Link // the link engines (link.go)
 
+	traced uint64 // events passed to Config.Trace
+
 	// deferring: the board runs in a parallel step (SetDeferred); its
 	// calls into models other boards share wait in deferred.
 	deferring bool
@@ -481,6 +483,9 @@ func (b *Board) pruneHazards() {
 // isrStable: ISR changes only in device events, except while a store's
 // change is still hidden.
 func (b *Board) isrStable() uint64 {
+	if len(b.hz) > 0 {
+		b.pruneHazards() // those the core sees already are no hazard
+	}
 	if len(b.hz) > 0 || b.isrW.stale() {
 		return 0
 	}
@@ -705,6 +710,7 @@ func (e Event) String() string {
 
 func (b *Board) trace(e Event) {
 	if f := b.cfg.Trace; f != nil {
+		b.traced++
 		if b.deferring {
 			b.deferred = append(b.deferred, call{kind: callTrace, ev: e})
 		} else {
@@ -712,6 +718,11 @@ func (b *Board) trace(e Event) {
 		}
 	}
 }
+
+// Traced counts the device events passed to Config.Trace (none without
+// one): a runner that lets a board run ahead of the others stops it at the
+// first, so that the call-back sees the events in the order of short steps.
+func (b *Board) Traced() uint64 { return b.traced }
 
 // SetDeferred turns deferral on or off. While it is on, the calls the
 // board makes into models it may share with other boards (the fabric, the

@@ -165,10 +165,11 @@ func (c *CPU) Reset(entry uint32) {
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = eventQueue{}
-	fails, wait := c.loop.fails, c.loop.waitRounds
+	fails, wait, length := c.loop.fails, c.loop.waitRounds, c.loop.length
 	clear(fails)
 	clear(wait)
-	c.loop = loopWatch{fails: fails, waitRounds: wait} // keep the maps: a reset allocates nothing
+	clear(length)
+	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length} // keep the maps: a reset allocates nothing
 	c.loopChanged()
 }
 

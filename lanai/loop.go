@@ -58,8 +58,13 @@ const (
 	maxLoopBody   = 512 // instructions a watched iteration may execute
 	maxLoopStores = 32  // distinct SRAM words it may store to
 	maxLoopReads  = 32  // distinct words and registers whose values a proof checks again
-	loopRetry     = 250 // takes of a failed branch before it is watched again (times backoff rounds)
-	maxLoopRounds = 64  // the most backoff rounds
+	loopRetry     = 250 // takes of a branch before its first watch; a backoff round
+	// loopFirstRetry is the takes before a failed branch is watched again
+	// after its first failure in a row, doubling with every further one
+	// (up to maxLoopRounds rounds of loopRetry): a loop that is idle between
+	// bursts of work is proved again soon after each burst.
+	loopFirstRetry = 8
+	maxLoopRounds  = 64 // the most backoff rounds
 )
 
 // Values of a backward branch's uop.poll besides poll.go's (loopRetry+pollWait
@@ -103,6 +108,11 @@ type loopWatch struct {
 	nreads        int
 	fragile       bool           // a read that cannot be checked again: any change ends the proof
 	proofs        uint64         // iterations proved (tests count them)
+	devPending    bool           // the instruction being stepped loads a device register ...
+	devAddr       uint32         // ... at this address ...
+	devRd         isa.Reg        // ... into this register
+	maxN          int            // instructions this watch may follow
+	length        map[uint32]int // instructions of the last proved iteration per branch
 	fails         map[uint32]int // backoff rounds per branch
 	waitRounds    map[uint32]int // rounds left before the next watch
 }
@@ -272,7 +282,7 @@ func (c *CPU) watchLoop(limit uint64) {
 			c.loopEnd(limit)
 			return
 		}
-		if w.n++; w.n > maxLoopBody || !c.loopFollow() {
+		if w.n++; w.n > w.maxN || !c.loopFollow() {
 			c.loopFail()
 			return
 		}
@@ -281,7 +291,36 @@ func (c *CPU) watchLoop(limit uint64) {
 			w.state = loopOff
 			return
 		}
+		if w.devPending && !c.loopDeviceRead() {
+			c.loopFail()
+			return
+		}
 	}
+}
+
+// loopDeviceRead follows the device register load the watched iteration
+// just executed: the value is steady when the register keeps it to the
+// next event, varying when it changes by itself before; a register that
+// cannot say ends the watch.
+func (c *CPU) loopDeviceRead() bool {
+	w := &c.loop
+	w.devPending = false
+	until := c.Mem.StableUntil(w.devAddr)
+	if until == 0 {
+		return false
+	}
+	vary := until < c.nextEvent()
+	if r := w.devRd; r > isa.R1 {
+		if vary {
+			w.varying |= 1 << r
+		} else {
+			w.varying &^= 1 << r
+		}
+	}
+	if !vary {
+		c.loopNoteRead(w.devAddr, false)
+	}
+	return true
 }
 
 // step1 executes one instruction with the run loop (events are not run:
@@ -294,17 +333,27 @@ func (c *CPU) step1() {
 }
 
 // sameState reports whether the registers, flags and interlock are those
-// of the proved iteration's start.
+// of the proved iteration's start. R[2] is left out: the core writes the
+// instruction's address there before every instruction that reads pc, so
+// the value it holds is never read (it is what the last such instruction
+// left, and the iterations executed after a skip leave it as executing
+// every iteration would).
 func (c *CPU) sameState() bool {
 	w := &c.loop
-	return [32]uint32(c.R[:32]) == w.regs && c.Flags == w.flags && c.lastLoad == w.lastLoad
+	r := [32]uint32(c.R[:32])
+	r[isa.PC] = w.regs[isa.PC]
+	return r == w.regs && c.Flags == w.flags && c.lastLoad == w.lastLoad
 }
 
 // loopStart begins watching an iteration at the head.
 func (c *CPU) loopStart() {
 	w := &c.loop
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
-	w.nreads, w.fragile = 0, false
+	w.nreads, w.fragile, w.devPending = 0, false, false
+	w.maxN = maxLoopBody
+	if n := w.length[w.branch]; n > 0 {
+		w.maxN = min(4*n+16, maxLoopBody) // the loop has left: no need to follow 512 instructions
+	}
 	w.regs, w.flags, w.lastLoad = [32]uint32(c.R[:32]), c.Flags, c.lastLoad
 	w.cycles, w.instret, w.stores = c.Cycles, c.Instret, c.stores
 	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
@@ -412,6 +461,13 @@ func (c *CPU) loopFollow() bool {
 				vary = true
 			}
 		}
+	} else if in.Rd != isa.PC {
+		// A device register: whether it keeps the value it gives is asked
+		// after the read (loopDeviceRead), since a change before it (which
+		// a register reports as instability until the core reads it again)
+		// does not matter to this iteration.
+		w.devPending, w.devAddr, w.devRd = true, ea, in.Rd
+		return true
 	} else {
 		until := c.Mem.StableUntil(ea)
 		if until == 0 {
@@ -454,6 +510,10 @@ func (c *CPU) loopEnd(limit uint64) {
 	}
 	w.proved = true
 	w.proofs++
+	if w.length == nil {
+		w.length = map[uint32]int{}
+	}
+	w.length[w.branch] = w.n
 	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
 	if w.fails != nil {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
@@ -499,10 +559,12 @@ func (c *CPU) loopFail() {
 	}
 	f := w.fails[w.branch]
 	w.fails[w.branch] = f + 1
-	w.waitRounds[w.branch] = min(1<<min(f, 10), maxLoopRounds) - 1
+	takes := min(loopFirstRetry<<min(f, 16), loopRetry*maxLoopRounds)
+	rounds := (takes - 1) / loopRetry
+	w.waitRounds[w.branch] = rounds
 	if int(w.branch)/4 < len(c.pre) {
 		if u := &c.pre[w.branch/4]; u.poll == pollWatch {
-			u.poll = pollWait + loopRetry
+			u.poll = pollWait + uint8(takes-rounds*loopRetry)
 		}
 	}
 }
@@ -515,6 +577,11 @@ func (c *CPU) Polling() bool {
 	w := &c.loop
 	return w.proved && (!c.loopDirty() || c.loopRecheck())
 }
+
+// SRAMFree is the first cycle from now in which another master (the DMA
+// engine) may use SRAM (Config.NextBooked): an access before it is never
+// stalled. ^0 when none is booked.
+func (c *CPU) SRAMFree() uint64 { return c.sramFreeFrom(c.Cycles) }
 
 // sramFreeFrom is the first cycle at or after at in which another master
 // may use SRAM (Config.ContentionBooked, Config.NextBooked), ^0 when none

@@ -96,6 +96,10 @@ type Stats struct {
 	// ProvedSteps are steps over many quanta while every core was in a
 	// loop proved side-effect free (exact: see World.provedJump).
 	ProvedSteps uint64
+	// LeadSteps are proved steps in which the board with the first event
+	// ran through its events (World.leadStep); LeadBreaks those that
+	// ended early, where the leader might act outside itself.
+	LeadSteps, LeadBreaks uint64
 	// ParallelSteps are steps whose boards ran on several goroutines
 	// (Config.Jobs): the one count that depends on the jobs.
 	ParallelSteps uint64
@@ -112,6 +116,7 @@ type World struct {
 	step   sim.Time
 	st     Stats
 	noJump bool // SetProvedJumps(false)
+	noLead bool // SetLeadSteps(false)
 	crew   *crew
 }
 
@@ -188,26 +193,26 @@ func (w *World) Run(until sim.Time) error {
 	live := w.Running() // some node runs: kept by the steps' loops over the nodes
 	for w.now < until && live {
 		S := w.now
-		if T, ok := w.provedJump(S, until); ok {
+		J, ok := w.leadStep(S, until)
+		if !ok {
+			J, ok = w.provedJump(S, until)
+		}
+		if ok {
 			// Every core is in a loop proved side-effect free: the steps
 			// of length Q up to T would change nothing but the cores'
-			// counts, which each core's run reaches exactly in one go.
+			// counts, which each core's run reaches exactly in one go
+			// (the leader of a lead step has run already).
 			for _, n := range w.Nodes {
-				if n.Stop != nil {
-					continue
-				}
-				cpu := n.Board.CPU()
-				if c := n.Board.Clock().Cycles(T); c > cpu.Cycles {
-					if st := n.Board.Run(c - cpu.Cycles); st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
-						n.Stop = st
-					}
+				if n.Stop == nil {
+					w.runTo(n, J)
 				}
 				n.Link().TakeInteractions()
+				cpu := n.Board.CPU()
 				n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 			}
 			live = w.Running()
-			w.Q.RunUntil(T)
-			w.now = T
+			w.Q.RunUntil(J)
+			w.now = J
 			w.st.Steps++
 			w.st.ProvedSteps++
 			continue
@@ -352,6 +357,119 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 	return S + (B-S)/Q*Q, true
 }
 
+// runTo runs node n to the first cycle at or after T (nothing if it is
+// there already) and notes an exit or a trap.
+func (w *World) runTo(n *Member, T sim.Time) {
+	cpu := n.Board.CPU()
+	if c := n.Board.Clock().Cycles(T); c > cpu.Cycles {
+		if st := n.Board.Run(c - cpu.Cycles); st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
+			n.Stop = st
+		}
+	}
+}
+
+// leadStep is a proved step in which one board runs through its own
+// events (docs/timeline.md, "Lead steps"). Every running core is in a loop
+// proved side-effect free; the leader is the board whose next event (its
+// core's or its link's) comes first, and the step may reach the last point
+// of the grid S + nQ before the next event of any other board, the next
+// shared-queue event, any link's NextSync, and until. The leader runs
+// towards it in the steps of length Q the world would take (one run over
+// the stretches in which no event of its falls, one per step where one
+// does) and stops at the end of the first step after which it may act on
+// anything outside itself: it is not in a proved loop any more, it made a
+// call into the fabric, a call-back scheduled a shared-queue event before
+// the bound, it traced an event or it stopped. The step ends there; the
+// other boards, which have no event before it, run to it in one go. So
+// every board is where the steps of length Q would leave it, and whatever
+// the leader started is seen at the same step end. It reports false (and
+// runs nothing) when the step would not reach 2Q, as provedJump.
+func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
+	Q := w.cfg.Quantum
+	if w.step != Q || w.noJump || w.noLead {
+		return 0, false
+	}
+	B := min(until, w.Q.Next())
+	var lead *Member
+	first := sim.Never
+	running := 0
+	for _, n := range w.Nodes {
+		if n.Stop != nil {
+			continue
+		}
+		B = min(B, n.Link().NextSync())
+		e := S // a core not in a proved loop may act at once
+		if cpu := n.Board.CPU(); cpu.Polling() {
+			e = min(n.Link().NextEvent(), n.Board.Clock().Time(cpu.NextEvent()))
+		} else if running++; running > 1 {
+			return 0, false
+		}
+		if lead == nil || e < first {
+			lead, first = n, e
+		}
+	}
+	if lead == nil || first >= B {
+		return 0, false // no event of the leader's to run through: provedJump's case
+	}
+	// The others run to the step's end in one go and must not meet an
+	// event there: their runs end leadMargin cycles before the first
+	// (an instruction that straddles the end cannot reach it, nor stall on
+	// SRAM the DMA engine booked, which could carry it past).
+	lim := B
+	for _, n := range w.Nodes {
+		if n.Stop != nil || n == lead {
+			continue
+		}
+		cpu, clk := n.Board.CPU(), n.Board.Clock()
+		c := min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.Link().NextEvent()))
+		if c < leadMargin {
+			return 0, false
+		}
+		lim = min(lim, clk.Time(c-leadMargin))
+	}
+	if first >= lim || lim <= S || (lim-S)/Q < 2 {
+		return 0, false
+	}
+	G := S + (lim-S)/Q*Q
+	w.st.LeadSteps++
+	return w.runLead(lead, S, G, B), true
+}
+
+// leadMargin is the cycles a board that is not a lead step's leader keeps
+// between the step's end and its next event or booked SRAM cycle: more
+// than the longest instruction (three cycles: an SPLS access with a
+// load-use stall).
+const leadMargin = 8
+
+// runLead runs the leader n of a lead step from S towards G (a point of the
+// grid S + kQ) and returns the step's end: G, or the end of the step of
+// length Q after which it may act outside itself (see leadStep). B bounds
+// the shared queue's next event.
+func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
+	Q := w.cfg.Quantum
+	cpu, clk, link := n.Board.CPU(), n.Board.Clock(), n.Link()
+	traced := n.Board.Traced()
+	for t := S; t < G; {
+		// Up to the last step end before the next event, one run: an event
+		// due at its last cycle runs at the end of that run, in the last
+		// step, as the steps of length Q run it. Else one step.
+		next := t + Q
+		if c := cpu.NextEvent(); c > cpu.Cycles+1 && cpu.Polling() {
+			if e := clk.Time(c - 1); e >= next && e != sim.Never {
+				next = t + min(e-t, G-t)/Q*Q
+			}
+		}
+		w.runTo(n, next)
+		t = next
+		k, _ := link.TakeInteractions()
+		if n.Stop != nil || k > 0 || w.Q.Next() < B || n.Board.Traced() != traced {
+			w.st.LeadBreaks++
+			return t
+		}
+	}
+	return G
+}
+
 // SetJobs sets the number of goroutines that run the boards of a step
 // (Config.Jobs); the results do not depend on it.
 func (w *World) SetJobs(n int) { w.cfg.Jobs = n }
@@ -371,6 +489,10 @@ func (w *World) Jobs() int { return max(w.cfg.Jobs, 1) }
 // on by default. Off, the world takes every step of length Q: tests
 // compare the two.
 func (w *World) SetProvedJumps(on bool) { w.noJump = !on }
+
+// SetLeadSteps turns the lead steps (leadStep) on or off; they are on by
+// default (and off while the proved jumps are). Tests compare the two.
+func (w *World) SetLeadSteps(on bool) { w.noLead = !on }
 
 // Stats returns the world's counters.
 func (w *World) Stats() Stats {

@@ -32,12 +32,15 @@ func TestJobsChangeNothing(t *testing.T) {
 		}
 		defer c.Shutdown()
 		c.World.SetParallelCycles(1) // every step in parallel, however short
+		c.World.SetLeadSteps(false)  // (a lead step runs its boards one by one)
 		eps := ringStream(t, c)
 		if err := c.Run(c.Now() + 3*sim.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		r.Stats = c.World.Stats()
-		if jobs > 1 && r.Stats.ParallelSteps < r.Stats.Steps/3 { // the boot ran at the default threshold
+		// The boot ran at the default threshold, and a step in which every
+		// board is in a proved loop has no work to share out.
+		if jobs > 1 && r.Stats.ParallelSteps < r.Stats.Steps/8 {
 			t.Fatalf("jobs %d: %d of %d steps in parallel", jobs, r.Stats.ParallelSteps, r.Stats.Steps)
 		}
 		r.Stats.ParallelSteps = 0

@@ -1,0 +1,170 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"lanaiemu/board"
+	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/freebsd"
+	"lanaiemu/netvm/lib"
+	"lanaiemu/node"
+	"lanaiemu/sim"
+)
+
+// leadResult is what a run must give the same with and without lead
+// steps: every node's counts, the fabric and endpoint totals, the WRITE
+// counters sampled every 50 us (when each WRITE arrived, to that
+// resolution), and, when traced, every board's device events in order.
+type leadResult struct {
+	Nodes     []node.NodeStats
+	Fabric    any
+	Endpoints any
+	Time      sim.Time
+	Counters  [][]uint64
+	Trace     [][]string
+}
+
+// leadRun runs a cluster set up by setup for d after it, with lead steps
+// on or off (off: every step of one link latency, no proved jumps either)
+// and reports what leadResult lists, and the world's counters.
+func leadRun(t *testing.T, cfg Config, lead, traced bool, d sim.Time, setup func(*Cluster) []*lib.EP) (leadResult, node.Stats) {
+	t.Helper()
+	var r leadResult
+	if traced {
+		r.Trace = make([][]string, cfg.Nodes)
+		cfg.Trace = func(n int, e board.Event) { r.Trace[n] = append(r.Trace[n], fmt.Sprint(e)) }
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+	c.World.SetProvedJumps(lead) // before the set-up: the whole run differs only in the steps
+	eps := setup(c)
+	boot := c.World.Stats()
+	for end := c.Now() + d; c.Now() < end; {
+		if err := c.Run(c.Now() + 50*sim.Microsecond); err != nil {
+			t.Fatal(err)
+		}
+		var cs []uint64
+		for _, ep := range eps {
+			cs = append(cs, ep.Counter(0))
+		}
+		r.Counters = append(r.Counters, cs)
+	}
+	st := c.World.Stats()
+	r.Nodes, r.Fabric, r.Endpoints, r.Time = st.Nodes, st.Fabric, st.Endpoints, st.Time
+	st.Steps -= boot.Steps
+	st.LeadSteps -= boot.LeadSteps
+	for i := range r.Nodes { // skipping instead of executing is the one difference wanted
+		r.Nodes[i].SkippedCycles = 0
+	}
+	return r, st
+}
+
+// stream2 sets up BenchmarkStream's two nodes: node 0 streams 64 KiB
+// WRITEs with a counter to node 1 without end.
+func stream2(t *testing.T) func(*Cluster) []*lib.EP {
+	return func(c *Cluster) []*lib.EP {
+		a, r := c.Nodes[0].Kernel.NewProc("a"), c.Nodes[1].Kernel.NewProc("r")
+		var epA, epB *lib.EP
+		var key, ck, dst, src uint32
+		var imp, ic int
+		runThread(t, c, 1, sim.Second, func(th *freebsd.Thread) {
+			epB, _ = lib.Open(th, c.Nodes[1].Driver, r)
+			dst, _ = r.Mmap(th, 64<<10, freebsd.ProtRW)
+			r.Write(th, dst, make([]byte, 64<<10))
+			key, _ = epB.Export(th, dst, 64<<10, true)
+			ck, _ = epB.ExportCounter(th, 0)
+		})
+		runThread(t, c, 0, sim.Second, func(th *freebsd.Thread) {
+			epA, _ = lib.Open(th, c.Nodes[0].Driver, a)
+			src, _ = a.Mmap(th, 64<<10, freebsd.ProtRW)
+			a.Write(th, src, make([]byte, 64<<10))
+			imp, _ = epA.Import(th, 1, epB.Index, key, 64<<10, abi.ExpKindRegion)
+			ic, _ = epA.Import(th, 1, epB.Index, ck, 0, abi.ExpKindCounter)
+		})
+		c.Nodes[0].Kernel.Go("stream", func(th *freebsd.Thread) {
+			for {
+				epA.Write(th, src, imp, 0, 64<<10, ic)
+			}
+		})
+		return []*lib.EP{epB}
+	}
+}
+
+// Lead steps change nothing but the speed: the 2-node 64 KiB stream at
+// 200 MHz (both firmwares polling between DMA bursts and packets), the
+// busy 4-node ring, and two nodes with host activity (processes that
+// map, export, import and write with counters while the boards run: PIO,
+// interrupts, host threads waking on DMA writes) give the same counts,
+// totals and counter times as the run that takes every step of one link
+// latency; traced, the same device events on every board in the same
+// order. The untraced stream takes far fewer steps with lead steps on.
+func TestLeadStepsChangeNothing(t *testing.T) {
+	cases := []struct {
+		name  string
+		cfg   Config
+		d     sim.Time
+		setup func(*Cluster) []*lib.EP
+	}{
+		{"stream", Config{Nodes: 2, Frames: 1024, ClockHz: 200_000_000}, 3 * sim.Millisecond, stream2(t)},
+		{"ring", Config{Nodes: 4, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
+		{"host", Config{Nodes: 2, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return hostActivity(t, c) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, traced := range []bool{false, true} {
+				on, st := leadRun(t, tc.cfg, true, traced, tc.d, tc.setup)
+				off, st0 := leadRun(t, tc.cfg, false, traced, tc.d, tc.setup)
+				if d := cmp.Diff(off, on); d != "" {
+					t.Fatalf("traced %v: lead steps change the run (-every step +lead steps):\n%s", traced, d)
+				}
+				var sum uint64
+				for _, c := range on.Counters[len(on.Counters)-1] {
+					sum += c
+				}
+				if sum == 0 {
+					t.Fatalf("no WRITE arrived")
+				}
+				t.Logf("traced %v: %d steps (%d lead steps, %d ended early) against %d; %d WRITEs",
+					traced, st.Steps, st.LeadSteps, st.LeadBreaks, st0.Steps, sum)
+				if !traced && tc.name == "stream" && 3*st.Steps > st0.Steps {
+					t.Errorf("lead steps saved little: %d steps against %d", st.Steps, st0.Steps)
+				}
+			}
+		})
+	}
+}
+
+// hostActivity starts host work on two nodes that keeps touching the
+// boards while they run: node 1 exports regions and a counter, node 0's
+// thread maps, imports and writes 4 KiB pieces with the counter, sleeps,
+// and maps more, so that PIO, interrupts and completions interleave with
+// the firmware's loops.
+func hostActivity(t *testing.T, c *Cluster) []*lib.EP {
+	p0, p1 := c.Nodes[0].Kernel.NewProc("w"), c.Nodes[1].Kernel.NewProc("x")
+	var ep0, ep1 *lib.EP
+	var key, ck uint32
+	runThread(t, c, 1, sim.Second, func(th *freebsd.Thread) {
+		ep1, _ = lib.Open(th, c.Nodes[1].Driver, p1)
+		dst, _ := p1.Mmap(th, 64<<10, freebsd.ProtRW)
+		key, _ = ep1.Export(th, dst, 64<<10, true)
+		ck, _ = ep1.ExportCounter(th, 0)
+	})
+	c.Nodes[0].Kernel.Go("writer", func(th *freebsd.Thread) {
+		ep0, _ = lib.Open(th, c.Nodes[0].Driver, p0)
+		imp, _ := ep0.Import(th, 1, ep1.Index, key, 64<<10, abi.ExpKindRegion)
+		ic, _ := ep0.Import(th, 1, ep1.Index, ck, 0, abi.ExpKindCounter)
+		for i := 0; ; i++ {
+			src, _ := p0.Mmap(th, 4<<10, freebsd.ProtRW)
+			p0.Write(th, src, []byte{byte(i), 1, 2, 3})
+			ep0.Write(th, src, imp, uint32(i%16)<<12, 4<<10, ic)
+			th.Sleep(20 * sim.Microsecond)
+		}
+	})
+	return []*lib.EP{ep1}
+}
