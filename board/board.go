@@ -183,6 +183,11 @@ type Board struct {
 
 	traced uint64 // events passed to Config.Trace
 
+	// WatchStores: the core stops after a store to a device register;
+	// stored and storedAt tell the first one's cycle (StoreSeen).
+	watchStores, stored bool
+	storedAt            uint64
+
 	// deferring: the board runs in a parallel step (SetDeferred); its
 	// calls into models other boards share wait in deferred.
 	deferring bool
@@ -503,6 +508,12 @@ func (b *Board) coreWrite(f func(uint32)) func(uint32) {
 			f(v)
 			return
 		}
+		if b.watchStores {
+			if !b.stored {
+				b.stored, b.storedAt = true, b.cpu.Cycles
+			}
+			b.cpu.Halt(storeStop)
+		}
 		before := b.isr
 		f(v)
 		if after := b.isr; after != before {
@@ -723,6 +734,27 @@ func (b *Board) trace(e Event) {
 // one): a runner that lets a board run ahead of the others stops it at the
 // first, so that the call-back sees the events in the order of short steps.
 func (b *Board) Traced() uint64 { return b.traced }
+
+// storeStop ends a run after a device-register store while WatchStores is
+// on (a watched write).
+var storeStop = &lanai.Stop{Kind: lanai.StopWatchpoint}
+
+// WatchStores makes every core store to a special register (everything
+// through which the core acts on the devices, and through them on the
+// fabric and the host) end the run after the storing instruction, with
+// a watchpoint stop, and note the cycle at which the first one began
+// (StoreSeen). A runner that runs a board ahead of the others uses it to
+// find the step in which the board first acted.
+func (b *Board) WatchStores(on bool) { b.watchStores = on }
+
+// StoreSeen reports the cycle at which the storing instruction of the
+// first device-register store since the last call began, if there was
+// one while WatchStores was on, and forgets it.
+func (b *Board) StoreSeen() (uint64, bool) {
+	c, ok := b.storedAt, b.stored
+	b.stored = false
+	return c, ok
+}
 
 // SetDeferred turns deferral on or off. While it is on, the calls the
 // board makes into models it may share with other boards (the fabric, the

@@ -244,7 +244,10 @@ func (c *CPU) loopTaken(u *uop, pc uint32) bool {
 	if c.skipBreak || w.state == loopRecord {
 		return false // single steps, or the branch inside the watched iteration
 	}
-	if w.proved && w.branch != pc {
+	if w.proved && (w.branch != pc || c.deadline < c.Cycles+2*w.iterCycles) {
+		// Another loop's proof, or a run too short for a skip (going to
+		// the head and checking the proof would only cost time; c.Cycles
+		// is where this run began, so the test errs towards trying).
 		return false
 	}
 	w.state, w.branch, w.head, w.toHead = loopToHead, pc, u.imm, 0

@@ -214,3 +214,52 @@ func TestLoopProofSurvivesEvents(t *testing.T) {
 	}
 	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
 }
+
+// A proved loop is skipped up to the first SRAM cycle the DMA engine has
+// booked (Config.NextBooked), not only once every booked cycle has
+// passed: a booking of [600,000, 600,400) made at the start leaves the
+// loop skipped before it, its iterations there stalled as executing them
+// stalls them, and the counts those of stepping.
+func TestLoopSkipStopsAtBookedSRAM(t *testing.T) {
+	const from, to = 600_000, 600_400
+	cfg := Config{
+		ContentionBooked: true,
+		Contention: func(cycle uint64, addr uint32, write bool) uint64 {
+			if cycle >= from && cycle < to {
+				return to - cycle
+			}
+			return 0
+		},
+		NextBooked: func(cycle uint64) uint64 {
+			if cycle < to {
+				return max(cycle, from)
+			}
+			return ^uint64(0)
+		},
+	}
+	run := func(step bool) (*CPU, *Stop) {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + mainLoop)}), cfg)
+		c.BookSRAM(to)
+		c.Schedule(1_000_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+		if !step {
+			return c, c.Run(1 << 30)
+		}
+		st := c.Step()
+		for st.Kind == StopStep {
+			st = c.Step()
+		}
+		return c, st
+	}
+	fast, st1 := run(false)
+	slow, st2 := run(true)
+	if st1.Kind != StopExit || st2.Kind != StopExit || st1.Code != st2.Code {
+		t.Fatalf("stops: %v %v", stopMessage(st1), stopMessage(st2))
+	}
+	if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || !bytes.Equal(fast.Mem.SRAM, slow.Mem.SRAM) {
+		t.Errorf("skipping: %d cycles %d instructions; executing: %d cycles %d instructions", fast.Cycles, fast.Instret, slow.Cycles, slow.Instret)
+	}
+	if fast.SkippedCycles < 900_000 {
+		t.Errorf("only %d cycles skipped", fast.SkippedCycles)
+	}
+	t.Logf("%d cycles, %d skipped", fast.Cycles, fast.SkippedCycles)
+}

@@ -69,6 +69,9 @@ type Member struct {
 
 	// What the node's run in the last step tells the step's end (runStep).
 	ran, wake, busy, late bool
+	// lagging: the node skipped steps in a proved loop (World.canLag) and
+	// is behind the world's time until caught up.
+	lagging bool
 }
 
 // Link is the node's link port.
@@ -203,6 +206,7 @@ func (w *World) Run(until sim.Time) error {
 			// counts, which each core's run reaches exactly in one go
 			// (the leader of a lead step has run already).
 			for _, n := range w.Nodes {
+				n.lagging = false
 				if n.Stop == nil {
 					w.runTo(n, J)
 				}
@@ -255,8 +259,17 @@ func (w *World) Run(until sim.Time) error {
 		} else {
 			for _, n := range w.Nodes {
 				if n.Stop == nil {
+					if w.canLag(n, T) {
+						// In a proved loop with no event before T: it
+						// runs later, in one go (catchUp).
+						n.lagging, n.ran, n.busy, n.wake, n.late = true, true, true, false, false
+						continue
+					}
 					w.runStep(n, T)
 				}
+			}
+			if w.Q.Next() <= T {
+				w.catchUp(T) // the shared queue may act on any board
 			}
 		}
 		live = false
@@ -286,6 +299,7 @@ func (w *World) Run(until sim.Time) error {
 			w.step = Q
 		}
 	}
+	w.catchUp(w.now)
 	if w.now < until && w.Running() {
 		w.Q.RunUntil(until)
 		w.now = until
@@ -355,6 +369,42 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 		return 0, false
 	}
 	return S + (B-S)/Q*Q, true
+}
+
+// canLag reports whether node n may skip the step to T and run later
+// (lagging): in a serial step, its core in a proved loop with its next
+// event (its core's or its link's) and its next booked SRAM cycle more
+// than leadMargin cycles after T. Such a board acts on nothing before its
+// next event, and nothing acts on it but the shared queue, before whose
+// events it is caught up (catchUp): its run in one go gives what the runs
+// of the steps give (docs/timeline.md, "Lagging boards"). It counts as busy
+// in the step, as a proved loop too short to skip in a step of length Q
+// is.
+func (w *World) canLag(n *Member, T sim.Time) bool {
+	if w.noJump || w.noLead {
+		return false
+	}
+	cpu, clk := n.Board.CPU(), n.Board.Clock()
+	if !cpu.Polling() {
+		return false
+	}
+	c := min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.Link().NextEvent()))
+	return c >= leadMargin && clk.Cycles(T) <= c-leadMargin
+}
+
+// catchUp runs every lagging node to T.
+func (w *World) catchUp(T sim.Time) {
+	for _, n := range w.Nodes {
+		if n.lagging {
+			n.lagging = false
+			if n.Stop == nil {
+				w.runTo(n, T)
+				n.Link().TakeInteractions()
+				cpu := n.Board.CPU()
+				n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
+			}
+		}
+	}
 }
 
 // runTo runs node n to the first cycle at or after T (nothing if it is
@@ -452,11 +502,27 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 	for t := S; t < G; {
 		// Up to the last step end before the next event, one run: an event
 		// due at its last cycle runs at the end of that run, in the last
-		// step, as the steps of length Q run it. Else one step.
+		// step, as the steps of length Q run it. Else one step. A store to
+		// a device register (through which alone the core acts on anything
+		// but SRAM and its own registers, and schedules events) ends the
+		// run after it: the run then goes on to the end of the step of
+		// length Q that holds the cycle at which the store began, and no
+		// further.
 		next := t + Q
-		if c := cpu.NextEvent(); c > cpu.Cycles+1 && cpu.Polling() {
+		if c := cpu.NextEvent(); c > cpu.Cycles+1 {
 			if e := clk.Time(c - 1); e >= next && e != sim.Never {
 				next = t + min(e-t, G-t)/Q*Q
+			}
+		}
+		if next > t+Q {
+			n.Board.WatchStores(true)
+			w.runTo(n, next)
+			n.Board.WatchStores(false)
+			if p, ok := n.Board.StoreSeen(); ok {
+				next = t + Q
+				for clk.Cycles(next) <= p {
+					next += Q
+				}
 			}
 		}
 		w.runTo(n, next)

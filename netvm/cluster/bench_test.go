@@ -139,3 +139,46 @@ func BenchmarkCluster(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClusterRatio measures the busy ring of 8 and of 64 nodes in
+// one process, alternating one simulated millisecond of each per
+// iteration, so that both see the same machine: node-seconds per CPU
+// second of each and their ratio (eff64/8, the issue's "64-node
+// efficiency against 8-node in one run").
+func BenchmarkClusterRatio(b *testing.B) {
+	type ring struct {
+		c   *Cluster
+		cpu float64
+		sim sim.Time
+	}
+	var rings [2]*ring
+	for i, nodes := range []int{8, 64} {
+		c, err := New(Config{Nodes: nodes, Frames: 256, Jobs: *benchJobs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Shutdown()
+		ringStream(b, c)
+		if err := c.Run(c.Now() + 2*sim.Millisecond); err != nil { // settle
+			b.Fatal(err)
+		}
+		rings[i] = &ring{c: c}
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, r := range rings {
+			cpu0, t0 := cpuTime(), r.c.Now()
+			if err := r.c.Run(r.c.Now() + sim.Millisecond); err != nil {
+				b.Fatal(err)
+			}
+			r.cpu += cpuTime() - cpu0
+			r.sim += r.c.Now() - t0
+		}
+	}
+	eff := func(r *ring) float64 {
+		return float64(len(r.c.Nodes)) * float64(r.sim) / float64(sim.Second) / r.cpu
+	}
+	b.ReportMetric(eff(rings[0]), "8:node-s/cpu-s")
+	b.ReportMetric(eff(rings[1]), "64:node-s/cpu-s")
+	b.ReportMetric(eff(rings[1])/eff(rings[0]), "eff64/8")
+}
