@@ -268,19 +268,18 @@ func (l *Link) segment(end uint32, tail bool) {
 	if !tail {
 		end = end&^7 + 8
 	}
-	var data []byte
+	var data []byte // read from SRAM now (the packet's bytes are taken as the segment is written)
 	if end > start {
 		n := end - start
 		if n > linkMaxPacket {
 			n = linkMaxPacket
 			l.b.RaiseISR(TxTooLongIntBit)
 		}
-		d, err := l.b.mem.Read(start, n)
-		if err != nil {
+		if !l.b.mem.InSRAM(start, n) {
 			l.stats.BadSends++
 			l.b.RaiseISR(MemIntBit)
 		} else {
-			data = d
+			data = l.b.mem.SRAM[start : start+n]
 		}
 	}
 	now := l.now()
@@ -385,6 +384,9 @@ func (l *Link) close() {
 		}
 	} else {
 		r.doneSeen, r.doneAt = true, r.te
+	}
+	if !l.b.deferring {
+		l.cur = pkt[:0] // the fabric copied what it keeps: the buffer serves the next packet
 	}
 	l.pending = append(l.pending, r)
 	l.b.trace(Event{Cycle: l.at(at), Kind: EvSend, Channel: -1, Bytes: uint32(wire)})
