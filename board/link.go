@@ -105,6 +105,7 @@ type Link struct {
 
 	w     watch
 	stats LinkStats
+	hook  func() // SetFabricHook
 }
 
 func newLink(b *Board) *Link {
@@ -126,8 +127,8 @@ func newLink(b *Board) *Link {
 // reset returns the engines to idle (SEND_INT set, receive disarmed) with
 // zero registers and counters; the fabric attachment stays.
 func (l *Link) reset() {
-	fab, q, node, rate := l.fab, l.q, l.node, l.rate
-	*l = Link{b: l.b, fab: fab, q: q, node: node, rate: rate, tmo: linkTimeoutUnset, sendIdle: true}
+	fab, q, node, rate, hook := l.fab, l.q, l.node, l.rate, l.hook
+	*l = Link{b: l.b, fab: fab, q: q, node: node, rate: rate, hook: hook, tmo: linkTimeoutUnset, sendIdle: true}
 	l.b.touch(&l.w)
 	l.b.isr |= SendIntBit
 	l.b.updateIRQ(l.b.cpu.Cycles)
@@ -412,6 +413,7 @@ func (l *Link) localEnd(r *sendRec) {
 
 // fabricDone is the fabric's end of transmission.
 func (l *Link) fabricDone(r *sendRec, t sim.Time, err error) {
+	l.fabricHook()
 	if r.doneSeen || r.completed {
 		return
 	}
@@ -458,7 +460,21 @@ func (l *Link) complete(r *sendRec, err error) {
 func (l *Link) armed() bool { return l.rmp < l.rml && !l.rxBusy && !l.rxDone }
 
 // Ready implements fabric.Endpoint.
-func (l *Link) Ready() bool { return l.armed() }
+func (l *Link) Ready() bool {
+	l.fabricHook()
+	return l.armed()
+}
+
+// SetFabricHook installs f, called whenever the fabric acts on the port
+// (Ready, Deliver, the end of a send): a runner that lets the board fall
+// behind brings it up to date there.
+func (l *Link) SetFabricHook(f func()) { l.hook = f }
+
+func (l *Link) fabricHook() {
+	if l.hook != nil {
+		l.hook()
+	}
+}
 
 // rearm follows a write of RMP or RML: the receive status bits drop and,
 // if the buffer is armed, the fabric is told.
@@ -480,6 +496,7 @@ func (l *Link) rearm() {
 // Deliver implements fabric.Endpoint: the packet's bytes are stored when
 // its last byte has arrived.
 func (l *Link) Deliver(pkt []byte, first, last sim.Time) {
+	l.fabricHook()
 	l.rxBusy, l.rxLast = true, last
 	l.stats.PacketsRecv++
 	l.stats.BytesRecv += uint64(len(pkt))

@@ -114,13 +114,14 @@ type World struct {
 	Fabric *fabric.Fabric
 	Nodes  []*Member
 
-	cfg    Config
-	now    sim.Time
-	step   sim.Time
-	st     Stats
-	noJump bool // SetProvedJumps(false)
-	noLead bool // SetLeadSteps(false)
-	crew   *crew
+	cfg     Config
+	stepEnd sim.Time // the end of the step whose shared-queue events run
+	now     sim.Time
+	step    sim.Time
+	st      Stats
+	noJump  bool // SetProvedJumps(false)
+	noLead  bool // SetLeadSteps(false)
+	crew    *crew
 }
 
 // ErrBadConfig reports an unusable configuration.
@@ -153,7 +154,14 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 		if err := b.Link().Connect(f, q, i); err != nil {
 			return nil, err
 		}
-		w.Nodes = append(w.Nodes, &Member{ID: i, Board: b})
+		n := &Member{ID: i, Board: b}
+		b.Link().SetFabricHook(func() { w.catchUpNode(n) })
+		w.Nodes = append(w.Nodes, n)
+	}
+	q.BeforeEvent = func(node int) {
+		if node >= 0 && node < len(w.Nodes) {
+			w.catchUpNode(w.Nodes[node])
+		}
 	}
 	return w, nil
 }
@@ -268,9 +276,7 @@ func (w *World) Run(until sim.Time) error {
 					w.runStep(n, T)
 				}
 			}
-			if w.Q.Next() <= T {
-				w.catchUp(T) // the shared queue may act on any board
-			}
+			w.stepEnd = T // the shared queue's events bring a lagging board there (catchUpNode)
 		}
 		live = false
 		for _, n := range w.Nodes {
@@ -395,15 +401,26 @@ func (w *World) canLag(n *Member, T sim.Time) bool {
 // catchUp runs every lagging node to T.
 func (w *World) catchUp(T sim.Time) {
 	for _, n := range w.Nodes {
-		if n.lagging {
-			n.lagging = false
-			if n.Stop == nil {
-				w.runTo(n, T)
-				n.Link().TakeInteractions()
-				cpu := n.Board.CPU()
-				n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
-			}
-		}
+		w.catchUpTo(n, T)
+	}
+}
+
+// catchUpNode brings node n, if it lags, to the end of the step whose
+// shared-queue events run: it is called before a host-model event of the
+// node (sim.Queue.BeforeEvent) and whenever the fabric acts on its port
+// (board.Link.SetFabricHook). Nothing else acts on a board from outside.
+func (w *World) catchUpNode(n *Member) { w.catchUpTo(n, w.stepEnd) }
+
+func (w *World) catchUpTo(n *Member, T sim.Time) {
+	if !n.lagging {
+		return
+	}
+	n.lagging = false
+	if n.Stop == nil {
+		w.runTo(n, T)
+		n.Link().TakeInteractions()
+		cpu := n.Board.CPU()
+		n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 	}
 }
 

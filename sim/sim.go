@@ -92,6 +92,10 @@ type Queue struct {
 	h   eventHeap
 	seq uint64
 	now Time
+	// BeforeEvent, if set, is called with an event's node before the
+	// event runs (a runner that lets boards fall behind brings the node's
+	// board up to date there).
+	BeforeEvent func(node int)
 }
 
 // Now is the time of the event being run (or last run).
@@ -124,6 +128,9 @@ func (q *Queue) RunUntil(t Time) {
 	for len(q.h) > 0 && q.h[0].At <= t {
 		e := q.h.pop()
 		q.now = e.At
+		if q.BeforeEvent != nil {
+			q.BeforeEvent(e.Node)
+		}
 		e.Fn()
 	}
 	if t > q.now {
