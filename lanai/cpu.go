@@ -78,8 +78,6 @@ type CPU struct {
 	// and contention changed it (slowFetch restores it when a word is
 	// rewritten with the same value).
 	decoded []op
-	// blk describes the block starting at each predecoded word (block.go).
-	blk []block
 	// code has a bit per codeChunk bytes of SRAM holding a word that was
 	// ever predecoded: invalidate skips the chunks without (DMA buffers).
 	code []uint64
@@ -88,9 +86,7 @@ type CPU struct {
 
 	sramBooked uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked)
 
-	deadline  uint64 // run until Cycles reaches this
-	blockRest uint64 // exec: the cycles of the running block after its branch (block.go)
-	handN     uint32 // exec: the instructions left in the block at a hand-over
+	deadline uint64 // run until Cycles reaches this
 	// skipLimit lets a single step (StepSkipping) fast-forward an idle or
 	// polling loop past deadline, up to this cycle; 0 in other runs.
 	skipLimit uint64
@@ -134,7 +130,7 @@ func New(cfg Config) (*CPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), ins: make([]isa.Inst, min(cfg.SRAMSize/4, initialUops)), decoded: make([]op, min(cfg.SRAMSize/4, initialUops)), blk: make([]block, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), ins: make([]isa.Inst, min(cfg.SRAMSize/4, initialUops)), decoded: make([]op, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
 	c.simctl.cpu = c
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
 	mem.OnWrite(c.invalidate)
@@ -228,9 +224,6 @@ func (c *CPU) uopAt(a uint32, grow bool) *uop {
 		decoded := make([]op, len(pre))
 		copy(decoded, c.decoded)
 		c.decoded = decoded
-		blk := make([]block, len(pre))
-		copy(blk, c.blk)
-		c.blk = blk
 	}
 	return &c.pre[idx]
 }

@@ -95,7 +95,6 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 			*u, c.ins[i] = c.predecode(w, pc)
 			c.decoded[i] = u.op
 		}
-		c.forgetBlocks(pc >> 2) // the word's uop changes
 		chunk := pc / codeChunk
 		c.code[chunk/64] |= 1 << (chunk % 64)
 		if c.breakpoints[pc] {

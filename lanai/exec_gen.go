@@ -192,10 +192,6 @@ var memForms = [2][5][2][4]op{
 // to execSlow for one instruction, and the loop starts again from c.
 // exec keeps only pc and npc: outside the delay slots of a load into pc
 // nnpc is npc+4, and the first of those slots runs in execSlow.
-// It runs predecoded blocks (block.go) whole when they fit before the
-// deadline: cycles and instret are summed once per block (cycles holds the
-// count at the block's branch while it runs, and rest the cycles after
-// it), and n counts the block's instructions left.
 func (c *CPU) exec() {
 	for {
 		R := &c.R
@@ -203,491 +199,458 @@ func (c *CPU) exec() {
 		sram := c.Mem.SRAM
 		wordLimit := uint32(len(sram) - 3)
 		pc, npc := c.PC, c.NPC // nnpc is npc+4 here: exec hands the other case to execSlow
-		cycles := c.Cycles
+		cycles, instret := c.Cycles, c.Instret
+		deadline := c.deadline
 		lastLoad := c.lastLoad
 		booked := c.sramBooked
-		n := uint32(0) // instructions left in the running block
-		c.blockRest = 0
 		if c.NNPC != npc+4 {
 			goto slow // a delay slot of a load into pc
 		}
-		for {
-			if n == 0 { // the next block
-				cycles += c.blockRest
-				if cycles >= c.deadline {
+		for cycles < deadline {
+			idx := pc >> 2
+			if idx >= uint32(len(pre)) {
+				c.sync(pc, npc, npc+4, cycles, instret, lastLoad)
+				goto slow
+			}
+			u := &pre[idx]
+			ll := lastLoad
+			lastLoad = noLoad
+			newnpc := npc + 4
+			o := u.op
+		dispatch:
+			switch o {
+			case opNop:
+			case opAddRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x + y
+			case opAddRIF:
+				x, y := R[u.rs1], u.imm
+				r := x + y
+				R[u.rd] = r
+				c.Flags = addFlags(x, y, 0)
+			case opAddRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x + y
+			case opAddRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x + y
+				R[u.rd] = r
+				c.Flags = addFlags(x, y, 0)
+			case opAddRRC:
+				if u.cond.Holds(c.Flags) {
+					x, y := R[u.rs1], R[u.rs2]
+					R[u.rd] = x + y
+				}
+			case opAddcRI:
+				x, y := R[u.rs1], u.imm
+				cin := uint32(c.Flags>>3) & 1
+				R[u.rd] = x + y + cin
+			case opAddcRR:
+				x, y := R[u.rs1], R[u.rs2]
+				cin := uint32(c.Flags>>3) & 1
+				R[u.rd] = x + y + cin
+			case opSubRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x - y
+			case opSubRIF:
+				x, y := R[u.rs1], u.imm
+				r := x - y
+				R[u.rd] = r
+				c.Flags = addFlags(x, ^y, 1)
+			case opSubRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x - y
+			case opSubRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x - y
+				R[u.rd] = r
+				c.Flags = addFlags(x, ^y, 1)
+			case opSubRRC:
+				if u.cond.Holds(c.Flags) {
+					x, y := R[u.rs1], R[u.rs2]
+					R[u.rd] = x - y
+				}
+			case opSubbRI:
+				x, y := R[u.rs1], u.imm
+				cin := uint32(c.Flags>>3) & 1
+				R[u.rd] = x + ^y + cin
+			case opSubbRR:
+				x, y := R[u.rs1], R[u.rs2]
+				cin := uint32(c.Flags>>3) & 1
+				R[u.rd] = x + ^y + cin
+			case opAndRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x & y
+			case opAndRIF:
+				x, y := R[u.rs1], u.imm
+				r := x & y
+				R[u.rd] = r
+				c.Flags = zn(r)
+			case opAndRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x & y
+			case opAndRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x & y
+				R[u.rd] = r
+				c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
+			case opAndRRC:
+				if u.cond.Holds(c.Flags) {
+					x, y := R[u.rs1], R[u.rs2]
+					R[u.rd] = x & y
+				}
+			case opOrRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x | y
+			case opOrRIF:
+				x, y := R[u.rs1], u.imm
+				r := x | y
+				R[u.rd] = r
+				c.Flags = zn(r)
+			case opOrRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x | y
+			case opOrRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x | y
+				R[u.rd] = r
+				c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
+			case opOrRRC:
+				if u.cond.Holds(c.Flags) {
+					x, y := R[u.rs1], R[u.rs2]
+					R[u.rd] = x | y
+				}
+			case opXorRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = x ^ y
+			case opXorRIF:
+				x, y := R[u.rs1], u.imm
+				r := x ^ y
+				R[u.rd] = r
+				c.Flags = zn(r)
+			case opXorRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = x ^ y
+			case opXorRRF:
+				x, y := R[u.rs1], R[u.rs2]
+				r := x ^ y
+				R[u.rd] = r
+				c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
+			case opShRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = shl(x, y)
+			case opShRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = shl(x, y)
+			case opShaRI:
+				x, y := R[u.rs1], u.imm
+				R[u.rd] = sha(x, y)
+			case opShaRR:
+				x, y := R[u.rs1], R[u.rs2]
+				R[u.rd] = sha(x, y)
+			case opSel:
+				if u.cond.Holds(c.Flags) {
+					R[u.rd] = R[u.rs1]
+				} else {
+					R[u.rd] = R[u.rs2]
+				}
+			case opSCC:
+				R[u.rd] = 0
+				if u.cond.Holds(c.Flags) {
+					R[u.rd] = 1
+				}
+			case opLdWI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
+					lastLoad = u.rd
 					break
 				}
-				idx := pc >> 2
-				if idx >= uint32(len(pre)) {
-					c.sync(pc, npc, npc+4, cycles, c.Instret, lastLoad)
+				o = opMem
+				goto dispatch
+			case opLdHI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdHUI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdBI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(int32(int8(sram[a])))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdBUI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(sram[a])
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdWR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdHR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdHUR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdBR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(int32(int8(sram[a])))
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdBUR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a < wordLimit && cycles >= booked {
+					R[u.rd] = uint32(sram[a])
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdWIPre:
+				base := R[u.rs1]
+				a := base + u.imm
+				next := a
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
+					R[u.rs1] = next
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opLdWIPost:
+				base := R[u.rs1]
+				a := base
+				next := base + u.imm
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
+					R[u.rs1] = next
+					lastLoad = u.rd
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStWI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 4
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStHI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 2
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStBI:
+				base := R[u.rs1]
+				a := base + u.imm
+				if a < wordLimit && cycles >= booked {
+					sram[a] = byte(R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 1
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStWR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 4
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStHR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a&1 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 2
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStBR:
+				base := R[u.rs1]
+				a := base + R[u.rs2]
+				if a < wordLimit && cycles >= booked {
+					sram[a] = byte(R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 1
+					c.stores++
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStWIPre:
+				base := R[u.rs1]
+				a := base + u.imm
+				next := a
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 4
+					c.stores++
+					R[u.rs1] = next
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opStWIPost:
+				base := R[u.rs1]
+				a := base
+				next := base + u.imm
+				if a&3 == 0 && a < wordLimit && cycles >= booked {
+					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+						pre[a>>2].op = opUndecoded
+					}
+					c.storeAddr, c.storeSize = a, 4
+					c.stores++
+					R[u.rs1] = next
+					break
+				}
+				o = opMem
+				goto dispatch
+			case opReturn: // as opMem does it (R[2] = pc first), when the word is in SRAM
+				R[2] = pc
+				if a := R[u.rs1] + u.imm; a&3 == 0 && a < wordLimit && cycles >= booked {
+					t := binary.BigEndian.Uint32(sram[a:]) &^ 3
+					c.record(pc, t, cycles)
+					// A load into pc has two delay slots: the first runs in
+					// execSlow, which leaves nnpc == npc+4 again.
+					c.sync(npc, npc+4, t, cycles+uint64(u.cost)+uint64(u.srcs)>>(ll&63)&1, instret+1, noLoad)
 					goto slow
 				}
-				u := &pre[idx]
-				b := c.blk[idx]
-				n = 1
-				rest := uint64(u.cost) + uint64(u.srcs)>>(lastLoad&63)&1
-				if npc == pc+4 {
-					if b.n > 1 && cycles >= booked && cycles+uint64(b.cost) < c.deadline {
-						n, rest = uint32(b.n), rest-uint64(u.cost)+uint64(b.cost)
-						if b.br != 0 { // the count at the branch
-							br := uint64(b.br) + rest - uint64(b.cost)
-							cycles, rest = cycles+br, rest-br
-						}
-					} else if b.n == 0 {
-						c.sync(pc, npc, npc+4, cycles, c.Instret, lastLoad)
-						goto form
-					}
+				c.sync(pc, npc, npc+4, cycles, instret, ll)
+				goto slow
+			case opJumpAdd: // as opJump does it with the add
+				R[2] = pc
+				t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
+				newnpc = t
+				c.record(pc, t, cycles)
+			case opBT:
+				if u.imm == pc {
+					o = opSlow // perhaps an idle loop: execSlow's idle decides
+					goto dispatch
 				}
-				c.Instret += uint64(n)
-				c.blockRest = rest
-			}
-			u := &pre[pc>>2]
-			o := u.op
-			{
-				ll := lastLoad
-				lastLoad = noLoad
-				newnpc := npc + 4
-			dispatch:
-				switch o {
-				case opNop:
-				case opAddRI:
-					x, y := R[u.rs1], u.imm
-					R[u.rd] = x + y
-				case opAddRIF:
-					x, y := R[u.rs1], u.imm
-					r := x + y
-					R[u.rd] = r
-					c.Flags = addFlags(x, y, 0)
-				case opAddRR:
-					x, y := R[u.rs1], R[u.rs2]
-					R[u.rd] = x + y
-				case opAddRRF:
-					x, y := R[u.rs1], R[u.rs2]
-					r := x + y
-					R[u.rd] = r
-					c.Flags = addFlags(x, y, 0)
-				case opAddRRC:
-					if u.cond.Holds(c.Flags) {
-						x, y := R[u.rs1], R[u.rs2]
-						R[u.rd] = x + y
-					}
-				case opAddcRI:
-					x, y := R[u.rs1], u.imm
-					cin := uint32(c.Flags>>3) & 1
-					R[u.rd] = x + y + cin
-				case opAddcRR:
-					x, y := R[u.rs1], R[u.rs2]
-					cin := uint32(c.Flags>>3) & 1
-					R[u.rd] = x + y + cin
-				case opSubRI:
-					x, y := R[u.rs1], u.imm
-					R[u.rd] = x - y
-				case opSubRIF:
-					x, y := R[u.rs1], u.imm
-					r := x - y
-					R[u.rd] = r
-					c.Flags = addFlags(x, ^y, 1)
-				case opSubRR:
-					x, y := R[u.rs1], R[u.rs2]
-					R[u.rd] = x - y
-				case opSubRRF:
-					x, y := R[u.rs1], R[u.rs2]
-					r := x - y
-					R[u.rd] = r
-					c.Flags = addFlags(x, ^y, 1)
-				case opSubRRC:
-					if u.cond.Holds(c.Flags) {
-						x, y := R[u.rs1], R[u.rs2]
-						R[u.rd] = x - y
-					}
-				case opSubbRI:
-					x, y := R[u.rs1], u.imm
-					cin := uint32(c.Flags>>3) & 1
-					R[u.rd] = x + ^y + cin
-				case opSubbRR:
-					x, y := R[u.rs1], R[u.rs2]
-					cin := uint32(c.Flags>>3) & 1
-					R[u.rd] = x + ^y + cin
-				case opAndRI:
-					x, y := R[u.rs1], u.imm
-					R[u.rd] = x & y
-				case opAndRIF:
-					x, y := R[u.rs1], u.imm
-					r := x & y
-					R[u.rd] = r
-					c.Flags = zn(r)
-				case opAndRR:
-					x, y := R[u.rs1], R[u.rs2]
-					R[u.rd] = x & y
-				case opAndRRF:
-					x, y := R[u.rs1], R[u.rs2]
-					r := x & y
-					R[u.rd] = r
-					c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
-				case opAndRRC:
-					if u.cond.Holds(c.Flags) {
-						x, y := R[u.rs1], R[u.rs2]
-						R[u.rd] = x & y
-					}
-				case opOrRI:
-					x, y := R[u.rs1], u.imm
-					R[u.rd] = x | y
-				case opOrRIF:
-					x, y := R[u.rs1], u.imm
-					r := x | y
-					R[u.rd] = r
-					c.Flags = zn(r)
-				case opOrRR:
-					x, y := R[u.rs1], R[u.rs2]
-					R[u.rd] = x | y
-				case opOrRRF:
-					x, y := R[u.rs1], R[u.rs2]
-					r := x | y
-					R[u.rd] = r
-					c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
-				case opOrRRC:
-					if u.cond.Holds(c.Flags) {
-						x, y := R[u.rs1], R[u.rs2]
-						R[u.rd] = x | y
-					}
-				case opXorRI:
-					x, y := R[u.rs1], u.imm
-					R[u.rd] = x ^ y
-				case opXorRIF:
-					x, y := R[u.rs1], u.imm
-					r := x ^ y
-					R[u.rd] = r
-					c.Flags = zn(r)
-				case opXorRR:
-					x, y := R[u.rs1], R[u.rs2]
-					R[u.rd] = x ^ y
-				case opXorRRF:
-					x, y := R[u.rs1], R[u.rs2]
-					r := x ^ y
-					R[u.rd] = r
-					c.Flags = (zn(r))&^isa.FlagC | c.Flags&isa.FlagC // RR logic keeps C
-				case opShRI:
-					x, y := R[u.rs1], u.imm
-					R[u.rd] = shl(x, y)
-				case opShRR:
-					x, y := R[u.rs1], R[u.rs2]
-					R[u.rd] = shl(x, y)
-				case opShaRI:
-					x, y := R[u.rs1], u.imm
-					R[u.rd] = sha(x, y)
-				case opShaRR:
-					x, y := R[u.rs1], R[u.rs2]
-					R[u.rd] = sha(x, y)
-				case opSel:
-					if u.cond.Holds(c.Flags) {
-						R[u.rd] = R[u.rs1]
-					} else {
-						R[u.rd] = R[u.rs2]
-					}
-				case opSCC:
-					R[u.rd] = 0
-					if u.cond.Holds(c.Flags) {
-						R[u.rd] = 1
-					}
-				case opLdWI:
-					base := R[u.rs1]
-					a := base + u.imm
-					if a&3 == 0 && a < wordLimit && cycles >= booked {
-						R[u.rd] = binary.BigEndian.Uint32(sram[a:])
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdHI:
-					base := R[u.rs1]
-					a := base + u.imm
-					if a&1 == 0 && a < wordLimit && cycles >= booked {
-						R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdHUI:
-					base := R[u.rs1]
-					a := base + u.imm
-					if a&1 == 0 && a < wordLimit && cycles >= booked {
-						R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdBI:
-					base := R[u.rs1]
-					a := base + u.imm
-					if a < wordLimit && cycles >= booked {
-						R[u.rd] = uint32(int32(int8(sram[a])))
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdBUI:
-					base := R[u.rs1]
-					a := base + u.imm
-					if a < wordLimit && cycles >= booked {
-						R[u.rd] = uint32(sram[a])
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdWR:
-					base := R[u.rs1]
-					a := base + R[u.rs2]
-					if a&3 == 0 && a < wordLimit && cycles >= booked {
-						R[u.rd] = binary.BigEndian.Uint32(sram[a:])
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdHR:
-					base := R[u.rs1]
-					a := base + R[u.rs2]
-					if a&1 == 0 && a < wordLimit && cycles >= booked {
-						R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdHUR:
-					base := R[u.rs1]
-					a := base + R[u.rs2]
-					if a&1 == 0 && a < wordLimit && cycles >= booked {
-						R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdBR:
-					base := R[u.rs1]
-					a := base + R[u.rs2]
-					if a < wordLimit && cycles >= booked {
-						R[u.rd] = uint32(int32(int8(sram[a])))
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdBUR:
-					base := R[u.rs1]
-					a := base + R[u.rs2]
-					if a < wordLimit && cycles >= booked {
-						R[u.rd] = uint32(sram[a])
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdWIPre:
-					base := R[u.rs1]
-					a := base + u.imm
-					next := a
-					if a&3 == 0 && a < wordLimit && cycles >= booked {
-						R[u.rd] = binary.BigEndian.Uint32(sram[a:])
-						R[u.rs1] = next
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opLdWIPost:
-					base := R[u.rs1]
-					a := base
-					next := base + u.imm
-					if a&3 == 0 && a < wordLimit && cycles >= booked {
-						R[u.rd] = binary.BigEndian.Uint32(sram[a:])
-						R[u.rs1] = next
-						lastLoad = u.rd
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opStWI:
-					base := R[u.rs1]
-					a := base + u.imm
-					if a&3 == 0 && a < wordLimit && cycles >= booked {
-						binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-						if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
-							pre[a>>2].op = opUndecoded
+				newnpc = u.imm
+				c.record(pc, u.imm, cycles)
+			case opBR:
+				if u.cond.Holds(c.Flags) {
+					if u.imm < pc && npc == pc+4 {
+						if u.poll <= pollWait || u.poll == pollYes {
+							o = opSlow // the polling or loop code decides
+							goto dispatch
 						}
-						c.storeAddr, c.storeSize = a, 4
-						c.stores++
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opStHI:
-					base := R[u.rs1]
-					a := base + u.imm
-					if a&1 == 0 && a < wordLimit && cycles >= booked {
-						binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-						if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
-							pre[a>>2].op = opUndecoded
-						}
-						c.storeAddr, c.storeSize = a, 2
-						c.stores++
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opStBI:
-					base := R[u.rs1]
-					a := base + u.imm
-					if a < wordLimit && cycles >= booked {
-						sram[a] = byte(R[u.rd])
-						if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
-							pre[a>>2].op = opUndecoded
-						}
-						c.storeAddr, c.storeSize = a, 1
-						c.stores++
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opStWR:
-					base := R[u.rs1]
-					a := base + R[u.rs2]
-					if a&3 == 0 && a < wordLimit && cycles >= booked {
-						binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-						if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
-							pre[a>>2].op = opUndecoded
-						}
-						c.storeAddr, c.storeSize = a, 4
-						c.stores++
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opStHR:
-					base := R[u.rs1]
-					a := base + R[u.rs2]
-					if a&1 == 0 && a < wordLimit && cycles >= booked {
-						binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-						if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
-							pre[a>>2].op = opUndecoded
-						}
-						c.storeAddr, c.storeSize = a, 2
-						c.stores++
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opStBR:
-					base := R[u.rs1]
-					a := base + R[u.rs2]
-					if a < wordLimit && cycles >= booked {
-						sram[a] = byte(R[u.rd])
-						if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
-							pre[a>>2].op = opUndecoded
-						}
-						c.storeAddr, c.storeSize = a, 1
-						c.stores++
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opStWIPre:
-					base := R[u.rs1]
-					a := base + u.imm
-					next := a
-					if a&3 == 0 && a < wordLimit && cycles >= booked {
-						binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-						if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
-							pre[a>>2].op = opUndecoded
-						}
-						c.storeAddr, c.storeSize = a, 4
-						c.stores++
-						R[u.rs1] = next
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opStWIPost:
-					base := R[u.rs1]
-					a := base
-					next := base + u.imm
-					if a&3 == 0 && a < wordLimit && cycles >= booked {
-						binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-						if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
-							pre[a>>2].op = opUndecoded
-						}
-						c.storeAddr, c.storeSize = a, 4
-						c.stores++
-						R[u.rs1] = next
-						break
-					}
-					o = opMem
-					goto dispatch
-				case opReturn: // as opMem does it (R[2] = pc first), when the word is in SRAM
-					R[2] = pc
-					if a := R[u.rs1] + u.imm; n == 1 && a&3 == 0 && a < wordLimit && cycles >= booked {
-						t := binary.BigEndian.Uint32(sram[a:]) &^ 3
-						c.record(pc, t, cycles)
-						// A load into pc has two delay slots: the first runs in
-						// execSlow, which leaves nnpc == npc+4 again.
-						c.sync(npc, npc+4, t, cycles+c.blockRest, c.Instret, noLoad)
-						goto slow
-					}
-					c.sync(pc, npc, npc+4, cycles, c.Instret, ll)
-					c.handN = n
-					goto handOver
-				case opJumpAdd: // as opJump does it with the add
-					R[2] = pc
-					t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
-					newnpc = t
-					c.record(pc, t, cycles)
-				case opBT:
-					if u.imm == pc {
-						o = opSlow // perhaps an idle loop: execSlow's idle decides
-						goto dispatch
+						u.poll-- // loop.go's count of takes before the next watch
 					}
 					newnpc = u.imm
 					c.record(pc, u.imm, cycles)
-				case opBR:
-					if u.cond.Holds(c.Flags) {
-						if u.imm < pc && npc == pc+4 {
-							if u.poll <= pollWait || u.poll == pollYes {
-								o = opSlow // the polling or loop code decides
-								goto dispatch
-							}
-							u.poll-- // loop.go's count of takes before the next watch
-						}
-						newnpc = u.imm
-						c.record(pc, u.imm, cycles)
-					}
-				case opBRR:
-					if u.cond.Holds(c.Flags) {
-						t := pc + u.imm
-						newnpc = t
-						c.record(pc, t, cycles)
-					}
-				default: // everything that calls: one instruction in execSlow
-					c.sync(pc, npc, npc+4, cycles, c.Instret, ll)
-					c.handN = n
-					goto handOver
 				}
-				pc, npc = npc, newnpc
-				n--
+			case opBRR:
+				if u.cond.Holds(c.Flags) {
+					t := pc + u.imm
+					newnpc = t
+					c.record(pc, t, cycles)
+				}
+			default: // everything that calls: one instruction in execSlow
+				c.sync(pc, npc, npc+4, cycles, instret, ll)
+				goto slow
 			}
+			cycles += uint64(u.cost) + uint64(u.srcs)>>(ll&63)&1
+			pc, npc = npc, newnpc
+			instret++
 		}
-		c.sync(pc, npc, npc+4, cycles, c.Instret, lastLoad)
+		c.sync(pc, npc, npc+4, cycles, instret, lastLoad)
 		return
-	form:
-		c.formBlock(c.PC >> 2)
-		continue
-	handOver:
-		c.handOver()
 	slow:
 		c.execSlow(c.Instret + 1)
 		if c.stop != nil || c.Cycles >= c.deadline || c.loop.state == loopToHead || c.loop.state == loopRecord {
