@@ -257,27 +257,6 @@ func (c *CPU) exec() {
 				r := x - y
 				R[u.rd] = r
 				c.Flags = addFlags(x, ^y, 1)
-				// A compare runs the conditional branch after it in this round
-				// (one dispatch for the two), when the branch is the next
-				// instruction in order and starts before the deadline: exactly
-				// what the next round would do.
-				if b := idx + 1; npc == pc+4 && b < uint32(len(pre)) && pre[b].op == opBR {
-					if next := cycles + uint64(u.cost) + uint64(u.srcs)>>(ll&63)&1; next < deadline {
-						cycles, instret, pc, npc = next, instret+1, npc, npc+4
-						u, ll, newnpc = &pre[b], noLoad, npc+4
-						if u.cond.Holds(c.Flags) {
-							if u.imm < pc && npc == pc+4 {
-								if u.poll <= pollWait || u.poll == pollYes { // the polling or loop code decides
-									c.sync(pc, npc, npc+4, cycles, instret, ll)
-									goto slow
-								}
-								u.poll-- // loop.go's count of takes before the next watch
-							}
-							newnpc = u.imm
-							c.record(pc, u.imm, cycles)
-						}
-					}
-				}
 			case opSubRR:
 				x, y := R[u.rs1], R[u.rs2]
 				R[u.rd] = x - y
@@ -286,27 +265,6 @@ func (c *CPU) exec() {
 				r := x - y
 				R[u.rd] = r
 				c.Flags = addFlags(x, ^y, 1)
-				// A compare runs the conditional branch after it in this round
-				// (one dispatch for the two), when the branch is the next
-				// instruction in order and starts before the deadline: exactly
-				// what the next round would do.
-				if b := idx + 1; npc == pc+4 && b < uint32(len(pre)) && pre[b].op == opBR {
-					if next := cycles + uint64(u.cost) + uint64(u.srcs)>>(ll&63)&1; next < deadline {
-						cycles, instret, pc, npc = next, instret+1, npc, npc+4
-						u, ll, newnpc = &pre[b], noLoad, npc+4
-						if u.cond.Holds(c.Flags) {
-							if u.imm < pc && npc == pc+4 {
-								if u.poll <= pollWait || u.poll == pollYes { // the polling or loop code decides
-									c.sync(pc, npc, npc+4, cycles, instret, ll)
-									goto slow
-								}
-								u.poll-- // loop.go's count of takes before the next watch
-							}
-							newnpc = u.imm
-							c.record(pc, u.imm, cycles)
-						}
-					}
-				}
 			case opSubRRC:
 				if u.cond.Holds(c.Flags) {
 					x, y := R[u.rs1], R[u.rs2]
@@ -668,8 +626,8 @@ func (c *CPU) exec() {
 			case opBR:
 				if u.cond.Holds(c.Flags) {
 					if u.imm < pc && npc == pc+4 {
-						if u.poll <= pollWait || u.poll == pollYes { // the polling or loop code decides
-							o = opSlow
+						if u.poll <= pollWait || u.poll == pollYes {
+							o = opSlow // the polling or loop code decides
 							goto dispatch
 						}
 						u.poll-- // loop.go's count of takes before the next watch

@@ -263,7 +263,7 @@ func generate(semantics string) ([]byte, error) {
 	}
 	tmpl, err := template.New("exec").Funcs(template.FuncMap{
 		"add": func(a, b int) int { return a + b },
-		"only": func(hot, fuse bool, cases []aluCase) any {
+		"only": func(hot bool, cases []aluCase) any {
 			var out []aluCase
 			for _, c := range cases {
 				if c.Hot || !hot {
@@ -271,10 +271,9 @@ func generate(semantics string) ([]byte, error) {
 				}
 			}
 			return struct {
-				Hot   bool // the cases of exec and execSlow's, which call nothing
-				Fuse  bool // exec's: a compare runs the conditional branch after it
+				Hot   bool // the cases of exec, which calls nothing
 				Cases []aluCase
-			}{hot, fuse, out}
+			}{hot, out}
 		},
 	}).Parse(execTemplate)
 	if err != nil {
