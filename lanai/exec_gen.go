@@ -195,18 +195,15 @@ var memForms = [2][5][2][4]op{
 func (c *CPU) exec() {
 	for {
 		R := &c.R
-		pre, code := c.pre, c.code
+		pre := c.pre
 		sram := c.Mem.SRAM
-		wordLimit := uint32(len(sram) - 3)
 		pc, npc := c.PC, c.NPC // nnpc is npc+4 here: exec hands the other case to execSlow
 		cycles, instret := c.Cycles, c.Instret
-		deadline := c.deadline
 		lastLoad := c.lastLoad
-		booked := c.sramBooked
 		if c.NNPC != npc+4 {
 			goto slow // a delay slot of a load into pc
 		}
-		for cycles < deadline {
+		for cycles < c.deadline {
 			idx := pc >> 2
 			if idx >= uint32(len(pre)) {
 				c.sync(pc, npc, npc+4, cycles, instret, lastLoad)
@@ -362,7 +359,7 @@ func (c *CPU) exec() {
 			case opLdWI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 					lastLoad = u.rd
 					break
@@ -372,7 +369,7 @@ func (c *CPU) exec() {
 			case opLdHI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
 					lastLoad = u.rd
 					break
@@ -382,7 +379,7 @@ func (c *CPU) exec() {
 			case opLdHUI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
 					lastLoad = u.rd
 					break
@@ -392,7 +389,7 @@ func (c *CPU) exec() {
 			case opLdBI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(int32(int8(sram[a])))
 					lastLoad = u.rd
 					break
@@ -402,7 +399,7 @@ func (c *CPU) exec() {
 			case opLdBUI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(sram[a])
 					lastLoad = u.rd
 					break
@@ -412,7 +409,7 @@ func (c *CPU) exec() {
 			case opLdWR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 					lastLoad = u.rd
 					break
@@ -422,7 +419,7 @@ func (c *CPU) exec() {
 			case opLdHR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
 					lastLoad = u.rd
 					break
@@ -432,7 +429,7 @@ func (c *CPU) exec() {
 			case opLdHUR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
 					lastLoad = u.rd
 					break
@@ -442,7 +439,7 @@ func (c *CPU) exec() {
 			case opLdBR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(int32(int8(sram[a])))
 					lastLoad = u.rd
 					break
@@ -452,7 +449,7 @@ func (c *CPU) exec() {
 			case opLdBUR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(sram[a])
 					lastLoad = u.rd
 					break
@@ -463,7 +460,7 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base + u.imm
 				next := a
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 					R[u.rs1] = next
 					lastLoad = u.rd
@@ -475,7 +472,7 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base
 				next := base + u.imm
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 					R[u.rs1] = next
 					lastLoad = u.rd
@@ -486,9 +483,9 @@ func (c *CPU) exec() {
 			case opStWI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 4
@@ -500,9 +497,9 @@ func (c *CPU) exec() {
 			case opStHI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 2
@@ -514,9 +511,9 @@ func (c *CPU) exec() {
 			case opStBI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					sram[a] = byte(R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 1
@@ -528,9 +525,9 @@ func (c *CPU) exec() {
 			case opStWR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 4
@@ -542,9 +539,9 @@ func (c *CPU) exec() {
 			case opStHR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 2
@@ -556,9 +553,9 @@ func (c *CPU) exec() {
 			case opStBR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					sram[a] = byte(R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 1
@@ -571,9 +568,9 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base + u.imm
 				next := a
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 4
@@ -587,9 +584,9 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base
 				next := base + u.imm
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 4
@@ -601,7 +598,7 @@ func (c *CPU) exec() {
 				goto dispatch
 			case opReturn: // as opMem does it (R[2] = pc first), when the word is in SRAM
 				R[2] = pc
-				if a := R[u.rs1] + u.imm; a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a := R[u.rs1] + u.imm; a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					t := binary.BigEndian.Uint32(sram[a:]) &^ 3
 					c.record(pc, t, cycles)
 					// A load into pc has two delay slots: the first runs in
@@ -668,14 +665,12 @@ func (c *CPU) exec() {
 // time).
 func (c *CPU) execSlow(stopAt uint64) {
 	R := &c.R
-	pre, code := c.pre, c.code
+	pre := c.pre
 	sram := c.Mem.SRAM
-	wordLimit := uint32(len(sram) - 3)
 	pc, npc, nnpc := c.PC, c.NPC, c.NNPC
 	cycles, instret := c.Cycles, c.Instret
 	deadline := c.deadline
 	lastLoad := c.lastLoad
-	booked := c.sramBooked // DMA engines book SRAM only in events and device stores
 loop:
 	for cycles < deadline && instret < stopAt {
 		idx := pc >> 2
@@ -848,7 +843,7 @@ loop:
 		case opLdWI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				lastLoad = u.rd
 				break
@@ -858,7 +853,7 @@ loop:
 		case opLdHI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
 				lastLoad = u.rd
 				break
@@ -868,7 +863,7 @@ loop:
 		case opLdHUI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
 				lastLoad = u.rd
 				break
@@ -878,7 +873,7 @@ loop:
 		case opLdBI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(int32(int8(sram[a])))
 				lastLoad = u.rd
 				break
@@ -888,7 +883,7 @@ loop:
 		case opLdBUI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(sram[a])
 				lastLoad = u.rd
 				break
@@ -898,7 +893,7 @@ loop:
 		case opLdWR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				lastLoad = u.rd
 				break
@@ -908,7 +903,7 @@ loop:
 		case opLdHR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
 				lastLoad = u.rd
 				break
@@ -918,7 +913,7 @@ loop:
 		case opLdHUR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
 				lastLoad = u.rd
 				break
@@ -928,7 +923,7 @@ loop:
 		case opLdBR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(int32(int8(sram[a])))
 				lastLoad = u.rd
 				break
@@ -938,7 +933,7 @@ loop:
 		case opLdBUR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(sram[a])
 				lastLoad = u.rd
 				break
@@ -949,7 +944,7 @@ loop:
 			base := R[u.rs1]
 			a := base + u.imm
 			next := a
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				R[u.rs1] = next
 				lastLoad = u.rd
@@ -961,7 +956,7 @@ loop:
 			base := R[u.rs1]
 			a := base
 			next := base + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				R[u.rs1] = next
 				lastLoad = u.rd
@@ -972,9 +967,9 @@ loop:
 		case opStWI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 4
@@ -986,9 +981,9 @@ loop:
 		case opStHI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 2
@@ -1000,9 +995,9 @@ loop:
 		case opStBI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				sram[a] = byte(R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 1
@@ -1014,9 +1009,9 @@ loop:
 		case opStWR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 4
@@ -1028,9 +1023,9 @@ loop:
 		case opStHR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 2
@@ -1042,9 +1037,9 @@ loop:
 		case opStBR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				sram[a] = byte(R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 1
@@ -1057,9 +1052,9 @@ loop:
 			base := R[u.rs1]
 			a := base + u.imm
 			next := a
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 4
@@ -1073,9 +1068,9 @@ loop:
 			base := R[u.rs1]
 			a := base
 			next := base + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 4
@@ -1087,7 +1082,7 @@ loop:
 			goto dispatch
 		case opReturn: // as opMem does it (R[2] = pc first), when the word is in SRAM
 			R[2] = pc
-			if a := R[u.rs1] + u.imm; a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a := R[u.rs1] + u.imm; a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				t := binary.BigEndian.Uint32(sram[a:]) &^ 3
 				newnnpc = t // a load into pc has two delay slots
 				c.record(pc, t, cycles)
@@ -1158,7 +1153,7 @@ loop:
 			if !ok {
 				break loop
 			}
-			cycles, booked = c.Cycles, c.sramBooked // a device store may have started a DMA
+			cycles = c.Cycles
 			if in := c.inst(pc); in.Rd == isa.PC && !in.Store {
 				newnnpc = t &^ 3 // a load into pc has two delay slots
 				c.record(pc, newnnpc, cycles)
