@@ -191,7 +191,11 @@ var memForms = [2][5][2][4]op{
 // loop code must see, a rare form) is handed, with the state written back,
 // to execSlow for one instruction, and the loop starts again from c.
 // exec keeps only pc and npc: outside the delay slots of a load into pc
-// nnpc is npc+4, and the first of those slots runs in execSlow.
+// nnpc is npc+4, and the first of those slots runs in execSlow. What
+// only some cases or the loop's test read (the deadline, the SRAM
+// booking, the code bitmap, the address limit) it reads from c rather
+// than from locals, which leaves the register allocator room for the
+// loop's state (docs/performance.md, fifth round).
 func (c *CPU) exec() {
 	for {
 		R := &c.R
