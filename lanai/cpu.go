@@ -89,7 +89,8 @@ type CPU struct {
 
 	lastLoad uint8 // register loaded by the previous instruction, or noLoad
 
-	sramBooked uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked)
+	sramBooked uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked); DMA engines book only in events and device stores
+	wordLimit  uint32 // the run loops' fast accesses need an address below this: len(SRAM)-3
 
 	deadline uint64 // run until Cycles reaches this
 	// skipLimit lets a single step (StepSkipping) fast-forward an idle or
@@ -137,6 +138,7 @@ func New(cfg Config) (*CPU, error) {
 	}
 	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), ins: make([]isa.Inst, min(cfg.SRAMSize/4, initialUops)), decoded: make([]op, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
 	c.simctl.cpu = c
+	c.wordLimit = uint32(len(mem.SRAM) - 3)
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
 	mem.OnWrite(c.invalidate)
 	if r, ok := memsys.SpecialByName("CPUC"); ok {

@@ -191,22 +191,23 @@ var memForms = [2][5][2][4]op{
 // loop code must see, a rare form) is handed, with the state written back,
 // to execSlow for one instruction, and the loop starts again from c.
 // exec keeps only pc and npc: outside the delay slots of a load into pc
-// nnpc is npc+4, and the first of those slots runs in execSlow.
+// nnpc is npc+4, and the first of those slots runs in execSlow. What
+// only some cases or the loop's test read (the deadline, the SRAM
+// booking, the code bitmap, the address limit) it reads from c rather
+// than from locals, which leaves the register allocator room for the
+// loop's state (docs/performance.md, fifth round).
 func (c *CPU) exec() {
 	for {
 		R := &c.R
-		pre, code := c.pre, c.code
+		pre := c.pre
 		sram := c.Mem.SRAM
-		wordLimit := uint32(len(sram) - 3)
 		pc, npc := c.PC, c.NPC // nnpc is npc+4 here: exec hands the other case to execSlow
 		cycles, instret := c.Cycles, c.Instret
-		deadline := c.deadline
 		lastLoad := c.lastLoad
-		booked := c.sramBooked
 		if c.NNPC != npc+4 {
 			goto slow // a delay slot of a load into pc
 		}
-		for cycles < deadline {
+		for cycles < c.deadline {
 			idx := pc >> 2
 			if idx >= uint32(len(pre)) {
 				c.sync(pc, npc, npc+4, cycles, instret, lastLoad)
@@ -362,7 +363,7 @@ func (c *CPU) exec() {
 			case opLdWI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 					lastLoad = u.rd
 					break
@@ -372,7 +373,7 @@ func (c *CPU) exec() {
 			case opLdHI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
 					lastLoad = u.rd
 					break
@@ -382,7 +383,7 @@ func (c *CPU) exec() {
 			case opLdHUI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
 					lastLoad = u.rd
 					break
@@ -392,7 +393,7 @@ func (c *CPU) exec() {
 			case opLdBI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(int32(int8(sram[a])))
 					lastLoad = u.rd
 					break
@@ -402,7 +403,7 @@ func (c *CPU) exec() {
 			case opLdBUI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(sram[a])
 					lastLoad = u.rd
 					break
@@ -412,7 +413,7 @@ func (c *CPU) exec() {
 			case opLdWR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 					lastLoad = u.rd
 					break
@@ -422,7 +423,7 @@ func (c *CPU) exec() {
 			case opLdHR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
 					lastLoad = u.rd
 					break
@@ -432,7 +433,7 @@ func (c *CPU) exec() {
 			case opLdHUR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
 					lastLoad = u.rd
 					break
@@ -442,7 +443,7 @@ func (c *CPU) exec() {
 			case opLdBR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(int32(int8(sram[a])))
 					lastLoad = u.rd
 					break
@@ -452,7 +453,7 @@ func (c *CPU) exec() {
 			case opLdBUR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = uint32(sram[a])
 					lastLoad = u.rd
 					break
@@ -463,7 +464,7 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base + u.imm
 				next := a
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 					R[u.rs1] = next
 					lastLoad = u.rd
@@ -475,7 +476,7 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base
 				next := base + u.imm
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 					R[u.rs1] = next
 					lastLoad = u.rd
@@ -486,9 +487,9 @@ func (c *CPU) exec() {
 			case opStWI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 4
@@ -500,9 +501,9 @@ func (c *CPU) exec() {
 			case opStHI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 2
@@ -514,9 +515,9 @@ func (c *CPU) exec() {
 			case opStBI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					sram[a] = byte(R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 1
@@ -528,9 +529,9 @@ func (c *CPU) exec() {
 			case opStWR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 4
@@ -542,9 +543,9 @@ func (c *CPU) exec() {
 			case opStHR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&1 == 0 && a < wordLimit && cycles >= booked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 2
@@ -556,9 +557,9 @@ func (c *CPU) exec() {
 			case opStBR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a < wordLimit && cycles >= booked {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					sram[a] = byte(R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 1
@@ -571,9 +572,9 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base + u.imm
 				next := a
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 4
@@ -587,9 +588,9 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base
 				next := base + u.imm
-				if a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 						pre[a>>2].op = opUndecoded
 					}
 					c.storeAddr, c.storeSize = a, 4
@@ -601,7 +602,7 @@ func (c *CPU) exec() {
 				goto dispatch
 			case opReturn: // as opMem does it (R[2] = pc first), when the word is in SRAM
 				R[2] = pc
-				if a := R[u.rs1] + u.imm; a&3 == 0 && a < wordLimit && cycles >= booked {
+				if a := R[u.rs1] + u.imm; a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					t := binary.BigEndian.Uint32(sram[a:]) &^ 3
 					c.record(pc, t, cycles)
 					// A load into pc has two delay slots: the first runs in
@@ -668,14 +669,12 @@ func (c *CPU) exec() {
 // time).
 func (c *CPU) execSlow(stopAt uint64) {
 	R := &c.R
-	pre, code := c.pre, c.code
+	pre := c.pre
 	sram := c.Mem.SRAM
-	wordLimit := uint32(len(sram) - 3)
 	pc, npc, nnpc := c.PC, c.NPC, c.NNPC
 	cycles, instret := c.Cycles, c.Instret
 	deadline := c.deadline
 	lastLoad := c.lastLoad
-	booked := c.sramBooked // DMA engines book SRAM only in events and device stores
 loop:
 	for cycles < deadline && instret < stopAt {
 		idx := pc >> 2
@@ -848,7 +847,7 @@ loop:
 		case opLdWI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				lastLoad = u.rd
 				break
@@ -858,7 +857,7 @@ loop:
 		case opLdHI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
 				lastLoad = u.rd
 				break
@@ -868,7 +867,7 @@ loop:
 		case opLdHUI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
 				lastLoad = u.rd
 				break
@@ -878,7 +877,7 @@ loop:
 		case opLdBI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(int32(int8(sram[a])))
 				lastLoad = u.rd
 				break
@@ -888,7 +887,7 @@ loop:
 		case opLdBUI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(sram[a])
 				lastLoad = u.rd
 				break
@@ -898,7 +897,7 @@ loop:
 		case opLdWR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				lastLoad = u.rd
 				break
@@ -908,7 +907,7 @@ loop:
 		case opLdHR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(int32(int16(binary.BigEndian.Uint16(sram[a:]))))
 				lastLoad = u.rd
 				break
@@ -918,7 +917,7 @@ loop:
 		case opLdHUR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(binary.BigEndian.Uint16(sram[a:]))
 				lastLoad = u.rd
 				break
@@ -928,7 +927,7 @@ loop:
 		case opLdBR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(int32(int8(sram[a])))
 				lastLoad = u.rd
 				break
@@ -938,7 +937,7 @@ loop:
 		case opLdBUR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = uint32(sram[a])
 				lastLoad = u.rd
 				break
@@ -949,7 +948,7 @@ loop:
 			base := R[u.rs1]
 			a := base + u.imm
 			next := a
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				R[u.rs1] = next
 				lastLoad = u.rd
@@ -961,7 +960,7 @@ loop:
 			base := R[u.rs1]
 			a := base
 			next := base + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				R[u.rd] = binary.BigEndian.Uint32(sram[a:])
 				R[u.rs1] = next
 				lastLoad = u.rd
@@ -972,9 +971,9 @@ loop:
 		case opStWI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 4
@@ -986,9 +985,9 @@ loop:
 		case opStHI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 2
@@ -1000,9 +999,9 @@ loop:
 		case opStBI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				sram[a] = byte(R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 1
@@ -1014,9 +1013,9 @@ loop:
 		case opStWR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 4
@@ -1028,9 +1027,9 @@ loop:
 		case opStHR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&1 == 0 && a < wordLimit && cycles >= booked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 2
@@ -1042,9 +1041,9 @@ loop:
 		case opStBR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a < wordLimit && cycles >= booked {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				sram[a] = byte(R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 1
@@ -1057,9 +1056,9 @@ loop:
 			base := R[u.rs1]
 			a := base + u.imm
 			next := a
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 4
@@ -1073,9 +1072,9 @@ loop:
 			base := R[u.rs1]
 			a := base
 			next := base + u.imm
-			if a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; code[chunk/64]&(1<<(chunk%64)) != 0 {
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
 					pre[a>>2].op = opUndecoded
 				}
 				c.storeAddr, c.storeSize = a, 4
@@ -1087,7 +1086,7 @@ loop:
 			goto dispatch
 		case opReturn: // as opMem does it (R[2] = pc first), when the word is in SRAM
 			R[2] = pc
-			if a := R[u.rs1] + u.imm; a&3 == 0 && a < wordLimit && cycles >= booked {
+			if a := R[u.rs1] + u.imm; a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				t := binary.BigEndian.Uint32(sram[a:]) &^ 3
 				newnnpc = t // a load into pc has two delay slots
 				c.record(pc, t, cycles)
@@ -1158,7 +1157,7 @@ loop:
 			if !ok {
 				break loop
 			}
-			cycles, booked = c.Cycles, c.sramBooked // a device store may have started a DMA
+			cycles = c.Cycles
 			if in := c.inst(pc); in.Rd == isa.PC && !in.Store {
 				newnnpc = t &^ 3 // a load into pc has two delay slots
 				c.record(pc, newnnpc, cycles)

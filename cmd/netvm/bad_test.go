@@ -50,6 +50,12 @@ func TestRunBadScenarios(t *testing.T) {
 	if code, _, e := runCmd("stress", "--quiet", "--writes", "10", "--json", "/dev/full"); code != 2 || !strings.Contains(e, "no space left on device") {
 		t.Errorf("stress --json /dev/full: exit %d %q", code, e)
 	}
+	// A flag that was renamed names its successor, wherever it stands.
+	for _, args := range [][]string{{"stress", "--evict-every-us", "200"}, {"stress", "--seed", "4", "-evict-every-us=200"}} {
+		if code, _, e := runCmd(args...); code != 2 || !strings.Contains(e, "renamed: --evict-every takes a duration") {
+			t.Errorf("%q: exit %d %q", args, code, e)
+		}
+	}
 	for _, c := range []struct {
 		name, src string
 		code      int

@@ -140,8 +140,34 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// renamedStressFlags names what replaced a flag netvm stress once had.
+var renamedStressFlags = map[string]string{
+	"evict-every-us": `renamed: --evict-every takes a duration with its unit (--evict-every-us 200 is --evict-every 200us)`,
+}
+
+// checkRenamed reports the first argument that names a renamed flag.
+func checkRenamed(args []string, renamed map[string]string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil // the flags end here
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue // a flag's value or an argument
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if why, ok := renamed[name]; ok {
+			return fmt.Errorf("flag -%s: %s", name, why)
+		}
+	}
+	return nil
+}
+
 func runStress(args []string, stdout, stderr io.Writer) int {
 	opts = stressOpts{}
+	if err := checkRenamed(args, renamedStressFlags); err != nil {
+		fmt.Fprintf(stderr, "netvm stress: %v\n", err)
+		return 2
+	}
 	fs := stressFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
