@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -515,5 +516,49 @@ func TestPlainRegisters(t *testing.T) {
 	}
 	if _, err := New(Config{PCI: PCI{BusHz: 66_000_000}}); err == nil {
 		t.Error("a PCI model without bus width was accepted")
+	}
+}
+
+// The calendar's intervals, built in place, are those of a map of busy
+// cycles after any sequence of adds, and nextBusy finds the first busy
+// cycle from any point.
+func TestCalendarAgainstCycleMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		var c calendar
+		var busy [300]bool
+		for k := 0; k < 12; k++ {
+			from := r.Uint64N(280)
+			to := from + r.Uint64N(20)
+			c.add(from, to)
+			for x := from; x < to; x++ {
+				busy[x] = true
+			}
+		}
+		var want []window
+		for x := 0; x < len(busy); x++ {
+			if busy[x] {
+				if n := len(want); n > 0 && want[n-1].to == uint64(x) {
+					want[n-1].to++
+				} else {
+					want = append(want, window{uint64(x), uint64(x) + 1})
+				}
+			}
+		}
+		if fmt.Sprint(c.iv) != fmt.Sprint(want) && !(len(c.iv) == 0 && len(want) == 0) {
+			t.Fatalf("round %d: calendar %v, cycle map %v", round, c.iv, want)
+		}
+		for x := uint64(0); x < uint64(len(busy)); x++ {
+			next := ^uint64(0)
+			for y := x; y < uint64(len(busy)); y++ {
+				if busy[y] {
+					next = y
+					break
+				}
+			}
+			if got := c.nextBusy(x); got != next {
+				t.Fatalf("round %d: nextBusy(%d) = %d, want %d (%v)", round, x, got, next, c.iv)
+			}
+		}
 	}
 }

@@ -123,7 +123,16 @@ func (c *calendar) add(from, to uint64) {
 		to = max(to, c.iv[j].to)
 		j++
 	}
-	c.iv = append(c.iv[:i], append([]window{{from, to}}, c.iv[j:]...)...)
+	// c.iv[i:j] becomes the one window, in place (no allocation once the
+	// slice has grown).
+	switch {
+	case j == i:
+		c.iv = append(c.iv, window{})
+		copy(c.iv[i+1:], c.iv[i:])
+	case j > i+1:
+		c.iv = append(c.iv[:i+1], c.iv[j:]...)
+	}
+	c.iv[i] = window{from, to}
 }
 
 // nextBusy is the first busy cycle at or after t, or ^0 when none is.
