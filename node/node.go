@@ -475,8 +475,17 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 			lead, first = n, e
 		}
 	}
-	if lead == nil || first >= B {
-		return 0, false // no event of the leader's to run through: provedJump's case
+	if lead == nil {
+		return 0, false
+	}
+	if first >= B {
+		// Every core proved and no event before B: provedJump's case
+		// (its bound is B), answered here without a second look at every
+		// board.
+		if (B-S)/Q < 2 {
+			return 0, false
+		}
+		return S + (B-S)/Q*Q, true
 	}
 	// The others run to the step's end in one go and must not meet an
 	// event there: their runs end leadMargin cycles before the first
