@@ -70,8 +70,10 @@ type Member struct {
 	// What the node's run in the last step tells the step's end (runStep).
 	ran, wake, busy, late bool
 	// lagging: the node skipped steps in a proved loop (World.canLag) and
-	// is behind the world's time until caught up.
-	lagging bool
+	// is behind the world's time until caught up; it may lag to lagUntil
+	// (0 while it does not lag).
+	lagging  bool
+	lagUntil sim.Time
 }
 
 // Link is the node's link port.
@@ -103,6 +105,9 @@ type Stats struct {
 	// ran through its events (World.leadStep); LeadBreaks those that
 	// ended early, where the leader might act outside itself.
 	LeadSteps, LeadBreaks uint64
+	// Lagged counts the steps boards sat out in a proved loop
+	// (World.canLag), one per board and step.
+	Lagged uint64
 	// ParallelSteps are steps whose boards ran on several goroutines
 	// (Config.Jobs): the one count that depends on the jobs.
 	ParallelSteps uint64
@@ -214,7 +219,7 @@ func (w *World) Run(until sim.Time) error {
 			// counts, which each core's run reaches exactly in one go
 			// (the leader of a lead step has run already).
 			for _, n := range w.Nodes {
-				n.lagging = false
+				n.lagging, n.lagUntil = false, 0
 				if n.Stop == nil {
 					w.runTo(n, J)
 				}
@@ -267,12 +272,14 @@ func (w *World) Run(until sim.Time) error {
 		} else {
 			for _, n := range w.Nodes {
 				if n.Stop == nil {
-					if w.canLag(n, T) {
+					if T <= n.lagUntil || w.canLag(n, T) {
 						// In a proved loop with no event before T: it
 						// runs later, in one go (catchUp).
 						n.lagging, n.ran, n.busy, n.wake, n.late = true, true, true, false, false
+						w.st.Lagged++
 						continue
 					}
+					n.lagging, n.lagUntil = false, 0
 					w.runStep(n, T)
 				}
 			}
@@ -386,6 +393,10 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 // of the steps give (docs/timeline.md, "Lagging boards"). It counts as busy
 // in the step, as a proved loop too short to skip in a step of length Q
 // is.
+//
+// While it lags nothing changes what this depends on (nothing runs it,
+// and whatever acts on it catches it up first), so the last time it may
+// lag to is kept in n.lagUntil and the test is not made again before.
 func (w *World) canLag(n *Member, T sim.Time) bool {
 	if w.noJump || w.noLead {
 		return false
@@ -395,7 +406,11 @@ func (w *World) canLag(n *Member, T sim.Time) bool {
 		return false
 	}
 	c := min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.Link().NextEvent()))
-	return c >= leadMargin && clk.Cycles(T) <= c-leadMargin
+	if c < leadMargin || clk.Cycles(T) > c-leadMargin {
+		return false
+	}
+	n.lagUntil = clk.Time(c - leadMargin)
+	return true
 }
 
 // catchUp runs every lagging node to T.
@@ -415,7 +430,7 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 	if !n.lagging {
 		return
 	}
-	n.lagging = false
+	n.lagging, n.lagUntil = false, 0
 	if n.Stop == nil {
 		w.runTo(n, T)
 		n.Link().TakeInteractions()

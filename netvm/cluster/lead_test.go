@@ -59,6 +59,7 @@ func leadRun(t *testing.T, cfg Config, lead, traced bool, d sim.Time, setup func
 	r.Nodes, r.Fabric, r.Endpoints, r.Time = st.Nodes, st.Fabric, st.Endpoints, st.Time
 	st.Steps -= boot.Steps
 	st.LeadSteps -= boot.LeadSteps
+	st.Lagged -= boot.Lagged
 	for i := range r.Nodes { // skipping instead of executing is the one difference wanted
 		r.Nodes[i].SkippedCycles = 0
 	}
@@ -98,7 +99,7 @@ func stream2(t *testing.T) func(*Cluster) []*lib.EP {
 
 // Lead steps change nothing but the speed: the 2-node 64 KiB stream at
 // 200 MHz (both firmwares polling between DMA bursts and packets), the
-// busy 4-node ring, and two nodes with host activity (processes that
+// busy 4- and 8-node rings (boards sitting out steps), and two nodes with host activity (processes that
 // map, export, import and write with counters while the boards run: PIO,
 // interrupts, host threads waking on DMA writes) give the same counts,
 // totals and counter times as the run that takes every step of one link
@@ -113,6 +114,7 @@ func TestLeadStepsChangeNothing(t *testing.T) {
 	}{
 		{"stream", Config{Nodes: 2, Frames: 1024, ClockHz: 200_000_000}, 3 * sim.Millisecond, stream2(t)},
 		{"ring", Config{Nodes: 4, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
+		{"ring8", Config{Nodes: 8, Frames: 256}, sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
 		{"host", Config{Nodes: 2, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return hostActivity(t, c) }},
 	}
 	for _, tc := range cases {
@@ -130,8 +132,11 @@ func TestLeadStepsChangeNothing(t *testing.T) {
 				if sum == 0 {
 					t.Fatalf("no WRITE arrived")
 				}
-				t.Logf("traced %v: %d steps (%d lead steps, %d ended early) against %d; %d WRITEs",
-					traced, st.Steps, st.LeadSteps, st.LeadBreaks, st0.Steps, sum)
+				t.Logf("traced %v: %d steps (%d lead steps, %d ended early; boards sat out %d steps) against %d; %d WRITEs",
+					traced, st.Steps, st.LeadSteps, st.LeadBreaks, st.Lagged, st0.Steps, sum)
+				if st.LeadSteps == 0 && st.Lagged == 0 || st0.LeadSteps != 0 || st0.Lagged != 0 {
+					t.Errorf("lead steps %d, lagged %d; every step: %d, %d", st.LeadSteps, st.Lagged, st0.LeadSteps, st0.Lagged)
+				}
 				if !traced && tc.name == "stream" && 3*st.Steps > st0.Steps {
 					t.Errorf("lead steps saved little: %d steps against %d", st.Steps, st0.Steps)
 				}
