@@ -124,6 +124,29 @@ type channel struct {
 	sum   uint64
 	ready sim.Time // when the next burst may start on the bus
 	buf   []byte
+	free  *chEvent // spent events, reused by later
+}
+
+// chEvent is one scheduled step of a channel. Events are kept on the
+// channel's free list after they run, so a burst schedules without
+// allocating; run is the event's bound fire method, made once.
+type chEvent struct {
+	ch   *channel
+	gen  uint64
+	at   uint64
+	step func(*channel, uint64)
+	run  func()
+	next *chEvent
+}
+
+// fire returns the event to the free list, then runs its step unless the
+// channel was reset or faulted since it was scheduled.
+func (e *chEvent) fire() {
+	ch, gen, at, step := e.ch, e.gen, e.at, e.step
+	e.step, e.next, ch.free = nil, ch.free, e
+	if ch.gen == gen {
+		step(ch, at)
+	}
 }
 
 func (ch *channel) reset() {
@@ -159,15 +182,18 @@ func (ch *channel) pulse(c uint64) {
 	ch.fetchFrom(c + ch.b.pci.PulseDelay)
 }
 
-// later runs f at core cycle at unless the channel was reset or faulted
-// in between.
-func (ch *channel) later(at uint64, f func(uint64)) {
-	gen := ch.gen
-	ch.b.cpu.Schedule(at, func() {
-		if ch.gen == gen {
-			f(at)
-		}
-	})
+// later runs step at core cycle at unless the channel was reset or
+// faulted in between.
+func (ch *channel) later(at uint64, step func(*channel, uint64)) {
+	e := ch.free
+	if e == nil {
+		e = &chEvent{ch: ch}
+		e.run = e.fire
+	} else {
+		ch.free = e.next
+	}
+	e.gen, e.at, e.step, e.next = ch.gen, at, step, nil
+	ch.b.cpu.Schedule(at, e.run)
 }
 
 // fetchFrom reads the descriptor at ch.ptr in FetchAccesses SRAM cycles
@@ -175,7 +201,7 @@ func (ch *channel) later(at uint64, f func(uint64)) {
 func (ch *channel) fetchFrom(c uint64) {
 	at := c + ch.b.pci.FetchAccesses
 	ch.b.takeSRAM(c, at)
-	ch.later(at, ch.fetch)
+	ch.later(at, (*channel).fetch)
 }
 
 func (ch *channel) fetch(f uint64) {
@@ -270,7 +296,7 @@ func (ch *channel) nextBurst() {
 	if ch.pos+n == ch.d.Len {
 		b.takeSRAM(last, last+p.WriteBackAccesses)
 	}
-	ch.later(at, ch.burstDone)
+	ch.later(at, (*channel).burstDone)
 }
 
 func (ch *channel) burstDone(at uint64) {
@@ -318,7 +344,7 @@ func (ch *channel) burstDone(at uint64) {
 // accesses end there), raises WAKE, and goes on to the next descriptor.
 func (ch *channel) finish(c uint64) {
 	ch.b.takeSRAM(c-ch.b.pci.WriteBackAccesses, c)
-	ch.later(c, ch.complete)
+	ch.later(c, (*channel).complete)
 }
 
 func (ch *channel) complete(c uint64) {
