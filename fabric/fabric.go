@@ -114,6 +114,7 @@ type Fabric struct {
 	rng   *sim.Rand
 	cfg   Config
 	eps   map[int]*endp // lookup only; iterate nodes
+	free  *fabEvent     // spent scheduled steps (later)
 	nodes []int         // endpoint ids, ascending
 	sws   []*swtch
 	links []*link
@@ -253,7 +254,67 @@ type hop struct {
 	txExt, rxExt            bool // pending: to be extended by the current stall
 }
 
-func (f *Fabric) at(t sim.Time, fn func()) { f.q.Schedule(t, -1, fn) }
+// fabArgs are the operands of a scheduled fabric step.
+type fabArgs struct {
+	p   *packet
+	w   *worm
+	h   *hop
+	l   *link
+	e   *endp
+	gen uint64
+	at  sim.Time
+}
+
+// fabEvent is a scheduled fabric step. Spent events wait on the fabric's
+// free list for reuse, so the per-packet and per-hop steps schedule
+// without allocating; run is the event's bound fire method, made once.
+type fabEvent struct {
+	f    *Fabric
+	step func(*Fabric, fabArgs)
+	args fabArgs
+	run  func()
+	next *fabEvent
+}
+
+// fire returns the event to the free list, then runs its step.
+func (ev *fabEvent) fire() {
+	f, step, a := ev.f, ev.step, ev.args
+	ev.step, ev.args, ev.next, f.free = nil, fabArgs{}, f.free, ev
+	step(f, a)
+}
+
+// later runs step with a at time t (the fabric's events are node -1 on
+// the queue).
+func (f *Fabric) later(t sim.Time, step func(*Fabric, fabArgs), a fabArgs) {
+	ev := f.free
+	if ev == nil {
+		ev = &fabEvent{f: f}
+		ev.run = ev.fire
+	} else {
+		f.free = ev.next
+	}
+	ev.step, ev.args, ev.next = step, a, nil
+	f.q.Schedule(t, -1, ev.run)
+}
+
+// The fabric's scheduled steps (later's step functions).
+func stepStart(f *Fabric, a fabArgs)      { f.start(a.p) }
+func stepArrive(f *Fabric, a fabArgs)     { f.arrive(a.w, a.h) }
+func stepTxRelease(f *Fabric, a fabArgs)  { f.txRelease(a.h, a.gen) }
+func stepRxRelease(f *Fabric, a fabArgs)  { f.rxRelease(a.h, a.gen) }
+func stepRequest(f *Fabric, a fabArgs)    { f.request(a.w, a.l) }
+func stepFireTimers(f *Fabric, a fabArgs) { f.fireTimers(a.at) }
+func stepJitterEnd(f *Fabric, a fabArgs) {
+	f.stallEnd(a.w)
+	f.forward(a.w, a.h)
+}
+func stepReady(f *Fabric, a fabArgs) {
+	e := a.e
+	w := e.waiting
+	if w != nil && e.impl != nil && e.impl.Ready() {
+		f.accept(w, w.hops[len(w.hops)-1], e)
+	}
+}
 
 // Send hands a packet to the fabric at time at (times before the queue's
 // present count as now): route is the source route, pkt the bytes after it
@@ -292,7 +353,7 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 	e.stats.SentBytes += uint64(len(pkt))
 	f.totals.Sent++
 	f.live++
-	f.at(at, func() { f.start(p) })
+	f.later(at, stepStart, fabArgs{p: p})
 	return nil
 }
 
@@ -368,12 +429,7 @@ func (f *Fabric) Ready(node int, at sim.Time) error {
 	if !ok {
 		return fmt.Errorf("fabric: ready on node %d: %w", node, ErrUnknownNode)
 	}
-	f.at(at, func() {
-		w := e.waiting
-		if w != nil && e.impl != nil && e.impl.Ready() {
-			f.accept(w, w.hops[len(w.hops)-1], e)
-		}
-	})
+	f.later(at, stepReady, fabArgs{e: e})
 	return nil
 }
 
@@ -470,17 +526,15 @@ func (f *Fabric) grant(w *worm, l *link) {
 	l.stats.Wait += wait
 	w.hops = append(w.hops, h)
 	f.schedTx(h)
-	f.at(satAdd(now, l.Latency), func() { f.arrive(w, h) })
+	f.later(satAdd(now, l.Latency), stepArrive, fabArgs{w: w, h: h})
 }
 
 func (f *Fabric) schedTx(h *hop) {
-	gen := h.txGen
-	f.at(h.txEnd, func() { f.txRelease(h, gen) })
+	f.later(h.txEnd, stepTxRelease, fabArgs{h: h, gen: h.txGen})
 }
 
 func (f *Fabric) schedRx(h *hop) {
-	gen := h.rxGen
-	f.at(h.rxEnd, func() { f.rxRelease(h, gen) })
+	f.later(h.rxEnd, stepRxRelease, fabArgs{h: h, gen: h.rxGen})
 }
 
 // txRelease: h's tail has left the near end of its link.
@@ -580,10 +634,7 @@ func (f *Fabric) farEnd(w *worm, h *hop) {
 	}
 	if jitter > 0 {
 		f.stallBegin(w, stallJitter)
-		f.at(satAdd(f.q.Now(), jitter), func() {
-			f.stallEnd(w)
-			f.forward(w, h)
-		})
+		f.later(satAdd(f.q.Now(), jitter), stepJitterEnd, fabArgs{w: w, h: h})
 		return
 	}
 	f.forward(w, h)
@@ -620,7 +671,7 @@ func (f *Fabric) forward(w *worm, h *hop) {
 		return
 	}
 	next := s.ports[out].out
-	f.at(satAdd(f.q.Now(), s.latency), func() { f.request(w, next) })
+	f.later(satAdd(f.q.Now(), s.latency), stepRequest, fabArgs{w: w, l: next})
 }
 
 // accept delivers w's packet to endpoint e, now.
@@ -681,7 +732,7 @@ func (f *Fabric) detour(w *worm, h *hop, delay sim.Time) {
 	f.recordHops(w)
 	w2 := &worm{p: p, ri: h.ri(), detour: h.l}
 	l := h.l
-	f.at(satAdd(h.rxEnd, delay), func() { f.request(w2, l) })
+	f.later(satAdd(h.rxEnd, delay), stepRequest, fabArgs{w: w2, l: l})
 }
 
 // ri is the number of route bytes consumed before the packet entered h's
@@ -891,7 +942,7 @@ func (f *Fabric) schedTimer() {
 		return
 	}
 	f.timerAt = at
-	f.at(at, func() { f.fireTimers(at) })
+	f.later(at, stepFireTimers, fabArgs{at: at})
 }
 
 // fireTimers runs the timeouts due at now.
