@@ -205,6 +205,7 @@ type packet struct {
 	altRouted bool
 	detours   int
 	rec       *PacketRecord
+	w0        worm // the worm leaving the sender, kept here to save an allocation
 }
 
 type stallKind uint8
@@ -234,6 +235,27 @@ type worm struct {
 	txSince sim.Time
 	waitRx  *link // link whose receiver the head waits for
 	waitEP  *endp // endpoint whose readiness the head waits for
+
+	hopBuf [wormInlineHops]hop  // the first hops, kept here to save allocations
+	hopPtr [wormInlineHops]*hop // backing of hops while it fits
+}
+
+// wormInlineHops is how many hops a worm holds without allocating: a
+// Clos path (sender, leaf, spine, leaf) has four.
+const wormInlineHops = 4
+
+// init makes w a fresh worm of p.
+func (w *worm) init(p *packet) {
+	*w = worm{p: p}
+	w.hops = w.hopPtr[:0]
+}
+
+// newHop is the worm's next hop, zero, from its inline ones while they last.
+func (w *worm) newHop() *hop {
+	if k := len(w.hops); k < wormInlineHops {
+		return &w.hopBuf[k]
+	}
+	return new(hop)
 }
 
 // hop is a worm's occupation of one link: the transmitter from g to txEnd,
@@ -336,12 +358,13 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 		at = f.q.Now()
 	}
 	f.nextID++
+	buf := append(append(make([]byte, 0, len(route)+len(pkt)), route...), pkt...) // one copy of both
 	p := &packet{
 		id:        f.nextID,
 		src:       src,
 		dst:       f.destination(e, route),
-		route:     append([]byte(nil), route...),
-		data:      append([]byte(nil), pkt...),
+		route:     buf[:len(route):len(route)],
+		data:      buf[len(route):],
 		submitted: at,
 		done:      done,
 		timeout:   e.timeout,
@@ -438,7 +461,9 @@ func (f *Fabric) start(p *packet) {
 	if g := f.global; g != nil && g.AltRoutePPM > 0 && p.dst >= 0 && f.rng.Chance(g.AltRoutePPM) {
 		f.altRoute(p)
 	}
-	w := &worm{p: p, first: true}
+	w := &p.w0
+	w.init(p)
+	w.first = true
 	f.request(w, f.eps[p.src].port.out)
 }
 
@@ -492,7 +517,8 @@ func (f *Fabric) grant(w *worm, l *link) {
 	}
 	p := w.p
 	n := len(p.route) - w.ri + len(p.data)
-	h := &hop{w: w, l: l, n: n, wait: wait, g: now, txEnd: satAdd(now, WireTime(n, l.Rate))}
+	h := w.newHop()
+	*h = hop{w: w, l: l, n: n, wait: wait, g: now, txEnd: satAdd(now, WireTime(n, l.Rate))}
 	if k := len(w.hops); k > 0 {
 		// Cut-through: the tail cannot leave before it has come in and
 		// crossed the switch; the previous link's receiver drains as it
@@ -730,7 +756,9 @@ func (f *Fabric) detour(w *worm, h *hop, delay sim.Time) {
 	}
 	p.detours++
 	f.recordHops(w)
-	w2 := &worm{p: p, ri: h.ri(), detour: h.l}
+	w2 := new(worm)
+	w2.init(p)
+	w2.ri, w2.detour = h.ri(), h.l
 	l := h.l
 	f.later(satAdd(h.rxEnd, delay), stepRequest, fabArgs{w: w2, l: l})
 }
