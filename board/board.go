@@ -144,7 +144,8 @@ type Config struct {
 
 // Board is a LANai 9.2 board: the core, its SRAM, and the on-chip devices.
 type Board struct {
-	held bool // the LANai is held in reset (SetReset)
+	held bool      // the LANai is held in reset (SetReset)
+	free *devEvent // spent scheduled device steps (later)
 	// observers see every instruction when profiling (Observe).
 	observers []profile.Observer
 	cfg       Config

@@ -124,29 +124,6 @@ type channel struct {
 	sum   uint64
 	ready sim.Time // when the next burst may start on the bus
 	buf   []byte
-	free  *chEvent // spent events, reused by later
-}
-
-// chEvent is one scheduled step of a channel. Events are kept on the
-// channel's free list after they run, so a burst schedules without
-// allocating; run is the event's bound fire method, made once.
-type chEvent struct {
-	ch   *channel
-	gen  uint64
-	at   uint64
-	step func(*channel, uint64)
-	run  func()
-	next *chEvent
-}
-
-// fire returns the event to the free list, then runs its step unless the
-// channel was reset or faulted since it was scheduled.
-func (e *chEvent) fire() {
-	ch, gen, at, step := e.ch, e.gen, e.at, e.step
-	e.step, e.next, ch.free = nil, ch.free, e
-	if ch.gen == gen {
-		step(ch, at)
-	}
 }
 
 func (ch *channel) reset() {
@@ -185,15 +162,13 @@ func (ch *channel) pulse(c uint64) {
 // later runs step at core cycle at unless the channel was reset or
 // faulted in between.
 func (ch *channel) later(at uint64, step func(*channel, uint64)) {
-	e := ch.free
-	if e == nil {
-		e = &chEvent{ch: ch}
-		e.run = e.fire
-	} else {
-		ch.free = e.next
+	ch.b.later(at, stepChannel, devArgs{ch: ch, chStep: step, gen: ch.gen, at: at})
+}
+
+func stepChannel(b *Board, a devArgs) {
+	if a.ch.gen == a.gen {
+		a.chStep(a.ch, a.at)
 	}
-	e.gen, e.at, e.step, e.next = ch.gen, at, step, nil
-	ch.b.cpu.Schedule(at, e.run)
 }
 
 // fetchFrom reads the descriptor at ch.ptr in FetchAccesses SRAM cycles

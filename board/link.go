@@ -299,12 +299,7 @@ func (l *Link) segment(end uint32, tail bool) {
 		if l.segEnd > now {
 			l.setSendIdle(false)
 			l.segGen++
-			g := l.segGen
-			l.b.cpu.Schedule(l.at(l.segEnd), func() {
-				if g == l.segGen {
-					l.updateSendInt()
-				}
-			})
+			l.b.later(l.at(l.segEnd), stepSegmentEnd, devArgs{l: l, gen: l.segGen})
 		}
 		return
 	}
@@ -392,8 +387,18 @@ func (l *Link) close() {
 	l.pending = append(l.pending, r)
 	l.b.trace(Event{Cycle: l.at(at), Kind: EvSend, Channel: -1, Bytes: uint32(wire)})
 	l.setSendIdle(false)
-	l.b.cpu.Schedule(l.at(r.te), func() { l.localEnd(r) })
+	l.b.later(l.at(r.te), stepLocalEnd, devArgs{l: l, r: r})
 }
+
+// stepSegmentEnd updates SEND_INT when a segment's bytes have left,
+// unless another segment was sent since.
+func stepSegmentEnd(b *Board, a devArgs) {
+	if a.gen == a.l.segGen {
+		a.l.updateSendInt()
+	}
+}
+
+func stepLocalEnd(b *Board, a devArgs) { a.l.localEnd(a.r) }
 
 // localEnd runs at the cycle the packet's last byte leaves an unblocked
 // link.
@@ -429,8 +434,12 @@ func (l *Link) finishAt(r *sendRec, t sim.Time) {
 		l.complete(r, r.doneErr)
 		return
 	}
-	l.b.cpu.Schedule(c, func() { l.complete(r, r.doneErr) })
+	l.b.later(c, stepComplete, devArgs{l: l, r: r})
 }
+
+// stepComplete completes a send with the fabric's verdict as it stands
+// when the step runs.
+func stepComplete(b *Board, a devArgs) { a.l.complete(a.r, a.r.doneErr) }
 
 func (l *Link) complete(r *sendRec, err error) {
 	if r.completed {
@@ -500,8 +509,10 @@ func (l *Link) Deliver(pkt []byte, first, last sim.Time) {
 	l.rxBusy, l.rxLast = true, last
 	l.stats.PacketsRecv++
 	l.stats.BytesRecv += uint64(len(pkt))
-	l.b.cpu.Schedule(l.at(last), func() { l.store(pkt) })
+	l.b.later(l.at(last), stepStore, devArgs{l: l, pkt: pkt})
 }
+
+func stepStore(b *Board, a devArgs) { a.l.store(a.pkt) }
 
 // store writes a received packet at RMP and raises RECV_INT, or BUFF_INT
 // when it did not fit. The engine writes whole 8-byte words: the body,

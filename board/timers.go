@@ -93,13 +93,15 @@ func expiryTick(v uint32, epoch uint64) uint64 {
 // armTimer schedules the expiry at tick k; the event re-arms itself 2^32
 // ticks later, as the counter wraps and keeps counting.
 func (b *Board) armTimer(t *timer, k uint64) {
-	gen := t.gen
 	at := b.TickCycle(k)
-	b.cpu.Schedule(at, func() {
-		if t.gen != gen {
-			return
-		}
-		b.raise(at, t.bit)
-		b.armTimer(t, k+1<<32)
-	})
+	b.later(at, stepTimer, devArgs{t: t, gen: t.gen, at: at, k: k})
+}
+
+func stepTimer(b *Board, a devArgs) {
+	t := a.t
+	if t.gen != a.gen {
+		return
+	}
+	b.raise(a.at, t.bit)
+	b.armTimer(t, a.k+1<<32)
 }

@@ -1,0 +1,46 @@
+package board
+
+// devEvent is a device's step scheduled on the core (a DMA channel's, a
+// link's, a timer's). Spent events wait on the board's free list for
+// reuse, so a DMA burst, a packet or a timer expiry schedules without
+// allocating; run is the event's bound fire method, made once.
+type devEvent struct {
+	b    *Board
+	step func(*Board, devArgs)
+	args devArgs
+	run  func()
+	next *devEvent
+}
+
+// devArgs are the operands of a scheduled device step.
+type devArgs struct {
+	ch     *channel
+	chStep func(*channel, uint64)
+	l      *Link
+	r      *sendRec
+	pkt    []byte
+	t      *timer
+	gen    uint64
+	at     uint64 // core cycle of the event
+	k      uint64 // timer tick
+}
+
+// fire returns the event to the free list, then runs its step.
+func (ev *devEvent) fire() {
+	b, step, a := ev.b, ev.step, ev.args
+	ev.step, ev.args, ev.next, b.free = nil, devArgs{}, b.free, ev
+	step(b, a)
+}
+
+// later runs step with a at core cycle at (cpu.Schedule's rules).
+func (b *Board) later(at uint64, step func(*Board, devArgs), a devArgs) {
+	ev := b.free
+	if ev == nil {
+		ev = &devEvent{b: b}
+		ev.run = ev.fire
+	} else {
+		b.free = ev.next
+	}
+	ev.step, ev.args, ev.next = step, a, nil
+	b.cpu.Schedule(at, ev.run)
+}
