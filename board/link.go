@@ -62,6 +62,9 @@ type LinkStats struct {
 }
 
 // sendRec is a packet handed to the fabric whose SEND_INT is pending.
+// Spent records (completed, and the fabric's done called or not owed) wait
+// on the link's free list for reuse, so a packet's send allocates no
+// record and no callback.
 type sendRec struct {
 	te        sim.Time // local (unblocked) end of transmission
 	fired     bool     // the local event at te has run
@@ -69,6 +72,35 @@ type sendRec struct {
 	doneAt    sim.Time
 	doneErr   error
 	completed bool
+	doneOwed  bool // the fabric has the packet and will call done
+
+	l    *Link
+	done func(sim.Time, error) // the record's fabricDone, made once
+	next *sendRec              // free list
+}
+
+func (r *sendRec) fabricDone(t sim.Time, err error) { r.l.fabricDone(r, t, err) }
+
+// newSendRec is a fresh record for a packet whose local end is te.
+func (l *Link) newSendRec(te sim.Time) *sendRec {
+	r := l.freeRecs
+	if r == nil {
+		r = &sendRec{}
+		r.done = r.fabricDone
+	} else {
+		l.freeRecs = r.next
+	}
+	*r = sendRec{te: te, l: l, done: r.done}
+	return r
+}
+
+// release returns r to the free list once nothing refers to it any more:
+// it completed (so its local end fired and no completion is scheduled)
+// and the fabric owes it no done call.
+func (l *Link) release(r *sendRec) {
+	if r.completed && r.fired && !r.doneOwed {
+		r.next, l.freeRecs = l.freeRecs, r
+	}
 }
 
 // Link is the board's pair of link engines (send and receive DMA), the
@@ -90,6 +122,7 @@ type Link struct {
 	segEnd                  sim.Time // when the last segment's bytes have left
 	segGen                  uint64
 	pending                 []*sendRec
+	freeRecs                *sendRec // spent records (newSendRec)
 	busySince               sim.Time
 	sendIdle                bool
 
@@ -348,7 +381,7 @@ func (l *Link) close() {
 		at = l.q.Now() // the fabric cannot start a packet in its past (docs/links.md)
 	}
 	wire := len(route) + len(body)
-	r := &sendRec{te: at + fabric.WireTime(wire, l.rate)}
+	r := l.newSendRec(at + fabric.WireTime(wire, l.rate))
 	l.segEnd = r.te
 	l.stats.PacketsSent++
 	l.stats.LastCloseCycle = l.b.cpu.Cycles
@@ -371,11 +404,11 @@ func (l *Link) close() {
 			l.stats.SendRejected++
 			r.doneSeen, r.doneAt = true, r.te // into the void, locally timed
 		} else {
-			done := func(t sim.Time, err error) { l.fabricDone(r, t, err) }
+			r.doneOwed = true
 			if l.b.deferring {
-				l.b.deferred = append(l.b.deferred, call{kind: callSend, route: route, body: body, at: at, done: done})
+				l.b.deferred = append(l.b.deferred, call{kind: callSend, route: route, body: body, at: at, done: r.done})
 			} else {
-				fab.Send(node, route, body, at, done)
+				fab.Send(node, route, body, at, r.done)
 			}
 		}
 	} else {
@@ -419,7 +452,9 @@ func (l *Link) localEnd(r *sendRec) {
 // fabricDone is the fabric's end of transmission.
 func (l *Link) fabricDone(r *sendRec, t sim.Time, err error) {
 	l.fabricHook()
+	r.doneOwed = false
 	if r.doneSeen || r.completed {
+		l.release(r)
 		return
 	}
 	r.doneSeen, r.doneAt, r.doneErr = true, t, err
@@ -460,6 +495,7 @@ func (l *Link) complete(r *sendRec, err error) {
 		l.segEnd = min(l.segEnd, l.now())
 	}
 	l.updateSendInt()
+	l.release(r)
 }
 
 // ---- receive engine ----
