@@ -70,6 +70,9 @@ type Thread struct {
 	// Intr marks an interrupt thread: its CPU work does not queue behind
 	// the running thread's (it preempts), see Compute.
 	Intr bool
+	// wake resumes the thread (the kernel's run), made once so that a
+	// wake-up schedules without allocating.
+	wake func()
 }
 
 // Go starts a thread running fn now (at the present time, after the
@@ -77,6 +80,7 @@ type Thread struct {
 func (k *Kernel) Go(name string, fn func(t *Thread)) *Thread {
 	k.ids++
 	t := &Thread{k: k, Name: name, ID: k.ids, resume: make(chan bool), parked: make(chan struct{})}
+	t.wake = func() { k.run(t) }
 	k.threads = append(k.threads, t)
 	go func() {
 		if !<-t.resume {
@@ -97,7 +101,7 @@ func (t *Thread) exit() {
 }
 
 func (k *Kernel) wakeAt(t *Thread, at sim.Time) {
-	k.Q.Schedule(at, k.Node, func() { k.run(t) })
+	k.Q.Schedule(at, k.Node, t.wake)
 }
 
 // run resumes t until it parks again.
