@@ -1,7 +1,6 @@
 package fabric
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -586,8 +585,8 @@ func (f *Fabric) txRelease(h *hop, gen uint64) {
 		}
 	}
 	if l.txOwner == nil && len(l.txWait) > 0 {
-		next := l.txWait[0]
-		l.txWait = l.txWait[1:]
+		var next *worm
+		next, l.txWait = popFront(l.txWait)
 		f.grant(next, l)
 	}
 }
@@ -605,8 +604,8 @@ func (f *Fabric) rxRelease(h *hop, gen uint64) {
 	l.rxOwner = nil
 	f.held--
 	if len(l.rxWait) > 0 {
-		next := l.rxWait[0]
-		l.rxWait = l.rxWait[1:]
+		var next *worm
+		next, l.rxWait = popFront(l.rxWait)
 		next.waitRx = nil
 		nh := next.hops[len(next.hops)-1]
 		l.rxOwner = nh
@@ -861,6 +860,15 @@ func (f *Fabric) expire(w *worm, gen uint64) {
 	f.finish(w, DropTimeout, 0, 0)
 }
 
+// popFront removes the first of ws, shifting the rest down in place so
+// that a queue's array serves for ever instead of sliding off its end.
+func popFront(ws []*worm) (*worm, []*worm) {
+	w := ws[0]
+	n := copy(ws, ws[1:])
+	ws[n] = nil
+	return w, ws[:n]
+}
+
 func remove(ws []*worm, w *worm) []*worm {
 	for i, x := range ws {
 		if x == w {
@@ -925,21 +933,57 @@ type timer struct {
 	gen uint64
 }
 
+// timerHeap is a binary min-heap of timers ordered by (at, seq), written
+// out for the element type so that pushing and popping allocate nothing
+// (container/heap boxes every element in an interface). seq is unique, so
+// the order of pops does not depend on the heap's layout.
 type timerHeap []timer
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
+func (h timerHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
 		return h[i].at < h[j].at
 	}
 	return h[i].seq < h[j].seq
 }
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
-func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
+
+// push adds t.
+func (h *timerHeap) push(t timer) {
+	*h = append(*h, t)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+// pop removes and returns the earliest timer.
+func (h *timerHeap) pop() timer {
+	s := *h
+	t := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = timer{} // drop the worm for the collector
+	s = s[:n]
+	*h = s
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s.less(r, l) {
+			m = r
+		}
+		if !s.less(m, i) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
 	return t
 }
 
@@ -948,7 +992,7 @@ func (h *timerHeap) Pop() any {
 // early leave no pile of dead events behind.
 func (f *Fabric) armTimeout(at sim.Time, w *worm, gen uint64) {
 	f.timerSeq++
-	heap.Push(&f.timers, timer{at: at, seq: f.timerSeq, w: w, gen: gen})
+	f.timers.push(timer{at: at, seq: f.timerSeq, w: w, gen: gen})
 	f.schedTimer()
 }
 
@@ -960,7 +1004,7 @@ func (f *Fabric) schedTimer() {
 		if t.w.stalled && t.w.gen == t.gen {
 			break
 		}
-		heap.Pop(&f.timers)
+		f.timers.pop()
 	}
 	if len(f.timers) == 0 {
 		return
@@ -981,7 +1025,7 @@ func (f *Fabric) fireTimers(at sim.Time) {
 	f.timerAt = sim.Never
 	now := f.q.Now()
 	for len(f.timers) > 0 && f.timers[0].at <= now {
-		t := heap.Pop(&f.timers).(timer)
+		t := f.timers.pop()
 		f.expire(t.w, t.gen)
 	}
 	f.schedTimer()
