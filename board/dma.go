@@ -80,11 +80,19 @@ func (d Descriptor) Bytes() []byte {
 // sum into a descriptor's csum fields; ^sum is the IP checksum field.
 func Checksum(p []byte, odd bool) uint16 { return uint16(csumAdd(0, p, odd)) }
 
+// csumAdd adds p to a running sum (at most 0xFFFF) and folds it. Eight
+// bytes go in at a time as two 32-bit words: 2^16 = 1 modulo 0xFFFF, so
+// the folded sum is the same as of the 16-bit words, and it is 0 only when
+// everything added was 0 either way (TestCsumAddWords).
 func csumAdd(sum uint64, p []byte, odd bool) uint64 {
 	i := 0
 	if odd && len(p) > 0 {
 		sum += uint64(p[0])
 		i = 1
+	}
+	for ; i+8 <= len(p); i += 8 {
+		w := binary.BigEndian.Uint64(p[i:])
+		sum += w>>32 + w&0xFFFFFFFF
 	}
 	for ; i+1 < len(p); i += 2 {
 		sum += uint64(p[i])<<8 | uint64(p[i+1])

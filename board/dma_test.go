@@ -562,3 +562,49 @@ func TestCalendarAgainstCycleMap(t *testing.T) {
 		}
 	}
 }
+
+// csumAdd16 is csumAdd as it was before it took eight bytes at a time.
+func csumAdd16(sum uint64, p []byte, odd bool) uint64 {
+	i := 0
+	if odd && len(p) > 0 {
+		sum += uint64(p[0])
+		i = 1
+	}
+	for ; i+1 < len(p); i += 2 {
+		sum += uint64(p[i])<<8 | uint64(p[i+1])
+	}
+	if i < len(p) {
+		sum += uint64(p[i]) << 8
+	}
+	for sum > 0xFFFF {
+		sum = sum&0xFFFF + sum>>16
+	}
+	return sum
+}
+
+// csumAdd's eight bytes at a time give the sum of the 16-bit words, for
+// every length, start parity and running sum, on random, all-zero and
+// all-ones data (where 0 and 0xFFFF, the two zeros of ones' complement,
+// must not be confused).
+func TestCsumAddWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 80 {
+		for _, fill := range []int{-1, 0x00, 0xFF} {
+			p := make([]byte, n)
+			for i := range p {
+				if fill < 0 {
+					p[i] = byte(rng.Uint32())
+				} else {
+					p[i] = byte(fill)
+				}
+			}
+			for _, sum := range []uint64{0, 1, 0xFFFE, 0xFFFF, uint64(rng.Uint32() & 0xFFFF)} {
+				for _, odd := range []bool{false, true} {
+					if got, want := csumAdd(sum, p, odd), csumAdd16(sum, p, odd); got != want {
+						t.Fatalf("csumAdd(%#x, %d bytes of fill %d, odd %v) = %#x, want %#x", sum, n, fill, odd, got, want)
+					}
+				}
+			}
+		}
+	}
+}
