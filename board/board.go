@@ -200,7 +200,7 @@ type Board struct {
 type call struct {
 	kind        callKind
 	at          sim.Time // Send's start, Ready's time, SetTimeout's timeout
-	route, body []byte
+	route, body []byte   // Send's packet; body: Recycle's
 	done        func(sim.Time, error)
 	cycle       uint64 // OnIRQ's and OnHostWrite's cycle
 	level       bool
@@ -215,6 +215,7 @@ const (
 	callSend callKind = iota
 	callReady
 	callTimeout
+	callRecycle
 	callIRQ
 	callHostWrite
 	callTrace
@@ -777,6 +778,8 @@ func (b *Board) RunDeferred() {
 			b.link.fab.Ready(b.link.node, c.at)
 		case callTimeout:
 			b.link.fab.SetTimeout(b.link.node, c.at)
+		case callRecycle:
+			b.link.fab.Recycle(c.body)
 		case callIRQ:
 			b.cfg.OnIRQ(c.cycle, c.level)
 		case callHostWrite:

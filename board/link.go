@@ -628,6 +628,19 @@ func (l *Link) store(pkt []byte) {
 		l.b.SetISRLevel(BuffIntBit, true)
 	}
 	l.b.touch(&l.w)
+	l.recycle(pkt)
+}
+
+// recycle gives a stored packet's bytes back to the fabric for reuse.
+func (l *Link) recycle(pkt []byte) {
+	if l.fab == nil {
+		return
+	}
+	if l.b.deferring {
+		l.b.deferred = append(l.b.deferred, call{kind: callRecycle, body: pkt})
+		return
+	}
+	l.fab.Recycle(pkt)
 }
 
 // CRC8 is the link CRC-8 the engines append and check: polynomial

@@ -102,6 +102,8 @@ type Endpoint interface {
 	// It is called at time first, when the head is accepted; the last
 	// byte has arrived at last (RECV_INT time). Nothing else arrives on the
 	// port before last.
+	// The endpoint may give the slice back with Fabric.Recycle once it
+	// has stored the bytes.
 	Deliver(pkt []byte, first, last sim.Time)
 }
 
@@ -123,6 +125,7 @@ type Fabric struct {
 	totals Totals
 	nextID uint64
 	alt    map[[2]int][][]byte
+	bufs   [][]byte // packet copies no one holds any more, for reuse (Recycle)
 
 	timerSeq uint64 // timer sequence numbers
 
@@ -195,6 +198,7 @@ type packet struct {
 	src, dst  int
 	route     []byte
 	data      []byte
+	buf       []byte // the fabric's copy of route and data (nil once released)
 	submitted sim.Time
 	done      func(sim.Time, error)
 	timeout   sim.Time
@@ -357,19 +361,26 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 		at = f.q.Now()
 	}
 	f.nextID++
-	buf := append(append(make([]byte, 0, len(route)+len(pkt)), route...), pkt...) // one copy of both
+	// One copy of both, the bytes first, so that the delivered bytes
+	// (data) begin the buffer and give it back whole (Recycle).
+	n := len(pkt)
+	buf := append(append(f.buffer(n+len(route)), pkt...), route...)
 	p := &packet{
 		id:        f.nextID,
 		src:       src,
 		dst:       f.destination(e, route),
-		route:     buf[:len(route):len(route)],
-		data:      buf[len(route):],
+		route:     buf[n:],
+		data:      buf[:n],
+		buf:       buf,
 		submitted: at,
 		done:      done,
 		timeout:   e.timeout,
 	}
 	if f.obs != nil {
 		p.rec = &PacketRecord{ID: p.id, Src: src, Len: len(pkt), Submitted: at}
+		// The record keeps the route for good: the endpoint's bytes must
+		// not reach into it (Recycle).
+		p.data = buf[:n:n]
 	}
 	e.stats.Sent++
 	e.stats.SentBytes += uint64(len(pkt))
@@ -716,13 +727,20 @@ func (f *Fabric) accept(w *worm, h *hop, e *endp) {
 	h.rxEnd, h.rxKnown = last, true
 	f.schedRx(h)
 	data := p.data
+	lent := true // p's copy passes to the endpoint
 	if w.ri < len(p.route) {
-		data = append(append([]byte(nil), p.route[w.ri:]...), p.data...)
+		data = append(append(f.buffer(len(p.route)-w.ri+len(p.data)), p.route[w.ri:]...), p.data...)
+		lent = false
 	}
 	e.stats.Delivered++
 	e.stats.DeliveredBytes += uint64(len(data))
 	f.totals.Delivered++
 	f.finish(w, NotDropped, first, last)
+	if lent {
+		p.buf = nil
+	} else {
+		f.release(p)
+	}
 	e.impl.Deliver(data, first, last)
 }
 
@@ -899,6 +917,7 @@ func (f *Fabric) finish(w *worm, cause DropCause, first, last sim.Time) {
 	if cause != NotDropped {
 		f.totals.Drops[cause]++
 		f.eps[p.src].stats.Drops[cause]++
+		f.release(p)
 	}
 	r := p.rec
 	if r == nil || f.obs == nil {
@@ -917,6 +936,56 @@ func (f *Fabric) finish(w *worm, cause DropCause, first, last sim.Time) {
 	r.Detours = p.detours
 	r.AltRouted = p.altRouted
 	f.obs(r)
+}
+
+// Packet copies are reused. The fabric holds a packet's copy (packet.buf)
+// from Send until the packet's fate is decided (finish): nothing reads the
+// bytes after that, as a packet has one moving worm at a time and the
+// steps left behind (releases of links, stale timers) read only lengths.
+// A dropped packet's copy is free then; a delivered one passes to the
+// endpoint, which may give it back with Recycle once it has stored it. A
+// packet seen by an Observer is never reused: its record keeps the route.
+
+// maxFreeBufs bounds the free list of packet copies.
+const maxFreeBufs = 64
+
+// freeBufSize is the least capacity of a new packet copy, so that a copy
+// can serve the bigger packets that follow.
+const freeBufSize = 256
+
+// buffer is an empty slice with room for n bytes: a free copy if one is
+// big enough, else a new one.
+func (f *Fabric) buffer(n int) []byte {
+	for i := len(f.bufs) - 1; i >= 0; i-- {
+		if b := f.bufs[i]; cap(b) >= n {
+			last := len(f.bufs) - 1
+			f.bufs[i] = f.bufs[last]
+			f.bufs[last] = nil
+			f.bufs = f.bufs[:last]
+			return b
+		}
+	}
+	return make([]byte, 0, max(n, freeBufSize))
+}
+
+// release frees p's copy if no record keeps it.
+func (f *Fabric) release(p *packet) {
+	if p.rec == nil && p.buf != nil {
+		f.Recycle(p.buf)
+	}
+	p.buf = nil
+}
+
+// Recycle gives back a packet's bytes that Endpoint.Deliver handed over:
+// the endpoint must not use them afterwards. The fabric reuses them for a
+// later packet. Recycling is optional (an endpoint may keep its packets
+// for good), and, like every call into the fabric, not safe for
+// concurrent use.
+func (f *Fabric) Recycle(pkt []byte) {
+	if cap(pkt) == 0 || len(f.bufs) >= maxFreeBufs {
+		return
+	}
+	f.bufs = append(f.bufs, pkt[:0])
 }
 
 // Idle reports whether no packet is in the network: every packet sent has
