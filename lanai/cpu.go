@@ -161,6 +161,7 @@ func (c *CPU) Reset(entry uint32) {
 	c.PC, c.NPC, c.NNPC = entry, entry+4, entry+8
 	c.Cycles, c.Instret = 0, 0
 	c.lastLoad = noLoad
+	c.sramBooked = 0 // bookings are in the cycles before the reset
 	c.stop = nil
 	c.histPos = 0
 	c.hist = [historySize]transfer{}

@@ -263,3 +263,22 @@ func TestLoopSkipStopsAtBookedSRAM(t *testing.T) {
 	}
 	t.Logf("%d cycles, %d skipped", fast.Cycles, fast.SkippedCycles)
 }
+
+// A reset starts the cycle count again, so SRAM booked before it is no
+// booking after it: the fast paths and loop skips are open again from
+// cycle 0 (the board clears its calendar in the same reset).
+func TestResetForgetsBookedSRAM(t *testing.T) {
+	cfg := Config{
+		ContentionBooked: true,
+		Contention:       func(cycle uint64, addr uint32, write bool) uint64 { return 0 },
+	}
+	c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + mainLoop)}), cfg)
+	c.BookSRAM(5_000_000)
+	if got := c.SRAMFree(); got != 0 {
+		t.Fatalf("before the reset: SRAMFree = %d, want 0 (booked, no NextBooked)", got)
+	}
+	c.Reset(c.PC)
+	if got := c.SRAMFree(); got != ^uint64(0) {
+		t.Errorf("after the reset: SRAMFree = %d, want ^0 (nothing booked)", got)
+	}
+}
