@@ -224,8 +224,7 @@ func (w *World) Run(until sim.Time) error {
 					w.runTo(n, J)
 				}
 				n.Link().TakeInteractions()
-				cpu := n.Board.CPU()
-				n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
+				n.noteCounts()
 			}
 			live = w.Running()
 			w.Q.RunUntil(J)
@@ -338,17 +337,19 @@ func (w *World) runStep(n *Member, T sim.Time) {
 	e := n.Link().NextEvent()
 	n.ran = true
 	n.wake = e <= T || e != sim.Never && clk.Cycles(e) <= c // a node may act right after T: back to Q
-	if c > cpu.Cycles {
-		st := n.Board.Run(c - cpu.Cycles)
-		if st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
-			n.Stop = st
-		}
-	}
+	w.runTo(n, T)
 	k, first := n.Link().TakeInteractions()
 	skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
 	executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
 	n.busy = executed > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran
 	n.late = n.busy && k > 0 && first+w.cfg.Quantum < T
+	n.noteCounts()
+}
+
+// noteCounts keeps n's core counts as its run in a step left them: the
+// next runStep measures its own run from there.
+func (n *Member) noteCounts() {
+	cpu := n.Board.CPU()
 	n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 }
 
@@ -434,8 +435,7 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 	if n.Stop == nil {
 		w.runTo(n, T)
 		n.Link().TakeInteractions()
-		cpu := n.Board.CPU()
-		n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
+		n.noteCounts()
 	}
 }
 
