@@ -406,12 +406,20 @@ func (w *World) canLag(n *Member, T sim.Time) bool {
 	if !cpu.Polling() {
 		return false
 	}
-	c := min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.Link().NextEvent()))
+	c := n.nextChange()
 	if c < leadMargin || clk.Cycles(T) > c-leadMargin {
 		return false
 	}
 	n.lagUntil = clk.Time(c - leadMargin)
 	return true
+}
+
+// nextChange is the first cycle at which node n's board may change
+// anything by itself: its core's next event, its link's next event or the
+// next SRAM cycle booked by its DMA engine (which may stall the core).
+func (n *Member) nextChange() uint64 {
+	cpu, clk := n.Board.CPU(), n.Board.Clock()
+	return min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.Link().NextEvent()))
 }
 
 // catchUp runs every lagging node to T.
@@ -511,12 +519,11 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		if n.Stop != nil || n == lead {
 			continue
 		}
-		cpu, clk := n.Board.CPU(), n.Board.Clock()
-		c := min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.Link().NextEvent()))
+		c := n.nextChange()
 		if c < leadMargin {
 			return 0, false
 		}
-		lim = min(lim, clk.Time(c-leadMargin))
+		lim = min(lim, n.Board.Clock().Time(c-leadMargin))
 	}
 	if first >= lim || lim <= S || (lim-S)/Q < 2 {
 		return 0, false
