@@ -286,11 +286,15 @@ func (c *CPU) Reg(r isa.Reg) uint32 {
 func (c *CPU) SetReg(r isa.Reg, v uint32) {
 	if r > isa.PC && r < 32 {
 		c.R[r] = v
+		c.stateWritten()
 	}
 }
 
 // Jump makes execution continue at addr (outside any delay slot).
-func (c *CPU) Jump(addr uint32) { c.PC, c.NPC, c.NNPC = addr, addr+4, addr+8 }
+func (c *CPU) Jump(addr uint32) {
+	c.PC, c.NPC, c.NNPC = addr, addr+4, addr+8
+	c.stateWritten()
+}
 
 // LastStore gives the address and size of the most recent store and how
 // many stores have executed (debuggers compare the count to see a new one).

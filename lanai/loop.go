@@ -186,6 +186,16 @@ func (c *CPU) loopRecheck() bool {
 // that holds code (the loop's instructions may have changed).
 func (c *CPU) loopCodeWritten() { c.loop.proved = false }
 
+// stateWritten forgets every fixed point the core has evidence of (a
+// watched or proved loop, poll.go's iteration in flight): something
+// outside the core wrote a register or pc, so the core may leave the loop
+// at once (Polling must not say otherwise).
+func (c *CPU) stateWritten() {
+	c.loopChanged()
+	c.loop.proved = false
+	c.pollTrack.valid = false
+}
+
 // sramWord is the big-endian word of SRAM at a (4-aligned, in SRAM).
 func (c *CPU) sramWord(a uint32) uint32 {
 	b := c.Mem.SRAM[a : a+4]

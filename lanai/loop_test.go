@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/asm"
+	"lanaiemu/isa"
 )
 
 // mainLoop is a firmware main loop of the kind poll.go cannot prove from
@@ -280,5 +281,39 @@ func TestResetForgetsBookedSRAM(t *testing.T) {
 	c.Reset(c.PC)
 	if got := c.SRAMFree(); got != ^uint64(0) {
 		t.Errorf("after the reset: SRAMFree = %d, want ^0 (nothing booked)", got)
+	}
+}
+
+// A register or pc written from outside (a debugger's SetReg or Jump)
+// ends the proof: the core may leave the loop at once, so Polling, which
+// a runner takes as "acts on nothing before its next event", must say no.
+func TestLoopProofEndsOnRegisterWrite(t *testing.T) {
+	src := `
+.Lw:
+	ld -392[%r0], %r7
+	st %r7, 0x1000[%r0]
+	sub.f %r9, 0, %r0
+	beq .Lw
+	mov 0, %r7
+	st %r9, -4096[%r0]
+`
+	for _, write := range []struct {
+		name string
+		f    func(c *CPU)
+	}{
+		{"SetReg", func(c *CPU) { c.SetReg(isa.Reg(9), 5) }},
+		{"Jump", func(c *CPU) { c.Jump(c.PC) }},
+	} {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "w.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+		if st := c.Run(100_000); st.Kind != StopCycleLimit {
+			t.Fatalf("%s: stopped: %v", write.name, stopMessage(st))
+		}
+		if !c.Polling() || c.SkippedCycles < 50_000 {
+			t.Fatalf("%s: polling %v, %d cycles skipped", write.name, c.Polling(), c.SkippedCycles)
+		}
+		write.f(c)
+		if c.Polling() {
+			t.Errorf("%s: still polling after the write", write.name)
+		}
 	}
 }
