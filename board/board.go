@@ -232,7 +232,15 @@ const (
 // one more iteration.
 type watch struct{ changed, read uint64 }
 
-func (b *Board) touch(w *watch) { b.seq++; w.changed = b.seq }
+// touch notes a change of a register the core reads, and tells the core:
+// a device may change it outside the core's events (the link's send
+// completion when the fabric calls back), and a proved loop that reads it
+// must then be checked again before the core goes on (lanai.CPU.DeviceChanged).
+func (b *Board) touch(w *watch) {
+	b.seq++
+	w.changed = b.seq
+	b.cpu.DeviceChanged()
+}
 
 func (b *Board) saw(w *watch) {
 	if !b.host {

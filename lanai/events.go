@@ -76,6 +76,12 @@ func (c *CPU) Schedule(at uint64, fn func()) {
 	c.loopChanged()
 }
 
+// DeviceChanged tells the core that a device changed what the core may
+// read, possibly outside the core's events (a device acting on a call from
+// another model): a proved loop's proof is checked again (loopRecheck)
+// before the core executes its next instruction.
+func (c *CPU) DeviceChanged() { c.loopChanged() }
+
 // NextEvent is the cycle of the core's earliest scheduled event (a device's
 // next change), or ^0 when there is none. A runner that lets idle nodes
 // advance in long steps bounds the steps by it.
