@@ -296,6 +296,9 @@ func (c *CPU) watchLoop(limit uint64) {
 			return
 		}
 		if w.n++; w.n > w.maxN || !c.loopFollow() {
+			if w.n > w.maxN {
+				delete(w.length, w.branch) // longer than its last proof: the next watch follows it in full
+			}
 			c.loopFail()
 			return
 		}

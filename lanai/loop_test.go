@@ -3,6 +3,7 @@ package lanai
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -316,4 +317,58 @@ func TestLoopProofEndsOnRegisterWrite(t *testing.T) {
 			t.Errorf("%s: still polling after the write", write.name)
 		}
 	}
+}
+
+// growingLoop polls a mode word and EIMR; while the mode word is 0 its
+// iteration is six instructions, once an event sets it the same backward
+// branch closes an iteration of about seventy. The program exits when an
+// event sets EIMR.
+var growingLoop = `
+	mov 0, %r9
+.Lmain:
+	ld 0x2000[%r0], %r8        ! the mode word
+	sub.f %r8, 0, %r0
+	beq .Lshort
+	nop
+` + strings.Repeat("\tnop\n", 64) + `
+.Lshort:
+	ld -424[%r0], %r9          ! EIMR
+	sub.f %r9, 0, %r0
+	beq .Lmain
+	nop
+	st %r9, -4096[%r0]         ! exit with EIMR
+`
+
+// A loop proved short and later longer at the same branch is proved
+// again: the cap a short proof put on the next watch (four times its
+// length) is dropped when an iteration runs past it, so the long
+// iterations are skipped too, with the counts of stepping.
+func TestLoopProvedAgainWhenLonger(t *testing.T) {
+	run := func(step bool) (*CPU, *Stop) {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + growingLoop)}), Config{})
+		c.Schedule(100_000, func() { c.Mem.Write(0x2000, []byte{0, 0, 0, 1}) })
+		c.Schedule(2_000_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+		if !step {
+			return c, c.Run(1 << 30)
+		}
+		st := c.Step()
+		for st.Kind == StopStep {
+			st = c.Step()
+		}
+		return c, st
+	}
+	fast, st1 := run(false)
+	slow, st2 := run(true)
+	if st1.Kind != StopExit || st2.Kind != StopExit || st1.Code != st2.Code {
+		t.Fatalf("stops: %v %v", stopMessage(st1), stopMessage(st2))
+	}
+	if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret {
+		t.Errorf("skipping: %d cycles %d instructions; executing: %d cycles %d instructions", fast.Cycles, fast.Instret, slow.Cycles, slow.Instret)
+	}
+	// The long loop runs from cycle 100,000 to 2,000,003: skipped, most of
+	// that is gone; executed (never proved again), under 100,000 is skipped.
+	if fast.SkippedCycles < 1_800_000 {
+		t.Errorf("%d cycles skipped of %d, %d proofs", fast.SkippedCycles, fast.Cycles, fast.loop.proofs)
+	}
+	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
 }
