@@ -530,6 +530,7 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 	}
 	G := S + (lim-S)/Q*Q
 	w.st.LeadSteps++
+	w.catchUpTo(lead, S) // a leader that lagged starts at S, no longer lagging (its own fabric calls must not catch it up inside its run)
 	return w.runLead(lead, S, G, B), true
 }
 
