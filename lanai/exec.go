@@ -28,9 +28,12 @@ func (c *CPU) Run(budget uint64) *Stop {
 			return c.stop
 		}
 		c.deadline = min(limit, c.nextEvent())
-		if c.loop.state == loopToHead || c.loop.state == loopRecord {
+		switch {
+		case c.loop.state == loopToHead || c.loop.state == loopRecord:
 			c.watchLoop(limit)
-		} else {
+		case c.loop.proved && c.loopResume(limit):
+			// skipped to a head: the next round runs what is due there
+		default:
 			c.exec()
 		}
 		if c.stop != nil {

@@ -1,6 +1,9 @@
 package lanai
 
 import (
+	"encoding/binary"
+	"slices"
+
 	"lanaiemu/isa"
 	"lanaiemu/memsys"
 )
@@ -112,6 +115,19 @@ type loopWatch struct {
 	devAddr       uint32         // ... at this address ...
 	devRd         isa.Reg        // ... into this register
 	maxN          int            // instructions this watch may follow
+	trace         [maxLoopBody]loopStep // the watched iteration, instruction by instruction
+	endR2         uint32                // R[2] at the iteration's end (see sameState)
+	endStore      uint32                // the iteration's last store (when it stores) ...
+	endStoreSize  uint8                 // ... and its size
+	headInstret   uint64                // Instret when the core was last at the proved loop's head
+	stalled       uint64                // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
+	landed        uint64                // skips that ended inside an iteration (tests count them)
+	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
+	nregLog       int
+	cur           [32]uint32 // the registers after the last watched instruction
+	noLanding     bool       // the register log overflowed: skips end at heads only
+	transfers     [historySize]uint16   // the iteration's last historySize transfers (trace indices) ...
+	ntransfers    int                   // ... and their number
 	length        map[uint32]int // instructions of the last proved iteration per branch
 	fails         map[uint32]int // backoff rounds per branch
 	waitRounds    map[uint32]int // rounds left before the next watch
@@ -123,6 +139,51 @@ type loopWord struct {
 	before  uint32 // its value when the iteration began
 	varying bool
 }
+
+// loopStep is one instruction of the watched iteration: where it is, when
+// it starts, and what a skip must know of it (its SRAM access, which may
+// stall on a booked cycle, and the control transfer it records).
+type loopStep struct {
+	pc    uint32 // its address
+	at    uint32 // its first cycle, counted from the iteration's
+	addr  uint32 // the SRAM address it accesses (stepSRAM)
+	to    uint32 // the target of the control transfer it takes (stepTransfer)
+	kind  uint8  // step* bits
+	size  uint8  // the access's bytes
+	value uint32 // the value a store wrote (a steady one: the same every iteration)
+	// The state after it, for a skip that ends at the next instruction:
+	// the end of its register writes in loopWatch.regLog, and the rest.
+	regEnd        uint16
+	lastLoad      uint8
+	steady        bool // no register and not the flags hold a varying value
+	flags         isa.Flags
+	npc, nnpc, r2 uint32
+}
+
+// regWrite is a register the watched iteration wrote, with the value.
+type regWrite struct {
+	r uint8
+	v uint32
+}
+
+// loopStep kinds.
+const (
+	stepSRAM     = 1 << iota // accesses SRAM (Config.Contention may stall it)
+	stepWrite                // the access is a store
+	stepVarying              // the store writes a varying value
+	stepTransfer             // takes a control transfer (recorded for trap reports)
+)
+
+// loopStart is a skipped iteration's first cycle, and whether it met a
+// booked SRAM cycle.
+type loopStart struct {
+	start   uint64
+	stalled bool
+}
+
+// stallSkew is added to every stall a skip computes: zero, except in the
+// test that checks that a stall off by one is caught.
+var stallSkew uint64
 
 // loopRead is a steady value the watched iteration loaded: an SRAM word or
 // a special register (dev), with the value it read.
@@ -302,16 +363,54 @@ func (c *CPU) watchLoop(limit uint64) {
 			c.loopFail()
 			return
 		}
+		hp := c.histPos
 		c.step1()
 		if c.stop != nil {
 			w.state = loopOff
 			return
 		}
+		if c.histPos != hp {
+			st := &w.trace[w.n-1]
+			st.kind |= stepTransfer
+			st.to = c.hist[(c.histPos+historySize-1)%historySize].to
+		}
 		if w.devPending && !c.loopDeviceRead() {
 			c.loopFail()
 			return
 		}
+		c.loopNoteAfter(&w.trace[w.n-1])
 	}
+}
+
+// loopNoteAfter notes the state the watched instruction st left: the
+// registers it wrote, the value it stored, flags, interlock and pc.
+func (c *CPU) loopNoteAfter(st *loopStep) {
+	w := &c.loop
+	for r := 3; r < 32; r++ {
+		if v := c.R[r]; v != w.cur[r] {
+			w.cur[r] = v
+			if w.nregLog == len(w.regLog) {
+				w.noLanding = true
+				continue
+			}
+			w.regLog[w.nregLog] = regWrite{uint8(r), v}
+			w.nregLog++
+		}
+	}
+	if st.kind&stepWrite != 0 {
+		a := st.addr &^ (uint32(st.size) - 1)
+		switch st.size {
+		case 4:
+			st.value = binary.BigEndian.Uint32(c.Mem.SRAM[a:])
+		case 2:
+			st.value = uint32(binary.BigEndian.Uint16(c.Mem.SRAM[a:]))
+		default:
+			st.value = uint32(c.Mem.SRAM[a])
+		}
+	}
+	st.regEnd, st.lastLoad, st.flags = uint16(w.nregLog), c.lastLoad, c.Flags
+	st.npc, st.nnpc, st.r2 = c.NPC, c.NNPC, c.R[2]
+	st.steady = w.varying == 0
 }
 
 // loopDeviceRead follows the device register load the watched iteration
@@ -371,6 +470,7 @@ func (c *CPU) loopStart() {
 		w.maxN = min(4*n+16, maxLoopBody) // the loop has left: no need to follow 512 instructions
 	}
 	w.regs, w.flags, w.lastLoad = [32]uint32(c.R[:32]), c.Flags, c.lastLoad
+	w.cur, w.nregLog, w.noLanding = w.regs, 0, false
 	w.cycles, w.instret, w.stores = c.Cycles, c.Instret, c.stores
 	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
 }
@@ -380,6 +480,8 @@ func (c *CPU) loopStart() {
 func (c *CPU) loopFollow() bool {
 	w := &c.loop
 	pc := c.PC
+	st := &w.trace[w.n-1]
+	*st = loopStep{pc: pc, at: uint32(c.Cycles - w.cycles)}
 	u := c.uopAt(pc, true) // between instructions: growing is safe
 	if u == nil {
 		return false
@@ -449,11 +551,16 @@ func (c *CPU) loopFollow() bool {
 		return false
 	}
 	ea := c.effAddr(pc) &^ 3
+	st.addr, st.size = c.effAddr(pc), uint8(in.Size)
 	if in.Store {
 		if !c.Mem.InSRAM(ea, 4) {
 			return false // a device store has effects of its own
 		}
 		vary := w.varying&(1<<in.Rd) != 0
+		st.kind = stepSRAM | stepWrite
+		if vary {
+			st.kind |= stepVarying
+		}
 		i := 0
 		for i < w.nwords && w.words[i].addr != ea {
 			i++
@@ -472,6 +579,7 @@ func (c *CPU) loopFollow() bool {
 	vary := false
 	inSRAM := c.Mem.InSRAM(ea, 4)
 	if inSRAM {
+		st.kind = stepSRAM
 		for i := range w.nwords {
 			if w.words[i].addr == ea && w.words[i].varying {
 				vary = true
@@ -531,6 +639,15 @@ func (c *CPU) loopEnd(limit uint64) {
 	}
 	w.length[w.branch] = w.n
 	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
+	w.endR2, w.endStore, w.endStoreSize = c.R[2], c.storeAddr, c.storeSize
+	w.ntransfers = 0
+	for i := w.n - 1; i >= 0 && w.ntransfers < historySize; i-- {
+		if w.trace[i].kind&stepTransfer != 0 {
+			w.transfers[w.ntransfers] = uint16(i)
+			w.ntransfers++
+		}
+	}
+	slices.Reverse(w.transfers[:w.ntransfers])
 	if w.fails != nil {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
 	}
@@ -538,30 +655,243 @@ func (c *CPU) loopEnd(limit uint64) {
 	w.state = loopSkipped
 }
 
-// loopSkip skips whole iterations of the proved loop from its head, up to
-// the next event or limit, leaving the last iteration before it (the last
-// two when the loop stores varying values: one of them completes) to be
-// executed.
-func (c *CPU) loopSkip(limit uint64) {
+// loopSkip skips whole iterations of the proved loop from its head (see
+// loopRun).
+func (c *CPU) loopSkip(limit uint64) { c.loopRun(0, limit) }
+
+// loopResume skips the rest of the proved iteration the core is in the
+// middle of (after an event the proof survived, or at the start of a
+// run), then whole iterations (see loopRun). The core is at instruction j
+// of the iteration, j the instructions it executed since it was last at
+// the head with the proof held, modulo the iteration's length: while the
+// proof holds, it repeats the watched iteration instruction by
+// instruction. It reports whether the
+// core reached the run's deadline (nothing to execute before it).
+func (c *CPU) loopResume(limit uint64) bool {
 	w := &c.loop
-	// SRAM cycles booked by the DMA engine would stall an iteration: the
-	// skipped ones end before the first.
-	end := min(limit, c.nextEvent(), c.sramFreeFrom(c.Cycles))
-	if end <= c.Cycles+w.iterCycles {
-		return
+	if !w.proved || c.loopDirty() {
+		return false
 	}
-	k := (end - c.Cycles - 1) / w.iterCycles
-	if w.varyingStores {
+	j := (c.Instret - w.headInstret) % w.iterInstret
+	if w.trace[j].pc != c.PC {
+		return false
+	}
+	c.loopRun(int(j), limit)
+	return c.Cycles >= c.deadline
+}
+
+// loopRun moves the core over the proved loop from instruction j of an
+// iteration (0: its head) without executing it, with exactly the counts,
+// registers, SRAM and transfers executing it gives. Stepping runs an event
+// (or ends a run) at the first instruction boundary at or after its
+// cycle, so the core skips the instructions that start before the next
+// event and the run's limit, and lands at the first that does not: in
+// the middle of an iteration, in the state the watched iteration had
+// there (its register writes, stores, flags, interlock and pc, noted
+// instruction by instruction). When the loop stores varying values, or a
+// register holds one there, it lands at the last head before instead
+// (and one iteration earlier when it skipped whole ones, so that the
+// executed iteration leaves the varying words as executing every one
+// would); the rest of an iteration is skipped only if it stores none.
+//
+// A core access to SRAM in a cycle another master booked (Config.NextBooked)
+// stalls (Config.Contention): an iteration that may meet one is followed
+// instruction by instruction from the watched iteration's cycles, each
+// SRAM access stalled as Contention says for the cycle it comes in; the
+// others are skipped in one step. (Bookings are made only in events and
+// device stores, so none appears before the next event.)
+func (c *CPU) loopRun(j int, limit uint64) {
+	w := &c.loop
+	w.headInstret = c.Instret - uint64(j)
+	if c.cfg.Contention != nil && !c.cfg.ContentionBooked {
+		return // any access may stall, at any cycle
+	}
+	stop := min(limit, c.nextEvent())
+	n := int(w.iterInstret)
+	t0, t := c.Cycles, c.Cycles
+	if j > 0 {
+		k, at := c.loopSteps(j, t, stop, false)
+		switch {
+		case k == j:
+			return
+		case k < n:
+			if c.loopCanLand(k) {
+				c.loopSteps(j, t, stop, true)
+				c.loopLand(j, k, at)
+			}
+			return
+		}
+		for i := j; i < n; i++ {
+			if w.trace[i].kind&stepVarying != 0 {
+				return
+			}
+		}
+		c.loopSteps(j, t, stop, true)
+		c.loopLand(j, n, at)
+		t0, t = at, at
+	}
+	// Whole iterations. The last few skipped are noted (their first
+	// cycles, and whether they met a booked cycle) to record their
+	// transfers: every iteration takes at least one (its branch), so the
+	// last historySize iterations fill the history.
+	last := uint64(w.trace[n-1].at) // the last instruction's first cycle
+	iter := w.iterCycles
+	var k uint64
+	var starts [historySize + 1]loopStart // one more: the last may be given back
+	note := func(start uint64, stalled bool) {
+		starts[k%(historySize+1)] = loopStart{start, stalled}
+		k++
+	}
+	for t+last < stop {
+		if free := c.sramFreeFrom(t); t+iter <= free {
+			m := min((stop-1-last-t)/iter+1, (free-t)/iter)
+			k += m - min(m, historySize)
+			for i := m - min(m, historySize); i < m; i++ {
+				note(t+i*iter, false)
+			}
+			t += m * iter
+			continue
+		}
+		i, end := c.loopSteps(0, t, stop, false)
+		if i < n {
+			break // stalled past stop
+		}
+		if end-t != iter {
+			w.stalled++
+		}
+		note(t, end-t != iter)
+		t = end
+	}
+	if w.varyingStores && k > 0 {
 		k--
+		t = starts[k%(historySize+1)].start
 	}
-	if k == 0 {
-		return
+	for i := k - min(k, historySize); i < k; i++ {
+		st := starts[i%(historySize+1)]
+		if st.stalled {
+			c.loopSteps(0, st.start, ^uint64(0), true)
+			continue
+		}
+		for _, x := range w.transfers[:w.ntransfers] {
+			s := &w.trace[x]
+			c.record(s.pc, s.to, st.start+uint64(s.at))
+		}
 	}
-	c.Cycles += k * w.iterCycles
-	c.Instret += k * w.iterInstret
-	c.stores += k * w.iterStores
-	c.SkippedCycles += k * w.iterCycles
-	c.SkippedInstret += k * w.iterInstret
+	if k > 0 {
+		c.Instret += k * w.iterInstret
+		c.stores += k * w.iterStores
+		c.SkippedInstret += k * w.iterInstret
+		if w.iterStores > 0 {
+			c.storeAddr, c.storeSize = w.endStore, w.endStoreSize
+		}
+	}
+	c.Cycles = t
+	c.SkippedCycles += t - t0
+	w.headInstret = c.Instret
+	// The iteration the core is at the head of, up to stop.
+	if t < stop && !w.varyingStores && !w.noLanding {
+		if k, at := c.loopSteps(0, t, stop, false); k > 0 && k < n && c.loopCanLand(k) {
+			c.loopSteps(0, t, stop, true)
+			c.loopLand(0, k, at)
+		}
+	}
+}
+
+// loopCanLand reports whether a skip may end before instruction k of the
+// iteration (k > 0): the loop stores no varying value and no register
+// holds one there.
+func (c *CPU) loopCanLand(k int) bool {
+	w := &c.loop
+	return !w.varyingStores && !w.noLanding && w.trace[k-1].steady
+}
+
+// loopLand moves the core from instruction j of the proved iteration,
+// whose state it is in, to instruction k (n: the next head), at cycle at:
+// it makes the register writes and stores of the instructions between,
+// takes the flags, interlock and pc they left, and counts them skipped.
+func (c *CPU) loopLand(j, k int, at uint64) {
+	w := &c.loop
+	from := 0
+	if j > 0 {
+		from = int(w.trace[j-1].regEnd)
+	}
+	for _, rw := range w.regLog[from:w.trace[k-1].regEnd] {
+		c.R[rw.r] = rw.v
+	}
+	var stores uint64
+	for i := j; i < k; i++ {
+		s := &w.trace[i]
+		if s.kind&stepWrite == 0 {
+			continue
+		}
+		a := s.addr &^ (uint32(s.size) - 1)
+		switch s.size {
+		case 4:
+			binary.BigEndian.PutUint32(c.Mem.SRAM[a:], s.value)
+		case 2:
+			binary.BigEndian.PutUint16(c.Mem.SRAM[a:], uint16(s.value))
+		default:
+			c.Mem.SRAM[a] = byte(s.value)
+		}
+		c.forget(a)
+		c.storeAddr, c.storeSize = a, s.size
+		stores++
+	}
+	end := uint64(w.iterCycles)
+	if k < int(w.iterInstret) {
+		end = uint64(w.trace[k].at)
+	}
+	if at-c.Cycles != end-uint64(w.trace[j].at) {
+		w.stalled++
+	}
+	s := &w.trace[k-1]
+	c.R[2], c.Flags, c.lastLoad = s.r2, s.flags, s.lastLoad
+	c.NPC, c.NNPC = s.npc, s.nnpc
+	if k < int(w.iterInstret) {
+		c.PC = w.trace[k].pc
+		w.landed++
+	} else {
+		c.PC = w.head
+	}
+	c.SkippedCycles += at - c.Cycles
+	c.Cycles = at
+	c.Instret += uint64(k - j)
+	c.SkippedInstret += uint64(k - j)
+	c.stores += stores
+}
+
+// loopSteps follows the proved iteration from its instruction j, which
+// starts at cycle t: it returns the first instruction that starts at or
+// after stop (the iteration's length if none does) and the cycle it
+// starts at (the next head's). Each SRAM access in a cycle another master
+// may use stalls as Config.Contention says; record notes the control
+// transfers in the history, as executing does.
+func (c *CPU) loopSteps(j int, t, stop uint64, record bool) (int, uint64) {
+	w := &c.loop
+	base := t - uint64(w.trace[j].at)
+	free := c.sramFreeFrom(t)
+	var stall uint64
+	n := int(w.iterInstret)
+	for k := j; k < n; k++ {
+		s := &w.trace[k]
+		at := base + uint64(s.at) + stall
+		if at >= stop {
+			return k, at
+		}
+		var own uint64
+		if s.kind&stepSRAM != 0 && at >= free {
+			own = c.cfg.Contention(at, s.addr, s.kind&stepWrite != 0)
+			if own > 0 {
+				own += stallSkew
+			}
+			stall += own
+			free = c.sramFreeFrom(at + own + 1)
+		}
+		if record && s.kind&stepTransfer != 0 {
+			c.record(s.pc, s.to, at+own) // a load into pc records after its access
+		}
+	}
+	return n, base + w.iterCycles + stall
 }
 
 // loopFail ends a watch that proved nothing: the branch is watched again
