@@ -40,7 +40,8 @@ poll:
 // each writes a buffer the loop does not read and books 32 SRAM cycles,
 // either from its own cycle on (an SRAM-to-host burst) or ending at the
 // next burst (a host-to-SRAM one); the descriptor's bit is set at 160,007.
-func bookedCore(t *testing.T) *CPU {
+// With book false the bursts book nothing.
+func bookedCore(t *testing.T, book bool) *CPU {
 	t.Helper()
 	type window struct{ from, to uint64 }
 	var booked []window
@@ -75,8 +76,10 @@ func bookedCore(t *testing.T) *CPU {
 		if n%2 == 0 {
 			w = window{c.Cycles + 71, c.Cycles + 103}
 		}
-		booked = append(booked, w)
-		c.BookSRAM(w.to)
+		if book {
+			booked = append(booked, w)
+			c.BookSRAM(w.to)
+		}
 		if c.Cycles < 150_000 {
 			c.Schedule(c.Cycles+103, burst)
 		}
@@ -102,10 +105,10 @@ func runInSteps(c *CPU, budget uint64) *Stop {
 // the transfers (a trap report's history) are those of stepping, in one
 // long run and in runs of 20 cycles (a cluster's quantum).
 func TestLoopSkipThroughBookedSRAM(t *testing.T) {
-	slow := bookedCore(t)
+	slow := bookedCore(t, true)
 	stSlow := stepTo(slow, 0, 1<<30)
 	for _, budget := range []uint64{1 << 30, 20, 7} {
-		fast := bookedCore(t)
+		fast := bookedCore(t, true)
 		st := runInSteps(fast, budget)
 		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
 			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
@@ -123,13 +126,35 @@ func TestLoopSkipThroughBookedSRAM(t *testing.T) {
 // The comparison above sees a stall off by one: computing every stall of
 // a skipped iteration one cycle too long changes the counts.
 func TestLoopSkipStallOffByOneCaught(t *testing.T) {
-	slow := bookedCore(t)
+	slow := bookedCore(t, true)
 	stepTo(slow, 0, 1<<30)
 	stallSkew = 1
 	defer func() { stallSkew = 0 }()
-	fast := bookedCore(t)
+	fast := bookedCore(t, true)
 	runInSteps(fast, 1<<30)
 	if fast.Cycles == slow.Cycles {
 		t.Errorf("stalls off by one: %d cycles, as stepping", fast.Cycles)
+	}
+}
+
+// Without booked cycles a skip ends at the first instruction at or after
+// the next event or the run's limit, inside an iteration, in the state
+// the watched iteration had there: the counts, registers, SRAM and
+// transfers are those of stepping, and runs of 20 or 7 cycles skip as
+// much as one long run.
+func TestLoopSkipLandsInsideIterations(t *testing.T) {
+	slow := bookedCore(t, false)
+	stSlow := stepTo(slow, 0, 1<<30)
+	for _, budget := range []uint64{1 << 30, 20, 7} {
+		fast := bookedCore(t, false)
+		st := runInSteps(fast, budget)
+		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
+			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
+		}
+		sameCores(t, "no booking", fast, slow)
+		if fast.loop.landed < 1000 || fast.SkippedCycles < 150_000 {
+			t.Errorf("budget %d: %d skips ended inside an iteration, %d of %d cycles skipped", budget, fast.loop.landed, fast.SkippedCycles, fast.Cycles)
+		}
+		t.Logf("budget %d: %d cycles, %d skipped, %d landings inside an iteration", budget, fast.Cycles, fast.SkippedCycles, fast.loop.landed)
 	}
 }

@@ -30,10 +30,12 @@ func (c *CPU) Run(budget uint64) *Stop {
 		c.deadline = min(limit, c.nextEvent())
 		switch {
 		case c.loop.state == loopToHead || c.loop.state == loopRecord:
+			c.flushTransfers()
 			c.watchLoop(limit)
 		case c.loop.proved && c.loopResume(limit):
-			// skipped to a head: the next round runs what is due there
+			// skipped to the deadline: the next round runs what is due there
 		default:
+			c.flushTransfers()
 			c.exec()
 		}
 		if c.stop != nil {
@@ -50,6 +52,7 @@ func (c *CPU) Step() *Stop {
 		return c.stop
 	}
 	c.deadline = c.Cycles + 1 // every instruction costs at least one cycle
+	c.flushTransfers()
 	c.skipBreak = true
 	c.exec()
 	c.skipBreak = false

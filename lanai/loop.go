@@ -2,7 +2,6 @@ package lanai
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"lanaiemu/isa"
 	"lanaiemu/memsys"
@@ -109,28 +108,39 @@ type loopWatch struct {
 	varyingStores bool
 	reads         [maxLoopReads]loopRead
 	nreads        int
-	fragile       bool           // a read that cannot be checked again: any change ends the proof
-	proofs        uint64         // iterations proved (tests count them)
-	devPending    bool           // the instruction being stepped loads a device register ...
-	devAddr       uint32         // ... at this address ...
-	devRd         isa.Reg        // ... into this register
-	maxN          int            // instructions this watch may follow
-	trace         [maxLoopBody]loopStep // the watched iteration, instruction by instruction
-	endR2         uint32                // R[2] at the iteration's end (see sameState)
-	endStore      uint32                // the iteration's last store (when it stores) ...
-	endStoreSize  uint8                 // ... and its size
-	headInstret   uint64                // Instret when the core was last at the proved loop's head
-	stalled       uint64                // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
-	landed        uint64                // skips that ended inside an iteration (tests count them)
+	fragile       bool                         // a read that cannot be checked again: any change ends the proof
+	proofs        uint64                       // iterations proved (tests count them)
+	devPending    bool                         // the instruction being stepped loads a device register ...
+	devAddr       uint32                       // ... at this address ...
+	devRd         isa.Reg                      // ... into this register
+	maxN          int                          // instructions this watch may follow
+	trace         [maxLoopBody]loopStep        // the watched iteration, instruction by instruction
+	endR2         uint32                       // R[2] at the iteration's end (see sameState)
+	endStore      uint32                       // the iteration's last store (when it stores) ...
+	endStoreSize  uint8                        // ... and its size
+	headInstret   uint64                       // Instret when the core was last at the proved loop's head
+	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
+	landed        uint64                       // skips that ended inside an iteration (tests count them)
 	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
 	nregLog       int
 	cur           [32]uint32 // the registers after the last watched instruction
 	noLanding     bool       // the register log overflowed: skips end at heads only
-	transfers     [historySize]uint16   // the iteration's last historySize transfers (trace indices) ...
-	ntransfers    int                   // ... and their number
-	length        map[uint32]int // instructions of the last proved iteration per branch
-	fails         map[uint32]int // backoff rounds per branch
-	waitRounds    map[uint32]int // rounds left before the next watch
+	writes        [2]isa.Reg // the registers the instruction being watched may write
+	// The transfers of the last skips, not yet in the history (see
+	// flushTransfers): from instruction pendJ of the iteration that began
+	// at pendBase to instruction pendK of the pendM-th after it.
+	pending         bool
+	pendJ, pendK    int
+	pendBase, pendM uint64
+	transfers       [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
+	ntransfers      int                 // ... and their number
+	storeSteps      [maxLoopBody]uint16 // its stores (trace indices) ...
+	nstoreSteps     int                 // ... and their number
+	accessSteps     [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
+	naccessSteps    int                 // ... and their number
+	length          map[uint32]int      // instructions of the last proved iteration per branch
+	fails           map[uint32]int      // backoff rounds per branch
+	waitRounds      map[uint32]int      // rounds left before the next watch
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -386,8 +396,8 @@ func (c *CPU) watchLoop(limit uint64) {
 // registers it wrote, the value it stored, flags, interlock and pc.
 func (c *CPU) loopNoteAfter(st *loopStep) {
 	w := &c.loop
-	for r := 3; r < 32; r++ {
-		if v := c.R[r]; v != w.cur[r] {
+	for _, r := range w.writes { // what an instruction may write
+		if v := c.R[r&31]; r > isa.PC && r < 32 && v != w.cur[r] {
 			w.cur[r] = v
 			if w.nregLog == len(w.regLog) {
 				w.noLanding = true
@@ -492,6 +502,7 @@ func (c *CPU) loopFollow() bool {
 		}
 	}
 	in := c.inst(pc)
+	w.writes = [2]isa.Reg{in.Rd, in.Rs1}
 	srcVary := w.varying&uint64(u.srcs) != 0
 	flagsVary := w.varying&(1<<flagsBit) != 0
 	readsFlags := in.Class == isa.SCC || aluReadsCarry(in.ALU) ||
@@ -640,14 +651,22 @@ func (c *CPU) loopEnd(limit uint64) {
 	w.length[w.branch] = w.n
 	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
 	w.endR2, w.endStore, w.endStoreSize = c.R[2], c.storeAddr, c.storeSize
-	w.ntransfers = 0
-	for i := w.n - 1; i >= 0 && w.ntransfers < historySize; i-- {
-		if w.trace[i].kind&stepTransfer != 0 {
+	w.ntransfers, w.nstoreSteps, w.naccessSteps = 0, 0, 0
+	for i := range w.n {
+		k := w.trace[i].kind
+		if k&stepTransfer != 0 {
 			w.transfers[w.ntransfers] = uint16(i)
 			w.ntransfers++
 		}
+		if k&stepWrite != 0 {
+			w.storeSteps[w.nstoreSteps] = uint16(i)
+			w.nstoreSteps++
+		}
+		if k&stepSRAM != 0 {
+			w.accessSteps[w.naccessSteps] = uint16(i)
+			w.naccessSteps++
+		}
 	}
-	slices.Reverse(w.transfers[:w.ntransfers])
 	if w.fails != nil {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
 	}
@@ -707,33 +726,40 @@ func (c *CPU) loopRun(j int, limit uint64) {
 		return // any access may stall, at any cycle
 	}
 	stop := min(limit, c.nextEvent())
+	if c.loopRunFree(j, stop) {
+		return
+	}
+	c.flushTransfers()
 	n := int(w.iterInstret)
 	t0, t := c.Cycles, c.Cycles
 	if j > 0 {
-		k, at := c.loopSteps(j, t, stop, false)
+		k, at, stalled := c.loopWalk(j, t, stop)
 		switch {
 		case k == j:
 			return
 		case k < n:
 			if c.loopCanLand(k) {
-				c.loopSteps(j, t, stop, true)
+				c.loopTransfers(j, k, t, stop, stalled)
 				c.loopLand(j, k, at)
 			}
 			return
 		}
-		for i := j; i < n; i++ {
-			if w.trace[i].kind&stepVarying != 0 {
-				return
+		if w.varyingStores {
+			for i := j; i < n; i++ {
+				if w.trace[i].kind&stepVarying != 0 {
+					return
+				}
 			}
 		}
-		c.loopSteps(j, t, stop, true)
+		c.loopTransfers(j, n, t, stop, stalled)
 		c.loopLand(j, n, at)
 		t0, t = at, at
 	}
 	// Whole iterations. The last few skipped are noted (their first
 	// cycles, and whether they met a booked cycle) to record their
 	// transfers: every iteration takes at least one (its branch), so the
-	// last historySize iterations fill the history.
+	// last historySize iterations fill the history (the last
+	// historySize/transfers ones do).
 	last := uint64(w.trace[n-1].at) // the last instruction's first cycle
 	iter := w.iterCycles
 	var k uint64
@@ -752,27 +778,28 @@ func (c *CPU) loopRun(j int, limit uint64) {
 			t += m * iter
 			continue
 		}
-		i, end := c.loopSteps(0, t, stop, false)
+		i, end, stalled := c.loopWalk(0, t, stop)
 		if i < n {
 			break // stalled past stop
 		}
-		if end-t != iter {
+		if stalled {
 			w.stalled++
 		}
-		note(t, end-t != iter)
+		note(t, stalled)
 		t = end
 	}
 	if w.varyingStores && k > 0 {
 		k--
 		t = starts[k%(historySize+1)].start
 	}
-	for i := k - min(k, historySize); i < k; i++ {
+	x := max(w.ntransfers, 1)
+	for i := k - min(k, uint64((historySize+x-1)/x)); i < k; i++ {
 		st := starts[i%(historySize+1)]
 		if st.stalled {
 			c.loopSteps(0, st.start, ^uint64(0), true)
 			continue
 		}
-		for _, x := range w.transfers[:w.ntransfers] {
+		for _, x := range w.transfers[w.ntransfers-min(w.ntransfers, historySize) : w.ntransfers] {
 			s := &w.trace[x]
 			c.record(s.pc, s.to, st.start+uint64(s.at))
 		}
@@ -790,10 +817,162 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	w.headInstret = c.Instret
 	// The iteration the core is at the head of, up to stop.
 	if t < stop && !w.varyingStores && !w.noLanding {
-		if k, at := c.loopSteps(0, t, stop, false); k > 0 && k < n && c.loopCanLand(k) {
-			c.loopSteps(0, t, stop, true)
+		if k, at, stalled := c.loopWalk(0, t, stop); k > 0 && k < n && c.loopCanLand(k) {
+			c.loopTransfers(0, k, t, stop, stalled)
 			c.loopLand(0, k, at)
 		}
+	}
+}
+
+// loopRunFree is loopRun when no SRAM cycle is booked before stop and
+// the skip may end anywhere (the loop stores no varying value): the
+// instruction to land at is found from the watched iteration's cycles,
+// m iterations on, and the state there made from what it noted. It
+// reports false (and does nothing) when it does not apply.
+func (c *CPU) loopRunFree(j int, stop uint64) bool {
+	w := &c.loop
+	t := c.Cycles
+	if w.varyingStores || w.noLanding || c.sramFreeFrom(t) < stop {
+		return false
+	}
+	n := int(w.iterInstret)
+	iter := w.iterCycles
+	base := t - uint64(w.trace[j].at) // where iteration 0 (the core's) began
+	m := (stop - base) / iter         // the iteration holding stop
+	r := stop - base - m*iter
+	k := 0 // its first instruction starting at or after stop
+	for lo, hi := 0, n; ; {
+		if lo >= hi {
+			k = lo
+			break
+		}
+		if mid := int(uint(lo+hi) >> 1); uint64(w.trace[mid].at) >= r {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if k == 0 { // the head of iteration m: the end of iteration m-1
+		m, k = m-1, n
+	}
+	if m == 0 && k <= j || !w.trace[k-1].steady {
+		return false
+	}
+	// Registers and stores: iteration 0's from j on, then (m > 0) the
+	// head's state and iteration m's up to k.
+	at := base + m*iter
+	if k < n {
+		at += uint64(w.trace[k].at)
+	} else {
+		at += iter
+	}
+	var stores uint64
+	if m == 0 {
+		stores = c.loopReplay(j, k)
+	} else {
+		stores = c.loopReplay(j, n) + (m-1)*w.iterStores
+		copy(c.R[:32], w.regs[:])
+		stores += c.loopReplay(0, k)
+	}
+	endBase, endJ := w.pendBase+w.pendM*iter, w.pendK // where the last skip ended
+	if endJ == n {
+		endBase, endJ = endBase+iter, 0
+	}
+	if w.pending && endBase == base && endJ == j {
+		w.pendM = (base-w.pendBase)/iter + m // this skip goes on from there
+	} else {
+		c.flushTransfers()
+		w.pending, w.pendJ, w.pendBase, w.pendM = true, j, base, m
+	}
+	w.pendK = k
+	s := &w.trace[k-1]
+	c.R[2], c.Flags, c.lastLoad = s.r2, s.flags, s.lastLoad
+	c.NPC, c.NNPC = s.npc, s.nnpc
+	c.PC = w.head
+	if k < n {
+		c.PC = w.trace[k].pc
+		w.landed++
+	}
+	if stores > 0 && c.storeAddr != w.endStore {
+		c.storeAddr, c.storeSize = w.endStore, w.endStoreSize
+	}
+	ins := m*w.iterInstret + uint64(k-j)
+	c.SkippedCycles += at - t
+	c.SkippedInstret += ins
+	c.Cycles = at
+	c.Instret += ins
+	c.stores += stores
+	return true
+}
+
+// loopReplay makes the register writes and the stores of instructions
+// [j, k) of the proved iteration (j from the state of instruction j) and
+// returns the stores it made; the last is left as the core's last store.
+func (c *CPU) loopReplay(j, k int) uint64 {
+	w := &c.loop
+	from := 0
+	if j > 0 {
+		from = int(w.trace[j-1].regEnd)
+	}
+	for _, rw := range w.regLog[from:w.trace[k-1].regEnd] {
+		c.R[rw.r] = rw.v
+	}
+	lo, hi := stepsIn(w.storeSteps[:w.nstoreSteps], j, k)
+	for _, i := range w.storeSteps[lo:hi] {
+		s := &w.trace[i]
+		a := s.addr &^ (uint32(s.size) - 1)
+		switch s.size {
+		case 4:
+			binary.BigEndian.PutUint32(c.Mem.SRAM[a:], s.value)
+		case 2:
+			binary.BigEndian.PutUint16(c.Mem.SRAM[a:], uint16(s.value))
+		default:
+			c.Mem.SRAM[a] = byte(s.value)
+		}
+		c.forget(a)
+		c.storeAddr, c.storeSize = a, s.size
+	}
+	return uint64(hi - lo)
+}
+
+// flushTransfers puts the transfers of the last stall-free skips in the
+// history. A skip only notes its range (loopRunFree), and consecutive
+// skips extend it, so that the history is written once, before the core
+// executes again or anything reads it (Transfers, a trap), and not at
+// every skip.
+func (c *CPU) flushTransfers() {
+	w := &c.loop
+	if w.pending {
+		w.pending = false
+		c.loopRecordBack(w.pendJ, w.pendM, w.pendK, w.pendBase)
+	}
+}
+
+// loopRecordBack records the last historySize control transfers of a
+// stall-free skip from instruction j of iteration 0 to instruction k of
+// iteration m (iteration 0 beginning at cycle base), oldest first.
+func (c *CPU) loopRecordBack(j int, m uint64, k int, base uint64) {
+	w := &c.loop
+	var buf [historySize]transfer
+	cnt := 0
+	_, hi := stepsIn(w.transfers[:w.ntransfers], 0, k)
+	for it := m; cnt < historySize; it-- {
+		lo := 0
+		if it == 0 {
+			lo, _ = stepsIn(w.transfers[:w.ntransfers], j, j)
+		}
+		for x := hi - 1; x >= lo && cnt < historySize; x-- {
+			s := &w.trace[w.transfers[x]]
+			buf[cnt] = transfer{s.pc, s.to, base + it*w.iterCycles + uint64(s.at)}
+			cnt++
+		}
+		if it == 0 {
+			break
+		}
+		hi = w.ntransfers
+	}
+	for i := cnt - 1; i >= 0; i-- {
+		c.record(buf[i].from, buf[i].to, buf[i].cycle)
 	}
 }
 
@@ -819,11 +998,9 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 		c.R[rw.r] = rw.v
 	}
 	var stores uint64
-	for i := j; i < k; i++ {
+	lo, hi := stepsIn(w.storeSteps[:w.nstoreSteps], j, k)
+	for _, i := range w.storeSteps[lo:hi] {
 		s := &w.trace[i]
-		if s.kind&stepWrite == 0 {
-			continue
-		}
 		a := s.addr &^ (uint32(s.size) - 1)
 		switch s.size {
 		case 4:
@@ -860,38 +1037,151 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 	c.stores += stores
 }
 
+// loopWalk finds where a skip from instruction j of the proved
+// iteration, which starts at cycle t, must end: the first instruction that
+// starts at or after stop (the iteration's length if none does), the
+// cycle it starts at (the next head's), and whether an access on the way
+// stalled on a booked SRAM cycle. With no booked cycle before stop it
+// looks the instruction up in the watched iteration's cycles; otherwise
+// it follows the iteration (loopSteps).
+func (c *CPU) loopWalk(j int, t, stop uint64) (int, uint64, bool) {
+	w := &c.loop
+	if c.sramFreeFrom(t) < stop {
+		k, at := c.loopSteps(j, t, stop, false)
+		end := uint64(w.iterCycles)
+		if k < int(w.iterInstret) {
+			end = uint64(w.trace[k].at)
+		}
+		return k, at, at-t != end-uint64(w.trace[j].at)
+	}
+	base := t - uint64(w.trace[j].at)
+	lo, hi := j, int(w.iterInstret) // the answer is in [lo, hi]
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if base+uint64(w.trace[m].at) >= stop {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == int(w.iterInstret) {
+		return lo, base + w.iterCycles, false
+	}
+	return lo, base + uint64(w.trace[lo].at), false
+}
+
+// loopTransfers records the control transfers of instructions [j, k) of
+// the proved iteration, instruction j starting at cycle t (the last
+// historySize of them: the history holds no more), as executing them
+// would; stalled says a booked SRAM cycle stalls one of them.
+func (c *CPU) loopTransfers(j, k int, t, stop uint64, stalled bool) {
+	w := &c.loop
+	if stalled {
+		c.loopSteps(j, t, stop, true)
+		return
+	}
+	base := t - uint64(w.trace[j].at)
+	lo, hi := stepsIn(w.transfers[:w.ntransfers], j, k)
+	for _, x := range w.transfers[max(lo, hi-historySize):hi] {
+		s := &w.trace[x]
+		c.record(s.pc, s.to, base+uint64(s.at))
+	}
+}
+
+// stepsIn is the range of the sorted trace indices idx that lie in [j, k).
+func stepsIn(idx []uint16, j, k int) (int, int) {
+	first := func(v int) int {
+		lo, hi := 0, len(idx)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if int(idx[m]) >= v {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		return lo
+	}
+	return first(j), first(k)
+}
+
 // loopSteps follows the proved iteration from its instruction j, which
 // starts at cycle t: it returns the first instruction that starts at or
 // after stop (the iteration's length if none does) and the cycle it
 // starts at (the next head's). Each SRAM access in a cycle another master
 // may use stalls as Config.Contention says; record notes the control
-// transfers in the history, as executing does.
+// transfers in the history, as executing does. It goes from one access
+// that may stall to the next, finding each (and stop) in the watched
+// iteration's cycles: the instructions between take the cycles they took
+// there, shifted by the stalls so far.
 func (c *CPU) loopSteps(j int, t, stop uint64, record bool) (int, uint64) {
 	w := &c.loop
-	base := t - uint64(w.trace[j].at)
+	n := int(w.iterInstret)
+	base := t - uint64(w.trace[j].at) // plus stall: where the iteration would have begun
 	free := c.sramFreeFrom(t)
 	var stall uint64
-	n := int(w.iterInstret)
-	for k := j; k < n; k++ {
-		s := &w.trace[k]
-		at := base + uint64(s.at) + stall
-		if at >= stop {
-			return k, at
-		}
-		var own uint64
-		if s.kind&stepSRAM != 0 && at >= free {
-			own = c.cfg.Contention(at, s.addr, s.kind&stepWrite != 0)
-			if own > 0 {
-				own += stallSkew
+	acc := w.accessSteps[:w.naccessSteps]
+	a, _ := stepsIn(acc, j, j) // the next access
+	for k := j; ; {
+		// The first access from a on that starts at or after free (the
+		// ones before cannot stall), and the first instruction from k on
+		// that starts at or after stop.
+		for lo, hi := a, len(acc); ; {
+			if lo >= hi {
+				a = lo
+				break
 			}
-			stall += own
-			free = c.sramFreeFrom(at + own + 1)
+			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.trace[acc[m]].at) >= free {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		next := n
+		if a < len(acc) {
+			next = int(acc[a])
+		}
+		e := k
+		for lo, hi := k, next; ; {
+			if lo >= hi {
+				e = lo
+				break
+			}
+			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.trace[m].at) >= stop {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		if record {
+			lo, hi := stepsIn(w.transfers[:w.ntransfers], k, e)
+			for _, x := range w.transfers[max(lo, hi-historySize):hi] {
+				s := &w.trace[x]
+				c.record(s.pc, s.to, base+stall+uint64(s.at))
+			}
+		}
+		if e < next || next == n {
+			if e == n {
+				return n, base + stall + w.iterCycles
+			}
+			return e, base + stall + uint64(w.trace[e].at)
+		}
+		s := &w.trace[next] // an access that may stall
+		at := base + stall + uint64(s.at)
+		if at >= stop {
+			return next, at
+		}
+		own := c.cfg.Contention(at, s.addr, s.kind&stepWrite != 0)
+		if own > 0 {
+			own += stallSkew
 		}
 		if record && s.kind&stepTransfer != 0 {
 			c.record(s.pc, s.to, at+own) // a load into pc records after its access
 		}
+		stall += own
+		free = c.sramFreeFrom(at + own + 1)
+		k, a = next+1, a+1
 	}
-	return n, base + w.iterCycles + stall
 }
 
 // loopFail ends a watch that proved nothing: the branch is watched again
