@@ -66,6 +66,9 @@ const (
 	// (up to maxLoopRounds rounds of loopRetry): a loop that is idle between
 	// bursts of work is proved again soon after each burst.
 	loopFirstRetry = 8
+	// loopDeferTakes is the takes before a loop whose proof failed with
+	// its registers unchanged (what it reads changed) is watched.
+	loopDeferTakes = 2
 	maxLoopRounds  = 64 // the most backoff rounds
 )
 
@@ -125,6 +128,8 @@ type loopWatch struct {
 	nregLog       int
 	cur           [32]uint32 // the registers after the last watched instruction
 	noLanding     bool       // the register log overflowed: skips end at heads only
+	lastProved    uint32     // the branch whose proof the fields hold (0: none; it may not hold any more)
+	deferred      uint32     // the branch whose watch was put off once after its proof failed
 	writes        [2]isa.Reg // the registers the instruction being watched may write
 	// The transfers of the last skips, not yet in the history (see
 	// flushTransfers): from instruction pendJ of the iteration that began
@@ -359,6 +364,18 @@ func (c *CPU) watchLoop(limit uint64) {
 				w.state = loopSkipped
 				return
 			}
+			if w.lastProved == w.branch && w.deferred != w.branch && c.sameState() {
+				// The state of the branch's last proof, which does not hold:
+				// what the loop reads changed, so it is likely to leave.
+				// Watching the iteration now would mostly follow the code
+				// after the loop until the watch gives up; the loop is
+				// watched the next time round instead.
+				w.deferred, w.state = w.branch, loopOff
+				if u := &c.pre[w.branch/4]; u.poll == pollWatch {
+					u.poll = pollWait + loopDeferTakes
+				}
+				return
+			}
 			c.loopStart()
 			continue
 		}
@@ -473,6 +490,7 @@ func (c *CPU) sameState() bool {
 // loopStart begins watching an iteration at the head.
 func (c *CPU) loopStart() {
 	w := &c.loop
+	w.lastProved = 0 // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
 	w.nreads, w.fragile, w.devPending = 0, false, false
 	w.maxN = maxLoopBody
@@ -645,6 +663,7 @@ func (c *CPU) loopEnd(limit uint64) {
 	}
 	w.proved = true
 	w.proofs++
+	w.lastProved, w.deferred = w.branch, 0
 	if w.length == nil {
 		w.length = map[uint32]int{}
 	}
