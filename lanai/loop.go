@@ -752,13 +752,14 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	n := int(w.iterInstret)
 	t0, t := c.Cycles, c.Cycles
 	if j > 0 {
-		k, at, stalled := c.loopWalk(j, t, stop)
+		var tb transferBuf
+		k, at := c.loopWalk(j, t, stop, &tb)
 		switch {
 		case k == j:
 			return
 		case k < n:
 			if c.loopCanLand(k) {
-				c.loopTransfers(j, k, t, stop, stalled)
+				c.commitTransfers(&tb)
 				c.loopLand(j, k, at)
 			}
 			return
@@ -770,7 +771,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 				}
 			}
 		}
-		c.loopTransfers(j, n, t, stop, stalled)
+		c.commitTransfers(&tb)
 		c.loopLand(j, n, at)
 		t0, t = at, at
 	}
@@ -797,7 +798,8 @@ func (c *CPU) loopRun(j int, limit uint64) {
 			t += m * iter
 			continue
 		}
-		i, end, stalled := c.loopWalk(0, t, stop)
+		i, end := c.loopWalk(0, t, stop, nil)
+		stalled := end-t != iter
 		if i < n {
 			break // stalled past stop
 		}
@@ -815,7 +817,9 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	for i := k - min(k, uint64((historySize+x-1)/x)); i < k; i++ {
 		st := starts[i%(historySize+1)]
 		if st.stalled {
-			c.loopSteps(0, st.start, ^uint64(0), true)
+			var tb transferBuf
+			c.loopSteps(0, st.start, ^uint64(0), &tb)
+			c.commitTransfers(&tb)
 			continue
 		}
 		for _, x := range w.transfers[w.ntransfers-min(w.ntransfers, historySize) : w.ntransfers] {
@@ -836,8 +840,9 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	w.headInstret = c.Instret
 	// The iteration the core is at the head of, up to stop.
 	if t < stop && !w.varyingStores && !w.noLanding {
-		if k, at, stalled := c.loopWalk(0, t, stop); k > 0 && k < n && c.loopCanLand(k) {
-			c.loopTransfers(0, k, t, stop, stalled)
+		var tb transferBuf
+		if k, at := c.loopWalk(0, t, stop, &tb); k > 0 && k < n && c.loopCanLand(k) {
+			c.commitTransfers(&tb)
 			c.loopLand(0, k, at)
 		}
 	}
@@ -1058,20 +1063,15 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 
 // loopWalk finds where a skip from instruction j of the proved
 // iteration, which starts at cycle t, must end: the first instruction that
-// starts at or after stop (the iteration's length if none does), the
-// cycle it starts at (the next head's), and whether an access on the way
-// stalled on a booked SRAM cycle. With no booked cycle before stop it
-// looks the instruction up in the watched iteration's cycles; otherwise
-// it follows the iteration (loopSteps).
-func (c *CPU) loopWalk(j int, t, stop uint64) (int, uint64, bool) {
+// starts at or after stop (the iteration's length if none does) and the
+// cycle it starts at (the next head's). With no booked cycle before stop
+// it looks the instruction up in the watched iteration's cycles;
+// otherwise it follows the iteration (loopSteps). The transfers on the
+// way go to tb (when not nil), for commitTransfers if the skip is made.
+func (c *CPU) loopWalk(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 	w := &c.loop
 	if c.sramFreeFrom(t) < stop {
-		k, at := c.loopSteps(j, t, stop, false)
-		end := uint64(w.iterCycles)
-		if k < int(w.iterInstret) {
-			end = uint64(w.trace[k].at)
-		}
-		return k, at, at-t != end-uint64(w.trace[j].at)
+		return c.loopSteps(j, t, stop, tb)
 	}
 	base := t - uint64(w.trace[j].at)
 	lo, hi := j, int(w.iterInstret) // the answer is in [lo, hi]
@@ -1083,27 +1083,39 @@ func (c *CPU) loopWalk(j int, t, stop uint64) (int, uint64, bool) {
 			lo = m + 1
 		}
 	}
-	if lo == int(w.iterInstret) {
-		return lo, base + w.iterCycles, false
+	k, at := lo, base+w.iterCycles
+	if k < int(w.iterInstret) {
+		at = base + uint64(w.trace[k].at)
 	}
-	return lo, base + uint64(w.trace[lo].at), false
+	if tb != nil {
+		lo, hi := stepsIn(w.transfers[:w.ntransfers], j, k)
+		for _, x := range w.transfers[max(lo, hi-historySize):hi] {
+			s := &w.trace[x]
+			tb.add(s.pc, s.to, base+uint64(s.at))
+		}
+	}
+	return k, at
 }
 
-// loopTransfers records the control transfers of instructions [j, k) of
-// the proved iteration, instruction j starting at cycle t (the last
-// historySize of them: the history holds no more), as executing them
-// would; stalled says a booked SRAM cycle stalls one of them.
-func (c *CPU) loopTransfers(j, k int, t, stop uint64, stalled bool) {
-	w := &c.loop
-	if stalled {
-		c.loopSteps(j, t, stop, true)
-		return
-	}
-	base := t - uint64(w.trace[j].at)
-	lo, hi := stepsIn(w.transfers[:w.ntransfers], j, k)
-	for _, x := range w.transfers[max(lo, hi-historySize):hi] {
-		s := &w.trace[x]
-		c.record(s.pc, s.to, base+uint64(s.at))
+// transferBuf holds the last historySize control transfers of a skip
+// being worked out, to be recorded if it is made.
+type transferBuf struct {
+	t [historySize]transfer
+	n int
+}
+
+func (tb *transferBuf) add(from, to uint32, cycle uint64) {
+	tb.t[tb.n%historySize] = transfer{from, to, cycle}
+	tb.n++
+}
+
+// commitTransfers records the transfers of tb, oldest first (after those
+// of earlier skips still pending).
+func (c *CPU) commitTransfers(tb *transferBuf) {
+	c.flushTransfers()
+	for i := tb.n - min(tb.n, historySize); i < tb.n; i++ {
+		t := &tb.t[i%historySize]
+		c.record(t.from, t.to, t.cycle)
 	}
 }
 
@@ -1128,12 +1140,12 @@ func stepsIn(idx []uint16, j, k int) (int, int) {
 // starts at cycle t: it returns the first instruction that starts at or
 // after stop (the iteration's length if none does) and the cycle it
 // starts at (the next head's). Each SRAM access in a cycle another master
-// may use stalls as Config.Contention says; record notes the control
-// transfers in the history, as executing does. It goes from one access
+// may use stalls as Config.Contention says; the control transfers on the
+// way go to tb (when not nil) with the cycles executing gives. It goes from one access
 // that may stall to the next, finding each (and stop) in the watched
 // iteration's cycles: the instructions between take the cycles they took
 // there, shifted by the stalls so far.
-func (c *CPU) loopSteps(j int, t, stop uint64, record bool) (int, uint64) {
+func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 	w := &c.loop
 	n := int(w.iterInstret)
 	base := t - uint64(w.trace[j].at) // plus stall: where the iteration would have begun
@@ -1172,11 +1184,11 @@ func (c *CPU) loopSteps(j int, t, stop uint64, record bool) (int, uint64) {
 				lo = m + 1
 			}
 		}
-		if record {
+		if tb != nil {
 			lo, hi := stepsIn(w.transfers[:w.ntransfers], k, e)
 			for _, x := range w.transfers[max(lo, hi-historySize):hi] {
 				s := &w.trace[x]
-				c.record(s.pc, s.to, base+stall+uint64(s.at))
+				tb.add(s.pc, s.to, base+stall+uint64(s.at))
 			}
 		}
 		if e < next || next == n {
@@ -1194,8 +1206,8 @@ func (c *CPU) loopSteps(j int, t, stop uint64, record bool) (int, uint64) {
 		if own > 0 {
 			own += stallSkew
 		}
-		if record && s.kind&stepTransfer != 0 {
-			c.record(s.pc, s.to, at+own) // a load into pc records after its access
+		if tb != nil && s.kind&stepTransfer != 0 {
+			tb.add(s.pc, s.to, at+own) // a load into pc records after its access
 		}
 		stall += own
 		free = c.sramFreeFrom(at + own + 1)
