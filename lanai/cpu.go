@@ -43,8 +43,10 @@ type Config struct {
 	ContentionBooked bool
 	// NextBooked, with ContentionBooked, is the first cycle at or after
 	// its argument that another master has booked (^0 if none): a proved
-	// loop is skipped up to it while the DMA engine works ahead (nil: not
-	// past any booked cycle).
+	// loop is skipped across booked cycles, each of its SRAM accesses in
+	// one stalled as Contention says for that cycle, which it asks ahead
+	// of the core (Contention must answer for any cycle without side
+	// effects); nil: every cycle before the last booked one may be.
 	NextBooked func(cycle uint64) uint64
 }
 

@@ -34,9 +34,12 @@ import (
 // Then every further iteration repeats it exactly (same instructions, same
 // cycles) until an event or a write from outside, except for the varying
 // values it stores, which nothing reads before the next iteration
-// overwrites them. So the core skips whole iterations up to the next event
-// or the run's limit, and executes the last one (or two) for real, so that
-// every varying word holds what executing the loop would have left there.
+// overwrites them. So the core skips up to the first instruction at or
+// after the next event or the run's limit, landing inside an iteration in
+// the state the watched one had there (loopRun); a loop that stores
+// varying values lands on a head an iteration early and executes from
+// there, so that every varying word holds what executing the loop would
+// have left there.
 // The proof stays valid while what the loop reads stays the same: the next
 // time the loop comes round, and in every later run of the core, the skip
 // is taken again after a register compare. The watched iteration notes
