@@ -158,3 +158,83 @@ func TestLoopSkipLandsInsideIterations(t *testing.T) {
 		t.Logf("budget %d: %d cycles, %d skipped, %d landings inside an iteration", budget, fast.Cycles, fast.SkippedCycles, fast.loop.landed)
 	}
 }
+
+// A loop that stores a varying value (mainLoop's heartbeat, from the cycle
+// counter) is skipped to the last point before the last heartbeat store
+// the skip would pass where no register holds a varying value, and
+// executed from there: in runs of 2^30, 20 and 7
+// cycles, with DMA-like events writing a buffer every 997 cycles, the
+// counts, registers, SRAM (the heartbeat word) and transfers are those of
+// stepping.
+func TestLoopSkipVaryingStoresInSteps(t *testing.T) {
+	core := func() *CPU {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + mainLoop)}), Config{})
+		c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+		var burst func()
+		n := uint32(0)
+		burst = func() {
+			n++
+			var b [4]byte
+			binary.BigEndian.PutUint32(b[:], n)
+			c.Mem.Write(0x3000+4*(n%64), b[:])
+			if c.Cycles < 250_000 {
+				c.Schedule(c.Cycles+997, burst)
+			}
+		}
+		c.Schedule(5000, burst)
+		return c
+	}
+	slow := core()
+	stSlow := stepTo(slow, 0, 1<<30)
+	for _, budget := range []uint64{1 << 30, 20, 7} {
+		fast := core()
+		st := runInSteps(fast, budget)
+		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
+			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
+		}
+		sameCores(t, "varying stores", fast, slow)
+		// Its cycle counter stays varying to the end of the iteration, so
+		// the skips land on heads: runs shorter than an iteration skip
+		// little, a long one most of the time.
+		if budget > 1000 && fast.SkippedCycles < 250_000 {
+			t.Errorf("budget %d: %d of %d cycles skipped", budget, fast.SkippedCycles, fast.Cycles)
+		}
+		t.Logf("budget %d: %d cycles, %d skipped, %d landings inside an iteration", budget, fast.Cycles, fast.SkippedCycles, fast.loop.landed)
+	}
+}
+
+// A loop proved again and again (an event changes a bit of EIMR it reads
+// but masks off, every 2,000 cycles: each change fails the proof, the next
+// watch proves it again) keeps the counts of stepping; each proof's
+// record of its iteration starts afresh (TestLoopProvedManyTimes failed
+// with an index out of range when one list was not cleared).
+func TestLoopProvedManyTimes(t *testing.T) {
+	core := func() *CPU {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + mainLoop)}), Config{})
+		var flip func()
+		n := uint32(0)
+		flip = func() {
+			n++
+			c.Mem.WriteIO(0xFFFFFE58, 4, 2<<(n%2)) // bits 1 and 2: masked off by the loop
+			if n < 700 {
+				c.Schedule(c.Cycles+2000, flip)
+			} else {
+				c.Schedule(c.Cycles+2000, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+			}
+		}
+		c.Schedule(3000, flip)
+		return c
+	}
+	slow := core()
+	stSlow := stepTo(slow, 0, 1<<30)
+	fast := core()
+	st := runInSteps(fast, 1<<30)
+	if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
+		t.Fatalf("stops: %v, stepped %v", stopMessage(st), stopMessage(stSlow))
+	}
+	sameCores(t, "proved many times", fast, slow)
+	if fast.loop.proofs < 600 {
+		t.Errorf("%d proofs", fast.loop.proofs)
+	}
+	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
+}
