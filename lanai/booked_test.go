@@ -2,6 +2,7 @@ package lanai
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"lanaiemu/asm"
@@ -160,9 +161,8 @@ func TestLoopSkipLandsInsideIterations(t *testing.T) {
 }
 
 // A loop that stores a varying value (mainLoop's heartbeat, from the cycle
-// counter) is skipped to the last point before the last heartbeat store
-// the skip would pass where no register holds a varying value, and
-// executed from there: in runs of 2^30, 20 and 7
+// counter) is skipped to a head an iteration before the end (when it
+// skipped whole iterations) and executed from there: in runs of 2^30, 20 and 7
 // cycles, with DMA-like events writing a buffer every 997 cycles, the
 // counts, registers, SRAM (the heartbeat word) and transfers are those of
 // stepping.
@@ -193,9 +193,8 @@ func TestLoopSkipVaryingStoresInSteps(t *testing.T) {
 			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
 		}
 		sameCores(t, "varying stores", fast, slow)
-		// Its cycle counter stays varying to the end of the iteration, so
-		// the skips land on heads: runs shorter than an iteration skip
-		// little, a long one most of the time.
+		// Runs shorter than an iteration skip little, a long one most of
+		// the time.
 		if budget > 1000 && fast.SkippedCycles < 250_000 {
 			t.Errorf("budget %d: %d of %d cycles skipped", budget, fast.SkippedCycles, fast.Cycles)
 		}
@@ -206,8 +205,8 @@ func TestLoopSkipVaryingStoresInSteps(t *testing.T) {
 // A loop proved again and again (an event changes a bit of EIMR it reads
 // but masks off, every 2,000 cycles: each change fails the proof, the next
 // watch proves it again) keeps the counts of stepping; each proof's
-// record of its iteration starts afresh (TestLoopProvedManyTimes failed
-// with an index out of range when one list was not cleared).
+// record of its iteration starts afresh (a list of one, left uncleared
+// between proofs, overflowed here).
 func TestLoopProvedManyTimes(t *testing.T) {
 	core := func() *CPU {
 		c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + mainLoop)}), Config{})
@@ -237,4 +236,46 @@ func TestLoopProvedManyTimes(t *testing.T) {
 		t.Errorf("%d proofs", fast.loop.proofs)
 	}
 	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
+}
+
+// mainLoop with its heartbeat from an RTC-like register (0x068: ticks
+// every 37 cycles; a read says it is stable until the next tick after the
+// core's last read, as the board's RTC does), so that a watch finds it
+// steady or varying by when it comes, with DMA-like events every 29 to 78
+// cycles, is skipped with the counts, SRAM and transfers of stepping in
+// runs of 2^30, 20, 7 and 101 cycles.
+func TestLoopSkipRTCHeartbeatInSteps(t *testing.T) {
+	src := strings.Replace(mainLoop, "ld -392[%r0], %r7          ! heartbeat from CPUC", "ld -408[%r0], %r7          ! heartbeat from the RTC", 1)
+	src = strings.Replace(src, "st %r7, 0x1000[%r0]\n", "st %r7, 0x1000[%r0]\n\tmov 0, %r7\n", 1)
+	core := func() *CPU {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+		var lastRead uint64
+		c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / 37) }, nil)
+		c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/37 + 1) * 37 })
+		c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+		var burst func()
+		n := uint32(0)
+		burst = func() {
+			n++
+			var b [4]byte
+			binary.BigEndian.PutUint32(b[:], n)
+			c.Mem.Write(0x3000+4*(n%64), b[:])
+			if c.Cycles < 250_000 {
+				c.Schedule(c.Cycles+29+uint64(n%50), burst)
+			}
+		}
+		c.Schedule(5000, burst)
+		return c
+	}
+	slow := core()
+	stSlow := stepTo(slow, 0, 1<<30)
+	for _, budget := range []uint64{1 << 30, 20, 7, 101} {
+		fast := core()
+		st := runInSteps(fast, budget)
+		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
+			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
+		}
+		sameCores(t, "RTC heartbeat", fast, slow)
+		t.Logf("budget %d: %d cycles, %d skipped", budget, fast.Cycles, fast.SkippedCycles)
+	}
 }

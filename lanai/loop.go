@@ -146,10 +146,7 @@ type loopWatch struct {
 	nstoreSteps     int                 // ... and their number
 	accessSteps     [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
 	naccessSteps    int                 // ... and their number
-	varySteps       [maxLoopBody]uint16 // its stores of varying values (trace indices) ...
-	nvarySteps      int                 // ... and their number
 	lastSteady      [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
-	varyingRead     bool                // the iteration loads a word it stores varying values to
 	length          map[uint32]int      // instructions of the last proved iteration per branch
 	fails           map[uint32]int      // backoff rounds per branch
 	waitRounds      map[uint32]int      // rounds left before the next watch
@@ -497,7 +494,7 @@ func (c *CPU) sameState() bool {
 // loopStart begins watching an iteration at the head.
 func (c *CPU) loopStart() {
 	w := &c.loop
-	w.lastProved, w.varyingRead = 0, false // the proof's data is written over
+	w.lastProved = 0 // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
 	w.nreads, w.fragile, w.devPending = 0, false, false
 	w.maxN = maxLoopBody
@@ -618,7 +615,7 @@ func (c *CPU) loopFollow() bool {
 		st.kind = stepSRAM
 		for i := range w.nwords {
 			if w.words[i].addr == ea && w.words[i].varying {
-				vary, w.varyingRead = true, true
+				vary = true
 			}
 		}
 	} else if in.Rd != isa.PC {
@@ -677,7 +674,7 @@ func (c *CPU) loopEnd(limit uint64) {
 	w.length[w.branch] = w.n
 	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
 	w.endR2, w.endStore, w.endStoreSize = c.R[2], c.storeAddr, c.storeSize
-	w.ntransfers, w.nstoreSteps, w.naccessSteps, w.nvarySteps = 0, 0, 0, 0
+	w.ntransfers, w.nstoreSteps, w.naccessSteps = 0, 0, 0
 	for i := range w.n {
 		k := w.trace[i].kind
 		if k&stepTransfer != 0 {
@@ -691,10 +688,6 @@ func (c *CPU) loopEnd(limit uint64) {
 		if k&stepSRAM != 0 {
 			w.accessSteps[w.naccessSteps] = uint16(i)
 			w.naccessSteps++
-		}
-		if k&stepVarying != 0 {
-			w.varySteps[w.nvarySteps] = uint16(i)
-			w.nvarySteps++
 		}
 		w.lastSteady[i] = uint16(i)
 		if i > 0 && !w.trace[i-1].steady {
@@ -871,7 +864,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 func (c *CPU) loopRunFree(j int, stop uint64) bool {
 	w := &c.loop
 	t := c.Cycles
-	if w.noLanding || w.varyingStores && w.varyingRead || c.sramFreeFrom(t) < stop {
+	if w.noLanding || w.varyingStores || c.sramFreeFrom(t) < stop {
 		return false
 	}
 	n := int(w.iterInstret)
@@ -891,22 +884,9 @@ func (c *CPU) loopRunFree(j int, stop uint64) bool {
 			lo = mid + 1
 		}
 	}
-	// Land at the last point at or before it where no register holds a
-	// varying value, and before the last of each varying store the skip
-	// would pass: the core executes from there, so those stores are
-	// executed, and what they store loaded, at their cycles. (Nothing
-	// reads a varying word before the store that executes overwrites
-	// it: the loop does not (varyingRead), nothing outside the core runs
-	// before stop.)
-	end := m*uint64(n) + uint64(k) // instructions from iteration 0's head
-	q := end
-	for _, v := range w.varySteps[:w.nvarySteps] {
-		if end > uint64(v) {
-			if o := uint64(v) + (end-1-uint64(v))/uint64(n)*uint64(n); o >= uint64(j) {
-				q = min(q, o)
-			}
-		}
-	}
+	// Land there, or at the last point before where no register holds a
+	// varying value (the core executes from there).
+	q := m*uint64(n) + uint64(k) // instructions from iteration 0's head
 	p := q/uint64(n)*uint64(n) + uint64(w.lastSteady[q%uint64(n)])
 	if p <= uint64(j) {
 		return false
