@@ -71,7 +71,7 @@ const (
 	loopFirstRetry = 8
 	// loopDeferTakes is the takes before a loop whose proof failed with
 	// its registers unchanged (what it reads changed) is watched.
-	loopDeferTakes = 2
+	loopDeferTakes = 1
 	maxLoopRounds  = 64 // the most backoff rounds
 )
 
