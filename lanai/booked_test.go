@@ -1,7 +1,9 @@
 package lanai
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,15 +11,16 @@ import (
 )
 
 // dmaWait is a DMA wait loop of the kind the NetVM firmware's dma_sync
-// has: it polls a descriptor word in SRAM for the bit an event sets, and
-// calls a function that pushes and pops its return address and reads
-// EIMR. It stores no varying value. It exits with EIMR's low bit plus the
+// has: it polls a descriptor word in SRAM for the bit an event sets,
+// stores a constant, and calls a function that pushes and pops its return
+// address and reads EIMR. It stores no varying value. It exits with EIMR's low bit plus the
 // descriptor word.
 const dmaWait = `
 	mov 0x8000, %sp
 	mov 0x100, %r11
 .Lwait:
 	ld 0x1000[%r0], %r7        ! the descriptor word
+	st %r11, 0x2000[%r0]       ! a steady store (the last store inside an iteration is this or the push)
 	bt poll
 	add %pc, 4, %rca
 	and %r7, %r11, %r7
@@ -277,5 +280,55 @@ func TestLoopSkipRTCHeartbeatInSteps(t *testing.T) {
 		}
 		sameCores(t, "RTC heartbeat", fast, slow)
 		t.Logf("budget %d: %d cycles, %d skipped", budget, fast.Cycles, fast.SkippedCycles)
+	}
+}
+
+// Run in chunks of 13 cycles and stepped alongside, the core is in the
+// state of stepping at the end of every chunk (registers, flags, pc,
+// counts, the last store and the transfers; SRAM every 500th chunk), not
+// only at the end: skips end inside iterations there. (Without the last
+// store of whole iterations skipped before a landing, it failed: the
+// skip left the iteration's last store as the core's last one.)
+func TestLoopSkipMatchesSteppingAtEveryRunEnd(t *testing.T) {
+	for _, book := range []bool{false, true} {
+		fast, slow := bookedCore(t, book), bookedCore(t, book)
+		for i := 0; ; i++ {
+			st := fast.Run(13)
+			for slow.Cycles < fast.Cycles {
+				if s := slow.Step(); s.Kind != StopStep {
+					break
+				}
+			}
+			// R[2] aside: between instructions it holds the address of the
+			// last one that set it, which the run loop does on the general
+			// path of a load or store (taken while SRAM is booked ahead) and
+			// not on the fast one, and no instruction reads it (one that
+			// reads pc gets its own address); a skip that lands inside an
+			// iteration leaves the watched iteration's value there.
+			fr, sr := fast.R, slow.R
+			fr[2], sr[2] = 0, 0
+			if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fr != sr || fast.Flags != slow.Flags ||
+				fast.PC != slow.PC || fast.NPC != slow.NPC || fast.NNPC != slow.NNPC || fast.lastLoad != slow.lastLoad {
+				t.Fatalf("booked %v, chunk %d: run at pc %#x after %d cycles %d instructions; stepped at pc %#x after %d cycles %d instructions",
+					book, i, fast.PC, fast.Cycles, fast.Instret, slow.PC, slow.Cycles, slow.Instret)
+			}
+			a1, s1, n1 := fast.LastStore()
+			a2, s2, n2 := slow.LastStore()
+			if a1 != a2 || s1 != s2 || n1 != n2 {
+				t.Fatalf("booked %v, chunk %d (cycle %d): last store %#x/%d (%d) run, %#x/%d (%d) stepped", book, i, fast.Cycles, a1, s1, n1, a2, s2, n2)
+			}
+			if fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
+				t.Fatalf("booked %v, chunk %d (cycle %d): transfers differ", book, i, fast.Cycles)
+			}
+			if i%500 == 0 && !bytes.Equal(fast.Mem.SRAM, slow.Mem.SRAM) {
+				t.Fatalf("booked %v, chunk %d (cycle %d): SRAM differs", book, i, fast.Cycles)
+			}
+			if st.Kind != StopCycleLimit {
+				break
+			}
+		}
+		if fast.SkippedCycles < 100_000 {
+			t.Errorf("booked %v: %d cycles skipped", book, fast.SkippedCycles)
+		}
 	}
 }

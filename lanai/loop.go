@@ -908,6 +908,9 @@ func (c *CPU) loopRunFree(j int, stop uint64) bool {
 		stores = c.loopReplay(j, k)
 	} else {
 		stores = c.loopReplay(j, n) + (m-1)*w.iterStores
+		if m > 1 && w.iterStores > 0 { // the whole iterations' last store
+			c.storeAddr, c.storeSize = w.endStore, w.endStoreSize
+		}
 		copy(c.R[:32], w.regs[:])
 		stores += c.loopReplay(0, k)
 	}
@@ -922,24 +925,29 @@ func (c *CPU) loopRunFree(j int, stop uint64) bool {
 		w.pending, w.pendJ, w.pendBase, w.pendM = true, j, base, m
 	}
 	w.pendK = k
+	c.loopArrive(k, at, m*w.iterInstret+uint64(k-j), stores)
+	return true
+}
+
+// loopArrive puts the core before instruction k of the proved iteration
+// (n: the next head) at cycle at, with the flags, interlock, R[2] and pc
+// the instruction before left, ins instructions and stores stores on
+// (skipped).
+func (c *CPU) loopArrive(k int, at, ins, stores uint64) {
+	w := &c.loop
 	s := &w.trace[k-1]
 	c.R[2], c.Flags, c.lastLoad = s.r2, s.flags, s.lastLoad
 	c.NPC, c.NNPC = s.npc, s.nnpc
 	c.PC = w.head
-	if k < n {
+	if k < int(w.iterInstret) {
 		c.PC = w.trace[k].pc
 		w.landed++
 	}
-	if stores > 0 && c.storeAddr != w.endStore {
-		c.storeAddr, c.storeSize = w.endStore, w.endStoreSize
-	}
-	ins := m*w.iterInstret + uint64(k-j)
-	c.SkippedCycles += at - t
+	c.SkippedCycles += at - c.Cycles
 	c.SkippedInstret += ins
 	c.Cycles = at
 	c.Instret += ins
 	c.stores += stores
-	return true
 }
 
 // loopReplay makes the register writes and the stores of instructions
@@ -1027,30 +1035,6 @@ func (c *CPU) loopCanLand(k int) bool {
 // takes the flags, interlock and pc they left, and counts them skipped.
 func (c *CPU) loopLand(j, k int, at uint64) {
 	w := &c.loop
-	from := 0
-	if j > 0 {
-		from = int(w.trace[j-1].regEnd)
-	}
-	for _, rw := range w.regLog[from:w.trace[k-1].regEnd] {
-		c.R[rw.r] = rw.v
-	}
-	var stores uint64
-	lo, hi := stepsIn(w.storeSteps[:w.nstoreSteps], j, k)
-	for _, i := range w.storeSteps[lo:hi] {
-		s := &w.trace[i]
-		a := s.addr &^ (uint32(s.size) - 1)
-		switch s.size {
-		case 4:
-			binary.BigEndian.PutUint32(c.Mem.SRAM[a:], s.value)
-		case 2:
-			binary.BigEndian.PutUint16(c.Mem.SRAM[a:], uint16(s.value))
-		default:
-			c.Mem.SRAM[a] = byte(s.value)
-		}
-		c.forget(a)
-		c.storeAddr, c.storeSize = a, s.size
-		stores++
-	}
 	end := uint64(w.iterCycles)
 	if k < int(w.iterInstret) {
 		end = uint64(w.trace[k].at)
@@ -1058,20 +1042,8 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 	if at-c.Cycles != end-uint64(w.trace[j].at) {
 		w.stalled++
 	}
-	s := &w.trace[k-1]
-	c.R[2], c.Flags, c.lastLoad = s.r2, s.flags, s.lastLoad
-	c.NPC, c.NNPC = s.npc, s.nnpc
-	if k < int(w.iterInstret) {
-		c.PC = w.trace[k].pc
-		w.landed++
-	} else {
-		c.PC = w.head
-	}
-	c.SkippedCycles += at - c.Cycles
-	c.Cycles = at
-	c.Instret += uint64(k - j)
-	c.SkippedInstret += uint64(k - j)
-	c.stores += stores
+	stores := c.loopReplay(j, k)
+	c.loopArrive(k, at, uint64(k-j), stores)
 }
 
 // loopWalk finds where a skip from instruction j of the proved

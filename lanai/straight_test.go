@@ -93,6 +93,11 @@ func sameCores(t *testing.T, what string, a, b *CPU) {
 		t.Fatalf("%s: run at pc %#x after %d cycles %d instructions; stepped at pc %#x after %d cycles %d instructions",
 			what, a.PC, a.Cycles, a.Instret, b.PC, b.Cycles, b.Instret)
 	}
+	if sa, za, na := a.LastStore(); true {
+		if sb, zb, nb := b.LastStore(); sa != sb || za != zb || na != nb {
+			t.Fatalf("%s: last store %#x/%d (%d stores) run, %#x/%d (%d stores) stepped", what, sa, za, na, sb, zb, nb)
+		}
+	}
 	ta, tb := a.Transfers(), b.Transfers()
 	if len(ta) != len(tb) {
 		t.Fatalf("%s: %d transfers run, %d stepped", what, len(ta), len(tb))
