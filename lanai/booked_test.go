@@ -241,6 +241,31 @@ func TestLoopProvedManyTimes(t *testing.T) {
 	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
 }
 
+// rtcHeartbeatCore loads mainLoop with its heartbeat from an RTC-like
+// register (see TestLoopSkipRTCHeartbeatInSteps).
+func rtcHeartbeatCore(t *testing.T) *CPU {
+	src := strings.Replace(mainLoop, "ld -392[%r0], %r7          ! heartbeat from CPUC", "ld -408[%r0], %r7          ! heartbeat from the RTC", 1)
+	src = strings.Replace(src, "st %r7, 0x1000[%r0]\n", "st %r7, 0x1000[%r0]\n\tmov 0, %r7\n", 1)
+	c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+	var lastRead uint64
+	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / 37) }, nil)
+	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/37 + 1) * 37 })
+	c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+	var burst func()
+	n := uint32(0)
+	burst = func() {
+		n++
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], n)
+		c.Mem.Write(0x3000+4*(n%64), b[:])
+		if c.Cycles < 250_000 {
+			c.Schedule(c.Cycles+29+uint64(n%50), burst)
+		}
+	}
+	c.Schedule(5000, burst)
+	return c
+}
+
 // mainLoop with its heartbeat from an RTC-like register (0x068: ticks
 // every 37 cycles; a read says it is stable until the next tick after the
 // core's last read, as the board's RTC does), so that a watch finds it
@@ -248,31 +273,10 @@ func TestLoopProvedManyTimes(t *testing.T) {
 // cycles, is skipped with the counts, SRAM and transfers of stepping in
 // runs of 2^30, 20, 7 and 101 cycles.
 func TestLoopSkipRTCHeartbeatInSteps(t *testing.T) {
-	src := strings.Replace(mainLoop, "ld -392[%r0], %r7          ! heartbeat from CPUC", "ld -408[%r0], %r7          ! heartbeat from the RTC", 1)
-	src = strings.Replace(src, "st %r7, 0x1000[%r0]\n", "st %r7, 0x1000[%r0]\n\tmov 0, %r7\n", 1)
-	core := func() *CPU {
-		c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
-		var lastRead uint64
-		c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / 37) }, nil)
-		c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/37 + 1) * 37 })
-		c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
-		var burst func()
-		n := uint32(0)
-		burst = func() {
-			n++
-			var b [4]byte
-			binary.BigEndian.PutUint32(b[:], n)
-			c.Mem.Write(0x3000+4*(n%64), b[:])
-			if c.Cycles < 250_000 {
-				c.Schedule(c.Cycles+29+uint64(n%50), burst)
-			}
-		}
-		c.Schedule(5000, burst)
-		return c
-	}
+	core := func() *CPU { return rtcHeartbeatCore(t) }
 	slow := core()
 	stSlow := stepTo(slow, 0, 1<<30)
-	for _, budget := range []uint64{1 << 30, 20, 7, 101} {
+	for _, budget := range []uint64{1 << 30, 20, 7, 101, 13} {
 		fast := core()
 		st := runInSteps(fast, budget)
 		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
@@ -291,44 +295,61 @@ func TestLoopSkipRTCHeartbeatInSteps(t *testing.T) {
 // skip left the iteration's last store as the core's last one.)
 func TestLoopSkipMatchesSteppingAtEveryRunEnd(t *testing.T) {
 	for _, book := range []bool{false, true} {
-		fast, slow := bookedCore(t, book), bookedCore(t, book)
-		for i := 0; ; i++ {
-			st := fast.Run(13)
-			for slow.Cycles < fast.Cycles {
-				if s := slow.Step(); s.Kind != StopStep {
-					break
-				}
-			}
-			// R[2] aside: between instructions it holds the address of the
-			// last one that set it, which the run loop does on the general
-			// path of a load or store (taken while SRAM is booked ahead) and
-			// not on the fast one, and no instruction reads it (one that
-			// reads pc gets its own address); a skip that lands inside an
-			// iteration leaves the watched iteration's value there.
-			fr, sr := fast.R, slow.R
-			fr[2], sr[2] = 0, 0
-			if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fr != sr || fast.Flags != slow.Flags ||
-				fast.PC != slow.PC || fast.NPC != slow.NPC || fast.NNPC != slow.NNPC || fast.lastLoad != slow.lastLoad {
-				t.Fatalf("booked %v, chunk %d: run at pc %#x after %d cycles %d instructions; stepped at pc %#x after %d cycles %d instructions",
-					book, i, fast.PC, fast.Cycles, fast.Instret, slow.PC, slow.Cycles, slow.Instret)
-			}
-			a1, s1, n1 := fast.LastStore()
-			a2, s2, n2 := slow.LastStore()
-			if a1 != a2 || s1 != s2 || n1 != n2 {
-				t.Fatalf("booked %v, chunk %d (cycle %d): last store %#x/%d (%d) run, %#x/%d (%d) stepped", book, i, fast.Cycles, a1, s1, n1, a2, s2, n2)
-			}
-			if fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
-				t.Fatalf("booked %v, chunk %d (cycle %d): transfers differ", book, i, fast.Cycles)
-			}
-			if i%500 == 0 && !bytes.Equal(fast.Mem.SRAM, slow.Mem.SRAM) {
-				t.Fatalf("booked %v, chunk %d (cycle %d): SRAM differs", book, i, fast.Cycles)
-			}
-			if st.Kind != StopCycleLimit {
+		lockstep(t, fmt.Sprintf("booked %v", book), bookedCore(t, book), bookedCore(t, book), 13)
+	}
+	lockstep(t, "RTC heartbeat", rtcHeartbeatCore(t), rtcHeartbeatCore(t), 13)
+}
+
+// lockstep runs fast in runs of chunk cycles and steps slow alongside,
+// comparing them after every run (see TestLoopSkipMatchesSteppingAtEveryRunEnd).
+func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64) {
+	t.Helper()
+	for i := 0; ; i++ {
+		st := fast.Run(chunk)
+		for slow.Cycles < fast.Cycles {
+			if s := slow.Step(); s.Kind != StopStep {
 				break
 			}
 		}
-		if fast.SkippedCycles < 100_000 {
-			t.Errorf("booked %v: %d cycles skipped", book, fast.SkippedCycles)
+		if st.Kind == StopCycleLimit {
+			slow.Run(0) // the events due there, which a run runs before it returns
+		}
+		// R[2] aside: between instructions it holds the address of the
+		// last one that set it, which the run loop does on the general
+		// path of a load or store (taken while SRAM is booked ahead) and
+		// not on the fast one, and no instruction reads it (one that
+		// reads pc gets its own address); a skip that lands inside an
+		// iteration leaves the watched iteration's value there.
+		fr, sr := fast.R, slow.R
+		fr[2], sr[2] = 0, 0
+		if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fr != sr || fast.Flags != slow.Flags ||
+			fast.PC != slow.PC || fast.NPC != slow.NPC || fast.NNPC != slow.NNPC || fast.lastLoad != slow.lastLoad {
+			t.Fatalf("%s, run %d: run at pc %#x after %d cycles %d instructions; stepped at pc %#x after %d cycles %d instructions",
+				what, i, fast.PC, fast.Cycles, fast.Instret, slow.PC, slow.Cycles, slow.Instret)
+		}
+		a1, s1, n1 := fast.LastStore()
+		a2, s2, n2 := slow.LastStore()
+		if a1 != a2 || s1 != s2 || n1 != n2 {
+			t.Fatalf("%s, run %d (cycle %d): last store %#x/%d (%d) run, %#x/%d (%d) stepped", what, i, fast.Cycles, a1, s1, n1, a2, s2, n2)
+		}
+		if fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
+			t.Fatalf("%s, run %d (cycle %d): transfers differ", what, i, fast.Cycles)
+		}
+		if i%500 == 0 && !bytes.Equal(fast.Mem.SRAM, slow.Mem.SRAM) {
+			for a := range fast.Mem.SRAM {
+				if fast.Mem.SRAM[a] != slow.Mem.SRAM[a] {
+					t.Errorf("%#x: run %#x stepped %#x", a, fast.Mem.SRAM[a&^3:a&^3+4], slow.Mem.SRAM[a&^3:a&^3+4])
+					break
+				}
+			}
+			t.Fatalf("%s, run %d (cycle %d, pc %#x): SRAM differs", what, i, fast.Cycles, fast.PC)
+		}
+		if st.Kind != StopCycleLimit {
+			break
 		}
 	}
+	if fast.SkippedCycles < 50_000 {
+		t.Errorf("%s: %d cycles skipped", what, fast.SkippedCycles)
+	}
+	t.Logf("%s: %d cycles, %d skipped", what, fast.Cycles, fast.SkippedCycles)
 }

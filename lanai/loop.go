@@ -193,9 +193,9 @@ const (
 	stepTransfer             // takes a control transfer (recorded for trap reports)
 )
 
-// loopStart is a skipped iteration's first cycle, and whether it met a
+// skippedIter is a skipped iteration's first cycle, and whether it met a
 // booked SRAM cycle.
-type loopStart struct {
+type skippedIter struct {
 	start   uint64
 	stalled bool
 }
@@ -791,9 +791,9 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	last := uint64(w.trace[n-1].at) // the last instruction's first cycle
 	iter := w.iterCycles
 	var k uint64
-	var starts [historySize + 1]loopStart // one more: the last may be given back
+	var starts [historySize + 1]skippedIter // one more: the last may be given back
 	note := func(start uint64, stalled bool) {
-		starts[k%(historySize+1)] = loopStart{start, stalled}
+		starts[k%(historySize+1)] = skippedIter{start, stalled}
 		k++
 	}
 	for t+last < stop {
