@@ -217,12 +217,12 @@ func TestLoopProofSurvivesEvents(t *testing.T) {
 	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
 }
 
-// A proved loop is skipped up to the first SRAM cycle the DMA engine has
-// booked (Config.NextBooked), not only once every booked cycle has
-// passed: a booking of [600,000, 600,400) made at the start leaves the
-// loop skipped before it, its iterations there stalled as executing them
-// stalls them, and the counts those of stepping.
-func TestLoopSkipStopsAtBookedSRAM(t *testing.T) {
+// A proved loop is skipped while the DMA engine has SRAM cycles booked
+// ahead (Config.NextBooked), not only once every booked cycle has passed:
+// with a booking of [600,000, 600,400) made at the start, the loop is
+// skipped before, across (its accesses in the booking stalled as
+// executing them stalls them) and after it, with the counts of stepping.
+func TestLoopSkipAcrossBookedSRAM(t *testing.T) {
 	const from, to = 600_000, 600_400
 	cfg := Config{
 		ContentionBooked: true,
