@@ -782,7 +782,7 @@ func (b *Board) RunDeferred() {
 		switch c.kind {
 		case callSend:
 			b.link.fab.Send(b.link.node, c.route, c.body, c.at, c.done) // checked when made: cannot fail
-			b.link.giveBack(c.route)                                       // the packet's buffer: route is its start
+			b.link.giveBack(c.route)                                    // the packet's buffer: route is its start
 		case callReady:
 			b.link.fab.Ready(b.link.node, c.at)
 		case callTimeout:
