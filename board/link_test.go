@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"lanaiemu/fabric"
+	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/sim"
 )
 
@@ -102,4 +103,94 @@ func TestDeferredSendReusesBuffer(t *testing.T) {
 		t.Fatalf("a deferred send allocates %.1f objects, a direct one %.1f", deferred, direct)
 	}
 	t.Logf("allocations per packet: direct %.1f, deferred %.1f", direct, deferred)
+}
+
+// linkPair is two idle boards back to back on a fabric with faults fl,
+// both with the MYRINET CRC bits my; board 1's receive buffer is armed.
+func linkPair(t *testing.T, fl fabric.Faults, my uint32) (a, b *Board, q *sim.Queue) {
+	q = &sim.Queue{}
+	f, err := fabric.BackToBack(q, sim.NewRand(1), fabric.DefaultConfig())
+	require.NoError(t, err)
+	require.NoError(t, f.SetFaults(fl))
+	img := lanaitest.Build(t, inline(idleSrc))
+	a, _ = boot(t, Config{}, img)
+	b, _ = boot(t, Config{}, img)
+	for i, x := range []*Board{a, b} {
+		require.NoError(t, x.Link().Connect(f, q, i))
+		require.NoError(t, x.HostWriteSpecial(RegMYRINET, my))
+	}
+	coreWrite(t, b, RegRMP, 0x8000)
+	coreWrite(t, b, RegRML, 0x9000)
+	return a, b, q
+}
+
+// sendOne sends n bytes of a's SRAM at 0x2000 and runs both boards and
+// the fabric until b stored the packet.
+func sendOne(t *testing.T, a, b *Board, q *sim.Queue, n uint32, route bool) {
+	for i := range n {
+		a.CPU().Mem.SRAM[0x2000+i] = byte(i*7+i>>5) &^ fabric.RouteBit
+	}
+	if route {
+		a.CPU().Mem.SRAM[0x2000] = 0x81 // nothing strips it back to back: the receiver gets it
+	}
+	coreWrite(t, a, RegSMP, 0x2000)
+	coreWrite(t, a, RegSMLT, 0x2000+n)
+	for range 100 {
+		end := b.Clock().Time(b.CPU().Cycles + 1000)
+		q.RunUntil(end)
+		a.Run(1000)
+		b.Run(1000)
+		if b.Link().Stats().PacketsRecv > 0 && !b.Link().rxBusy {
+			return
+		}
+	}
+	t.Fatalf("nothing received: %+v", b.Link().Stats())
+}
+
+// A packet that arrives as sent is checked from the sender's note: its
+// CRC-8 is not run again and the check byte reads 0. A packet the fabric
+// corrupted comes without the note and fails the check computed over it,
+// as before; so does one whose sender appended no CRC-8. One that keeps a
+// route byte is checked over it, as its sender's CRC-8 covers it. Either
+// way the
+// stored bytes, check bytes and counters are those of the run that
+// computes every CRC again (carryCRC8 off).
+func TestCRC8Carried(t *testing.T) {
+	const crcs = MyrinetTxCRC8Enable | MyrinetRxCRC8Enable
+	for _, tc := range []struct {
+		name          string
+		fl            fabric.Faults
+		my            uint32
+		carried, errs uint64
+		route         bool
+	}{
+		{"intact", fabric.Faults{}, crcs, 1, 0, false},
+		{"intact with CRC-32", fabric.Faults{}, crcs | MyrinetCRC32Enable, 1, 0, false},
+		{"corrupted", fabric.Faults{CorruptPPM: 1_000_000}, crcs, 0, 1, false},
+		{"corrupted with CRC-32", fabric.Faults{CorruptPPM: 1_000_000}, crcs | MyrinetCRC32Enable, 0, 1, false},
+		{"no CRC-8 sent", fabric.Faults{}, MyrinetRxCRC8Enable, 0, 1, false},
+		{"unstripped route", fabric.Faults{}, crcs, 0, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rx [2][]byte
+			var st [2]LinkStats
+			for k, carry := range []bool{true, false} {
+				carryCRC8 = carry
+				a, b, q := linkPair(t, tc.fl, tc.my)
+				sendOne(t, a, b, q, 1000, tc.route)
+				carryCRC8 = true
+				st[k] = b.Link().Stats()
+				rx[k] = b.CPU().Mem.SRAM[0x8000:0x9000]
+				want := tc.carried
+				if !carry {
+					want = 0
+				}
+				if b.Link().crc8Carried != want || st[k].CRC8Errors != tc.errs {
+					t.Fatalf("carry %v: carried %d, CRC-8 errors %d; want %d, %d", carry, b.Link().crc8Carried, st[k].CRC8Errors, want, tc.errs)
+				}
+			}
+			require.Equal(t, st[1], st[0])
+			require.Equal(t, rx[1], rx[0])
+		})
+	}
 }

@@ -19,6 +19,7 @@ type devArgs struct {
 	l      *Link
 	r      *sendRec
 	pkt    []byte
+	note   uint32 // a received packet's note (fabric.SendNoted)
 	t      *timer
 	gen    uint64
 	at     uint64 // core cycle of the event

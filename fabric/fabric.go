@@ -107,6 +107,14 @@ type Endpoint interface {
 	Deliver(pkt []byte, first, last sim.Time)
 }
 
+// NotedEndpoint is an Endpoint that takes the sender's note with a packet
+// (SendNoted): the fabric calls DeliverNoted instead of Deliver, with the
+// note when the packet arrives exactly as sent and 0 otherwise.
+type NotedEndpoint interface {
+	Endpoint
+	DeliverNoted(pkt []byte, first, last sim.Time, note uint32)
+}
+
 // Fabric is a Myrinet network: endpoints, switches, links and the packets
 // in flight. It is driven by the sim.Queue given to New and is not safe for
 // concurrent use.
@@ -200,6 +208,7 @@ type packet struct {
 	data      []byte
 	buf       []byte // the fabric's copy of route and data (nil once released)
 	submitted sim.Time
+	note      uint32 // SendNoted's
 	done      func(sim.Time, error)
 	timeout   sim.Time
 	timedOut  bool
@@ -353,6 +362,16 @@ func stepReady(f *Fabric, a fabArgs) {
 // Send rejects, without calling done, an unknown or unconnected sender, an
 // empty packet, and route bytes without the route bit.
 func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(at sim.Time, err error)) error {
+	return f.SendNoted(src, route, pkt, 0, at, done)
+}
+
+// SendNoted is Send with a note for the receiver: an endpoint that
+// implements NotedEndpoint gets it with the packet when the packet arrives
+// exactly as given here (every route byte stripped, no bit flipped), and 0
+// otherwise. A board notes what it knows of the bytes (a check byte it
+// appended over the others), so that the receiver need not compute it
+// again.
+func (f *Fabric) SendNoted(src int, route []byte, pkt []byte, note uint32, at sim.Time, done func(at sim.Time, err error)) error {
 	if err := f.CheckSend(src, route, pkt); err != nil {
 		return err
 	}
@@ -373,6 +392,7 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 		data:      buf[:n],
 		buf:       buf,
 		submitted: at,
+		note:      note,
 		done:      done,
 		timeout:   e.timeout,
 	}
@@ -740,6 +760,14 @@ func (f *Fabric) accept(w *worm, h *hop, e *endp) {
 		p.buf = nil
 	} else {
 		f.release(p)
+	}
+	if ne, ok := e.impl.(NotedEndpoint); ok {
+		note := uint32(0)
+		if lent && !p.corrupted {
+			note = p.note // data is p's copy of what was sent, unchanged
+		}
+		ne.DeliverNoted(data, first, last, note)
+		return
 	}
 	e.impl.Deliver(data, first, last)
 }
