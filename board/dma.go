@@ -263,7 +263,8 @@ func (ch *channel) readSRAM(c uint64) {
 // PCI clocks, starting at the first PCI clock edge at or after it is ready
 // at which the bus is free.
 func (ch *channel) nextBurst() {
-	b, p := ch.b, ch.b.pci
+	b := ch.b
+	p := &b.pci
 	n := ch.burstLen()
 	ch.n = n
 	host := ch.d.PCI + uint64(ch.pos)
