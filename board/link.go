@@ -120,6 +120,7 @@ type Link struct {
 	cur                     []byte   // the open packet's bytes (route included)
 	virt                    sim.Time // the open packet's start as if its bytes left back to back
 	segEnd                  sim.Time // when the last segment's bytes have left
+	segPast                 sim.Time // a segEnd NextEvent saw pass (saves a clock conversion per call)
 	segGen                  uint64
 	pending                 []*sendRec
 	spares                  [][]byte // send buffers back from deferred Sends (spareBuf)
@@ -227,8 +228,12 @@ func (l *Link) NextEvent() sim.Time {
 	if l.rxBusy {
 		t = l.rxLast
 	}
-	if now := l.now(); l.segEnd > now {
-		t = min(t, l.segEnd)
+	if l.segEnd != l.segPast { // else known to have passed: time only goes on
+		if now := l.now(); l.segEnd > now {
+			t = min(t, l.segEnd)
+		} else {
+			l.segPast = l.segEnd
+		}
 	}
 	for _, r := range l.pending {
 		e := r.te
