@@ -206,7 +206,8 @@ type call struct {
 	level       bool
 	addr        uint64 // OnHostWrite's range
 	n           int
-	note        uint32 // Send's note (fabric.SendNoted)
+	note        uint32       // Send's note (fabric.SendNoted)
+	fill        func([]byte) // and its fill
 	ev          Event
 }
 
@@ -782,8 +783,8 @@ func (b *Board) RunDeferred() {
 		c := &b.deferred[i]
 		switch c.kind {
 		case callSend:
-			b.link.fab.SendNoted(b.link.node, c.route, c.body, c.note, c.at, c.done) // checked when made: cannot fail
-			b.link.giveBack(c.route)                                                 // the packet's buffer: route is its start
+			b.link.fab.SendNoted(b.link.node, c.route, c.body, c.note, c.fill, c.at, c.done) // checked when made: cannot fail
+			b.link.giveBack(c.route)                                                         // the packet's buffer: route is its start
 		case callReady:
 			b.link.fab.Ready(b.link.node, c.at)
 		case callTimeout:

@@ -360,7 +360,8 @@ func (l *Link) close() {
 	}
 	route, body := pkt[:nr], pkt[nr:]
 	my := l.myrinet()
-	var note uint32 // what the receiver may take for granted (fabric.SendNoted)
+	var note uint32       // what the receiver may take for granted (fabric.SendNoted)
+	var fill func([]byte) // what the fabric computes if it needs it
 	if len(body) > 0 {
 		if my&MyrinetCRC32Enable != 0 {
 			body = binary.BigEndian.AppendUint32(body, crc32.ChecksumIEEE(body))
@@ -370,14 +371,17 @@ func (l *Link) close() {
 			// switch regenerates it over the bytes it forwards, so it
 			// includes route bytes the switches leave (back to back,
 			// all of them).
-			var c byte
-			if left := l.unstripped(route); left > 0 {
-				c = CRC8(route[nr-left:])
-			} else {
-				note |= noteCRC8
+			switch left := l.unstripped(route); {
+			case left > 0:
+				body = append(body, crc8Update(CRC8(route[nr-left:]), body))
+			case l.fab != nil && carryCRC8:
+				// Only the fabric or the receiver may need it: it is
+				// computed there, if at all (noteCRC8).
+				note, fill = note|noteCRC8, fillCRC8
+				body = append(body, 0)
+			default:
+				body = append(body, CRC8(body))
 			}
-			c = crc8Update(c, body)
-			body = append(body, c)
 		}
 	}
 	if len(body) == 0 {
@@ -419,10 +423,10 @@ func (l *Link) close() {
 		} else {
 			r.doneOwed = true
 			if l.b.deferring {
-				l.b.deferred = append(l.b.deferred, call{kind: callSend, route: route, body: body, note: note, at: at, done: r.done})
+				l.b.deferred = append(l.b.deferred, call{kind: callSend, route: route, body: body, note: note, fill: fill, at: at, done: r.done})
 				queued = true
 			} else {
-				fab.SendNoted(node, route, body, note, at, r.done)
+				fab.SendNoted(node, route, body, note, fill, at, r.done)
 			}
 		}
 	} else {
@@ -595,14 +599,20 @@ func (l *Link) DeliverNoted(pkt []byte, first, last sim.Time, note uint32) {
 }
 
 // noteCRC8 is the note (fabric.SendNoted) of a packet whose last byte is
-// the CRC-8 of all the bytes before it: the sender appended it over a
-// packet that reaches the receiver without route bytes. Delivered with the
-// note, the packet is the one sent, so the receiver's check reads 0
-// without running the CRC over the packet again.
+// the CRC-8 of all the bytes before it, for a packet that reaches the
+// receiver without route bytes. The sender leaves the byte to compute
+// (fillCRC8) by the fabric, when it flips a bit or delivers the packet
+// otherwise than as sent, or by the receiver: delivered with the note,
+// the packet is the one sent, so the receiver's check reads 0 without the
+// CRC being run over the packet at all, and a receiver that takes the
+// byte for data computes it.
 const noteCRC8 uint32 = 1
 
-// carryCRC8 lets the receiver trust noteCRC8; tests turn it off to
-// compare with the CRC computed again.
+// fillCRC8 writes a noteCRC8 packet's check byte.
+func fillCRC8(pkt []byte) { pkt[len(pkt)-1] = CRC8(pkt[:len(pkt)-1]) }
+
+// carryCRC8 turns noteCRC8 on; tests turn it off to compare with every
+// CRC computed where it is made.
 var carryCRC8 = true
 
 func stepStore(b *Board, a devArgs) { a.l.store(a.pkt, a.note) }
@@ -617,6 +627,9 @@ func stepStore(b *Board, a devArgs) { a.l.store(a.pkt, a.note) }
 func (l *Link) store(pkt []byte, note uint32) {
 	l.rxBusy = false
 	my := l.myrinet()
+	if note&noteCRC8 != 0 && my&MyrinetRxCRC8Enable == 0 {
+		fillCRC8(pkt) // stored or checked as data: the byte as sent
+	}
 	n := len(pkt)
 	body, tail := n, 0
 	var c8 byte
@@ -625,7 +638,7 @@ func (l *Link) store(pkt []byte, note uint32) {
 		tail++
 		if body >= 1 {
 			body--
-			if note&noteCRC8 == 0 || !carryCRC8 {
+			if note&noteCRC8 == 0 {
 				c8 = pkt[body] ^ CRC8(pkt[:body])
 			} else {
 				l.crc8Carried++ // pkt[body] is CRC8(pkt[:body]) as sent: c8 = 0

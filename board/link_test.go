@@ -1,6 +1,7 @@
 package board
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,8 +107,9 @@ func TestDeferredSendReusesBuffer(t *testing.T) {
 }
 
 // linkPair is two idle boards back to back on a fabric with faults fl,
-// both with the MYRINET CRC bits my; board 1's receive buffer is armed.
-func linkPair(t *testing.T, fl fabric.Faults, my uint32) (a, b *Board, q *sim.Queue) {
+// with the MYRINET CRC bits myA and myB; board 1's receive buffer is
+// armed. A non-nil other replaces board 1 on the fabric.
+func linkPair(t *testing.T, fl fabric.Faults, myA, myB uint32, other fabric.Endpoint) (a, b *Board, q *sim.Queue) {
 	q = &sim.Queue{}
 	f, err := fabric.BackToBack(q, sim.NewRand(1), fabric.DefaultConfig())
 	require.NoError(t, err)
@@ -115,18 +117,22 @@ func linkPair(t *testing.T, fl fabric.Faults, my uint32) (a, b *Board, q *sim.Qu
 	img := lanaitest.Build(t, inline(idleSrc))
 	a, _ = boot(t, Config{}, img)
 	b, _ = boot(t, Config{}, img)
-	for i, x := range []*Board{a, b} {
-		require.NoError(t, x.Link().Connect(f, q, i))
-		require.NoError(t, x.HostWriteSpecial(RegMYRINET, my))
+	require.NoError(t, a.Link().Connect(f, q, 0))
+	if other != nil {
+		require.NoError(t, f.Attach(1, other))
+	} else {
+		require.NoError(t, b.Link().Connect(f, q, 1))
 	}
+	require.NoError(t, a.HostWriteSpecial(RegMYRINET, myA))
+	require.NoError(t, b.HostWriteSpecial(RegMYRINET, myB))
 	coreWrite(t, b, RegRMP, 0x8000)
 	coreWrite(t, b, RegRML, 0x9000)
 	return a, b, q
 }
 
 // sendOne sends n bytes of a's SRAM at 0x2000 and runs both boards and
-// the fabric until b stored the packet.
-func sendOne(t *testing.T, a, b *Board, q *sim.Queue, n uint32, route bool) {
+// the fabric until done says the packet arrived.
+func sendOne(t *testing.T, a, b *Board, q *sim.Queue, n uint32, route bool, done func() bool) {
 	for i := range n {
 		a.CPU().Mem.SRAM[0x2000+i] = byte(i*7+i>>5) &^ fabric.RouteBit
 	}
@@ -140,44 +146,50 @@ func sendOne(t *testing.T, a, b *Board, q *sim.Queue, n uint32, route bool) {
 		q.RunUntil(end)
 		a.Run(1000)
 		b.Run(1000)
-		if b.Link().Stats().PacketsRecv > 0 && !b.Link().rxBusy {
+		if done() {
 			return
 		}
 	}
 	t.Fatalf("nothing received: %+v", b.Link().Stats())
 }
 
-// A packet that arrives as sent is checked from the sender's note: its
-// CRC-8 is not run again and the check byte reads 0. A packet the fabric
-// corrupted comes without the note and fails the check computed over it,
-// as before; so does one whose sender appended no CRC-8. One that keeps a
-// route byte is checked over it, as its sender's CRC-8 covers it. Either
-// way the
-// stored bytes, check bytes and counters are those of the run that
-// computes every CRC again (carryCRC8 off).
+// The sender leaves a packet's CRC-8 byte to be computed where it is
+// needed (noteCRC8). A packet that arrives as sent is checked from the
+// note: the CRC-8 is never run over it and the check byte reads 0. The
+// fabric computes the byte before it flips a bit, so a corrupted packet
+// fails the check computed over it, as before; so does one whose sender
+// appended no CRC-8. One that keeps a route byte carries a CRC-8 over
+// it, computed by the sender. A receiver that does not check CRC-8 takes
+// the byte for data (stored, or in the word its CRC-32 check reads, which
+// the check byte it stores shows): it computes it.
+// Every time, the stored bytes, check bytes and counters are those of the
+// run that computes every CRC where it is made (carryCRC8 off).
 func TestCRC8Carried(t *testing.T) {
 	const crcs = MyrinetTxCRC8Enable | MyrinetRxCRC8Enable
+	corrupt := fabric.Faults{CorruptPPM: 1_000_000}
 	for _, tc := range []struct {
 		name          string
 		fl            fabric.Faults
-		my            uint32
+		myA, myB      uint32
 		carried, errs uint64
 		route         bool
 	}{
-		{"intact", fabric.Faults{}, crcs, 1, 0, false},
-		{"intact with CRC-32", fabric.Faults{}, crcs | MyrinetCRC32Enable, 1, 0, false},
-		{"corrupted", fabric.Faults{CorruptPPM: 1_000_000}, crcs, 0, 1, false},
-		{"corrupted with CRC-32", fabric.Faults{CorruptPPM: 1_000_000}, crcs | MyrinetCRC32Enable, 0, 1, false},
-		{"no CRC-8 sent", fabric.Faults{}, MyrinetRxCRC8Enable, 0, 1, false},
-		{"unstripped route", fabric.Faults{}, crcs, 0, 0, true},
+		{"intact", fabric.Faults{}, crcs, crcs, 1, 0, false},
+		{"intact with CRC-32", fabric.Faults{}, crcs | MyrinetCRC32Enable, crcs | MyrinetCRC32Enable, 1, 0, false},
+		{"corrupted", corrupt, crcs, crcs, 0, 1, false},
+		{"corrupted with CRC-32", corrupt, crcs | MyrinetCRC32Enable, crcs | MyrinetCRC32Enable, 0, 1, false},
+		{"no CRC-8 sent", fabric.Faults{}, MyrinetRxCRC8Enable, MyrinetRxCRC8Enable, 0, 1, false},
+		{"unstripped route", fabric.Faults{}, crcs, crcs, 0, 0, true},
+		{"stored as data", fabric.Faults{}, crcs, 0, 0, 0, false},
+		{"under the CRC-32 check", fabric.Faults{}, crcs | MyrinetCRC32Enable, MyrinetCRC32Enable, 0, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var rx [2][]byte
 			var st [2]LinkStats
 			for k, carry := range []bool{true, false} {
 				carryCRC8 = carry
-				a, b, q := linkPair(t, tc.fl, tc.my)
-				sendOne(t, a, b, q, 1000, tc.route)
+				a, b, q := linkPair(t, tc.fl, tc.myA, tc.myB, nil)
+				sendOne(t, a, b, q, 1000, tc.route, func() bool { return b.Link().Stats().PacketsRecv > 0 && !b.Link().rxBusy })
 				carryCRC8 = true
 				st[k] = b.Link().Stats()
 				rx[k] = b.CPU().Mem.SRAM[0x8000:0x9000]
@@ -192,5 +204,31 @@ func TestCRC8Carried(t *testing.T) {
 			require.Equal(t, st[1], st[0])
 			require.Equal(t, rx[1], rx[0])
 		})
+	}
+}
+
+// recorder is an endpoint that keeps copies of the packets it gets.
+type recorder struct{ pkts [][]byte }
+
+func (r *recorder) Ready() bool                       { return true }
+func (r *recorder) Deliver(pkt []byte, _, _ sim.Time) { r.pkts = append(r.pkts, slices.Clone(pkt)) }
+
+// An endpoint that takes no note gets the packet complete: the fabric
+// computes the CRC-8 byte the sender left, intact or corrupted.
+func TestCRC8FilledForOtherEndpoints(t *testing.T) {
+	for _, fl := range []fabric.Faults{{}, {CorruptPPM: 1_000_000}} {
+		var got [2][]byte
+		for k, carry := range []bool{true, false} {
+			carryCRC8 = carry
+			r := &recorder{}
+			a, b, q := linkPair(t, fl, MyrinetTxCRC8Enable, 0, r)
+			sendOne(t, a, b, q, 1000, false, func() bool { return len(r.pkts) > 0 })
+			carryCRC8 = true
+			got[k] = r.pkts[0]
+		}
+		require.Equal(t, got[1], got[0])
+		if fl.CorruptPPM == 0 {
+			require.Equal(t, CRC8(got[0][:1000]), got[0][1000])
+		}
 	}
 }

@@ -208,7 +208,8 @@ type packet struct {
 	data      []byte
 	buf       []byte // the fabric's copy of route and data (nil once released)
 	submitted sim.Time
-	note      uint32 // SendNoted's
+	note      uint32       // SendNoted's
+	fill      func([]byte) // SendNoted's, until called (complete)
 	done      func(sim.Time, error)
 	timeout   sim.Time
 	timedOut  bool
@@ -362,7 +363,7 @@ func stepReady(f *Fabric, a fabArgs) {
 // Send rejects, without calling done, an unknown or unconnected sender, an
 // empty packet, and route bytes without the route bit.
 func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(at sim.Time, err error)) error {
-	return f.SendNoted(src, route, pkt, 0, at, done)
+	return f.SendNoted(src, route, pkt, 0, nil, at, done)
 }
 
 // SendNoted is Send with a note for the receiver: an endpoint that
@@ -370,8 +371,11 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 // exactly as given here (every route byte stripped, no bit flipped), and 0
 // otherwise. A board notes what it knows of the bytes (a check byte it
 // appended over the others), so that the receiver need not compute it
-// again.
-func (f *Fabric) SendNoted(src int, route []byte, pkt []byte, note uint32, at sim.Time, done func(at sim.Time, err error)) error {
+// again. fill, if not nil, completes the bytes: the sender left some of
+// them (that check byte) to be computed from the others, and the fabric
+// calls fill on its copy before anything reads or changes it, except a
+// delivery with a non-zero note, whose receiver knows what they hold.
+func (f *Fabric) SendNoted(src int, route []byte, pkt []byte, note uint32, fill func(pkt []byte), at sim.Time, done func(at sim.Time, err error)) error {
 	if err := f.CheckSend(src, route, pkt); err != nil {
 		return err
 	}
@@ -393,6 +397,7 @@ func (f *Fabric) SendNoted(src int, route []byte, pkt []byte, note uint32, at si
 		buf:       buf,
 		submitted: at,
 		note:      note,
+		fill:      fill,
 		done:      done,
 		timeout:   e.timeout,
 	}
@@ -746,6 +751,11 @@ func (f *Fabric) accept(w *worm, h *hop, e *endp) {
 	}
 	h.rxEnd, h.rxKnown = last, true
 	f.schedRx(h)
+	ne, noted := e.impl.(NotedEndpoint)
+	noted = noted && p.note != 0 && w.ri == len(p.route) && !p.corrupted // p's copy is what was sent, unchanged
+	if !noted {
+		p.complete()
+	}
 	data := p.data
 	lent := true // p's copy passes to the endpoint
 	if w.ri < len(p.route) {
@@ -761,15 +771,22 @@ func (f *Fabric) accept(w *worm, h *hop, e *endp) {
 	} else {
 		f.release(p)
 	}
-	if ne, ok := e.impl.(NotedEndpoint); ok {
-		note := uint32(0)
-		if lent && !p.corrupted {
-			note = p.note // data is p's copy of what was sent, unchanged
-		}
-		ne.DeliverNoted(data, first, last, note)
-		return
+	switch {
+	case noted:
+		ne.DeliverNoted(data, first, last, p.note)
+	case ne != nil:
+		ne.DeliverNoted(data, first, last, 0)
+	default:
+		e.impl.Deliver(data, first, last)
 	}
-	e.impl.Deliver(data, first, last)
+}
+
+// complete fills in the bytes the sender left to compute (SendNoted).
+func (p *packet) complete() {
+	if p.fill != nil {
+		p.fill(p.data)
+		p.fill = nil
+	}
 }
 
 // drain makes h's far end absorb the rest of the packet at the rate it
