@@ -140,10 +140,10 @@ type Link struct {
 
 	w     watch
 	stats LinkStats
-	// crc8Carried counts received packets whose CRC-8 check the sender's
-	// note settled (noteCRC8; for tests).
-	crc8Carried uint64
-	hook        func() // SetFabricHook
+	// crc8Carried and crc32Carried count received packets whose CRC-8
+	// and CRC-32 checks the sender's note settled (for tests).
+	crc8Carried, crc32Carried uint64
+	hook                      func() // SetFabricHook
 }
 
 func newLink(b *Board) *Link {
@@ -360,30 +360,37 @@ func (l *Link) close() {
 	}
 	route, body := pkt[:nr], pkt[nr:]
 	my := l.myrinet()
-	var note uint32       // what the receiver may take for granted (fabric.SendNoted)
-	var fill func([]byte) // what the fabric computes if it needs it
+	var note uint32 // what the receiver may take for granted (fabric.SendNoted)
 	if len(body) > 0 {
+		// The link CRC-8 covers what reaches the receiver: each switch
+		// regenerates it over the bytes it forwards, so it includes route
+		// bytes the switches leave (back to back, all of them).
+		left := l.unstripped(route)
+		// Only the fabric or the receiver may need the trailer of a
+		// packet that reaches the receiver without route bytes: it is
+		// computed there, if at all (noteTrailer).
+		lazy := left == 0 && l.fab != nil && carryTrailer
 		if my&MyrinetCRC32Enable != 0 {
-			body = binary.BigEndian.AppendUint32(body, crc32.ChecksumIEEE(body))
+			if lazy {
+				note |= noteCRC32
+				body = append(body, 0, 0, 0, 0)
+			} else {
+				body = binary.BigEndian.AppendUint32(body, crc32.ChecksumIEEE(body))
+			}
 		}
 		if my&MyrinetTxCRC8Enable != 0 {
-			// The link CRC-8 covers what reaches the receiver: each
-			// switch regenerates it over the bytes it forwards, so it
-			// includes route bytes the switches leave (back to back,
-			// all of them).
-			switch left := l.unstripped(route); {
+			switch {
 			case left > 0:
 				body = append(body, crc8Update(CRC8(route[nr-left:]), body))
-			case l.fab != nil && carryCRC8:
-				// Only the fabric or the receiver may need it: it is
-				// computed there, if at all (noteCRC8).
-				note, fill = note|noteCRC8, fillCRC8
+			case lazy:
+				note |= noteCRC8
 				body = append(body, 0)
 			default:
 				body = append(body, CRC8(body))
 			}
 		}
 	}
+	fill := trailerFills[note]
 	if len(body) == 0 {
 		// Nothing but route bytes (or nothing): no packet leaves.
 		l.stats.EmptySends++
@@ -589,7 +596,8 @@ func (l *Link) rearm() {
 func (l *Link) Deliver(pkt []byte, first, last sim.Time) { l.DeliverNoted(pkt, first, last, 0) }
 
 // DeliverNoted implements fabric.NotedEndpoint: Deliver with the sender's
-// note, given when the packet arrived exactly as sent (noteCRC8).
+// note, given when the packet arrived exactly as sent (noteCRC8,
+// noteCRC32).
 func (l *Link) DeliverNoted(pkt []byte, first, last sim.Time, note uint32) {
 	l.fabricHook()
 	l.rxBusy, l.rxLast = true, last
@@ -598,22 +606,46 @@ func (l *Link) DeliverNoted(pkt []byte, first, last sim.Time, note uint32) {
 	l.b.later(l.at(last), stepStore, devArgs{l: l, pkt: pkt, note: note})
 }
 
-// noteCRC8 is the note (fabric.SendNoted) of a packet whose last byte is
-// the CRC-8 of all the bytes before it, for a packet that reaches the
-// receiver without route bytes. The sender leaves the byte to compute
-// (fillCRC8) by the fabric, when it flips a bit or delivers the packet
-// otherwise than as sent, or by the receiver: delivered with the note,
-// the packet is the one sent, so the receiver's check reads 0 without the
-// CRC being run over the packet at all, and a receiver that takes the
-// byte for data computes it.
-const noteCRC8 uint32 = 1
+// The note (fabric.SendNoted) of a packet that reaches the receiver
+// without route bytes says which check values its trailer holds: a CRC-32
+// word (noteCRC32) over the bytes before it, then a CRC-8 byte (noteCRC8)
+// over all the bytes before it. The sender leaves them to compute
+// (fillTrailer) by the fabric, when it flips a bit or delivers the packet
+// otherwise than as sent, or by the receiver. Delivered with the note,
+// the packet is the one sent, so a receiver that checks the same trailer
+// reads 0 from both checks without either CRC being run over the packet
+// at all; one that checks another trailer (and so takes check bytes for
+// data or checks them at other offsets) computes them first.
+const (
+	noteCRC8  uint32 = 1
+	noteCRC32 uint32 = 2
+)
 
-// fillCRC8 writes a noteCRC8 packet's check byte.
-func fillCRC8(pkt []byte) { pkt[len(pkt)-1] = CRC8(pkt[:len(pkt)-1]) }
+// fillTrailer writes the check values note says pkt's trailer holds.
+func fillTrailer(pkt []byte, note uint32) {
+	n := len(pkt)
+	if note&noteCRC8 != 0 {
+		n--
+	}
+	if note&noteCRC32 != 0 {
+		binary.BigEndian.PutUint32(pkt[n-4:], crc32.ChecksumIEEE(pkt[:n-4]))
+	}
+	if note&noteCRC8 != 0 {
+		pkt[n] = CRC8(pkt[:n])
+	}
+}
 
-// carryCRC8 turns noteCRC8 on; tests turn it off to compare with every
+// trailerFills are fillTrailer as SendNoted's fill, per note.
+var trailerFills = [4]func([]byte){
+	nil,
+	func(p []byte) { fillTrailer(p, noteCRC8) },
+	func(p []byte) { fillTrailer(p, noteCRC32) },
+	func(p []byte) { fillTrailer(p, noteCRC32|noteCRC8) },
+}
+
+// carryTrailer turns the notes on; tests turn it off to compare with every
 // CRC computed where it is made.
-var carryCRC8 = true
+var carryTrailer = true
 
 func stepStore(b *Board, a devArgs) { a.l.store(a.pkt, a.note) }
 
@@ -627,8 +659,10 @@ func stepStore(b *Board, a devArgs) { a.l.store(a.pkt, a.note) }
 func (l *Link) store(pkt []byte, note uint32) {
 	l.rxBusy = false
 	my := l.myrinet()
-	if note&noteCRC8 != 0 && my&MyrinetRxCRC8Enable == 0 {
-		fillCRC8(pkt) // stored or checked as data: the byte as sent
+	if note != 0 && ((note&noteCRC8 != 0) != (my&MyrinetRxCRC8Enable != 0) ||
+		(note&noteCRC32 != 0) != (my&MyrinetCRC32Enable != 0)) {
+		fillTrailer(pkt, note) // another trailer: stored or checked as data, as sent
+		note = 0
 	}
 	n := len(pkt)
 	body, tail := n, 0
@@ -654,7 +688,11 @@ func (l *Link) store(pkt []byte, note uint32) {
 		tail += 4
 		if body >= 4 {
 			body -= 4
-			c32 = binary.BigEndian.Uint32(pkt[body:]) ^ crc32.ChecksumIEEE(pkt[:body])
+			if note&noteCRC32 == 0 {
+				c32 = binary.BigEndian.Uint32(pkt[body:]) ^ crc32.ChecksumIEEE(pkt[:body])
+			} else {
+				l.crc32Carried++ // the sender's CRC-32 of pkt[:body], as sent: c32 = 0
+			}
 		} else {
 			c32 = ^uint32(0)
 		}

@@ -1,6 +1,8 @@
 package board
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"slices"
 	"testing"
 
@@ -153,52 +155,63 @@ func sendOne(t *testing.T, a, b *Board, q *sim.Queue, n uint32, route bool, done
 	t.Fatalf("nothing received: %+v", b.Link().Stats())
 }
 
-// The sender leaves a packet's CRC-8 byte to be computed where it is
-// needed (noteCRC8). A packet that arrives as sent is checked from the
-// note: the CRC-8 is never run over it and the check byte reads 0. The
-// fabric computes the byte before it flips a bit, so a corrupted packet
-// fails the check computed over it, as before; so does one whose sender
-// appended no CRC-8. One that keeps a route byte carries a CRC-8 over
-// it, computed by the sender. A receiver that does not check CRC-8 takes
-// the byte for data (stored, or in the word its CRC-32 check reads, which
-// the check byte it stores shows): it computes it.
-// Every time, the stored bytes, check bytes and counters are those of the
-// run that computes every CRC where it is made (carryCRC8 off).
-func TestCRC8Carried(t *testing.T) {
-	const crcs = MyrinetTxCRC8Enable | MyrinetRxCRC8Enable
+// The sender leaves a packet's trailer (its CRC-32 word and CRC-8 byte)
+// to be computed where it is needed (noteCRC8, noteCRC32). A packet that
+// arrives as sent at a receiver that checks the same trailer is checked
+// from the note: no CRC is run over it and the check values read 0. The
+// fabric computes the trailer before it flips a bit, so a corrupted packet
+// fails the checks computed over it, as before; so does one whose sender
+// appended no CRC-8. One that keeps a route byte carries a CRC-8 over it,
+// computed by the sender. A receiver that checks another trailer takes
+// check bytes for data (stored, or in the word its CRC-32 check reads,
+// which the check value it stores shows) or checks them at other offsets:
+// it computes them. Every time, the stored bytes, check values and
+// counters are those of the run that computes every CRC where it is made
+// (carryTrailer off).
+func TestTrailerCarried(t *testing.T) {
+	const (
+		c8  = MyrinetTxCRC8Enable | MyrinetRxCRC8Enable
+		c32 = MyrinetCRC32Enable
+	)
 	corrupt := fabric.Faults{CorruptPPM: 1_000_000}
 	for _, tc := range []struct {
-		name          string
-		fl            fabric.Faults
-		myA, myB      uint32
-		carried, errs uint64
-		route         bool
+		name              string
+		fl                fabric.Faults
+		myA, myB          uint32
+		carried8, errs8   uint64
+		carried32, errs32 uint64
+		route             bool
 	}{
-		{"intact", fabric.Faults{}, crcs, crcs, 1, 0, false},
-		{"intact with CRC-32", fabric.Faults{}, crcs | MyrinetCRC32Enable, crcs | MyrinetCRC32Enable, 1, 0, false},
-		{"corrupted", corrupt, crcs, crcs, 0, 1, false},
-		{"corrupted with CRC-32", corrupt, crcs | MyrinetCRC32Enable, crcs | MyrinetCRC32Enable, 0, 1, false},
-		{"no CRC-8 sent", fabric.Faults{}, MyrinetRxCRC8Enable, MyrinetRxCRC8Enable, 0, 1, false},
-		{"unstripped route", fabric.Faults{}, crcs, crcs, 0, 0, true},
-		{"stored as data", fabric.Faults{}, crcs, 0, 0, 0, false},
-		{"under the CRC-32 check", fabric.Faults{}, crcs | MyrinetCRC32Enable, MyrinetCRC32Enable, 0, 0, false},
+		{"intact", fabric.Faults{}, c8, c8, 1, 0, 0, 0, false},
+		{"intact with CRC-32", fabric.Faults{}, c8 | c32, c8 | c32, 1, 0, 1, 0, false},
+		{"intact, CRC-32 only", fabric.Faults{}, c32, c32, 0, 0, 1, 0, false},
+		{"corrupted", corrupt, c8, c8, 0, 1, 0, 0, false},
+		{"corrupted with CRC-32", corrupt, c8 | c32, c8 | c32, 0, 1, 0, 1, false},
+		{"corrupted, CRC-32 only", corrupt, c32, c32, 0, 0, 0, 1, false},
+		{"no CRC-8 sent", fabric.Faults{}, MyrinetRxCRC8Enable, MyrinetRxCRC8Enable, 0, 1, 0, 0, false},
+		{"no CRC-8 sent, CRC-32 checked before it", fabric.Faults{}, c32, c32 | MyrinetRxCRC8Enable, 0, 1, 0, 1, false},
+		{"unstripped route", fabric.Faults{}, c8 | c32, c8 | c32, 0, 0, 0, 1, true},
+		{"stored as data", fabric.Faults{}, c8 | c32, 0, 0, 0, 0, 0, false},
+		{"under the CRC-32 check", fabric.Faults{}, c8 | c32, c32, 0, 0, 0, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var rx [2][]byte
 			var st [2]LinkStats
 			for k, carry := range []bool{true, false} {
-				carryCRC8 = carry
+				carryTrailer = carry
 				a, b, q := linkPair(t, tc.fl, tc.myA, tc.myB, nil)
 				sendOne(t, a, b, q, 1000, tc.route, func() bool { return b.Link().Stats().PacketsRecv > 0 && !b.Link().rxBusy })
-				carryCRC8 = true
+				carryTrailer = true
 				st[k] = b.Link().Stats()
 				rx[k] = b.CPU().Mem.SRAM[0x8000:0x9000]
-				want := tc.carried
+				w8, w32 := tc.carried8, tc.carried32
 				if !carry {
-					want = 0
+					w8, w32 = 0, 0
 				}
-				if b.Link().crc8Carried != want || st[k].CRC8Errors != tc.errs {
-					t.Fatalf("carry %v: carried %d, CRC-8 errors %d; want %d, %d", carry, b.Link().crc8Carried, st[k].CRC8Errors, want, tc.errs)
+				l := b.Link()
+				if l.crc8Carried != w8 || l.crc32Carried != w32 || st[k].CRC8Errors != tc.errs8 || st[k].CRC32Errors != tc.errs32 {
+					t.Fatalf("carry %v: carried %d and %d, errors %d and %d; want %d, %d, %d, %d", carry,
+						l.crc8Carried, l.crc32Carried, st[k].CRC8Errors, st[k].CRC32Errors, w8, w32, tc.errs8, tc.errs32)
 				}
 			}
 			require.Equal(t, st[1], st[0])
@@ -214,21 +227,22 @@ func (r *recorder) Ready() bool                       { return true }
 func (r *recorder) Deliver(pkt []byte, _, _ sim.Time) { r.pkts = append(r.pkts, slices.Clone(pkt)) }
 
 // An endpoint that takes no note gets the packet complete: the fabric
-// computes the CRC-8 byte the sender left, intact or corrupted.
-func TestCRC8FilledForOtherEndpoints(t *testing.T) {
+// computes the trailer the sender left, intact or corrupted.
+func TestTrailerFilledForOtherEndpoints(t *testing.T) {
 	for _, fl := range []fabric.Faults{{}, {CorruptPPM: 1_000_000}} {
 		var got [2][]byte
 		for k, carry := range []bool{true, false} {
-			carryCRC8 = carry
+			carryTrailer = carry
 			r := &recorder{}
-			a, b, q := linkPair(t, fl, MyrinetTxCRC8Enable, 0, r)
+			a, b, q := linkPair(t, fl, MyrinetTxCRC8Enable|MyrinetCRC32Enable, 0, r)
 			sendOne(t, a, b, q, 1000, false, func() bool { return len(r.pkts) > 0 })
-			carryCRC8 = true
+			carryTrailer = true
 			got[k] = r.pkts[0]
 		}
 		require.Equal(t, got[1], got[0])
 		if fl.CorruptPPM == 0 {
-			require.Equal(t, CRC8(got[0][:1000]), got[0][1000])
+			require.Equal(t, crc32.ChecksumIEEE(got[0][:1000]), binary.BigEndian.Uint32(got[0][1000:]))
+			require.Equal(t, CRC8(got[0][:1004]), got[0][1004])
 		}
 	}
 }
