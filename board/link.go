@@ -120,7 +120,8 @@ type Link struct {
 	cur                     []byte   // the open packet's bytes (route included)
 	virt                    sim.Time // the open packet's start as if its bytes left back to back
 	segEnd                  sim.Time // when the last segment's bytes have left
-	segPast                 sim.Time // a segEnd NextEvent saw pass (saves a clock conversion per call)
+	segKey                  sim.Time // the segEnd whose first cycle at or after it is segCycle (NextEvent's;
+	segCycle                uint64   // a clock conversion per segment, not per call)
 	segGen                  uint64
 	pending                 []*sendRec
 	spares                  [][]byte // send buffers back from deferred Sends (spareBuf)
@@ -228,12 +229,11 @@ func (l *Link) NextEvent() sim.Time {
 	if l.rxBusy {
 		t = l.rxLast
 	}
-	if l.segEnd != l.segPast { // else known to have passed: time only goes on
-		if now := l.now(); l.segEnd > now {
-			t = min(t, l.segEnd)
-		} else {
-			l.segPast = l.segEnd
-		}
+	if l.segEnd != l.segKey {
+		l.segKey, l.segCycle = l.segEnd, l.at(l.segEnd)
+	}
+	if l.b.cpu.Cycles < l.segCycle { // segEnd > now: Clock.Time(n) >= t exactly when n >= Clock.Cycles(t)
+		t = min(t, l.segEnd)
 	}
 	for _, r := range l.pending {
 		e := r.te

@@ -246,3 +246,20 @@ func TestTrailerFilledForOtherEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// NextEvent compares cycles with the first cycle at or after the segment
+// end (Clock.Cycles) instead of converting the cycle count to a time on
+// every call: t <= Clock.Time(n) exactly when n >= Clock.Cycles(t).
+func TestSegmentEndCycleCompare(t *testing.T) {
+	r := sim.NewRand(3)
+	for _, hz := range []uint64{133_000_000, 200_000_000, 66_000_000, 1_000_000_007} {
+		c := sim.Clock{Hz: hz}
+		for range 100_000 {
+			ts := sim.Time(r.Uint64() % uint64(10*sim.Second))
+			n := c.Cycles(ts) + r.Uint64()%5 - 2
+			if (ts <= c.Time(n)) != (n >= c.Cycles(ts)) {
+				t.Fatalf("%d Hz: t %d, n %d: Time(n) %d, Cycles(t) %d", hz, ts, n, c.Time(n), c.Cycles(ts))
+			}
+		}
+	}
+}
