@@ -124,6 +124,8 @@ type Link struct {
 	segCycle                uint64   // a clock conversion per segment, not per call)
 	segGen                  uint64
 	pending                 []*sendRec
+	pendKnown               bool     // pendSync and pendEvent hold for pending (pendingTimes)
+	pendSync, pendEvent     sim.Time // NextSync's and NextEvent's part from pending
 	spares                  [][]byte // send buffers back from deferred Sends (spareBuf)
 	freeRecs                *sendRec // spent records (newSendRec)
 	busySince               sim.Time
@@ -212,14 +214,36 @@ func (l *Link) Stats() LinkStats {
 // whose fabric completion has not been seen), or sim.Never. A runner ends
 // its step there (docs/links.md).
 func (l *Link) NextSync() sim.Time {
-	t := sim.Never
+	l.pendingTimes()
+	return l.pendSync
+}
+
+// pendingTimes works out pendSync and pendEvent again if a send record
+// changed since they were (pendChanged): a runner asks for them every
+// step, the records change a few times a packet.
+func (l *Link) pendingTimes() {
+	if l.pendKnown {
+		return
+	}
+	l.pendSync, l.pendEvent = sim.Never, sim.Never
 	for _, r := range l.pending {
-		if !r.fired && !r.doneSeen && r.te < t {
-			t = r.te
+		if !r.fired && !r.doneSeen {
+			l.pendSync = min(l.pendSync, r.te)
+		}
+		e := r.te
+		if r.fired && r.doneSeen {
+			e = r.doneAt
+		}
+		if !r.fired || r.doneSeen {
+			l.pendEvent = min(l.pendEvent, e)
 		}
 	}
-	return t
+	l.pendKnown = true
 }
+
+// pendChanged notes a change of the send records (pending, or a pending
+// record's fired, doneSeen or doneAt).
+func (l *Link) pendChanged() { l.pendKnown = false }
 
 // NextEvent is the earliest pending link-engine event (a segment end, a
 // packet end, a received packet's last byte), or sim.Never: a node idle
@@ -235,16 +259,8 @@ func (l *Link) NextEvent() sim.Time {
 	if l.b.cpu.Cycles < l.segCycle { // segEnd > now: Clock.Time(n) >= t exactly when n >= Clock.Cycles(t)
 		t = min(t, l.segEnd)
 	}
-	for _, r := range l.pending {
-		e := r.te
-		if r.fired && r.doneSeen {
-			e = r.doneAt
-		}
-		if !r.fired || r.doneSeen {
-			t = min(t, e)
-		}
-	}
-	return t
+	l.pendingTimes()
+	return min(t, l.pendEvent)
 }
 
 // TakeInteractions returns the number of fabric interactions (sends,
@@ -445,6 +461,7 @@ func (l *Link) close() {
 		l.cur = pkt[:0] // the fabric copied what it keeps: the buffer serves the next packet
 	}
 	l.pending = append(l.pending, r)
+	l.pendChanged()
 	l.b.trace(Event{Cycle: l.at(at), Kind: EvSend, Channel: -1, Bytes: uint32(wire)})
 	l.setSendIdle(false)
 	l.b.later(l.at(r.te), stepLocalEnd, devArgs{l: l, r: r})
@@ -490,6 +507,7 @@ func stepLocalEnd(b *Board, a devArgs) { a.l.localEnd(a.r) }
 // link.
 func (l *Link) localEnd(r *sendRec) {
 	r.fired = true
+	l.pendChanged()
 	switch {
 	case r.doneSeen:
 		l.finishAt(r, max(r.te, r.doneAt))
@@ -511,6 +529,7 @@ func (l *Link) fabricDone(r *sendRec, t sim.Time, err error) {
 		return
 	}
 	r.doneSeen, r.doneAt, r.doneErr = true, t, err
+	l.pendChanged()
 	if r.fired {
 		l.finishAt(r, t)
 	}
@@ -537,6 +556,7 @@ func (l *Link) complete(r *sendRec, err error) {
 	for i, p := range l.pending {
 		if p == r {
 			l.pending = append(l.pending[:i], l.pending[i+1:]...)
+			l.pendChanged()
 			break
 		}
 	}
