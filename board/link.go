@@ -377,7 +377,7 @@ func (l *Link) close() {
 	route, body := pkt[:nr], pkt[nr:]
 	my := l.myrinet()
 	var note uint32 // what the receiver may take for granted (fabric.SendNoted)
-	if len(body) > 0 {
+	if len(body) > 0 && my&(MyrinetCRC32Enable|MyrinetTxCRC8Enable) != 0 {
 		// The link CRC-8 covers what reaches the receiver: each switch
 		// regenerates it over the bytes it forwards, so it includes route
 		// bytes the switches leave (back to back, all of them).
