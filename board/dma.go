@@ -183,7 +183,7 @@ func (ch *channel) later(at uint64, step func(*channel, uint64)) {
 	ch.b.later(at, stepChannel, devArgs{ch: ch, chStep: step, gen: ch.gen, at: at})
 }
 
-func stepChannel(b *Board, a devArgs) {
+func stepChannel(b *Board, a *devArgs) {
 	if a.ch.gen == a.gen {
 		a.chStep(a.ch, a.at)
 	}

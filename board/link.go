@@ -495,13 +495,13 @@ func (l *Link) giveBack(pkt []byte) { l.spares = append(l.spares, pkt[:0]) }
 
 // stepSegmentEnd updates SEND_INT when a segment's bytes have left,
 // unless another segment was sent since.
-func stepSegmentEnd(b *Board, a devArgs) {
+func stepSegmentEnd(b *Board, a *devArgs) {
 	if a.gen == a.l.segGen {
 		a.l.updateSendInt()
 	}
 }
 
-func stepLocalEnd(b *Board, a devArgs) { a.l.localEnd(a.r) }
+func stepLocalEnd(b *Board, a *devArgs) { a.l.localEnd(a.r) }
 
 // localEnd runs at the cycle the packet's last byte leaves an unblocked
 // link.
@@ -546,7 +546,7 @@ func (l *Link) finishAt(r *sendRec, t sim.Time) {
 
 // stepComplete completes a send with the fabric's verdict as it stands
 // when the step runs.
-func stepComplete(b *Board, a devArgs) { a.l.complete(a.r, a.r.doneErr) }
+func stepComplete(b *Board, a *devArgs) { a.l.complete(a.r, a.r.doneErr) }
 
 func (l *Link) complete(r *sendRec, err error) {
 	if r.completed {
@@ -667,7 +667,7 @@ var trailerFills = [4]func([]byte){
 // CRC computed where it is made.
 var carryTrailer = true
 
-func stepStore(b *Board, a devArgs) { a.l.store(a.pkt, a.note) }
+func stepStore(b *Board, a *devArgs) { a.l.store(a.pkt, a.note) }
 
 // store writes a received packet at RMP and raises RECV_INT, or BUFF_INT
 // when it did not fit. The engine writes whole 8-byte words: the body,
