@@ -384,7 +384,7 @@ func (l *Link) close() {
 		left := l.unstripped(route)
 		// Only the fabric or the receiver may need the trailer of a
 		// packet that reaches the receiver without route bytes: it is
-		// computed there, if at all (noteTrailer).
+		// computed there, if at all (noteCRC32, noteCRC8).
 		lazy := left == 0 && l.fab != nil && carryTrailer
 		if my&MyrinetCRC32Enable != 0 {
 			if lazy {
