@@ -263,3 +263,41 @@ func TestSegmentEndCycleCompare(t *testing.T) {
 		}
 	}
 }
+
+// The send records' part of NextSync and NextEvent comes from a cache
+// (pendingTimes): at every step of a run in which packets wait for the
+// fabric (the receiver is not armed at first, then stores them one at a
+// time), the cached answers equal the ones worked out afresh.
+func TestPendingTimesCache(t *testing.T) {
+	a, b, q := linkPair(t, fabric.Faults{}, 0, 0, nil)
+	coreWrite(t, b, RegRML, 0x8000) // not armed: RMP = RML
+	l := a.Link()
+	check := func() {
+		t.Helper()
+		sync, ev := l.NextSync(), l.NextEvent()
+		l.pendChanged()
+		require.Equal(t, l.NextSync(), sync, "NextSync")
+		require.Equal(t, l.NextEvent(), ev, "NextEvent")
+	}
+	sent, stored := 0, uint64(0)
+	for step := range 4000 {
+		if sent < 5 && l.sendIdle {
+			coreWrite(t, a, RegSMP, 0x2000)
+			coreWrite(t, a, RegSMLT, 0x2000+512)
+			sent++
+		}
+		if step == 300 || b.Link().Stats().PacketsRecv > stored && !b.Link().rxBusy {
+			stored = b.Link().Stats().PacketsRecv
+			coreWrite(t, b, RegRMP, 0x8000)
+			coreWrite(t, b, RegRML, 0x9000) // (re-)arm: the next packet may come
+		}
+		check()
+		q.RunUntil(a.Clock().Time(a.CPU().Cycles + 50))
+		check()
+		a.Run(50)
+		b.Run(50)
+	}
+	if sent != 5 || b.Link().Stats().PacketsRecv != 5 || l.Stats().BlockedSends == 0 {
+		t.Fatalf("sent %d, received %d, blocked %d", sent, b.Link().Stats().PacketsRecv, l.Stats().BlockedSends)
+	}
+}
