@@ -206,6 +206,8 @@ type call struct {
 	level       bool
 	addr        uint64 // OnHostWrite's range
 	n           int
+	note        uint32       // Send's note (fabric.SendNoted)
+	fill        func([]byte) // and its fill
 	ev          Event
 }
 
@@ -781,7 +783,8 @@ func (b *Board) RunDeferred() {
 		c := &b.deferred[i]
 		switch c.kind {
 		case callSend:
-			b.link.fab.Send(b.link.node, c.route, c.body, c.at, c.done) // checked when made: cannot fail
+			b.link.fab.SendNoted(b.link.node, c.route, c.body, c.note, c.fill, c.at, c.done) // checked when made: cannot fail
+			b.link.giveBack(c.route)                                                         // the packet's buffer: route is its start
 		case callReady:
 			b.link.fab.Ready(b.link.node, c.at)
 		case callTimeout:

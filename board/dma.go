@@ -3,6 +3,7 @@ package board
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"lanaiemu/sim"
 )
@@ -80,26 +81,35 @@ func (d Descriptor) Bytes() []byte {
 // sum into a descriptor's csum fields; ^sum is the IP checksum field.
 func Checksum(p []byte, odd bool) uint16 { return uint16(csumAdd(0, p, odd)) }
 
-// csumAdd adds p to a running sum (at most 0xFFFF) and folds it. Eight
-// bytes go in at a time as two 32-bit words: 2^16 = 1 modulo 0xFFFF, so
-// the folded sum is the same as of the 16-bit words, and it is 0 only when
-// everything added was 0 either way (TestCsumAddWords).
+// csumAdd adds p to a running sum (at most 0xFFFF) and folds it. The
+// bytes go in 64 bits at a time, added with end-around carry (ones'
+// complement in 64 bits): 2^16 = 1 modulo 0xFFFF, and 0xFFFF divides
+// 2^64 - 1, so the folded sum is the same as of the 16-bit words, and it
+// is 0 only when everything added was 0 either way (TestCsumAddWords).
 func csumAdd(sum uint64, p []byte, odd bool) uint64 {
-	i := 0
 	if odd && len(p) > 0 {
 		sum += uint64(p[0])
-		i = 1
+		p = p[1:]
 	}
-	for ; i+8 <= len(p); i += 8 {
-		w := binary.BigEndian.Uint64(p[i:])
-		sum += w>>32 + w&0xFFFFFFFF
+	var c uint64
+	be := binary.BigEndian
+	for ; len(p) >= 32; p = p[32:] {
+		sum, c = bits.Add64(sum, be.Uint64(p[0:8]), c)
+		sum, c = bits.Add64(sum, be.Uint64(p[8:16]), c)
+		sum, c = bits.Add64(sum, be.Uint64(p[16:24]), c)
+		sum, c = bits.Add64(sum, be.Uint64(p[24:32]), c)
 	}
-	for ; i+1 < len(p); i += 2 {
-		sum += uint64(p[i])<<8 | uint64(p[i+1])
+	for ; len(p) >= 8; p = p[8:] {
+		sum, c = bits.Add64(sum, be.Uint64(p), c)
 	}
-	if i < len(p) {
-		sum += uint64(p[i]) << 8
+	for ; len(p) >= 2; p = p[2:] {
+		sum, c = bits.Add64(sum, uint64(p[0])<<8|uint64(p[1]), c)
 	}
+	if len(p) > 0 {
+		sum, c = bits.Add64(sum, uint64(p[0])<<8, c)
+	}
+	sum, c = bits.Add64(sum, c, 0) // the end-around carry
+	sum += c                       // at most once more, onto 0
 	for sum > 0xFFFF {
 		sum = sum&0xFFFF + sum>>16
 	}
@@ -173,7 +183,7 @@ func (ch *channel) later(at uint64, step func(*channel, uint64)) {
 	ch.b.later(at, stepChannel, devArgs{ch: ch, chStep: step, gen: ch.gen, at: at})
 }
 
-func stepChannel(b *Board, a devArgs) {
+func stepChannel(b *Board, a *devArgs) {
 	if a.ch.gen == a.gen {
 		a.chStep(a.ch, a.at)
 	}
@@ -253,7 +263,8 @@ func (ch *channel) readSRAM(c uint64) {
 // PCI clocks, starting at the first PCI clock edge at or after it is ready
 // at which the bus is free.
 func (ch *channel) nextBurst() {
-	b, p := ch.b, ch.b.pci
+	b := ch.b
+	p := &b.pci
 	n := ch.burstLen()
 	ch.n = n
 	host := ch.d.PCI + uint64(ch.pos)

@@ -6,7 +6,7 @@ package board
 // allocating; run is the event's bound fire method, made once.
 type devEvent struct {
 	b    *Board
-	step func(*Board, devArgs)
+	step func(*Board, *devArgs)
 	args devArgs
 	run  func()
 	next *devEvent
@@ -19,21 +19,23 @@ type devArgs struct {
 	l      *Link
 	r      *sendRec
 	pkt    []byte
+	note   uint32 // a received packet's note (fabric.SendNoted)
 	t      *timer
 	gen    uint64
 	at     uint64 // core cycle of the event
 	k      uint64 // timer tick
 }
 
-// fire returns the event to the free list, then runs its step.
+// fire runs the event's step on its operands in place, then returns the
+// event to the free list (a step that schedules takes another one).
 func (ev *devEvent) fire() {
-	b, step, a := ev.b, ev.step, ev.args
+	b := ev.b
+	ev.step(b, &ev.args)
 	ev.step, ev.args, ev.next, b.free = nil, devArgs{}, b.free, ev
-	step(b, a)
 }
 
 // later runs step with a at core cycle at (cpu.Schedule's rules).
-func (b *Board) later(at uint64, step func(*Board, devArgs), a devArgs) {
+func (b *Board) later(at uint64, step func(*Board, *devArgs), a devArgs) {
 	ev := b.free
 	if ev == nil {
 		ev = &devEvent{b: b}

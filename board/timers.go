@@ -97,7 +97,7 @@ func (b *Board) armTimer(t *timer, k uint64) {
 	b.later(at, stepTimer, devArgs{t: t, gen: t.gen, at: at, k: k})
 }
 
-func stepTimer(b *Board, a devArgs) {
+func stepTimer(b *Board, a *devArgs) {
 	t := a.t
 	if t.gen != a.gen {
 		return

@@ -107,6 +107,14 @@ type Endpoint interface {
 	Deliver(pkt []byte, first, last sim.Time)
 }
 
+// NotedEndpoint is an Endpoint that takes the sender's note with a packet
+// (SendNoted): the fabric calls DeliverNoted instead of Deliver, with the
+// note when the packet arrives exactly as sent and 0 otherwise.
+type NotedEndpoint interface {
+	Endpoint
+	DeliverNoted(pkt []byte, first, last sim.Time, note uint32)
+}
+
 // Fabric is a Myrinet network: endpoints, switches, links and the packets
 // in flight. It is driven by the sim.Queue given to New and is not safe for
 // concurrent use.
@@ -200,6 +208,8 @@ type packet struct {
 	data      []byte
 	buf       []byte // the fabric's copy of route and data (nil once released)
 	submitted sim.Time
+	note      uint32       // SendNoted's
+	fill      func([]byte) // SendNoted's, until called (complete)
 	done      func(sim.Time, error)
 	timeout   sim.Time
 	timedOut  bool
@@ -353,6 +363,19 @@ func stepReady(f *Fabric, a fabArgs) {
 // Send rejects, without calling done, an unknown or unconnected sender, an
 // empty packet, and route bytes without the route bit.
 func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(at sim.Time, err error)) error {
+	return f.SendNoted(src, route, pkt, 0, nil, at, done)
+}
+
+// SendNoted is Send with a note for the receiver: an endpoint that
+// implements NotedEndpoint gets it with the packet when the packet arrives
+// exactly as given here (every route byte stripped, no bit flipped), and 0
+// otherwise. A board notes what it knows of the bytes (a check byte it
+// appended over the others), so that the receiver need not compute it
+// again. fill, if not nil, completes the bytes: the sender left some of
+// them (that check byte) to be computed from the others, and the fabric
+// calls fill on its copy before anything reads or changes it, except a
+// delivery with a non-zero note, whose receiver knows what they hold.
+func (f *Fabric) SendNoted(src int, route []byte, pkt []byte, note uint32, fill func(pkt []byte), at sim.Time, done func(at sim.Time, err error)) error {
 	if err := f.CheckSend(src, route, pkt); err != nil {
 		return err
 	}
@@ -373,6 +396,8 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 		data:      buf[:n],
 		buf:       buf,
 		submitted: at,
+		note:      note,
+		fill:      fill,
 		done:      done,
 		timeout:   e.timeout,
 	}
@@ -726,6 +751,11 @@ func (f *Fabric) accept(w *worm, h *hop, e *endp) {
 	}
 	h.rxEnd, h.rxKnown = last, true
 	f.schedRx(h)
+	ne, noted := e.impl.(NotedEndpoint)
+	noted = noted && p.note != 0 && w.ri == len(p.route) && !p.corrupted // p's copy is what was sent, unchanged
+	if !noted {
+		p.complete()
+	}
 	data := p.data
 	lent := true // p's copy passes to the endpoint
 	if w.ri < len(p.route) {
@@ -741,7 +771,22 @@ func (f *Fabric) accept(w *worm, h *hop, e *endp) {
 	} else {
 		f.release(p)
 	}
-	e.impl.Deliver(data, first, last)
+	switch {
+	case noted:
+		ne.DeliverNoted(data, first, last, p.note)
+	case ne != nil:
+		ne.DeliverNoted(data, first, last, 0)
+	default:
+		e.impl.Deliver(data, first, last)
+	}
+}
+
+// complete fills in the bytes the sender left to compute (SendNoted).
+func (p *packet) complete() {
+	if p.fill != nil {
+		p.fill(p.data)
+		p.fill = nil
+	}
 }
 
 // drain makes h's far end absorb the rest of the packet at the rate it

@@ -97,6 +97,7 @@ func (f *Fabric) draw(fl *Faults, w *worm, jitter *sim.Time) (faultAction, sim.T
 	}
 	if fl.CorruptPPM > 0 && f.rng.Chance(fl.CorruptPPM) {
 		p := w.p
+		p.complete() // the flip changes the bytes as sent
 		bit := f.rng.Intn(len(p.data) * 8)
 		p.data[bit/8] ^= 1 << (bit % 8)
 		if !p.corrupted {

@@ -1,0 +1,90 @@
+package fabric
+
+import (
+	"math/bits"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"lanaiemu/sim"
+)
+
+// notedRecv is a NotedEndpoint that logs deliveries with their notes.
+type notedRecv struct {
+	pkts  [][]byte
+	notes []uint32
+}
+
+func (r *notedRecv) Ready() bool                       { return true }
+func (r *notedRecv) Deliver(pkt []byte, _, _ sim.Time) { r.DeliverNoted(pkt, 0, 0, 0) }
+func (r *notedRecv) DeliverNoted(pkt []byte, _, _ sim.Time, note uint32) {
+	r.pkts, r.notes = append(r.pkts, pkt), append(r.notes, note)
+}
+
+// SendNoted's contract: the note reaches a NotedEndpoint only with the
+// bytes as sent, and then the bytes left to compute stay as given; the
+// fabric fills them in (once) before a corruption fault flips a bit, before
+// it delivers with route bytes in front, and before it delivers to an
+// endpoint that takes no note.
+func TestSendNoted(t *testing.T) {
+	const note = 7
+	sent := payload(100, 0, 1) // its last byte is "left to compute": 0 here
+	sent[99] = 0
+	filled := append([]byte(nil), sent...)
+	filled[99] = 0xA5
+	for _, tc := range []struct {
+		name     string
+		corrupt  bool
+		route    []byte
+		plain    bool
+		wantNote uint32
+		fills    int
+	}{
+		{"intact", false, nil, false, note, 0},
+		{"corrupted", true, nil, false, 0, 1},
+		{"route byte in front", false, []byte{0x81}, false, 0, 1},
+		{"endpoint without notes", false, nil, true, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var q sim.Queue
+			f, err := BackToBack(&q, sim.NewRand(3), DefaultConfig())
+			require.NoError(t, err)
+			nr, pr := &notedRecv{}, &recv{}
+			if tc.plain {
+				require.NoError(t, f.Attach(1, pr))
+			} else {
+				require.NoError(t, f.Attach(1, nr))
+			}
+			if tc.corrupt {
+				require.NoError(t, f.SetFaults(Faults{CorruptPPM: 1_000_000}))
+			}
+			fills := 0
+			fill := func(p []byte) { fills++; p[len(p)-1] = 0xA5 }
+			require.NoError(t, f.SendNoted(0, tc.route, sent, note, fill, 0, nil))
+			q.RunUntil(sim.Millisecond)
+			var pkt []byte
+			if tc.plain {
+				require.Len(t, pr.log, 1)
+				pkt = pr.log[0].pkt
+			} else {
+				require.Len(t, nr.pkts, 1)
+				pkt = nr.pkts[0]
+				require.Equal(t, tc.wantNote, nr.notes[0])
+			}
+			require.Equal(t, tc.fills, fills)
+			pkt = pkt[len(tc.route):]
+			switch {
+			case tc.fills == 0:
+				require.Equal(t, sent, pkt)
+			case tc.corrupt:
+				diff := 0
+				for i := range pkt {
+					diff += bits.OnesCount8(pkt[i] ^ filled[i])
+				}
+				require.Equal(t, 1, diff, "one bit flipped after the fill")
+			default:
+				require.Equal(t, filled, pkt)
+			}
+		})
+	}
+}
