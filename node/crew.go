@@ -83,7 +83,7 @@ func (w *World) runShared(S, T sim.Time) {
 	if busy*clk.Cycles(T-S) < w.cfg.ParallelCycles {
 		for _, n := range w.Nodes {
 			if n.Stop == nil {
-				w.runStep(n, T)
+				w.runStep(n, T, n.Board.Clock().Cycles(T), true)
 			}
 		}
 		return
@@ -120,7 +120,7 @@ func (c *crew) run(T sim.Time) {
 	}
 	for _, n := range w.Nodes[:c.first] {
 		if n.Stop == nil {
-			w.runStep(n, T)
+			w.runStep(n, T, n.Board.Clock().Cycles(T), true)
 		}
 	}
 	for _, wk := range c.workers {
@@ -153,7 +153,7 @@ func (wk *worker) loop() {
 		if !quit {
 			for _, n := range w.Nodes[wk.lo:wk.hi] {
 				if n.Stop == nil {
-					w.runStep(n, T)
+					w.runStep(n, T, n.Board.Clock().Cycles(T), true)
 				}
 			}
 		}

@@ -24,6 +24,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
@@ -121,19 +122,32 @@ type World struct {
 
 	cfg     Config
 	stepEnd sim.Time // the end of the step whose shared-queue events run
-	now     sim.Time
-	step    sim.Time
-	st      Stats
-	noJump  bool // SetProvedJumps(false)
-	noLead  bool // SetLeadSteps(false)
-	crew    *crew
+	// The lagging members (n.lagging) by id, how many, and a time no
+	// lagging member's lagUntil is below (setLagging); awake lists the
+	// others in node order (remade when stale), which alone the serial
+	// steps visit.
+	lagMask    []uint64
+	lagN       int
+	lagMin     sim.Time
+	awake      []*Member
+	awakeStale bool
+	// cyc memoises Clock.Cycles for one clock and one time (cycles).
+	cyc    cyclesMemo
+	now    sim.Time
+	step   sim.Time
+	st     Stats
+	noJump bool // SetProvedJumps(false)
+	noLead bool // SetLeadSteps(false)
+	crew   *crew
 }
 
 // ErrBadConfig reports an unusable configuration.
 var ErrBadConfig = errors.New("node: bad configuration")
 
 // New connects boards[i] to f as node i. f must have been made with q and
-// have endpoints 0..len(boards)-1.
+// have endpoints 0..len(boards)-1. It sets q.BeforeEvent (to catch a
+// lagging board up before an event of its node), calling the function
+// that was there first.
 func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*World, error) {
 	if q == nil || f == nil {
 		return nil, fmt.Errorf("%w: nil queue or fabric", ErrBadConfig)
@@ -154,16 +168,23 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 	if cfg.ParallelCycles == 0 {
 		cfg.ParallelCycles = DefaultParallelCycles
 	}
-	w := &World{Q: q, Fabric: f, cfg: cfg, step: cfg.Quantum, now: q.Now()}
+	w := &World{Q: q, Fabric: f, cfg: cfg, step: cfg.Quantum, now: q.Now(),
+		lagMask: make([]uint64, (len(boards)+63)/64), lagMin: sim.Never, awakeStale: true}
+	members := make([]Member, len(boards)) // one block: the per-step loops walk them in order
 	for i, b := range boards {
 		if err := b.Link().Connect(f, q, i); err != nil {
 			return nil, err
 		}
-		n := &Member{ID: i, Board: b}
+		n := &members[i]
+		n.ID, n.Board = i, b
 		b.Link().SetFabricHook(func() { w.catchUpNode(n) })
 		w.Nodes = append(w.Nodes, n)
 	}
+	before := q.BeforeEvent
 	q.BeforeEvent = func(node int) {
+		if before != nil {
+			before(node)
+		}
 		if node >= 0 && node < len(w.Nodes) {
 			w.catchUpNode(w.Nodes[node])
 		}
@@ -219,7 +240,7 @@ func (w *World) Run(until sim.Time) error {
 			// counts, which each core's run reaches exactly in one go
 			// (the leader of a lead step has run already).
 			for _, n := range w.Nodes {
-				n.lagging, n.lagUntil = false, 0
+				w.setLagging(n, false)
 				if n.Stop == nil {
 					w.runTo(n, J)
 				}
@@ -237,12 +258,13 @@ func (w *World) Run(until sim.Time) error {
 		if t := w.Q.Next(); t > S && t < T {
 			T = t
 		}
-		for _, n := range w.Nodes {
-			if n.Stop != nil {
-				continue
-			}
-			if t := n.Link().NextSync(); t > S && t < T {
-				T = t
+		// A lagging board's NextSync lies after its lagUntil, which is at
+		// or after T while it lags (setLagging).
+		for _, n := range w.awakeList() {
+			if n.Stop == nil {
+				if t := n.Link().NextSync(); t > S && t < T {
+					T = t
+				}
 			}
 		}
 		wake := false
@@ -269,25 +291,39 @@ func (w *World) Run(until sim.Time) error {
 		if shared {
 			w.runShared(S, T)
 		} else {
-			for _, n := range w.Nodes {
-				if n.Stop == nil {
-					if T <= n.lagUntil || w.canLag(n, T) {
-						// In a proved loop with no event before T: it
-						// runs later, in one go (catchUp).
-						n.lagging, n.ran, n.busy, n.wake, n.late = true, true, true, false, false
-						w.st.Lagged++
-						continue
-					}
-					n.lagging, n.lagUntil = false, 0
-					w.runStep(n, T)
-				}
+			if T > w.lagMin {
+				w.wakeLagging(T)
 			}
+			// quiet: no board of the step was busy so far; once one is,
+			// the step is not idle and the others' wake is not needed.
+			quiet := w.lagN == 0
+			for _, n := range w.awakeList() {
+				if n.Stop != nil {
+					continue
+				}
+				c := w.cyc.get(n.Board.Clock(), T)
+				if w.canLag(n, c) {
+					// In a proved loop with no event before T: it runs
+					// later, in one go (catchUp), and sits out the
+					// steps up to its lagUntil without a look.
+					w.setLagging(n, true)
+					quiet = false
+					continue
+				}
+				n.lagUntil = 0
+				w.runStep(n, T, c, quiet)
+				quiet = quiet && !n.busy
+			}
+			w.st.Lagged += uint64(w.lagN)
 			w.stepEnd = T // the shared queue's events bring a lagging board there (catchUpNode)
 		}
-		live = false
-		for _, n := range w.Nodes {
+		live = w.lagN > 0 // a lagging board runs and counts as busy
+		if live {
+			idle = false
+		}
+		for _, n := range w.awake { // those that began to lag in the step did not run
 			if !n.ran {
-				continue // stopped before the step
+				continue // stopped or lagging
 			}
 			live = live || n.Stop == nil
 			n.ran = false
@@ -328,16 +364,22 @@ func (w *World) Run(until sim.Time) error {
 // normal kind and notes what the step's end needs to know from it. It
 // reads and writes nothing but the node's own board and fields, so that
 // nodes may run it in parallel (crew).
-func (w *World) runStep(n *Member, T sim.Time) {
+//
+// c is clk.Cycles(T) for the node's clock. n.wake is found only when
+// quiet (no board busy so far in the step): else the step is not idle
+// and n.wake is not used.
+func (w *World) runStep(n *Member, T sim.Time, c uint64, quiet bool) {
 	cpu := n.Board.CPU()
 	clk := n.Board.Clock()
-	c := clk.Cycles(T)
-	// Compared in cycles: the node runs to the first cycle at or after T,
-	// so a link event later in that cycle still fires.
-	e := n.Link().NextEvent()
 	n.ran = true
-	n.wake = e <= T || e != sim.Never && clk.Cycles(e) <= c // a node may act right after T: back to Q
-	w.runTo(n, T)
+	n.wake = false
+	if quiet {
+		// Compared in cycles: the node runs to the first cycle at or
+		// after T, so a link event later in that cycle still fires.
+		e := n.Link().NextEvent()
+		n.wake = e <= T || e != sim.Never && clk.Cycles(e) <= c // a node may act right after T: back to Q
+	}
+	w.runCycles(n, c)
 	k, first := n.Link().TakeInteractions()
 	skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
 	executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
@@ -398,20 +440,99 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 // While it lags nothing changes what this depends on (nothing runs it,
 // and whatever acts on it catches it up first), so the last time it may
 // lag to is kept in n.lagUntil and the test is not made again before.
-func (w *World) canLag(n *Member, T sim.Time) bool {
+//
+// cT is the cycle of T on n's clock (Clock.Cycles).
+func (w *World) canLag(n *Member, cT uint64) bool {
 	if w.noJump || w.noLead {
 		return false
 	}
-	cpu, clk := n.Board.CPU(), n.Board.Clock()
+	cpu := n.Board.CPU()
 	if !cpu.Polling() {
 		return false
 	}
 	c := n.nextChange()
-	if c < leadMargin || clk.Cycles(T) > c-leadMargin {
+	if c < leadMargin || cT > c-leadMargin {
 		return false
 	}
-	n.lagUntil = clk.Time(c - leadMargin)
+	n.lagUntil = n.Board.Clock().Time(c - leadMargin)
 	return true
+}
+
+// setLagging marks n lagging (to n.lagUntil) or not. The serial steps
+// visit only the members that do not lag (awakeList); wakeLagging ends the
+// lag of those whose lagUntil a step passes. While n lags nothing runs it
+// and whatever acts on it catches it up first, so nothing of what its
+// look in a step reads changes: its NextSync (at or after its link's next
+// event, so after lagUntil, which is at or after the step's end while it
+// lags) cannot end a step, and it counts as busy in every step.
+func (w *World) setLagging(n *Member, on bool) {
+	if n.lagging == on {
+		return
+	}
+	n.lagging = on
+	w.awakeStale = true
+	bit := uint64(1) << (n.ID % 64)
+	if on {
+		w.lagMask[n.ID/64] |= bit
+		w.lagN++
+		w.lagMin = min(w.lagMin, n.lagUntil)
+		return
+	}
+	w.lagMask[n.ID/64] &^= bit
+	w.lagN--
+	n.lagUntil = 0
+	if w.lagN == 0 {
+		w.lagMin = sim.Never
+	}
+}
+
+// wakeLagging ends the lag of every member whose lagUntil is before T: it
+// runs in the step to T as any other (canLag says no: nothing it depends
+// on changed while it lagged).
+func (w *World) wakeLagging(T sim.Time) {
+	w.lagMin = sim.Never
+	for k, word := range w.lagMask {
+		for word != 0 {
+			i := k*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			n := w.Nodes[i]
+			if T > n.lagUntil {
+				w.setLagging(n, false)
+			} else {
+				w.lagMin = min(w.lagMin, n.lagUntil)
+			}
+		}
+	}
+}
+
+// awakeList is the members that do not lag, in node order.
+func (w *World) awakeList() []*Member {
+	if w.awakeStale {
+		w.awake = w.awake[:0]
+		for _, n := range w.Nodes {
+			if !n.lagging {
+				w.awake = append(w.awake, n)
+			}
+		}
+		w.awakeStale = false
+	}
+	return w.awake
+}
+
+// cyclesMemo keeps the last Clock.Cycles result: the boards of a world
+// mostly share one clock, and a step asks for the cycle of its end once
+// per board.
+type cyclesMemo struct {
+	hz     uint64
+	t      sim.Time
+	cycles uint64
+}
+
+func (m *cyclesMemo) get(clk sim.Clock, t sim.Time) uint64 {
+	if clk.Hz != m.hz || t != m.t {
+		m.hz, m.t, m.cycles = clk.Hz, t, clk.Cycles(t)
+	}
+	return m.cycles
 }
 
 // nextChange is the first cycle at which node n's board may change
@@ -439,7 +560,7 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 	if !n.lagging {
 		return
 	}
-	n.lagging, n.lagUntil = false, 0
+	w.setLagging(n, false)
 	if n.Stop == nil {
 		w.runTo(n, T)
 		n.Link().TakeInteractions()
@@ -449,9 +570,13 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 
 // runTo runs node n to the first cycle at or after T (nothing if it is
 // there already) and notes an exit or a trap.
-func (w *World) runTo(n *Member, T sim.Time) {
+func (w *World) runTo(n *Member, T sim.Time) { w.runCycles(n, n.Board.Clock().Cycles(T)) }
+
+// runCycles runs node n to cycle c (nothing if it is there already) and
+// notes an exit or a trap.
+func (w *World) runCycles(n *Member, c uint64) {
 	cpu := n.Board.CPU()
-	if c := n.Board.Clock().Cycles(T); c > cpu.Cycles {
+	if c > cpu.Cycles {
 		if st := n.Board.Run(c - cpu.Cycles); st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
 			n.Stop = st
 		}

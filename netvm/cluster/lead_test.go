@@ -116,6 +116,9 @@ func TestLeadStepsChangeNothing(t *testing.T) {
 		{"ring", Config{Nodes: 4, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
 		{"ring8", Config{Nodes: 8, Frames: 256}, sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
 		{"host", Config{Nodes: 2, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return hostActivity(t, c) }},
+		// A Clos of 64: a third of the boards lag at any time, for
+		// hundreds of steps each (node.World's lagging set).
+		{"ring64", Config{Nodes: 64, Frames: 256}, 400 * sim.Microsecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
