@@ -66,6 +66,12 @@ type Member struct {
 	Board *board.Board
 	Stop  *lanai.Stop // why the node stopped (exit or trap), nil while running
 
+	// The board's core, link and clock, kept here: the per-step loops
+	// read them without a look into the board.
+	cpu  *lanai.CPU
+	link *board.Link
+	clk  sim.Clock
+
 	lastInstret, lastSkipped, lastCycles, lastSkippedInstret uint64
 
 	// What the node's run in the last step tells the step's end (runStep).
@@ -78,7 +84,7 @@ type Member struct {
 }
 
 // Link is the node's link port.
-func (n *Member) Link() *board.Link { return n.Board.Link() }
+func (n *Member) Link() *board.Link { return n.link }
 
 // NodeStats are one node's counters.
 type NodeStats struct {
@@ -176,7 +182,7 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 			return nil, err
 		}
 		n := &members[i]
-		n.ID, n.Board = i, b
+		n.ID, n.Board, n.cpu, n.link, n.clk = i, b, b.CPU(), b.Link(), b.Clock()
 		b.Link().SetFabricHook(func() { w.catchUpNode(n) })
 		w.Nodes = append(w.Nodes, n)
 	}
@@ -202,7 +208,7 @@ func (w *World) NextCycle() sim.Time {
 	t := sim.Never
 	for _, n := range w.Nodes {
 		if n.Stop == nil {
-			t = min(t, n.Board.Clock().Time(n.Board.CPU().Cycles+1))
+			t = min(t, n.clk.Time(n.cpu.Cycles+1))
 		}
 	}
 	return t
@@ -244,7 +250,7 @@ func (w *World) Run(until sim.Time) error {
 				if n.Stop == nil {
 					w.runTo(n, J)
 				}
-				n.Link().TakeInteractions()
+				n.link.TakeInteractions()
 				n.noteCounts()
 			}
 			live = w.Running()
@@ -262,7 +268,7 @@ func (w *World) Run(until sim.Time) error {
 		// or after T while it lags (setLagging).
 		for _, n := range w.awakeList() {
 			if n.Stop == nil {
-				if t := n.Link().NextSync(); t > S && t < T {
+				if t := n.link.NextSync(); t > S && t < T {
 					T = t
 				}
 			}
@@ -276,11 +282,11 @@ func (w *World) Run(until sim.Time) error {
 				if n.Stop != nil {
 					continue
 				}
-				if e := n.Link().NextEvent(); e < T {
+				if e := n.link.NextEvent(); e < T {
 					T = max(S+Q, e)
 				}
-				if c := n.Board.CPU().NextEvent(); c != ^uint64(0) {
-					if e := n.Board.Clock().Time(c); e < T {
+				if c := n.cpu.NextEvent(); c != ^uint64(0) {
+					if e := n.clk.Time(c); e < T {
 						T = max(S+Q, e)
 					}
 				}
@@ -301,7 +307,7 @@ func (w *World) Run(until sim.Time) error {
 				if n.Stop != nil {
 					continue
 				}
-				c := w.cyc.get(n.Board.Clock(), T)
+				c := w.cyc.get(n.clk, T)
 				if w.canLag(n, c) {
 					// In a proved loop with no event before T: it runs
 					// later, in one go (catchUp), and sits out the
@@ -369,18 +375,18 @@ func (w *World) Run(until sim.Time) error {
 // quiet (no board busy so far in the step): else the step is not idle
 // and n.wake is not used.
 func (w *World) runStep(n *Member, T sim.Time, c uint64, quiet bool) {
-	cpu := n.Board.CPU()
-	clk := n.Board.Clock()
+	cpu := n.cpu
+	clk := n.clk
 	n.ran = true
 	n.wake = false
 	if quiet {
 		// Compared in cycles: the node runs to the first cycle at or
 		// after T, so a link event later in that cycle still fires.
-		e := n.Link().NextEvent()
+		e := n.link.NextEvent()
 		n.wake = e <= T || e != sim.Never && clk.Cycles(e) <= c // a node may act right after T: back to Q
 	}
 	w.runCycles(n, c)
-	k, first := n.Link().TakeInteractions()
+	k, first := n.link.TakeInteractions()
 	skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
 	executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
 	n.busy = executed > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran
@@ -391,7 +397,7 @@ func (w *World) runStep(n *Member, T sim.Time, c uint64, quiet bool) {
 // noteCounts keeps n's core counts as its run in a step left them: the
 // next runStep measures its own run from there.
 func (n *Member) noteCounts() {
-	cpu := n.Board.CPU()
+	cpu := n.cpu
 	n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 }
 
@@ -412,13 +418,13 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 		if n.Stop != nil {
 			continue
 		}
-		cpu := n.Board.CPU()
+		cpu := n.cpu
 		if !cpu.Polling() {
 			return 0, false
 		}
-		B = min(B, n.Link().NextSync(), n.Link().NextEvent())
+		B = min(B, n.link.NextSync(), n.link.NextEvent())
 		if c := cpu.NextEvent(); c != ^uint64(0) {
-			B = min(B, n.Board.Clock().Time(c))
+			B = min(B, n.clk.Time(c))
 		}
 	}
 	if B <= S || (B-S)/Q < 2 {
@@ -446,7 +452,7 @@ func (w *World) canLag(n *Member, cT uint64) bool {
 	if w.noJump || w.noLead {
 		return false
 	}
-	cpu := n.Board.CPU()
+	cpu := n.cpu
 	if !cpu.Polling() {
 		return false
 	}
@@ -454,7 +460,7 @@ func (w *World) canLag(n *Member, cT uint64) bool {
 	if c < leadMargin || cT > c-leadMargin {
 		return false
 	}
-	n.lagUntil = n.Board.Clock().Time(c - leadMargin)
+	n.lagUntil = n.clk.Time(c - leadMargin)
 	return true
 }
 
@@ -539,8 +545,8 @@ func (m *cyclesMemo) get(clk sim.Clock, t sim.Time) uint64 {
 // anything by itself: its core's next event, its link's next event or the
 // next SRAM cycle booked by its DMA engine (which may stall the core).
 func (n *Member) nextChange() uint64 {
-	cpu, clk := n.Board.CPU(), n.Board.Clock()
-	return min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.Link().NextEvent()))
+	cpu, clk := n.cpu, n.clk
+	return min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.link.NextEvent()))
 }
 
 // catchUp runs every lagging node to T.
@@ -563,19 +569,19 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 	w.setLagging(n, false)
 	if n.Stop == nil {
 		w.runTo(n, T)
-		n.Link().TakeInteractions()
+		n.link.TakeInteractions()
 		n.noteCounts()
 	}
 }
 
 // runTo runs node n to the first cycle at or after T (nothing if it is
 // there already) and notes an exit or a trap.
-func (w *World) runTo(n *Member, T sim.Time) { w.runCycles(n, n.Board.Clock().Cycles(T)) }
+func (w *World) runTo(n *Member, T sim.Time) { w.runCycles(n, n.clk.Cycles(T)) }
 
 // runCycles runs node n to cycle c (nothing if it is there already) and
 // notes an exit or a trap.
 func (w *World) runCycles(n *Member, c uint64) {
-	cpu := n.Board.CPU()
+	cpu := n.cpu
 	if c > cpu.Cycles {
 		if st := n.Board.Run(c - cpu.Cycles); st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
 			n.Stop = st
@@ -612,10 +618,10 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		if n.Stop != nil {
 			continue
 		}
-		B = min(B, n.Link().NextSync())
+		B = min(B, n.link.NextSync())
 		e := S // a core not in a proved loop may act at once
-		if cpu := n.Board.CPU(); cpu.Polling() {
-			e = min(n.Link().NextEvent(), n.Board.Clock().Time(cpu.NextEvent()))
+		if cpu := n.cpu; cpu.Polling() {
+			e = min(n.link.NextEvent(), n.clk.Time(cpu.NextEvent()))
 		} else if running++; running > 1 {
 			return 0, false
 		}
@@ -648,7 +654,7 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		if c < leadMargin {
 			return 0, false
 		}
-		lim = min(lim, n.Board.Clock().Time(c-leadMargin))
+		lim = min(lim, n.clk.Time(c-leadMargin))
 	}
 	if first >= lim || lim <= S || (lim-S)/Q < 2 {
 		return 0, false
@@ -671,7 +677,7 @@ const leadMargin = 8
 // the shared queue's next event.
 func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 	Q := w.cfg.Quantum
-	cpu, clk, link := n.Board.CPU(), n.Board.Clock(), n.Link()
+	cpu, clk, link := n.cpu, n.clk, n.link
 	traced := n.Board.Traced()
 	for t := S; t < G; {
 		// Up to the last step end before the next event, one run: an event
@@ -740,9 +746,9 @@ func (w *World) Stats() Stats {
 	s.Time = w.now
 	s.Nodes = nil
 	for _, n := range w.Nodes {
-		cpu := n.Board.CPU()
+		cpu := n.cpu
 		ns := NodeStats{Instructions: cpu.Instret, Cycles: cpu.Cycles, SkippedCycles: cpu.SkippedCycles,
-			Link: n.Link().Stats(), ISR: n.Board.ISR()}
+			Link: n.link.Stats(), ISR: n.Board.ISR()}
 		if n.Stop != nil && n.Stop.Kind == lanai.StopExit {
 			ns.Exited, ns.ExitCode = true, n.Stop.Code
 		}
