@@ -138,13 +138,14 @@ type World struct {
 	awake      []*Member
 	awakeStale bool
 	// cyc memoises Clock.Cycles for one clock and one time (cycles).
-	cyc    cyclesMemo
-	now    sim.Time
-	step   sim.Time
-	st     Stats
-	noJump bool // SetProvedJumps(false)
-	noLead bool // SetLeadSteps(false)
-	crew   *crew
+	cyc     cyclesMemo
+	now     sim.Time
+	step    sim.Time
+	st      Stats
+	noJump  bool // SetProvedJumps(false)
+	noLead  bool // SetLeadSteps(false)
+	lookAll bool // SetLagSet(false)
+	crew    *crew
 }
 
 // ErrBadConfig reports an unusable configuration.
@@ -264,8 +265,14 @@ func (w *World) Run(until sim.Time) error {
 		if t := w.Q.Next(); t > S && t < T {
 			T = t
 		}
-		// A lagging board's NextSync lies after its lagUntil, which is at
-		// or after T while it lags (setLagging).
+		// T only falls from here. A board whose lag ends before it is
+		// looked at from now on (if T falls to its lagUntil or below it
+		// lags again, canLag giving the same answer); a board that still
+		// lags has its NextSync after its lagUntil, so after T
+		// (setLagging).
+		if T > w.lagMin && !w.lookAll {
+			w.wakeLagging(T)
+		}
 		for _, n := range w.awakeList() {
 			if n.Stop == nil {
 				if t := n.link.NextSync(); t > S && t < T {
@@ -297,15 +304,19 @@ func (w *World) Run(until sim.Time) error {
 		if shared {
 			w.runShared(S, T)
 		} else {
-			if T > w.lagMin {
-				w.wakeLagging(T)
-			}
 			// quiet: no board of the step was busy so far; once one is,
 			// the step is not idle and the others' wake is not needed.
-			quiet := w.lagN == 0
+			quiet := w.lagN == 0 || w.lookAll
 			for _, n := range w.awakeList() {
 				if n.Stop != nil {
 					continue
+				}
+				if n.lagging { // only with SetLagSet(false), as before the set
+					if T <= n.lagUntil {
+						quiet = false
+						continue
+					}
+					w.setLagging(n, false)
 				}
 				c := w.cyc.get(n.clk, T)
 				if w.canLag(n, c) {
@@ -327,7 +338,7 @@ func (w *World) Run(until sim.Time) error {
 		if live {
 			idle = false
 		}
-		for _, n := range w.awake { // those that began to lag in the step did not run
+		for _, n := range w.awakeList() { // those that began to lag in the step did not run
 			if !n.ran {
 				continue // stopped or lagging
 			}
@@ -493,8 +504,8 @@ func (w *World) setLagging(n *Member, on bool) {
 }
 
 // wakeLagging ends the lag of every member whose lagUntil is before T: it
-// runs in the step to T as any other (canLag says no: nothing it depends
-// on changed while it lagged).
+// is looked at in the step to T as any other (canLag says no: nothing it
+// depends on changed while it lagged).
 func (w *World) wakeLagging(T sim.Time) {
 	w.lagMin = sim.Never
 	for k, word := range w.lagMask {
@@ -511,8 +522,12 @@ func (w *World) wakeLagging(T sim.Time) {
 	}
 }
 
-// awakeList is the members that do not lag, in node order.
+// awakeList is the members that do not lag, in node order (every member
+// with SetLagSet(false)).
 func (w *World) awakeList() []*Member {
+	if w.lookAll {
+		return w.Nodes
+	}
 	if w.awakeStale {
 		w.awake = w.awake[:0]
 		for _, n := range w.Nodes {
@@ -739,6 +754,12 @@ func (w *World) SetProvedJumps(on bool) { w.noJump = !on }
 // SetLeadSteps turns the lead steps (leadStep) on or off; they are on by
 // default (and off while the proved jumps are). Tests compare the two.
 func (w *World) SetLeadSteps(on bool) { w.noLead = !on }
+
+// SetLagSet turns the lagging set on or off; it is on by default. Off,
+// every serial step looks at every board, lagging or not, as it did
+// before the set (setLagging says why that changes nothing): tests compare
+// the two.
+func (w *World) SetLagSet(on bool) { w.lookAll = !on }
 
 // Stats returns the world's counters.
 func (w *World) Stats() Stats {

@@ -148,6 +148,36 @@ func TestLeadStepsChangeNothing(t *testing.T) {
 	}
 }
 
+// The lagging set (node.World.SetLagSet) changes nothing, not even the
+// steps: the busy 64-node ring, in which a third of the boards lag at any
+// time, takes the same steps and gives the same counts, totals and
+// counter times when every step looks at every board.
+func TestLagSetChangesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 boards")
+	}
+	cfg := Config{Nodes: 64, Frames: 256}
+	run := func(set bool) (leadResult, node.Stats) {
+		return leadRun(t, cfg, true, false, sim.Millisecond, func(c *Cluster) []*lib.EP {
+			c.World.SetLagSet(set)
+			return ringStream(t, c)
+		})
+	}
+	on, st := run(true)
+	off, st0 := run(false)
+	if d := cmp.Diff(off, on); d != "" {
+		t.Fatalf("the lagging set changes the run (-every board looked at +lagging set):\n%s", d)
+	}
+	if st.Steps != st0.Steps || st.Lagged != st0.Lagged || st.LeadSteps != st0.LeadSteps {
+		t.Fatalf("steps %d, lagged %d, lead steps %d with the set; %d, %d, %d without",
+			st.Steps, st.Lagged, st.LeadSteps, st0.Steps, st0.Lagged, st0.LeadSteps)
+	}
+	if st.Lagged == 0 {
+		t.Fatal("no board lagged")
+	}
+	t.Logf("%d steps, boards sat out %d", st.Steps, st.Lagged)
+}
+
 // hostActivity starts host work on two nodes that keeps touching the
 // boards while they run: node 1 exports regions and a counter, node 0's
 // thread maps, imports and writes 4 KiB pieces with the counter, sleeps,
