@@ -477,7 +477,7 @@ func (w *World) canLag(n *Member, cT uint64) bool {
 
 // setLagging marks n lagging (to n.lagUntil) or not. The serial steps
 // visit only the members that do not lag (awakeList); wakeLagging ends the
-// lag of those whose lagUntil a step passes. While n lags nothing runs it
+// lag of those whose lagUntil a step may pass. While n lags nothing runs it
 // and whatever acts on it catches it up first, so nothing of what its
 // look in a step reads changes: its NextSync (at or after its link's next
 // event, so after lagUntil, which is at or after the step's end while it
@@ -503,9 +503,10 @@ func (w *World) setLagging(n *Member, on bool) {
 	}
 }
 
-// wakeLagging ends the lag of every member whose lagUntil is before T: it
-// is looked at in the step to T as any other (canLag says no: nothing it
-// depends on changed while it lagged).
+// wakeLagging ends the lag of every member whose lagUntil is before T (a
+// step's first bound): it is looked at in the step as any other. canLag
+// says no if the step's end passes its lagUntil, and lets it lag on to the
+// same lagUntil if not: nothing it depends on changed while it lagged.
 func (w *World) wakeLagging(T sim.Time) {
 	w.lagMin = sim.Never
 	for k, word := range w.lagMask {
