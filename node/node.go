@@ -237,9 +237,13 @@ func (w *World) Run(until sim.Time) error {
 	live := w.Running() // some node runs: kept by the steps' loops over the nodes
 	for w.now < until && live {
 		S := w.now
-		J, ok := w.leadStep(S, until)
-		if !ok {
-			J, ok = w.provedJump(S, until)
+		var J sim.Time
+		ok := false
+		if !w.twoBusy() { // else neither applies
+			J, ok = w.leadStep(S, until)
+			if !ok {
+				J, ok = w.provedJump(S, until)
+			}
 		}
 		if ok {
 			// Every core is in a loop proved side-effect free: the steps
@@ -521,6 +525,22 @@ func (w *World) wakeLagging(T sim.Time) {
 			}
 		}
 	}
+}
+
+// twoBusy reports whether two running boards that do not lag are outside a
+// proved loop: then neither a lead step nor a proved jump applies, and
+// their looks at every board are not made. A lagging board is in a proved
+// loop (nothing changed since canLag found it there).
+func (w *World) twoBusy() bool {
+	busy := 0
+	for _, n := range w.awakeList() {
+		if n.Stop == nil && !n.cpu.Polling() {
+			if busy++; busy == 2 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // awakeList is the members that do not lag, in node order (every member
