@@ -75,15 +75,15 @@ const DefaultParallelCycles = 1000
 func (w *World) runShared(S, T sim.Time) {
 	busy, clk := uint64(0), sim.Clock{}
 	for _, n := range w.Nodes {
-		if n.Stop == nil && !n.Board.CPU().Polling() {
+		if n.Stop == nil && !n.cpu.Polling() {
 			busy++
-			clk = n.Board.Clock() // an estimate: the clocks rarely differ
+			clk = n.clk // an estimate: the clocks rarely differ
 		}
 	}
 	if busy*clk.Cycles(T-S) < w.cfg.ParallelCycles {
 		for _, n := range w.Nodes {
 			if n.Stop == nil {
-				w.runStep(n, T)
+				w.runStep(n, T, n.clk.Cycles(T), true)
 			}
 		}
 		return
@@ -120,7 +120,7 @@ func (c *crew) run(T sim.Time) {
 	}
 	for _, n := range w.Nodes[:c.first] {
 		if n.Stop == nil {
-			w.runStep(n, T)
+			w.runStep(n, T, n.clk.Cycles(T), true)
 		}
 	}
 	for _, wk := range c.workers {
@@ -153,7 +153,7 @@ func (wk *worker) loop() {
 		if !quit {
 			for _, n := range w.Nodes[wk.lo:wk.hi] {
 				if n.Stop == nil {
-					w.runStep(n, T)
+					w.runStep(n, T, n.clk.Cycles(T), true)
 				}
 			}
 		}

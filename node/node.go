@@ -24,6 +24,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
@@ -65,6 +66,12 @@ type Member struct {
 	Board *board.Board
 	Stop  *lanai.Stop // why the node stopped (exit or trap), nil while running
 
+	// The board's core, link and clock, kept here: the per-step loops
+	// read them without a look into the board.
+	cpu  *lanai.CPU
+	link *board.Link
+	clk  sim.Clock
+
 	lastInstret, lastSkipped, lastCycles, lastSkippedInstret uint64
 
 	// What the node's run in the last step tells the step's end (runStep).
@@ -77,7 +84,7 @@ type Member struct {
 }
 
 // Link is the node's link port.
-func (n *Member) Link() *board.Link { return n.Board.Link() }
+func (n *Member) Link() *board.Link { return n.link }
 
 // NodeStats are one node's counters.
 type NodeStats struct {
@@ -121,11 +128,23 @@ type World struct {
 
 	cfg     Config
 	stepEnd sim.Time // the end of the step whose shared-queue events run
+	// The lagging members (n.lagging) by id, how many, and a time no
+	// lagging member's lagUntil is below (setLagging); awake lists the
+	// others in node order (remade when stale), which alone the serial
+	// steps visit.
+	lagMask    []uint64
+	lagN       int
+	lagMin     sim.Time
+	awake      []*Member
+	awakeStale bool
+	// cyc memoises Clock.Cycles for one clock and one time (cycles).
+	cyc     cyclesMemo
 	now     sim.Time
 	step    sim.Time
 	st      Stats
 	noJump  bool // SetProvedJumps(false)
 	noLead  bool // SetLeadSteps(false)
+	lookAll bool // SetLagSet(false)
 	crew    *crew
 }
 
@@ -133,7 +152,9 @@ type World struct {
 var ErrBadConfig = errors.New("node: bad configuration")
 
 // New connects boards[i] to f as node i. f must have been made with q and
-// have endpoints 0..len(boards)-1.
+// have endpoints 0..len(boards)-1. It sets q.BeforeEvent (to catch a
+// lagging board up before an event of its node), calling the function
+// that was there first.
 func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*World, error) {
 	if q == nil || f == nil {
 		return nil, fmt.Errorf("%w: nil queue or fabric", ErrBadConfig)
@@ -154,16 +175,23 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 	if cfg.ParallelCycles == 0 {
 		cfg.ParallelCycles = DefaultParallelCycles
 	}
-	w := &World{Q: q, Fabric: f, cfg: cfg, step: cfg.Quantum, now: q.Now()}
+	w := &World{Q: q, Fabric: f, cfg: cfg, step: cfg.Quantum, now: q.Now(),
+		lagMask: make([]uint64, (len(boards)+63)/64), lagMin: sim.Never, awakeStale: true}
+	members := make([]Member, len(boards)) // one block: the per-step loops walk them in order
 	for i, b := range boards {
 		if err := b.Link().Connect(f, q, i); err != nil {
 			return nil, err
 		}
-		n := &Member{ID: i, Board: b}
+		n := &members[i]
+		n.ID, n.Board, n.cpu, n.link, n.clk = i, b, b.CPU(), b.Link(), b.Clock()
 		b.Link().SetFabricHook(func() { w.catchUpNode(n) })
 		w.Nodes = append(w.Nodes, n)
 	}
+	before := q.BeforeEvent
 	q.BeforeEvent = func(node int) {
+		if before != nil {
+			before(node)
+		}
 		if node >= 0 && node < len(w.Nodes) {
 			w.catchUpNode(w.Nodes[node])
 		}
@@ -181,7 +209,7 @@ func (w *World) NextCycle() sim.Time {
 	t := sim.Never
 	for _, n := range w.Nodes {
 		if n.Stop == nil {
-			t = min(t, n.Board.Clock().Time(n.Board.CPU().Cycles+1))
+			t = min(t, n.clk.Time(n.cpu.Cycles+1))
 		}
 	}
 	return t
@@ -209,9 +237,13 @@ func (w *World) Run(until sim.Time) error {
 	live := w.Running() // some node runs: kept by the steps' loops over the nodes
 	for w.now < until && live {
 		S := w.now
-		J, ok := w.leadStep(S, until)
-		if !ok {
-			J, ok = w.provedJump(S, until)
+		var J sim.Time
+		ok := false
+		if !w.twoBusy() { // else neither applies
+			J, ok = w.leadStep(S, until)
+			if !ok {
+				J, ok = w.provedJump(S, until)
+			}
 		}
 		if ok {
 			// Every core is in a loop proved side-effect free: the steps
@@ -219,11 +251,11 @@ func (w *World) Run(until sim.Time) error {
 			// counts, which each core's run reaches exactly in one go
 			// (the leader of a lead step has run already).
 			for _, n := range w.Nodes {
-				n.lagging, n.lagUntil = false, 0
+				w.setLagging(n, false)
 				if n.Stop == nil {
 					w.runTo(n, J)
 				}
-				n.Link().TakeInteractions()
+				n.link.TakeInteractions()
 				n.noteCounts()
 			}
 			live = w.Running()
@@ -237,12 +269,19 @@ func (w *World) Run(until sim.Time) error {
 		if t := w.Q.Next(); t > S && t < T {
 			T = t
 		}
-		for _, n := range w.Nodes {
-			if n.Stop != nil {
-				continue
-			}
-			if t := n.Link().NextSync(); t > S && t < T {
-				T = t
+		// T only falls from here. A board whose lag ends before it is
+		// looked at from now on (if T falls to its lagUntil or below it
+		// lags again, canLag giving the same answer); a board that still
+		// lags has its NextSync after its lagUntil, so after T
+		// (setLagging).
+		if T > w.lagMin && !w.lookAll {
+			w.wakeLagging(T)
+		}
+		for _, n := range w.awakeList() {
+			if n.Stop == nil {
+				if t := n.link.NextSync(); t > S && t < T {
+					T = t
+				}
 			}
 		}
 		wake := false
@@ -254,11 +293,11 @@ func (w *World) Run(until sim.Time) error {
 				if n.Stop != nil {
 					continue
 				}
-				if e := n.Link().NextEvent(); e < T {
+				if e := n.link.NextEvent(); e < T {
 					T = max(S+Q, e)
 				}
-				if c := n.Board.CPU().NextEvent(); c != ^uint64(0) {
-					if e := n.Board.Clock().Time(c); e < T {
+				if c := n.cpu.NextEvent(); c != ^uint64(0) {
+					if e := n.clk.Time(c); e < T {
 						T = max(S+Q, e)
 					}
 				}
@@ -269,25 +308,43 @@ func (w *World) Run(until sim.Time) error {
 		if shared {
 			w.runShared(S, T)
 		} else {
-			for _, n := range w.Nodes {
-				if n.Stop == nil {
-					if T <= n.lagUntil || w.canLag(n, T) {
-						// In a proved loop with no event before T: it
-						// runs later, in one go (catchUp).
-						n.lagging, n.ran, n.busy, n.wake, n.late = true, true, true, false, false
-						w.st.Lagged++
+			// quiet: no board of the step was busy so far; once one is,
+			// the step is not idle and the others' wake is not needed.
+			quiet := w.lagN == 0 || w.lookAll
+			for _, n := range w.awakeList() {
+				if n.Stop != nil {
+					continue
+				}
+				if n.lagging { // only with SetLagSet(false), as before the set
+					if T <= n.lagUntil {
+						quiet = false
 						continue
 					}
-					n.lagging, n.lagUntil = false, 0
-					w.runStep(n, T)
+					w.setLagging(n, false)
 				}
+				c := w.cyc.get(n.clk, T)
+				if w.canLag(n, c) {
+					// In a proved loop with no event before T: it runs
+					// later, in one go (catchUp), and sits out the
+					// steps up to its lagUntil without a look.
+					w.setLagging(n, true)
+					quiet = false
+					continue
+				}
+				n.lagUntil = 0
+				w.runStep(n, T, c, quiet)
+				quiet = quiet && !n.busy
 			}
+			w.st.Lagged += uint64(w.lagN)
 			w.stepEnd = T // the shared queue's events bring a lagging board there (catchUpNode)
 		}
-		live = false
-		for _, n := range w.Nodes {
+		live = w.lagN > 0 // a lagging board runs and counts as busy
+		if live {
+			idle = false
+		}
+		for _, n := range w.awakeList() { // those that began to lag in the step did not run
 			if !n.ran {
-				continue // stopped before the step
+				continue // stopped or lagging
 			}
 			live = live || n.Stop == nil
 			n.ran = false
@@ -328,17 +385,23 @@ func (w *World) Run(until sim.Time) error {
 // normal kind and notes what the step's end needs to know from it. It
 // reads and writes nothing but the node's own board and fields, so that
 // nodes may run it in parallel (crew).
-func (w *World) runStep(n *Member, T sim.Time) {
-	cpu := n.Board.CPU()
-	clk := n.Board.Clock()
-	c := clk.Cycles(T)
-	// Compared in cycles: the node runs to the first cycle at or after T,
-	// so a link event later in that cycle still fires.
-	e := n.Link().NextEvent()
+//
+// c is clk.Cycles(T) for the node's clock. n.wake is found only when
+// quiet (no board busy so far in the step): else the step is not idle
+// and n.wake is not used.
+func (w *World) runStep(n *Member, T sim.Time, c uint64, quiet bool) {
+	cpu := n.cpu
+	clk := n.clk
 	n.ran = true
-	n.wake = e <= T || e != sim.Never && clk.Cycles(e) <= c // a node may act right after T: back to Q
-	w.runTo(n, T)
-	k, first := n.Link().TakeInteractions()
+	n.wake = false
+	if quiet {
+		// Compared in cycles: the node runs to the first cycle at or
+		// after T, so a link event later in that cycle still fires.
+		e := n.link.NextEvent()
+		n.wake = e <= T || e != sim.Never && clk.Cycles(e) <= c // a node may act right after T: back to Q
+	}
+	w.runCycles(n, c)
+	k, first := n.link.TakeInteractions()
 	skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
 	executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
 	n.busy = executed > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran
@@ -349,7 +412,7 @@ func (w *World) runStep(n *Member, T sim.Time) {
 // noteCounts keeps n's core counts as its run in a step left them: the
 // next runStep measures its own run from there.
 func (n *Member) noteCounts() {
-	cpu := n.Board.CPU()
+	cpu := n.cpu
 	n.lastInstret, n.lastSkipped, n.lastCycles, n.lastSkippedInstret = cpu.Instret, cpu.SkippedCycles, cpu.Cycles, cpu.SkippedInstret
 }
 
@@ -370,13 +433,13 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 		if n.Stop != nil {
 			continue
 		}
-		cpu := n.Board.CPU()
+		cpu := n.cpu
 		if !cpu.Polling() {
 			return 0, false
 		}
-		B = min(B, n.Link().NextSync(), n.Link().NextEvent())
+		B = min(B, n.link.NextSync(), n.link.NextEvent())
 		if c := cpu.NextEvent(); c != ^uint64(0) {
-			B = min(B, n.Board.Clock().Time(c))
+			B = min(B, n.clk.Time(c))
 		}
 	}
 	if B <= S || (B-S)/Q < 2 {
@@ -398,28 +461,128 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 // While it lags nothing changes what this depends on (nothing runs it,
 // and whatever acts on it catches it up first), so the last time it may
 // lag to is kept in n.lagUntil and the test is not made again before.
-func (w *World) canLag(n *Member, T sim.Time) bool {
+//
+// cT is the cycle of T on n's clock (Clock.Cycles).
+func (w *World) canLag(n *Member, cT uint64) bool {
 	if w.noJump || w.noLead {
 		return false
 	}
-	cpu, clk := n.Board.CPU(), n.Board.Clock()
+	cpu := n.cpu
 	if !cpu.Polling() {
 		return false
 	}
 	c := n.nextChange()
-	if c < leadMargin || clk.Cycles(T) > c-leadMargin {
+	if c < leadMargin || cT > c-leadMargin {
 		return false
 	}
-	n.lagUntil = clk.Time(c - leadMargin)
+	n.lagUntil = n.clk.Time(c - leadMargin)
 	return true
+}
+
+// setLagging marks n lagging (to n.lagUntil) or not. The serial steps
+// visit only the members that do not lag (awakeList); wakeLagging ends the
+// lag of those whose lagUntil a step may pass. While n lags nothing runs it
+// and whatever acts on it catches it up first, so nothing of what its
+// look in a step reads changes: its NextSync (at or after its link's next
+// event, so after lagUntil, which is at or after the step's end while it
+// lags) cannot end a step, and it counts as busy in every step.
+func (w *World) setLagging(n *Member, on bool) {
+	if n.lagging == on {
+		return
+	}
+	n.lagging = on
+	w.awakeStale = true
+	bit := uint64(1) << (n.ID % 64)
+	if on {
+		w.lagMask[n.ID/64] |= bit
+		w.lagN++
+		w.lagMin = min(w.lagMin, n.lagUntil)
+		return
+	}
+	w.lagMask[n.ID/64] &^= bit
+	w.lagN--
+	n.lagUntil = 0
+	if w.lagN == 0 {
+		w.lagMin = sim.Never
+	}
+}
+
+// wakeLagging ends the lag of every member whose lagUntil is before T (a
+// step's first bound): it is looked at in the step as any other. canLag
+// says no if the step's end passes its lagUntil, and lets it lag on to the
+// same lagUntil if not: nothing it depends on changed while it lagged.
+func (w *World) wakeLagging(T sim.Time) {
+	w.lagMin = sim.Never
+	for k, word := range w.lagMask {
+		for word != 0 {
+			i := k*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			n := w.Nodes[i]
+			if T > n.lagUntil {
+				w.setLagging(n, false)
+			} else {
+				w.lagMin = min(w.lagMin, n.lagUntil)
+			}
+		}
+	}
+}
+
+// twoBusy reports whether two running boards that do not lag are outside a
+// proved loop: then neither a lead step nor a proved jump applies, and
+// their looks at every board are not made. A lagging board is in a proved
+// loop (nothing changed since canLag found it there).
+func (w *World) twoBusy() bool {
+	busy := 0
+	for _, n := range w.awakeList() {
+		if n.Stop == nil && !n.cpu.Polling() {
+			if busy++; busy == 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// awakeList is the members that do not lag, in node order (every member
+// with SetLagSet(false)).
+func (w *World) awakeList() []*Member {
+	if w.lookAll {
+		return w.Nodes
+	}
+	if w.awakeStale {
+		w.awake = w.awake[:0]
+		for _, n := range w.Nodes {
+			if !n.lagging {
+				w.awake = append(w.awake, n)
+			}
+		}
+		w.awakeStale = false
+	}
+	return w.awake
+}
+
+// cyclesMemo keeps the last Clock.Cycles result: the boards of a world
+// mostly share one clock, and a step asks for the cycle of its end once
+// per board.
+type cyclesMemo struct {
+	hz     uint64
+	t      sim.Time
+	cycles uint64
+}
+
+func (m *cyclesMemo) get(clk sim.Clock, t sim.Time) uint64 {
+	if clk.Hz != m.hz || t != m.t {
+		m.hz, m.t, m.cycles = clk.Hz, t, clk.Cycles(t)
+	}
+	return m.cycles
 }
 
 // nextChange is the first cycle at which node n's board may change
 // anything by itself: its core's next event, its link's next event or the
 // next SRAM cycle booked by its DMA engine (which may stall the core).
 func (n *Member) nextChange() uint64 {
-	cpu, clk := n.Board.CPU(), n.Board.Clock()
-	return min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.Link().NextEvent()))
+	cpu, clk := n.cpu, n.clk
+	return min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.link.NextEvent()))
 }
 
 // catchUp runs every lagging node to T.
@@ -439,19 +602,23 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 	if !n.lagging {
 		return
 	}
-	n.lagging, n.lagUntil = false, 0
+	w.setLagging(n, false)
 	if n.Stop == nil {
 		w.runTo(n, T)
-		n.Link().TakeInteractions()
+		n.link.TakeInteractions()
 		n.noteCounts()
 	}
 }
 
 // runTo runs node n to the first cycle at or after T (nothing if it is
 // there already) and notes an exit or a trap.
-func (w *World) runTo(n *Member, T sim.Time) {
-	cpu := n.Board.CPU()
-	if c := n.Board.Clock().Cycles(T); c > cpu.Cycles {
+func (w *World) runTo(n *Member, T sim.Time) { w.runCycles(n, n.clk.Cycles(T)) }
+
+// runCycles runs node n to cycle c (nothing if it is there already) and
+// notes an exit or a trap.
+func (w *World) runCycles(n *Member, c uint64) {
+	cpu := n.cpu
+	if c > cpu.Cycles {
 		if st := n.Board.Run(c - cpu.Cycles); st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
 			n.Stop = st
 		}
@@ -487,10 +654,10 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		if n.Stop != nil {
 			continue
 		}
-		B = min(B, n.Link().NextSync())
+		B = min(B, n.link.NextSync())
 		e := S // a core not in a proved loop may act at once
-		if cpu := n.Board.CPU(); cpu.Polling() {
-			e = min(n.Link().NextEvent(), n.Board.Clock().Time(cpu.NextEvent()))
+		if cpu := n.cpu; cpu.Polling() {
+			e = min(n.link.NextEvent(), n.clk.Time(cpu.NextEvent()))
 		} else if running++; running > 1 {
 			return 0, false
 		}
@@ -523,7 +690,7 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		if c < leadMargin {
 			return 0, false
 		}
-		lim = min(lim, n.Board.Clock().Time(c-leadMargin))
+		lim = min(lim, n.clk.Time(c-leadMargin))
 	}
 	if first >= lim || lim <= S || (lim-S)/Q < 2 {
 		return 0, false
@@ -546,7 +713,7 @@ const leadMargin = 8
 // the shared queue's next event.
 func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 	Q := w.cfg.Quantum
-	cpu, clk, link := n.Board.CPU(), n.Board.Clock(), n.Link()
+	cpu, clk, link := n.cpu, n.clk, n.link
 	traced := n.Board.Traced()
 	for t := S; t < G; {
 		// Up to the last step end before the next event, one run: an event
@@ -609,15 +776,21 @@ func (w *World) SetProvedJumps(on bool) { w.noJump = !on }
 // default (and off while the proved jumps are). Tests compare the two.
 func (w *World) SetLeadSteps(on bool) { w.noLead = !on }
 
+// SetLagSet turns the lagging set on or off; it is on by default. Off,
+// every serial step looks at every board, lagging or not, as it did
+// before the set (setLagging says why that changes nothing): tests compare
+// the two.
+func (w *World) SetLagSet(on bool) { w.lookAll = !on }
+
 // Stats returns the world's counters.
 func (w *World) Stats() Stats {
 	s := w.st
 	s.Time = w.now
 	s.Nodes = nil
 	for _, n := range w.Nodes {
-		cpu := n.Board.CPU()
+		cpu := n.cpu
 		ns := NodeStats{Instructions: cpu.Instret, Cycles: cpu.Cycles, SkippedCycles: cpu.SkippedCycles,
-			Link: n.Link().Stats(), ISR: n.Board.ISR()}
+			Link: n.link.Stats(), ISR: n.Board.ISR()}
 		if n.Stop != nil && n.Stop.Kind == lanai.StopExit {
 			ns.Exited, ns.ExitCode = true, n.Stop.Code
 		}

@@ -94,7 +94,8 @@ type Queue struct {
 	now Time
 	// BeforeEvent, if set, is called with an event's node before the
 	// event runs (a runner that lets boards fall behind brings the node's
-	// board up to date there).
+	// board up to date there). A second user sets a function that calls
+	// the first (node.New does).
 	BeforeEvent func(node int)
 }
 

@@ -116,6 +116,9 @@ func TestLeadStepsChangeNothing(t *testing.T) {
 		{"ring", Config{Nodes: 4, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
 		{"ring8", Config{Nodes: 8, Frames: 256}, sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
 		{"host", Config{Nodes: 2, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return hostActivity(t, c) }},
+		// A Clos of 64: a third of the boards lag at any time, for
+		// hundreds of steps each (node.World's lagging set).
+		{"ring64", Config{Nodes: 64, Frames: 256}, 400 * sim.Microsecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,6 +146,36 @@ func TestLeadStepsChangeNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The lagging set (node.World.SetLagSet) changes nothing, not even the
+// steps: the busy 64-node ring, in which a third of the boards lag at any
+// time, takes the same steps and gives the same counts, totals and
+// counter times when every step looks at every board.
+func TestLagSetChangesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 boards")
+	}
+	cfg := Config{Nodes: 64, Frames: 256}
+	run := func(set bool) (leadResult, node.Stats) {
+		return leadRun(t, cfg, true, false, sim.Millisecond, func(c *Cluster) []*lib.EP {
+			c.World.SetLagSet(set)
+			return ringStream(t, c)
+		})
+	}
+	on, st := run(true)
+	off, st0 := run(false)
+	if d := cmp.Diff(off, on); d != "" {
+		t.Fatalf("the lagging set changes the run (-every board looked at +lagging set):\n%s", d)
+	}
+	if st.Steps != st0.Steps || st.Lagged != st0.Lagged || st.LeadSteps != st0.LeadSteps {
+		t.Fatalf("steps %d, lagged %d, lead steps %d with the set; %d, %d, %d without",
+			st.Steps, st.Lagged, st.LeadSteps, st0.Steps, st0.Lagged, st0.LeadSteps)
+	}
+	if st.Lagged == 0 {
+		t.Fatal("no board lagged")
+	}
+	t.Logf("%d steps, boards sat out %d", st.Steps, st.Lagged)
 }
 
 // hostActivity starts host work on two nodes that keeps touching the
