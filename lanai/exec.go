@@ -53,6 +53,9 @@ func (c *CPU) Step() *Stop {
 	}
 	c.deadline = c.Cycles + 1 // every instruction costs at least one cycle
 	c.flushTransfers()
+	if c.loop.state == loopToHead || c.loop.state == loopRecord {
+		c.loop.state = loopOff // a watch follows every instruction of the iteration: this one it would miss
+	}
 	c.skipBreak = true
 	c.exec()
 	c.skipBreak = false
