@@ -647,7 +647,8 @@ func (c *CPU) loopFollow() bool {
 func (c *CPU) loopEnd(limit uint64) {
 	w := &c.loop
 	ok := c.sameState() && w.varying == 0 && w.gen == c.loopGen &&
-		w.specialWrites == c.Mem.Specials.Writes() && c.Cycles > w.cycles
+		w.specialWrites == c.Mem.Specials.Writes() && c.Cycles > w.cycles &&
+		c.Instret-w.instret == uint64(w.n) // every instruction noted (skips index the notes by count)
 	w.varyingStores = false
 	for i := 0; ok && i < w.nwords; i++ {
 		wd := &w.words[i]
