@@ -244,12 +244,18 @@ func TestLoopProvedManyTimes(t *testing.T) {
 // rtcHeartbeatCore loads mainLoop with its heartbeat from an RTC-like
 // register (see TestLoopSkipRTCHeartbeatInSteps).
 func rtcHeartbeatCore(t *testing.T) *CPU {
+	return rtcCore(t, 37, func(cycles uint64) uint32 { return uint32(cycles / 37) })
+}
+
+// rtcCore is rtcHeartbeatCore with the RTC-like register ticking every
+// tick cycles and reading value(cycle of the read).
+func rtcCore(t *testing.T, tick uint64, value func(cycles uint64) uint32) *CPU {
 	src := strings.Replace(mainLoop, "ld -392[%r0], %r7          ! heartbeat from CPUC", "ld -408[%r0], %r7          ! heartbeat from the RTC", 1)
 	src = strings.Replace(src, "st %r7, 0x1000[%r0]\n", "st %r7, 0x1000[%r0]\n\tmov 0, %r7\n", 1)
 	c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
 	var lastRead uint64
-	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / 37) }, nil)
-	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/37 + 1) * 37 })
+	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return value(c.Cycles) }, nil)
+	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/tick + 1) * tick })
 	c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
 	var burst func()
 	n := uint32(0)
@@ -298,6 +304,20 @@ func TestLoopSkipMatchesSteppingAtEveryRunEnd(t *testing.T) {
 		lockstep(t, fmt.Sprintf("booked %v", book), bookedCore(t, book), bookedCore(t, book), 13, 0)
 	}
 	lockstep(t, "RTC heartbeat", rtcHeartbeatCore(t), rtcHeartbeatCore(t), 13, 0)
+}
+
+// A heartbeat register that reads 0 or 1 (flipping every 23 cycles): the
+// loop stores the varying value and then clears the register (mov 0), so
+// when the watched iteration read 0, the clear wrote the value the
+// register already held and its note has no write of it. A skip resumed
+// between the store and the clear with 1 in the register left it there
+// (stepping clears it): skips resume only where no register holds a
+// varying value.
+func TestLoopSkipResumesWhereNoRegisterVaries(t *testing.T) {
+	bit := func(cycles uint64) uint32 { return uint32(cycles/23) & 1 }
+	for _, chunk := range []uint64{29, 101} {
+		lockstep(t, fmt.Sprintf("chunk %d", chunk), rtcCore(t, 23, bit), rtcCore(t, 23, bit), chunk, 0)
+	}
 }
 
 // A debugger runs the core on its fast path and steps it in between: a

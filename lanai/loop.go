@@ -720,7 +720,11 @@ func (c *CPU) loopResume(limit uint64) bool {
 		return false
 	}
 	j := (c.Instret - w.headInstret) % w.iterInstret
-	if w.trace[j].pc != c.PC {
+	if w.trace[j].pc != c.PC || j > 0 && !w.trace[j-1].steady {
+		// Elsewhere, or where a register holds a varying value: the
+		// replay writes only what differs from the watched iteration's
+		// values, so it would leave this one's varying value where the
+		// watched iteration overwrote its own with the same steady one.
 		return false
 	}
 	c.loopRun(int(j), limit)
