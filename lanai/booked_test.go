@@ -107,23 +107,36 @@ func runInSteps(c *CPU, budget uint64) *Stop {
 // and from the middle of an iteration after an event the proof survived
 // or at the start of a run: registers, flags, pc, SRAM, the counts and
 // the transfers (a trap report's history) are those of stepping, in one
-// long run and in runs of 20 cycles (a cluster's quantum).
+// long run and in runs of 20 and 7 cycles (a cluster's quantum).
 func TestLoopSkipThroughBookedSRAM(t *testing.T) {
-	slow := bookedCore(t, true)
+	// About 1,400 bursts, half of them booking SRAM ahead of the next:
+	// the skips cross hundreds of booked windows.
+	skipEqualsStepping(t, true, func(fast *CPU) (uint64, string) {
+		return fast.loop.stalled, "iterations skipped across booked cycles"
+	}, 500, 120_000)
+}
+
+// skipEqualsStepping runs bookedCore(booked) in one long run and in runs
+// of 20 and 7 cycles against a stepped copy: the stops and every state
+// sameCores compares must agree, and each run must have skipped at least
+// minSkipped cycles with a shortcut count (what counted says) of at least
+// minCount.
+func skipEqualsStepping(t *testing.T, booked bool, counted func(*CPU) (uint64, string), minCount, minSkipped uint64) {
+	t.Helper()
+	slow := bookedCore(t, booked)
 	stSlow := stepTo(slow, 0, 1<<30)
 	for _, budget := range []uint64{1 << 30, 20, 7} {
-		fast := bookedCore(t, true)
+		fast := bookedCore(t, booked)
 		st := runInSteps(fast, budget)
 		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
 			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
 		}
-		sameCores(t, "booked SRAM", fast, slow)
-		// About 1,400 bursts, half of them booking SRAM ahead of the next:
-		// the skips cross hundreds of booked windows.
-		if fast.loop.stalled < 500 || fast.SkippedCycles < 120_000 {
-			t.Errorf("budget %d: %d iterations skipped across booked cycles, %d of %d cycles skipped", budget, fast.loop.stalled, fast.SkippedCycles, fast.Cycles)
+		sameCores(t, fmt.Sprintf("booked %v", booked), fast, slow)
+		n, what := counted(fast)
+		if n < minCount || fast.SkippedCycles < minSkipped {
+			t.Errorf("budget %d: %d %s, %d of %d cycles skipped", budget, n, what, fast.SkippedCycles, fast.Cycles)
 		}
-		t.Logf("budget %d: %d cycles, %d skipped, %d iterations across booked cycles, %d proofs", budget, fast.Cycles, fast.SkippedCycles, fast.loop.stalled, fast.loop.proofs)
+		t.Logf("budget %d: %d cycles, %d skipped, %d %s, %d proofs", budget, fast.Cycles, fast.SkippedCycles, n, what, fast.loop.proofs)
 	}
 }
 
@@ -147,20 +160,9 @@ func TestLoopSkipStallOffByOneCaught(t *testing.T) {
 // transfers are those of stepping, and runs of 20 or 7 cycles skip as
 // much as one long run.
 func TestLoopSkipLandsInsideIterations(t *testing.T) {
-	slow := bookedCore(t, false)
-	stSlow := stepTo(slow, 0, 1<<30)
-	for _, budget := range []uint64{1 << 30, 20, 7} {
-		fast := bookedCore(t, false)
-		st := runInSteps(fast, budget)
-		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
-			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
-		}
-		sameCores(t, "no booking", fast, slow)
-		if fast.loop.landed < 1000 || fast.SkippedCycles < 150_000 {
-			t.Errorf("budget %d: %d skips ended inside an iteration, %d of %d cycles skipped", budget, fast.loop.landed, fast.SkippedCycles, fast.Cycles)
-		}
-		t.Logf("budget %d: %d cycles, %d skipped, %d landings inside an iteration", budget, fast.Cycles, fast.SkippedCycles, fast.loop.landed)
-	}
+	skipEqualsStepping(t, false, func(fast *CPU) (uint64, string) {
+		return fast.loop.landed, "skips ended inside an iteration"
+	}, 1000, 150_000)
 }
 
 // A loop that stores a varying value (mainLoop's heartbeat, from the cycle
