@@ -140,16 +140,23 @@ type loopWatch struct {
 	pending         bool
 	pendJ, pendK    int
 	pendBase, pendM uint64
-	transfers       [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
-	ntransfers      int                 // ... and their number
-	storeSteps      [maxLoopBody]uint16 // its stores (trace indices) ...
-	nstoreSteps     int                 // ... and their number
-	accessSteps     [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
-	naccessSteps    int                 // ... and their number
-	lastSteady      [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
-	length          map[uint32]int      // instructions of the last proved iteration per branch
-	fails           map[uint32]int      // backoff rounds per branch
-	waitRounds      map[uint32]int      // rounds left before the next watch
+	// The transfers of a skip across whole iterations, held (see
+	// holdTransfers): the last heldN of those of heldIters iterations
+	// from cycle heldBase belong in the history slots from heldPos on,
+	// until a later transfer (cycle at or after heldEnd) takes a slot.
+	held                         bool
+	heldPos, heldN               int
+	heldBase, heldIters, heldEnd uint64
+	transfers                    [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
+	ntransfers                   int                 // ... and their number
+	storeSteps                   [maxLoopBody]uint16 // its stores (trace indices) ...
+	nstoreSteps                  int                 // ... and their number
+	accessSteps                  [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
+	naccessSteps                 int                 // ... and their number
+	lastSteady                   [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
+	length                       map[uint32]int      // instructions of the last proved iteration per branch
+	fails                        map[uint32]int      // backoff rounds per branch
+	waitRounds                   map[uint32]int      // rounds left before the next watch
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -493,6 +500,7 @@ func (c *CPU) sameState() bool {
 
 // loopStart begins watching an iteration at the head.
 func (c *CPU) loopStart() {
+	c.fillHeld() // before the proof it comes from is written over
 	w := &c.loop
 	w.lastProved = 0 // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
@@ -827,7 +835,11 @@ func (c *CPU) loopRun(j int, limit uint64) {
 		t = starts[k%(historySize+1)].start
 	}
 	x := max(w.ntransfers, 1)
-	for i := k - min(k, uint64((historySize+x-1)/x)); i < k; i++ {
+	first := k - min(k, uint64((historySize+x-1)/x))
+	if c.holdTransfers(&starts, first, k) {
+		first = k
+	}
+	for i := first; i < k; i++ {
 		st := starts[i%(historySize+1)]
 		if st.stalled {
 			var tb transferBuf
@@ -996,6 +1008,62 @@ func (c *CPU) flushTransfers() {
 		w.pending = false
 		c.loopRecordBack(w.pendJ, w.pendM, w.pendK, w.pendBase)
 	}
+}
+
+// holdTransfers holds the transfers of the skipped iterations
+// [first, k) of starts instead of recording them, when they met no booked
+// cycle and follow one another: the history slots they take are kept for
+// them, and fillHeld writes them only when the history is read (or the
+// proof they come from is about to be written over). It reports whether
+// it held them.
+func (c *CPU) holdTransfers(starts *[historySize + 1]skippedIter, first, k uint64) bool {
+	w := &c.loop
+	if first == k || w.ntransfers == 0 {
+		return false
+	}
+	base := starts[first%(historySize+1)].start
+	for i := first; i < k; i++ {
+		if st := starts[i%(historySize+1)]; st.stalled || st.start != base+(i-first)*w.iterCycles {
+			return false
+		}
+	}
+	n := min(historySize, int(k-first)*w.ntransfers)
+	if n < historySize {
+		c.fillHeld() // the earlier held transfers keep some of their slots
+	}
+	w.held, w.heldPos, w.heldN = true, c.histPos, n
+	w.heldBase, w.heldIters, w.heldEnd = base, k-first, base+(k-first)*w.iterCycles
+	c.histPos = (c.histPos + n) % historySize
+	return true
+}
+
+// fillHeld writes the held transfers (holdTransfers) into the slots kept
+// for them that no later transfer has taken. Later transfers take the
+// slots in order, from heldPos on, and come at or after heldEnd; the held
+// ones and whatever a slot held before come earlier.
+func (c *CPU) fillHeld() {
+	w := &c.loop
+	if !w.held {
+		return
+	}
+	w.held = false
+	total := w.heldIters * uint64(w.ntransfers)
+	for i := 0; i < w.heldN; i++ {
+		h := &c.hist[(w.heldPos+i)%historySize]
+		if h.cycle >= w.heldEnd {
+			continue // taken by a later transfer
+		}
+		g := total - uint64(w.heldN) + uint64(i) // the transfer's number from heldBase on
+		it, x := g/uint64(w.ntransfers), g%uint64(w.ntransfers)
+		s := &w.trace[w.transfers[x]]
+		*h = transfer{s.pc, s.to, w.heldBase + it*w.iterCycles + uint64(s.at)}
+	}
+}
+
+// settleHistory writes every transfer not yet in the history.
+func (c *CPU) settleHistory() {
+	c.flushTransfers()
+	c.fillHeld()
 }
 
 // loopRecordBack records the last historySize control transfers of a

@@ -106,7 +106,7 @@ type Transfer struct {
 // oldest first: the fast path records them, so they show where a program
 // has been even when it was not traced.
 func (c *CPU) Transfers() []Transfer {
-	c.flushTransfers()
+	c.settleHistory()
 	var out []Transfer
 	for i := 0; i < historySize; i++ {
 		h := c.hist[(c.histPos+i)%historySize]
@@ -122,7 +122,7 @@ func (c *CPU) Transfers() []Transfer {
 // false before the first. Cycle grows from one transfer to the next, so a
 // caller that steps the core can tell a new transfer from the last one.
 func (c *CPU) LastTransfer() (Transfer, bool) {
-	c.flushTransfers()
+	c.settleHistory()
 	h := c.hist[(c.histPos+historySize-1)%historySize]
 	if h.cycle == 0 && h.from == 0 && h.to == 0 {
 		return Transfer{}, false
