@@ -1047,16 +1047,17 @@ func (c *CPU) fillHeld() {
 		return
 	}
 	w.held = false
-	total := w.heldIters * uint64(w.ntransfers)
+	nt := uint64(w.ntransfers)
+	g := w.heldIters*nt - uint64(w.heldN) // the first held transfer's number from heldBase on
+	it, x := g/nt, int(g%nt)              // its iteration and its place in it
 	for i := 0; i < w.heldN; i++ {
-		h := &c.hist[(w.heldPos+i)%historySize]
-		if h.cycle >= w.heldEnd {
-			continue // taken by a later transfer
+		if h := &c.hist[(w.heldPos+i)%historySize]; h.cycle < w.heldEnd { // not taken by a later transfer
+			s := &w.trace[w.transfers[x]]
+			*h = transfer{s.pc, s.to, w.heldBase + it*w.iterCycles + uint64(s.at)}
 		}
-		g := total - uint64(w.heldN) + uint64(i) // the transfer's number from heldBase on
-		it, x := g/uint64(w.ntransfers), g%uint64(w.ntransfers)
-		s := &w.trace[w.transfers[x]]
-		*h = transfer{s.pc, s.to, w.heldBase + it*w.iterCycles + uint64(s.at)}
+		if x++; x == w.ntransfers {
+			it, x = it+1, 0
+		}
 	}
 }
 
