@@ -175,18 +175,7 @@ func TestLoopSkipVaryingStoresInSteps(t *testing.T) {
 	core := func() *CPU {
 		c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + mainLoop)}), Config{})
 		c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
-		var burst func()
-		n := uint32(0)
-		burst = func() {
-			n++
-			var b [4]byte
-			binary.BigEndian.PutUint32(b[:], n)
-			c.Mem.Write(0x3000+4*(n%64), b[:])
-			if c.Cycles < 250_000 {
-				c.Schedule(c.Cycles+997, burst)
-			}
-		}
-		c.Schedule(5000, burst)
+		bufferWrites(c, func(uint32) uint64 { return 997 })
 		return c
 	}
 	slow := core()
@@ -259,6 +248,14 @@ func rtcCore(t *testing.T, tick uint64, value func(cycles uint64) uint32) *CPU {
 	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return value(c.Cycles) }, nil)
 	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/tick + 1) * tick })
 	c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+	bufferWrites(c, func(n uint32) uint64 { return 29 + uint64(n%50) })
+	return c
+}
+
+// bufferWrites schedules DMA-like events on c from cycle 5,000 to 250,000:
+// the nth writes n to a word of a 64-word buffer at 0x3000 that the loops
+// under test never read, and the next follows gap(n) cycles later.
+func bufferWrites(c *CPU, gap func(n uint32) uint64) {
 	var burst func()
 	n := uint32(0)
 	burst = func() {
@@ -267,11 +264,10 @@ func rtcCore(t *testing.T, tick uint64, value func(cycles uint64) uint32) *CPU {
 		binary.BigEndian.PutUint32(b[:], n)
 		c.Mem.Write(0x3000+4*(n%64), b[:])
 		if c.Cycles < 250_000 {
-			c.Schedule(c.Cycles+29+uint64(n%50), burst)
+			c.Schedule(c.Cycles+gap(n), burst)
 		}
 	}
 	c.Schedule(5000, burst)
-	return c
 }
 
 // mainLoop with its heartbeat from an RTC-like register (0x068: ticks

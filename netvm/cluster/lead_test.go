@@ -69,32 +69,7 @@ func leadRun(t *testing.T, cfg Config, lead, traced bool, d sim.Time, setup func
 // stream2 sets up BenchmarkStream's two nodes: node 0 streams 64 KiB
 // WRITEs with a counter to node 1 without end.
 func stream2(t *testing.T) func(*Cluster) []*lib.EP {
-	return func(c *Cluster) []*lib.EP {
-		a, r := c.Nodes[0].Kernel.NewProc("a"), c.Nodes[1].Kernel.NewProc("r")
-		var epA, epB *lib.EP
-		var key, ck, dst, src uint32
-		var imp, ic int
-		runThread(t, c, 1, sim.Second, func(th *freebsd.Thread) {
-			epB, _ = lib.Open(th, c.Nodes[1].Driver, r)
-			dst, _ = r.Mmap(th, 64<<10, freebsd.ProtRW)
-			r.Write(th, dst, make([]byte, 64<<10))
-			key, _ = epB.Export(th, dst, 64<<10, true)
-			ck, _ = epB.ExportCounter(th, 0)
-		})
-		runThread(t, c, 0, sim.Second, func(th *freebsd.Thread) {
-			epA, _ = lib.Open(th, c.Nodes[0].Driver, a)
-			src, _ = a.Mmap(th, 64<<10, freebsd.ProtRW)
-			a.Write(th, src, make([]byte, 64<<10))
-			imp, _ = epA.Import(th, 1, epB.Index, key, 64<<10, abi.ExpKindRegion)
-			ic, _ = epA.Import(th, 1, epB.Index, ck, 0, abi.ExpKindCounter)
-		})
-		c.Nodes[0].Kernel.Go("stream", func(th *freebsd.Thread) {
-			for {
-				epA.Write(th, src, imp, 0, 64<<10, ic)
-			}
-		})
-		return []*lib.EP{epB}
-	}
+	return func(c *Cluster) []*lib.EP { return []*lib.EP{streamOn(t, c)} }
 }
 
 // Lead steps change nothing but the speed: the 2-node 64 KiB stream at

@@ -105,11 +105,16 @@ func startStream(clockHz uint64, jobs int) (c *Cluster, epB *lib.EP, err error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	return c, streamOn(&testing.T{}, c), nil
+}
+
+// streamOn sets up startStream's stream on c's first two nodes and returns
+// node 1's endpoint.
+func streamOn(t *testing.T, c *Cluster) (epB *lib.EP) {
 	a, r := c.Nodes[0].Kernel.NewProc("a"), c.Nodes[1].Kernel.NewProc("r")
 	var epA *lib.EP
 	var key, ck, dst, src uint32
 	var imp, ic int
-	t := &testing.T{}
 	runThread(t, c, 1, sim.Second, func(th *freebsd.Thread) {
 		epB, _ = lib.Open(th, c.Nodes[1].Driver, r)
 		dst, _ = r.Mmap(th, 64<<10, freebsd.ProtRW)
@@ -129,7 +134,7 @@ func startStream(clockHz uint64, jobs int) (c *Cluster, epB *lib.EP, err error) 
 			epA.Write(th, src, imp, 0, 64<<10, ic)
 		}
 	})
-	return c, epB, nil
+	return epB
 }
 
 // TestStreamAllocs holds the hot path's allocations down: one simulated
