@@ -126,10 +126,14 @@ type Link struct {
 	pending                 []*sendRec
 	pendKnown               bool     // pendSync and pendEvent hold for pending (pendingTimes)
 	pendSync, pendEvent     sim.Time // NextSync's and NextEvent's part from pending
-	spares                  [][]byte // send buffers back from deferred Sends (spareBuf)
-	freeRecs                *sendRec // spent records (newSendRec)
-	busySince               sim.Time
-	sendIdle                bool
+	// stepInter and stepFirst sit beside pendSync: a runner reads them
+	// (TakeInteractions) and then NextSync after every run.
+	stepInter uint64   // fabric interactions since TakeInteractions
+	stepFirst sim.Time // time of the first of them
+	spares    [][]byte // send buffers back from deferred Sends (spareBuf)
+	freeRecs  *sendRec // spent records (newSendRec)
+	busySince sim.Time
+	sendIdle  bool
 
 	// receive engine
 	rmp, rml uint32
@@ -137,9 +141,7 @@ type Link struct {
 	rxLast   sim.Time
 	rxWords  []byte // the words store writes (reused)
 
-	stepInter uint64   // fabric interactions since TakeInteractions
-	stepFirst sim.Time // time of the first of them
-	rxDone    bool     // RECV_INT or BUFF_INT is up: not armed until RMP/RML are written
+	rxDone bool // RECV_INT or BUFF_INT is up: not armed until RMP/RML are written
 
 	w     watch
 	stats LinkStats
