@@ -358,11 +358,8 @@ func (w *World) Run(until sim.Time) error {
 			w.st.Lagged += uint64(w.lagN)
 			w.stepEnd = T // the shared queue's events bring a lagging board there (catchUpNode)
 		}
-		live = w.lagN > 0 || end.live // a lagging board runs and counts as busy
-		if live {
-			idle = false
-		}
-		if end.busy {
+		live = w.lagN > 0 || end.live
+		if w.lagN > 0 || end.busy { // a lagging board runs and counts as busy
 			idle = false
 		}
 		wake = end.wake
