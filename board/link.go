@@ -126,14 +126,10 @@ type Link struct {
 	pending                 []*sendRec
 	pendKnown               bool     // pendSync and pendEvent hold for pending (pendingTimes)
 	pendSync, pendEvent     sim.Time // NextSync's and NextEvent's part from pending
-	// stepInter and stepFirst sit beside pendSync: a runner reads them
-	// (TakeInteractions) and then NextSync after every run.
-	stepInter uint64   // fabric interactions since TakeInteractions
-	stepFirst sim.Time // time of the first of them
-	spares    [][]byte // send buffers back from deferred Sends (spareBuf)
-	freeRecs  *sendRec // spent records (newSendRec)
-	busySince sim.Time
-	sendIdle  bool
+	spares                  [][]byte // send buffers back from deferred Sends (spareBuf)
+	freeRecs                *sendRec // spent records (newSendRec)
+	busySince               sim.Time
+	sendIdle                bool
 
 	// receive engine
 	rmp, rml uint32
@@ -141,7 +137,9 @@ type Link struct {
 	rxLast   sim.Time
 	rxWords  []byte // the words store writes (reused)
 
-	rxDone bool // RECV_INT or BUFF_INT is up: not armed until RMP/RML are written
+	stepInter uint64   // fabric interactions since TakeInteractions
+	stepFirst sim.Time // time of the first of them
+	rxDone    bool     // RECV_INT or BUFF_INT is up: not armed until RMP/RML are written
 
 	w     watch
 	stats LinkStats

@@ -167,10 +167,3 @@ func (c *CPU) effAddr(pc uint32) uint32 {
 	}
 	return c.R[in.Rs1]
 }
-
-// MayPoll reports whether Polling may say yes: false means Polling says no
-// without looking further, and stays false until the core runs again (a
-// proof is made only while the core executes the loop). A runner reads it
-// after a run, while the core's state is in the cache, and then need not
-// ask Polling of a core that cannot be polling.
-func (c *CPU) MayPoll() bool { return c.loop.proved }

@@ -75,7 +75,7 @@ const DefaultParallelCycles = 1000
 func (w *World) runShared(S, T sim.Time) {
 	busy, clk := uint64(0), sim.Clock{}
 	for _, n := range w.Nodes {
-		if n.Stop == nil && !w.polling(n) {
+		if n.Stop == nil && !n.cpu.Polling() {
 			busy++
 			clk = n.clk // an estimate: the clocks rarely differ
 		}

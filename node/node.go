@@ -76,15 +76,6 @@ type Member struct {
 
 	// What the node's run in the last step tells the step's end (runStep).
 	ran, wake, busy, late bool
-	// What the steps read of the board between its runs, taken at the end
-	// of its last run, while its core and link are in the cache (World.
-	// polling, World.nextSync): mayPoll is the core's MayPoll (false: not
-	// in a proved loop, which only a run can change); sync is the link's
-	// NextSync while syncKnown (cleared by a run and whenever anything acts
-	// on the board from outside, catchUpNode).
-	mayPoll   bool
-	syncKnown bool
-	sync      sim.Time
 	// lagging: the node skipped steps in a proved loop (World.canLag) and
 	// is behind the world's time until caught up; it may lag to lagUntil
 	// (0 while it does not lag).
@@ -193,7 +184,6 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 		}
 		n := &members[i]
 		n.ID, n.Board, n.cpu, n.link, n.clk = i, b, b.CPU(), b.Link(), b.Clock()
-		n.mayPoll = true
 		b.Link().SetFabricHook(func() { w.catchUpNode(n) })
 		w.Nodes = append(w.Nodes, n)
 	}
@@ -245,11 +235,6 @@ func (w *World) Run(until sim.Time) error {
 		defer w.stopCrew()
 	}
 	live := w.Running() // some node runs: kept by the steps' loops over the nodes
-	for _, n := range w.Nodes {
-		// Between Runs anything may have run or changed a board (a
-		// debugger, a test): what was noted of it is asked again.
-		n.mayPoll, n.syncKnown = true, false
-	}
 	for w.now < until && live {
 		S := w.now
 		var J sim.Time
@@ -294,7 +279,7 @@ func (w *World) Run(until sim.Time) error {
 		}
 		for _, n := range w.awakeList() {
 			if n.Stop == nil {
-				if t := w.nextSync(n); t > S && t < T {
+				if t := n.link.NextSync(); t > S && t < T {
 					T = t
 				}
 			}
@@ -320,12 +305,8 @@ func (w *World) Run(until sim.Time) error {
 		}
 		grown := T-S > Q
 		idle := true
-		var end stepNotes // what the boards' runs tell the step's end
 		if shared {
 			w.runShared(S, T)
-			for _, n := range w.Nodes {
-				end.note(w, n)
-			}
 		} else {
 			// quiet: no board of the step was busy so far; once one is,
 			// the step is not idle and the others' wake is not needed.
@@ -353,16 +334,28 @@ func (w *World) Run(until sim.Time) error {
 				n.lagUntil = 0
 				w.runStep(n, T, c, quiet)
 				quiet = quiet && !n.busy
-				end.note(w, n)
 			}
 			w.st.Lagged += uint64(w.lagN)
 			w.stepEnd = T // the shared queue's events bring a lagging board there (catchUpNode)
 		}
-		live = w.lagN > 0 || end.live
-		if w.lagN > 0 || end.busy { // a lagging board runs and counts as busy
+		live = w.lagN > 0 // a lagging board runs and counts as busy
+		if live {
 			idle = false
 		}
-		wake = end.wake
+		for _, n := range w.awakeList() { // those that began to lag in the step did not run
+			if !n.ran {
+				continue // stopped or lagging
+			}
+			live = live || n.Stop == nil
+			n.ran = false
+			wake = wake || n.wake
+			if n.busy {
+				idle = false
+			}
+			if n.late {
+				w.st.LateRisk++
+			}
+		}
 		w.Q.RunUntil(T)
 		w.now = T
 		w.st.Steps++
@@ -388,25 +381,6 @@ func (w *World) Run(until sim.Time) error {
 	return nil
 }
 
-// stepNotes gathers what the runs of a step's boards tell its end (whether
-// a board runs on, may wake soon, was busy).
-type stepNotes struct{ live, wake, busy bool }
-
-// note adds what node n's run in the step (if it ran: runStep) tells the
-// step's end, and counts a late fabric interaction.
-func (e *stepNotes) note(w *World, n *Member) {
-	if !n.ran {
-		return // stopped or lagging
-	}
-	n.ran = false
-	e.live = e.live || n.Stop == nil
-	e.wake = e.wake || n.wake
-	e.busy = e.busy || n.busy
-	if n.late {
-		w.st.LateRisk++
-	}
-}
-
 // runStep runs node n to the first cycle at or after T in a step of the
 // normal kind and notes what the step's end needs to know from it. It
 // reads and writes nothing but the node's own board and fields, so that
@@ -428,7 +402,6 @@ func (w *World) runStep(n *Member, T sim.Time, c uint64, quiet bool) {
 	}
 	w.runCycles(n, c)
 	k, first := n.link.TakeInteractions()
-	n.sync, n.syncKnown = n.link.NextSync(), true // beside the interactions (board.Link)
 	skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
 	executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
 	n.busy = executed > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran
@@ -461,10 +434,10 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 			continue
 		}
 		cpu := n.cpu
-		if !w.polling(n) {
+		if !cpu.Polling() {
 			return 0, false
 		}
-		B = min(B, w.nextSync(n), n.link.NextEvent())
+		B = min(B, n.link.NextSync(), n.link.NextEvent())
 		if c := cpu.NextEvent(); c != ^uint64(0) {
 			B = min(B, n.clk.Time(c))
 		}
@@ -494,7 +467,8 @@ func (w *World) canLag(n *Member, cT uint64) bool {
 	if w.noJump || w.noLead {
 		return false
 	}
-	if !w.polling(n) {
+	cpu := n.cpu
+	if !cpu.Polling() {
 		return false
 	}
 	c := n.nextChange()
@@ -560,7 +534,7 @@ func (w *World) wakeLagging(T sim.Time) {
 func (w *World) twoBusy() bool {
 	busy := 0
 	for _, n := range w.awakeList() {
-		if n.Stop == nil && !w.polling(n) {
+		if n.Stop == nil && !n.cpu.Polling() {
 			if busy++; busy == 2 {
 				return true
 			}
@@ -622,10 +596,7 @@ func (w *World) catchUp(T sim.Time) {
 // shared-queue events run: it is called before a host-model event of the
 // node (sim.Queue.BeforeEvent) and whenever the fabric acts on its port
 // (board.Link.SetFabricHook). Nothing else acts on a board from outside.
-func (w *World) catchUpNode(n *Member) {
-	n.syncKnown = false // the fabric may have changed the send records
-	w.catchUpTo(n, w.stepEnd)
-}
+func (w *World) catchUpNode(n *Member) { w.catchUpTo(n, w.stepEnd) }
 
 func (w *World) catchUpTo(n *Member, T sim.Time) {
 	if !n.lagging {
@@ -651,26 +622,7 @@ func (w *World) runCycles(n *Member, c uint64) {
 		if st := n.Board.Run(c - cpu.Cycles); st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
 			n.Stop = st
 		}
-		n.mayPoll, n.syncKnown = cpu.MayPoll(), false
 	}
-}
-
-// polling is n's core's Polling, not asked when the core cannot be in a
-// proved loop (n.mayPoll false: Polling would say no and change nothing).
-// With SetLagSet(false) it is always asked.
-func (w *World) polling(n *Member) bool {
-	return (n.mayPoll || w.lookAll) && n.cpu.Polling()
-}
-
-// nextSync is n's link's NextSync, as noted after n's last run while
-// nothing acted on the board since (n.syncKnown): only the board's runs
-// and the fabric's calls into its port, which catchUpNode sees, change its
-// send records. With SetLagSet(false) it is always asked.
-func (w *World) nextSync(n *Member) sim.Time {
-	if !n.syncKnown || w.lookAll {
-		n.sync, n.syncKnown = n.link.NextSync(), !w.lookAll
-	}
-	return n.sync
 }
 
 // leadStep is a proved step in which one board runs through its own
@@ -702,9 +654,9 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		if n.Stop != nil {
 			continue
 		}
-		B = min(B, w.nextSync(n))
+		B = min(B, n.link.NextSync())
 		e := S // a core not in a proved loop may act at once
-		if cpu := n.cpu; w.polling(n) {
+		if cpu := n.cpu; cpu.Polling() {
 			e = min(n.link.NextEvent(), n.clk.Time(cpu.NextEvent()))
 		} else if running++; running > 1 {
 			return 0, false
