@@ -487,11 +487,8 @@ func (c *CPU) exec() {
 			case opStWI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
-					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
 					break
@@ -501,11 +498,8 @@ func (c *CPU) exec() {
 			case opStHI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
-					}
 					c.storeAddr, c.storeSize = a, 2
 					c.stores++
 					break
@@ -515,11 +509,8 @@ func (c *CPU) exec() {
 			case opStBI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a < c.wordLimit && cycles >= c.sramBooked {
+				if a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 					sram[a] = byte(R[u.rd])
-					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
-					}
 					c.storeAddr, c.storeSize = a, 1
 					c.stores++
 					break
@@ -529,11 +520,8 @@ func (c *CPU) exec() {
 			case opStWR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
-					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
 					break
@@ -543,11 +531,8 @@ func (c *CPU) exec() {
 			case opStHR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
-					}
 					c.storeAddr, c.storeSize = a, 2
 					c.stores++
 					break
@@ -557,11 +542,8 @@ func (c *CPU) exec() {
 			case opStBR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a < c.wordLimit && cycles >= c.sramBooked {
+				if a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 					sram[a] = byte(R[u.rd])
-					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
-					}
 					c.storeAddr, c.storeSize = a, 1
 					c.stores++
 					break
@@ -572,11 +554,8 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base + u.imm
 				next := a
-				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
-					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
 					R[u.rs1] = next
@@ -588,11 +567,8 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base
 				next := base + u.imm
-				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
-					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
 					R[u.rs1] = next
@@ -628,7 +604,7 @@ func (c *CPU) exec() {
 				if u.cond.Holds(c.Flags) {
 					if u.imm < pc && npc == pc+4 {
 						if u.poll <= pollWait || u.poll == pollYes {
-							o = opSlow // the polling or loop code decides
+							o = opSlow // the polling or loop code decides (and every shared uop's)
 							goto dispatch
 						}
 						u.poll-- // loop.go's count of takes before the next watch
@@ -971,11 +947,8 @@ loop:
 		case opStWI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
-				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				break
@@ -985,11 +958,8 @@ loop:
 		case opStHI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
-				}
 				c.storeAddr, c.storeSize = a, 2
 				c.stores++
 				break
@@ -999,11 +969,8 @@ loop:
 		case opStBI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a < c.wordLimit && cycles >= c.sramBooked {
+			if a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 				sram[a] = byte(R[u.rd])
-				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
-				}
 				c.storeAddr, c.storeSize = a, 1
 				c.stores++
 				break
@@ -1013,11 +980,8 @@ loop:
 		case opStWR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
-				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				break
@@ -1027,11 +991,8 @@ loop:
 		case opStHR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
-				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
-				}
 				c.storeAddr, c.storeSize = a, 2
 				c.stores++
 				break
@@ -1041,11 +1002,8 @@ loop:
 		case opStBR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a < c.wordLimit && cycles >= c.sramBooked {
+			if a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 				sram[a] = byte(R[u.rd])
-				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
-				}
 				c.storeAddr, c.storeSize = a, 1
 				c.stores++
 				break
@@ -1056,11 +1014,8 @@ loop:
 			base := R[u.rs1]
 			a := base + u.imm
 			next := a
-			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
-				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				R[u.rs1] = next
@@ -1072,11 +1027,8 @@ loop:
 			base := R[u.rs1]
 			a := base
 			next := base + u.imm
-			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
-				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
-				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				R[u.rs1] = next
@@ -1120,12 +1072,12 @@ loop:
 				newnpc, newnnpc = u.imm, u.imm+4
 				c.record(pc, u.imm, cycles)
 				if u.imm < pc && npc == pc+4 {
-					if u.poll < pollNo || u.poll == pollYes {
+					if p := c.pollOf(idx); *p < pollNo || *p == pollYes {
 						skipC, skipI := c.pollSkip(u, pc, cycles, instret, max(deadline, c.skipLimit))
 						cycles += skipC
 						instret += skipI
-					} else if u.poll > pollWait {
-						u.poll-- // loop.go's count of takes before the next watch
+					} else if *p > pollWait {
+						*p-- // loop.go's count of takes before the next watch
 					} else if c.loopTaken(u, pc) {
 						deadline = 0 // leave after the branch: Run watches the loop
 					}
