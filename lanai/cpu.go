@@ -94,9 +94,10 @@ type CPU struct {
 	// the core joins a SharedCode): a write into one of its chunks may
 	// change a loop the core proved.
 	own []uint64
-	// poll is the polling and loop-watch state of each word of pre while
-	// the core shares its code (a core's own; the shared uops' poll stays
-	// pollUnknown); nil else (see pollOf).
+	// poll is, while the core shares its code, the polling and loop-watch
+	// state of each word of pre (the core's own; the shared uops' poll
+	// stays pollUnknown; see pollOf). It has pre's length always: the run
+	// loop's stores into code reset it without asking whether it is used.
 	poll []uint8
 	// share is the SharedCode whose arrays pre, ins and decoded are views
 	// of, or nil (share.go).
@@ -153,7 +154,7 @@ func New(cfg Config) (*CPU, error) {
 	}
 	n := min(cfg.SRAMSize/4, initialUops)
 	code := make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)
-	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, n), ins: make([]isa.Inst, n), decoded: make([]op, n), code: code, own: code}
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, n), ins: make([]isa.Inst, n), decoded: make([]op, n), poll: make([]uint8, n), code: code, own: code}
 	c.simctl.cpu = c
 	c.wordLimit = uint32(len(mem.SRAM) - 3)
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
@@ -229,7 +230,7 @@ func (c *CPU) forget(a uint32) {
 }
 
 // forgetWord forgets predecoded word i, in a chunk of c.code, after a core
-// store into it. A shared word is forgotten for every core of the
+// store into it (the run loop's stores do the same inline). A shared word is forgotten for every core of the
 // SharedCode: the next to fetch it predecodes it again, and the cores
 // whose SRAM holds another word there leave the sharing (share.go). The
 // word's polling state starts afresh (a private uop's when it is fetched
@@ -245,7 +246,8 @@ func (c *CPU) forgetWord(i uint32) {
 
 // allWords is every predecoded word a write must forget: the shared array
 // in full while the core shares its code (other cores may have decoded
-// words past this core's view), else pre.
+// words past this core's view; the run loop's stores forget only in the
+// view, and SharedCode.check catches the rest), else pre.
 func (c *CPU) allWords() []uop {
 	if c.share != nil {
 		return c.share.pre
@@ -277,15 +279,14 @@ func (c *CPU) uopAt(a uint32, grow bool) *uop {
 		n = min(n, uint64(len(c.Mem.SRAM))/4)
 		if s := c.share; s != nil {
 			s.cover(int(n))
+			s.check(c, len(c.pre), int(n))
 			c.pre, c.ins, c.decoded = s.pre[:n], s.ins[:n], s.decoded[:n]
 		} else {
 			c.pre = grown(c.pre, n)
 			c.ins = grown(c.ins, n)
 			c.decoded = grown(c.decoded, n)
 		}
-		if c.poll != nil {
-			c.poll = grown(c.poll, n)
-		}
+		c.poll = grown(c.poll, n)
 	}
 	return &c.pre[idx]
 }

@@ -487,8 +487,14 @@ func (c *CPU) exec() {
 			case opStWI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
+					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
 					break
@@ -498,8 +504,14 @@ func (c *CPU) exec() {
 			case opStHI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
+					}
 					c.storeAddr, c.storeSize = a, 2
 					c.stores++
 					break
@@ -509,8 +521,14 @@ func (c *CPU) exec() {
 			case opStBI:
 				base := R[u.rs1]
 				a := base + u.imm
-				if a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					sram[a] = byte(R[u.rd])
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
+					}
 					c.storeAddr, c.storeSize = a, 1
 					c.stores++
 					break
@@ -520,8 +538,14 @@ func (c *CPU) exec() {
 			case opStWR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
+					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
 					break
@@ -531,8 +555,14 @@ func (c *CPU) exec() {
 			case opStHR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
+					}
 					c.storeAddr, c.storeSize = a, 2
 					c.stores++
 					break
@@ -542,8 +572,14 @@ func (c *CPU) exec() {
 			case opStBR:
 				base := R[u.rs1]
 				a := base + R[u.rs2]
-				if a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+				if a < c.wordLimit && cycles >= c.sramBooked {
 					sram[a] = byte(R[u.rd])
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
+					}
 					c.storeAddr, c.storeSize = a, 1
 					c.stores++
 					break
@@ -554,8 +590,14 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base + u.imm
 				next := a
-				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
+					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
 					R[u.rs1] = next
@@ -567,8 +609,14 @@ func (c *CPU) exec() {
 				base := R[u.rs1]
 				a := base
 				next := base + u.imm
-				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
+					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
 					R[u.rs1] = next
@@ -947,8 +995,14 @@ loop:
 		case opStWI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
+				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				break
@@ -958,8 +1012,14 @@ loop:
 		case opStHI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
+				}
 				c.storeAddr, c.storeSize = a, 2
 				c.stores++
 				break
@@ -969,8 +1029,14 @@ loop:
 		case opStBI:
 			base := R[u.rs1]
 			a := base + u.imm
-			if a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				sram[a] = byte(R[u.rd])
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
+				}
 				c.storeAddr, c.storeSize = a, 1
 				c.stores++
 				break
@@ -980,8 +1046,14 @@ loop:
 		case opStWR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
+				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				break
@@ -991,8 +1063,14 @@ loop:
 		case opStHR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
+				}
 				c.storeAddr, c.storeSize = a, 2
 				c.stores++
 				break
@@ -1002,8 +1080,14 @@ loop:
 		case opStBR:
 			base := R[u.rs1]
 			a := base + R[u.rs2]
-			if a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+			if a < c.wordLimit && cycles >= c.sramBooked {
 				sram[a] = byte(R[u.rd])
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
+				}
 				c.storeAddr, c.storeSize = a, 1
 				c.stores++
 				break
@@ -1014,8 +1098,14 @@ loop:
 			base := R[u.rs1]
 			a := base + u.imm
 			next := a
-			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
+				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				R[u.rs1] = next
@@ -1027,8 +1117,14 @@ loop:
 			base := R[u.rs1]
 			a := base
 			next := base + u.imm
-			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked && c.code[a/codeChunk/64]&(1<<(a/codeChunk%64)) == 0 {
+			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
+				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
+				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
 				R[u.rs1] = next

@@ -125,15 +125,14 @@ func (c *CPU) LeaveSharedCode() {
 		}
 		u.poll = p
 	}
-	c.poll = nil
 }
 
 // takePoll moves the polling states of c's own uops to c.poll, as it
 // begins to share its code. A forgotten uop's state is pollUnknown, which
 // slowFetch would have made it.
 func (c *CPU) takePoll() {
-	c.poll = make([]uint8, len(c.pre))
 	for i := range c.pre {
+		c.poll[i] = pollUnknown
 		if c.pre[i].op != opUndecoded {
 			c.poll[i] = c.pre[i].poll
 		}
@@ -151,6 +150,18 @@ func (s *SharedCode) agree(c *CPU, pc, w uint32) {
 			continue
 		}
 		i++
+	}
+}
+
+// check forgets every shared word in [from, to) that c's SRAM does not
+// hold, before c's view grows over them: c's writes there (past its view)
+// forgot nothing. Forgetting is always safe: the next member to fetch the
+// word predecodes it again after agree.
+func (s *SharedCode) check(c *CPU, from, to int) {
+	for i := from; i < to; i++ {
+		if s.pre[i].op != opUndecoded && c.sramWord(uint32(i)*4) != s.ins[i].Word {
+			s.pre[i].op = opUndecoded
+		}
 	}
 }
 
