@@ -335,3 +335,54 @@ func FuzzSharedEqualsAlone(f *testing.F) {
 		}
 	})
 }
+
+// highCode jumps to code at 0x40000, past a core's first predecode view
+// (64 KiB); a core whose flag word (0x3000) is set first stores the word
+// at 0x3004 there.
+const highCode = `
+	ld 0x3000[%r0], %r5
+	sub.f %r5, 0, %r0
+	beq .Ljump
+	nop
+	ld 0x3004[%r0], %r8
+	mov 0x40000, %r10
+	st %r8, 0[%r10]
+.Ljump:
+	mov 0x40000, %r10
+	add %r10, 0, %pc
+	nop
+`
+
+// A member whose view has not grown over a word another member decoded
+// there stores another word into it (its store forgets nothing it can
+// see); when its view grows over the word, the word is forgotten, and the
+// member runs its own.
+func TestSharedCodeViewGrows(t *testing.T) {
+	img := linkSources(t, asm.Source{Name: "high.s", Text: []byte("\t.globl _start\n_start:\n" + highCode)})
+	words := func(src string) []byte {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "w.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+		return append([]byte(nil), c.Mem.SRAM[:12]...)
+	}
+	exit5 := words("\tmov 5, %r6\n\tst %r6, -4096[%r0]\n\tnop\n")
+	mov9 := words("\tmov 9, %r6\n")[:4]
+	ps := newShareTwins(t, img, 2, func(i int, c *CPU) {
+		c.Mem.Write(0x40000, exit5)
+		c.Mem.Write(0x3004, mov9)
+		if i == 1 {
+			c.Mem.Write(0x3000, []byte{0, 0, 0, 1})
+		}
+	})
+	var s SharedCode
+	for _, p := range ps {
+		p.shared.ShareCode(&s)
+	}
+	if n := len(ps[1].shared.pre); n*4 > 0x40000 {
+		t.Fatalf("the view covers %#x bytes already", n*4)
+	}
+	stepTwins(t, ps, 1000)
+	for i, want := range []uint32{5, 9} {
+		if st := ps[i].stop[0]; st.Kind != StopExit || st.Code != want {
+			t.Errorf("core %d: %v, exit code %d, want %d", i, stopMessage(st), st.Code, want)
+		}
+	}
+}
