@@ -89,13 +89,16 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 
 // slowFetch handles words that are not predecoded, invalid or
 // breakpointed. It returns the uop to execute, or false to stop before the
-// instruction (a breakpoint).
+// instruction (a breakpoint). The uop may not be u: a core whose word
+// differs from the other members' leaves its SharedCode here (share.go).
 func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
+	if u.op == opUndecoded && c.share != nil {
+		if c.share.agree(c, pc, c.sramWord(pc)); c.share == nil {
+			u = &c.pre[pc>>2] // c's own copy (leaving may have fetched it)
+		}
+	}
 	if u.op == opUndecoded {
 		w := c.sramWord(pc)
-		if c.share != nil {
-			c.share.agree(c, pc, w)
-		}
 		if i := pc >> 2; c.decoded[i] != opUndecoded && c.ins[i].Word == w {
 			// Rewritten with the word it held (an image loaded again): the
 			// invalidation cleared only the op, and predecoding depends only
@@ -154,7 +157,8 @@ func (c *CPU) idle(pc uint32, cycles, deadline uint64) uint64 {
 		return 0
 	}
 	if su.op == opUndecoded {
-		if _, ok := c.slowFetch(su, slot); !ok {
+		var ok bool
+		if su, ok = c.slowFetch(su, slot); !ok {
 			return 0
 		}
 	}

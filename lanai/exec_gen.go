@@ -726,6 +726,7 @@ loop:
 				}
 				break loop
 			}
+			pre = c.pre // the core may have left a SharedCode (its stores must forget in its own copy)
 			o = u.op
 			goto dispatch
 		case opNop:

@@ -527,7 +527,8 @@ func (c *CPU) loopFollow() bool {
 		return false
 	}
 	if u.op == opUndecoded {
-		if _, ok := c.slowFetch(u, pc); !ok {
+		var ok bool
+		if u, ok = c.slowFetch(u, pc); !ok {
 			return false
 		}
 	}

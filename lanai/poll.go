@@ -113,7 +113,8 @@ func (c *CPU) pollable(head, branch uint32) bool {
 			return false
 		}
 		if u.op == opUndecoded {
-			if _, ok := c.slowFetch(u, a); !ok {
+			var ok bool
+			if u, ok = c.slowFetch(u, a); !ok {
 				return false
 			}
 		}

@@ -140,12 +140,29 @@ func (c *CPU) takePoll() {
 }
 
 // agree is called before c decodes the shared word at pc, which holds w
-// in c's SRAM: every other member whose SRAM holds another word there
-// leaves, so that what c decodes is right for all who stay.
+// in c's SRAM. The members keep the word most of them hold there, of the
+// word last decoded there and w (w on a tie): every member holding
+// another leaves, c too, so that what is decoded is right for all who
+// stay. A member that rewrote its code (or got it rewritten) so leaves
+// alone, whoever fetches the word first.
 func (s *SharedCode) agree(c *CPU, pc, w uint32) {
+	keep := w
+	if i := pc >> 2; s.decoded[i] != opUndecoded && s.ins[i].Word != w {
+		last, n := s.ins[i].Word, 0
+		for _, m := range s.members {
+			switch m.sramWord(pc) {
+			case last:
+				n++
+			case w:
+				n--
+			}
+		}
+		if n > 0 {
+			keep = last
+		}
+	}
 	for i := 0; i < len(s.members); {
-		m := s.members[i]
-		if m != c && m.sramWord(pc) != w {
+		if m := s.members[i]; m.sramWord(pc) != keep {
 			m.LeaveSharedCode() // removes m from s.members
 			continue
 		}
