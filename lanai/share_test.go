@@ -394,3 +394,42 @@ func TestSharedCodeViewGrows(t *testing.T) {
 		}
 	}
 }
+
+// The run loop counts a sharing core's takes of a backward branch down in
+// the core's own state (CPU.poll), as it counts a lone core's in its uop:
+// two sharing cores, run in short turns of uneven length that end inside
+// the countdowns, keep every word's polling state and their counts equal
+// to their twins' alone, and the loop branch is seen counting down.
+func TestSharedCodeCountsTakes(t *testing.T) {
+	img := assembleSelfModifying(t)
+	ps := newShareTwins(t, img, 2, func(i int, c *CPU) {
+		c.Schedule(uint64(60_000+5_000*i), func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+	})
+	var s SharedCode
+	for i, p := range ps {
+		if !p.shared.ShareCode(&s) {
+			t.Fatalf("core %d did not join", i)
+		}
+	}
+	branch := symbolAddr(t, img, "smcBranch") / 4
+	counting := 0
+	for k := range 400 {
+		stepTwins(t, ps, uint64(97+31*(k%7)))
+		for _, p := range ps {
+			if *p.shared.pollOf(branch) > pollWait && p.shared.pre[branch].poll == pollUnknown {
+				counting++
+			}
+		}
+		if ps[0].stop[0].Kind == StopExit && ps[1].stop[0].Kind == StopExit {
+			break
+		}
+	}
+	if counting == 0 {
+		t.Error("the sharing cores' loop branch never counted its takes down")
+	}
+	for i, p := range ps {
+		if p.stop[0].Kind != StopExit || p.shared.SharedCode() != &s {
+			t.Errorf("core %d: %v, shares %v", i, stopMessage(p.stop[0]), p.shared.SharedCode() == &s)
+		}
+	}
+}
