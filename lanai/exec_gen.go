@@ -652,16 +652,10 @@ func (c *CPU) exec() {
 				if u.cond.Holds(c.Flags) {
 					if u.imm < pc && npc == pc+4 {
 						if u.poll <= pollWait || u.poll == pollYes {
-							// A sharing core's state is its own, in c.poll (a shared
-							// uop's is pollUnknown): its countdown here too.
-							if c.share == nil || c.poll[idx] <= pollWait {
-								o = opSlow // the polling or loop code decides
-								goto dispatch
-							}
-							c.poll[idx]-- // as u.poll-- below, for a sharing core
-						} else {
-							u.poll-- // loop.go's count of takes before the next watch
+							o = opSlow // the polling or loop code decides (and every shared uop's)
+							goto dispatch
 						}
+						u.poll-- // loop.go's count of takes before the next watch
 					}
 					newnpc = u.imm
 					c.record(pc, u.imm, cycles)

@@ -395,11 +395,12 @@ func TestSharedCodeViewGrows(t *testing.T) {
 	}
 }
 
-// The run loop counts a sharing core's takes of a backward branch down in
-// the core's own state (CPU.poll), as it counts a lone core's in its uop:
-// two sharing cores, run in short turns of uneven length that end inside
-// the countdowns, keep every word's polling state and their counts equal
-// to their twins' alone, and the loop branch is seen counting down.
+// A sharing core's takes of a backward branch count down in the core's own
+// state (CPU.poll; execSlow counts them, the shared uop's poll staying
+// pollUnknown) as a lone core's count down in its uop (in exec): two
+// sharing cores, run in short turns of uneven length that end inside the
+// countdowns, keep every word's polling state and their counts equal to
+// their twins' alone, and the loop branch is seen counting down.
 func TestSharedCodeCountsTakes(t *testing.T) {
 	img := assembleSelfModifying(t)
 	ps := newShareTwins(t, img, 2, func(i int, c *CPU) {
