@@ -299,9 +299,9 @@ func TestLoopSkipRTCHeartbeatInSteps(t *testing.T) {
 // skip left the iteration's last store as the core's last one.)
 func TestLoopSkipMatchesSteppingAtEveryRunEnd(t *testing.T) {
 	for _, book := range []bool{false, true} {
-		lockstep(t, fmt.Sprintf("booked %v", book), bookedCore(t, book), bookedCore(t, book), 13, 0)
+		lockstep(t, fmt.Sprintf("booked %v", book), bookedCore(t, book), bookedCore(t, book), 13, 0, 1)
 	}
-	lockstep(t, "RTC heartbeat", rtcHeartbeatCore(t), rtcHeartbeatCore(t), 13, 0)
+	lockstep(t, "RTC heartbeat", rtcHeartbeatCore(t), rtcHeartbeatCore(t), 13, 0, 1)
 }
 
 // A heartbeat register that reads 0 or 1 (flipping every 23 cycles): the
@@ -314,7 +314,7 @@ func TestLoopSkipMatchesSteppingAtEveryRunEnd(t *testing.T) {
 func TestLoopSkipResumesWhereNoRegisterVaries(t *testing.T) {
 	bit := func(cycles uint64) uint32 { return uint32(cycles/23) & 1 }
 	for _, chunk := range []uint64{29, 101} {
-		lockstep(t, fmt.Sprintf("chunk %d", chunk), rtcCore(t, 23, bit), rtcCore(t, 23, bit), chunk, 0)
+		lockstep(t, fmt.Sprintf("chunk %d", chunk), rtcCore(t, 23, bit), rtcCore(t, 23, bit), chunk, 0, 1)
 	}
 }
 
@@ -327,16 +327,19 @@ func TestLoopSkipResumesWhereNoRegisterVaries(t *testing.T) {
 func TestLoopSkipMatchesSteppingWithStepsBetweenRuns(t *testing.T) {
 	for _, chunk := range []uint64{13, 50} {
 		for _, book := range []bool{false, true} {
-			lockstep(t, fmt.Sprintf("chunk %d, booked %v", chunk, book), bookedCore(t, book), bookedCore(t, book), chunk, 3)
+			lockstep(t, fmt.Sprintf("chunk %d, booked %v", chunk, book), bookedCore(t, book), bookedCore(t, book), chunk, 3, 1)
 		}
-		lockstep(t, fmt.Sprintf("chunk %d, RTC heartbeat", chunk), rtcHeartbeatCore(t), rtcHeartbeatCore(t), chunk, 3)
+		lockstep(t, fmt.Sprintf("chunk %d, RTC heartbeat", chunk), rtcHeartbeatCore(t), rtcHeartbeatCore(t), chunk, 3, 1)
 	}
 }
 
 // lockstep runs fast in runs of chunk cycles and steps slow alongside,
-// comparing them after every run (see TestLoopSkipMatchesSteppingAtEveryRunEnd).
-// With stepEvery > 0, every stepEvery-th run is a single Step instead.
-func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEvery int) {
+// comparing them after every run (see TestLoopSkipMatchesSteppingAtEveryRunEnd),
+// their transfer histories after every readEvery-th (reading the history
+// writes the transfers skips held into it). With stepEvery > 0, every
+// stepEvery-th run is a single Step instead. It returns the most
+// transfer ranges fast held at a run's end.
+func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEvery, readEvery int) (mostHeld int) {
 	t.Helper()
 	for i := 0; ; i++ {
 		stepped := stepEvery > 0 && i%stepEvery == stepEvery-1
@@ -374,7 +377,8 @@ func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEver
 		if a1 != a2 || s1 != s2 || n1 != n2 {
 			t.Fatalf("%s, run %d (cycle %d): last store %#x/%d (%d) run, %#x/%d (%d) stepped", what, i, fast.Cycles, a1, s1, n1, a2, s2, n2)
 		}
-		if fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
+		mostHeld = max(mostHeld, fast.loop.nheld)
+		if (i%readEvery == readEvery-1 || st.Kind != StopCycleLimit) && fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
 			t.Fatalf("%s, run %d (cycle %d): transfers differ", what, i, fast.Cycles)
 		}
 		if i%500 == 0 && !bytes.Equal(fast.Mem.SRAM, slow.Mem.SRAM) {
@@ -393,5 +397,47 @@ func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEver
 	if fast.SkippedCycles < 50_000 {
 		t.Errorf("%s: %d cycles skipped", what, fast.SkippedCycles)
 	}
-	t.Logf("%s: %d cycles, %d skipped", what, fast.Cycles, fast.SkippedCycles)
+	t.Logf("%s: %d cycles, %d skipped, at most %d ranges of transfers held", what, fast.Cycles, fast.SkippedCycles, mostHeld)
+	return mostHeld
+}
+
+// longWait is a wait loop of 24 instructions with one control transfer
+// per iteration (its branch): a skip of a few cycles passes none or one.
+var longWait = `
+	mov 0x100, %r11
+.Lwait:
+	ld 0x1000[%r0], %r7
+	st %r11, 0x2000[%r0]
+` + strings.Repeat("\tadd %r11, 1, %r9\n", 18) + `
+	and %r7, %r11, %r7
+	sub.f %r7, 0, %r0
+	beq .Lwait
+	nop
+	st %r7, -4096[%r0]
+`
+
+// The transfers of skips are held out of the history (up to maxHeld
+// ranges of them, with the transfers executed between taking their own
+// slots) until something reads it. With a single step after every
+// second or third run (its instruction ends a range) and the history read
+// only every 37th run (and every 5th), the histories are those of
+// stepping, with the ring of ranges full (it writes out its oldest, whose
+// transfers keep slots when the ranges are short: longWait's).
+func TestLoopSkipHistoryReadLate(t *testing.T) {
+	long := func() *CPU {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "long.s", Text: []byte("\t.globl _start\n_start:\n" + longWait)}), Config{})
+		c.Schedule(100_003, func() { c.Mem.Write(0x1000, []byte{0, 0, 1, 0}) })
+		return c
+	}
+	for _, read := range []int{5, 37} {
+		most := 0
+		for _, book := range []bool{false, true} {
+			most = max(most, lockstep(t, fmt.Sprintf("read every %d, booked %v", read, book), bookedCore(t, book), bookedCore(t, book), 31, 2, read))
+		}
+		most = max(most, lockstep(t, fmt.Sprintf("read every %d, RTC heartbeat", read), rtcHeartbeatCore(t), rtcHeartbeatCore(t), 29, 3, read))
+		most = max(most, lockstep(t, fmt.Sprintf("read every %d, long iterations", read), long(), long(), 13, 5, read))
+		if read > 2*maxHeld && most < maxHeld {
+			t.Errorf("read every %d: at most %d ranges held", read, most)
+		}
+	}
 }

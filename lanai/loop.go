@@ -134,29 +134,28 @@ type loopWatch struct {
 	lastProved    uint32     // the branch whose proof the fields hold (0: none; it may not hold any more)
 	deferred      uint32     // the branch whose watch was put off once after its proof failed
 	writes        [2]isa.Reg // the registers the instruction being watched may write
-	// The transfers of the last skips, not yet in the history (see
-	// flushTransfers): from instruction pendJ of the iteration that began
-	// at pendBase to instruction pendK of the pendM-th after it.
-	pending         bool
-	pendJ, pendK    int
-	pendBase, pendM uint64
-	// The transfers of a skip across whole iterations, held (see
-	// holdTransfers): the last heldN of those of heldIters iterations
-	// from cycle heldBase belong in the history slots from heldPos on,
-	// until a later transfer (cycle at or after heldEnd) takes a slot.
-	held                         bool
-	heldPos, heldN               int
-	heldBase, heldIters, heldEnd uint64
-	transfers                    [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
-	ntransfers                   int                 // ... and their number
-	storeSteps                   [maxLoopBody]uint16 // its stores (trace indices) ...
-	nstoreSteps                  int                 // ... and their number
-	accessSteps                  [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
-	naccessSteps                 int                 // ... and their number
-	lastSteady                   [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
-	length                       map[uint32]int      // instructions of the last proved iteration per branch
-	fails                        map[uint32]int      // backoff rounds per branch
-	waitRounds                   map[uint32]int      // rounds left before the next watch
+	// The transfers of stall-free skips not yet written to the history
+	// (see holdRange): a ring of up to maxHeld ranges, oldest first, from
+	// heldFirst on. The newest may be extended by the next skip when it
+	// goes on from where the newest ended (instruction extJ of the
+	// iteration beginning at extBase, the range's transfer number extG),
+	// with nothing recorded between (extOK).
+	held             [maxHeld]heldRange
+	heldFirst, nheld int
+	extOK            bool
+	extJ             int
+	extBase, extG    uint64
+	transBefore      [maxLoopBody + 1]uint16 // for each instruction, the iteration's transfers before it
+	transfers        [maxLoopBody]uint16     // the iteration's transfers (trace indices) ...
+	ntransfers       int                     // ... and their number
+	storeSteps       [maxLoopBody]uint16     // its stores (trace indices) ...
+	nstoreSteps      int                     // ... and their number
+	accessSteps      [maxLoopBody]uint16     // its SRAM accesses (trace indices) ...
+	naccessSteps     int                     // ... and their number
+	lastSteady       [maxLoopBody]uint16     // for each instruction, the last at or before it where no register holds a varying value
+	length           map[uint32]int          // instructions of the last proved iteration per branch
+	fails            map[uint32]int          // backoff rounds per branch
+	waitRounds       map[uint32]int          // rounds left before the next watch
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -191,6 +190,22 @@ type regWrite struct {
 	r uint8
 	v uint32
 }
+
+// heldRange is a run of a stall-free skip's control transfers kept out
+// of the history until something reads it (holdRange). The loop's
+// transfers are numbered from the head of the iteration that began at
+// cycle base (number g is transfer g mod the iteration's transfers of
+// iteration g div them); the range holds numbers [g, g+n), which belong
+// in the history slots from pos on, and ends at cycle end: a transfer
+// recorded later comes at or after it, and takes a slot for good.
+type heldRange struct {
+	base, g, end uint64
+	n, pos       int
+}
+
+// maxHeld is the most ranges held at once; the oldest is written to the
+// history to make room.
+const maxHeld = 4
 
 // loopStep kinds.
 const (
@@ -500,7 +515,7 @@ func (c *CPU) sameState() bool {
 
 // loopStart begins watching an iteration at the head.
 func (c *CPU) loopStart() {
-	c.fillHeld() // before the proof it comes from is written over
+	c.settleHistory() // before the proof the held transfers come from is written over
 	w := &c.loop
 	w.lastProved = 0 // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
@@ -702,6 +717,7 @@ func (c *CPU) loopEnd(limit uint64) {
 		if i > 0 && !w.trace[i-1].steady {
 			w.lastSteady[i] = w.lastSteady[i-1]
 		}
+		w.transBefore[i+1] = uint16(w.ntransfers)
 	}
 	if w.fails != nil {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
@@ -769,7 +785,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	if c.loopRunFree(j, stop) {
 		return
 	}
-	c.flushTransfers()
+	w.extOK = false // the transfers below are recorded: a held range ends here
 	n := int(w.iterInstret)
 	t0, t := c.Cycles, c.Cycles
 	if j > 0 {
@@ -931,17 +947,7 @@ func (c *CPU) loopRunFree(j int, stop uint64) bool {
 		copy(c.R[:32], w.regs[:])
 		stores += c.loopReplay(0, k)
 	}
-	endBase, endJ := w.pendBase+w.pendM*iter, w.pendK // where the last skip ended
-	if endJ == n {
-		endBase, endJ = endBase+iter, 0
-	}
-	if w.pending && endBase == base && endJ == j {
-		w.pendM = (base-w.pendBase)/iter + m // this skip goes on from there
-	} else {
-		c.flushTransfers()
-		w.pending, w.pendJ, w.pendBase, w.pendM = true, j, base, m
-	}
-	w.pendK = k
+	c.holdRange(base, j, m, k, at)
 	c.loopArrive(k, at, m*w.iterInstret+uint64(k-j), stores)
 	return true
 }
@@ -997,25 +1003,83 @@ func (c *CPU) loopReplay(j, k int) uint64 {
 	return uint64(hi - lo)
 }
 
-// flushTransfers puts the transfers of the last stall-free skips in the
-// history. A skip only notes its range (loopRunFree), and consecutive
-// skips extend it, so that the history is written once, before the core
-// executes again or anything reads it (Transfers, a trap), and not at
-// every skip.
-func (c *CPU) flushTransfers() {
+// holdRange holds the control transfers of a stall-free skip from
+// instruction j of the iteration that began at cycle base to instruction
+// k of the m-th after it, a skip that ends at cycle end: the history slots
+// the last historySize of them take are kept for them, and fillRange
+// writes them only when something reads the history (settleHistory) or
+// the ring of ranges is full. A skip that goes on from where the last one
+// ended, with nothing recorded between, extends its range. A transfer
+// recorded later takes a slot for good.
+func (c *CPU) holdRange(base uint64, j int, m uint64, k int, end uint64) {
 	w := &c.loop
-	if w.pending {
-		w.pending = false
-		c.loopRecordBack(w.pendJ, w.pendM, w.pendK, w.pendBase)
+	nt := uint64(w.ntransfers)
+	if w.extOK && w.nheld > 0 && w.extBase == base && w.extJ == j {
+		r := &w.held[(w.heldFirst+w.nheld-1)%maxHeld]
+		d := (base - r.base) / w.iterCycles // this skip's iteration 0 in the range's numbering
+		last := (d+m)*nt + uint64(w.transBefore[k])
+		r.end = end
+		c.reserve(r, w.extG, last)
+		c.noteRangeEnd(base, m, k, last)
+		return
+	}
+	first, last := uint64(w.transBefore[j]), m*nt+uint64(w.transBefore[k])
+	if first == last {
+		w.extOK = false
+		return
+	}
+	c.reserve(c.pushRange(base, end), first, last)
+	c.noteRangeEnd(base, m, k, last)
+}
+
+// noteRangeEnd notes where the skip that made or extended the newest
+// range ended (instruction k of the m-th iteration from base; last: the
+// number after its last transfer in the range's numbering), for the
+// next skip to go on from.
+func (c *CPU) noteRangeEnd(base, m uint64, k int, last uint64) {
+	w := &c.loop
+	w.extOK, w.extBase, w.extJ, w.extG = true, base+m*w.iterCycles, k, last
+	if k == int(w.iterInstret) {
+		w.extBase, w.extJ = w.extBase+w.iterCycles, 0
+	}
+}
+
+// pushRange adds an empty range numbered from the iteration beginning at
+// base and ending at cycle end to the held ones (the oldest is written out
+// when there is no room) and returns it.
+func (c *CPU) pushRange(base, end uint64) *heldRange {
+	w := &c.loop
+	if w.nheld == maxHeld {
+		c.fillRange(&w.held[w.heldFirst])
+		w.heldFirst, w.nheld = (w.heldFirst+1)%maxHeld, w.nheld-1
+	}
+	r := &w.held[(w.heldFirst+w.nheld)%maxHeld]
+	w.nheld++
+	*r = heldRange{base: base, end: end}
+	return r
+}
+
+// reserve makes the newest range r, whose transfers end before number
+// from (r.n of them), end before number to: it takes the next history
+// slots for them, keeping the last historySize. A range that takes every
+// slot leaves none to the older ones, which are dropped.
+func (c *CPU) reserve(r *heldRange, from, to uint64) {
+	w := &c.loop
+	add := to - from
+	c.histPos = int((uint64(c.histPos) + add%historySize) % historySize)
+	r.n = int(min(uint64(r.n)+add, historySize))
+	r.g = to - uint64(r.n)
+	r.pos = (c.histPos - r.n + historySize) % historySize
+	if r.n == historySize && w.nheld > 1 {
+		w.held[0] = *r
+		w.heldFirst, w.nheld = 0, 1
 	}
 }
 
 // holdTransfers holds the transfers of the skipped iterations
 // [first, k) of starts instead of recording them, when they met no booked
-// cycle and follow one another: the history slots they take are kept for
-// them, and fillHeld writes them only when the history is read (or the
-// proof they come from is about to be written over). It reports whether
-// it held them.
+// cycle and follow one another (see holdRange). It reports whether it
+// held them.
 func (c *CPU) holdTransfers(starts *[historySize + 1]skippedIter, first, k uint64) bool {
 	w := &c.loop
 	if first == k || w.ntransfers == 0 {
@@ -1027,33 +1091,27 @@ func (c *CPU) holdTransfers(starts *[historySize + 1]skippedIter, first, k uint6
 			return false
 		}
 	}
-	n := min(historySize, int(k-first)*w.ntransfers)
-	if n < historySize {
-		c.fillHeld() // the earlier held transfers keep some of their slots
-	}
-	w.held, w.heldPos, w.heldN = true, c.histPos, n
-	w.heldBase, w.heldIters, w.heldEnd = base, k-first, base+(k-first)*w.iterCycles
-	c.histPos = (c.histPos + n) % historySize
+	c.reserve(c.pushRange(base, base+(k-first)*w.iterCycles), 0, (k-first)*uint64(w.ntransfers))
+	w.extOK = false
 	return true
 }
 
-// fillHeld writes the held transfers (holdTransfers) into the slots kept
-// for them that no later transfer has taken. Later transfers take the
-// slots in order, from heldPos on, and come at or after heldEnd; the held
-// ones and whatever a slot held before come earlier.
-func (c *CPU) fillHeld() {
+// fillRange writes the held range r's transfers into its slots that no
+// later transfer has taken. Later transfers take the slots in order, from
+// the one after r's last, and come at or after r.end; r's transfers and
+// whatever a slot held before (an older range's, written out first) come
+// earlier.
+func (c *CPU) fillRange(r *heldRange) {
 	w := &c.loop
-	if !w.held {
-		return
+	if r.n == 0 || c.hist[(r.pos+r.n-1)%historySize].cycle >= r.end {
+		return // r's last slot is the last a later transfer takes: all are taken
 	}
-	w.held = false
 	nt := uint64(w.ntransfers)
-	g := w.heldIters*nt - uint64(w.heldN) // the first held transfer's number from heldBase on
-	it, x := g/nt, int(g%nt)              // its iteration and its place in it
-	for i := 0; i < w.heldN; i++ {
-		if h := &c.hist[(w.heldPos+i)%historySize]; h.cycle < w.heldEnd { // not taken by a later transfer
+	it, x := r.g/nt, int(r.g%nt)
+	for i := 0; i < r.n; i++ {
+		if h := &c.hist[(r.pos+i)%historySize]; h.cycle < r.end {
 			s := &w.trace[w.transfers[x]]
-			*h = transfer{s.pc, s.to, w.heldBase + it*w.iterCycles + uint64(s.at)}
+			*h = transfer{s.pc, s.to, r.base + it*w.iterCycles + uint64(s.at)}
 		}
 		if x++; x == w.ntransfers {
 			it, x = it+1, 0
@@ -1061,38 +1119,14 @@ func (c *CPU) fillHeld() {
 	}
 }
 
-// settleHistory writes every transfer not yet in the history.
+// settleHistory writes every held transfer to the history.
 func (c *CPU) settleHistory() {
-	c.flushTransfers()
-	c.fillHeld()
-}
-
-// loopRecordBack records the last historySize control transfers of a
-// stall-free skip from instruction j of iteration 0 to instruction k of
-// iteration m (iteration 0 beginning at cycle base), oldest first.
-func (c *CPU) loopRecordBack(j int, m uint64, k int, base uint64) {
 	w := &c.loop
-	var buf [historySize]transfer
-	cnt := 0
-	_, hi := stepsIn(w.transfers[:w.ntransfers], 0, k)
-	for it := m; cnt < historySize; it-- {
-		lo := 0
-		if it == 0 {
-			lo, _ = stepsIn(w.transfers[:w.ntransfers], j, j)
-		}
-		for x := hi - 1; x >= lo && cnt < historySize; x-- {
-			s := &w.trace[w.transfers[x]]
-			buf[cnt] = transfer{s.pc, s.to, base + it*w.iterCycles + uint64(s.at)}
-			cnt++
-		}
-		if it == 0 {
-			break
-		}
-		hi = w.ntransfers
+	for ; w.nheld > 0; w.nheld-- {
+		c.fillRange(&w.held[w.heldFirst])
+		w.heldFirst = (w.heldFirst + 1) % maxHeld
 	}
-	for i := cnt - 1; i >= 0; i-- {
-		c.record(buf[i].from, buf[i].to, buf[i].cycle)
-	}
+	w.extOK = false
 }
 
 // loopCanLand reports whether a skip may end before instruction k of the
@@ -1169,9 +1203,9 @@ func (tb *transferBuf) add(from, to uint32, cycle uint64) {
 }
 
 // commitTransfers records the transfers of tb, oldest first (after those
-// of earlier skips still pending).
+// of earlier skips, held or recorded).
 func (c *CPU) commitTransfers(tb *transferBuf) {
-	c.flushTransfers()
+	c.loop.extOK = false
 	for i := tb.n - min(tb.n, historySize); i < tb.n; i++ {
 		t := &tb.t[i%historySize]
 		c.record(t.from, t.to, t.cycle)
