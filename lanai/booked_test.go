@@ -416,28 +416,34 @@ var longWait = `
 	st %r7, -4096[%r0]
 `
 
-// The transfers of skips are held out of the history (up to maxHeld
-// ranges of them, with the transfers executed between taking their own
-// slots) until something reads it. With a single step after every
-// second or third run (its instruction ends a range) and the history read
-// only every 37th run (and every 5th), the histories are those of
-// stepping, with the ring of ranges full (it writes out its oldest, whose
-// transfers keep slots when the ranges are short: longWait's).
+// The transfers of skips are held out of the history (in a ring of
+// ranges, with the transfers executed between taking their own slots)
+// until something reads it. With a single step after every second to
+// fifth run (its instruction ends a range) and the history read only
+// every 5th, 37th or 101st run, the histories are those of stepping, with
+// the ring full (it writes out its oldest range); with a ring of 4, the
+// oldest of longWait's short ranges still has slots when it is written
+// out.
 func TestLoopSkipHistoryReadLate(t *testing.T) {
 	long := func() *CPU {
 		c, _ := load(t, linkSources(t, asm.Source{Name: "long.s", Text: []byte("\t.globl _start\n_start:\n" + longWait)}), Config{})
 		c.Schedule(100_003, func() { c.Mem.Write(0x1000, []byte{0, 0, 1, 0}) })
 		return c
 	}
-	for _, read := range []int{5, 37} {
-		most := 0
-		for _, book := range []bool{false, true} {
-			most = max(most, lockstep(t, fmt.Sprintf("read every %d, booked %v", read, book), bookedCore(t, book), bookedCore(t, book), 31, 2, read))
-		}
-		most = max(most, lockstep(t, fmt.Sprintf("read every %d, RTC heartbeat", read), rtcHeartbeatCore(t), rtcHeartbeatCore(t), 29, 3, read))
-		most = max(most, lockstep(t, fmt.Sprintf("read every %d, long iterations", read), long(), long(), 13, 5, read))
-		if read > 2*maxHeld && most < maxHeld {
-			t.Errorf("read every %d: at most %d ranges held", read, most)
+	defer func(m int) { maxHeld = m }(maxHeld)
+	for _, ring := range []int{heldRing, 4} {
+		maxHeld = ring
+		for _, read := range []int{5, 37, 101} {
+			what := fmt.Sprintf("ring %d, read every %d", ring, read)
+			most := 0
+			for _, book := range []bool{false, true} {
+				most = max(most, lockstep(t, fmt.Sprintf("%s, booked %v", what, book), bookedCore(t, book), bookedCore(t, book), 31, 2, read))
+			}
+			most = max(most, lockstep(t, what+", RTC heartbeat", rtcHeartbeatCore(t), rtcHeartbeatCore(t), 29, 3, read))
+			most = max(most, lockstep(t, what+", long iterations", long(), long(), 13, 5, read))
+			if read > 2*ring && most < ring {
+				t.Errorf("%s: at most %d ranges held", what, most)
+			}
 		}
 	}
 }

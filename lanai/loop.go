@@ -140,7 +140,7 @@ type loopWatch struct {
 	// goes on from where the newest ended (instruction extJ of the
 	// iteration beginning at extBase, the range's transfer number extG),
 	// with nothing recorded between (extOK).
-	held             [maxHeld]heldRange
+	held             [heldRing]heldRange
 	heldFirst, nheld int
 	extOK            bool
 	extJ             int
@@ -203,9 +203,13 @@ type heldRange struct {
 	n, pos       int
 }
 
-// maxHeld is the most ranges held at once; the oldest is written to the
-// history to make room.
-const maxHeld = 4
+// heldRing is the most ranges held at once; the oldest is written to the
+// history to make room. (One range per history slot: the oldest of a
+// full ring has almost never a slot left.)
+const heldRing = historySize
+
+// maxHeld is heldRing, except in the test that fills the ring sooner.
+var maxHeld = heldRing
 
 // loopStep kinds.
 const (
@@ -1015,7 +1019,7 @@ func (c *CPU) holdRange(base uint64, j int, m uint64, k int, end uint64) {
 	w := &c.loop
 	nt := uint64(w.ntransfers)
 	if w.extOK && w.nheld > 0 && w.extBase == base && w.extJ == j {
-		r := &w.held[(w.heldFirst+w.nheld-1)%maxHeld]
+		r := &w.held[(w.heldFirst+w.nheld-1)%heldRing]
 		d := (base - r.base) / w.iterCycles // this skip's iteration 0 in the range's numbering
 		last := (d+m)*nt + uint64(w.transBefore[k])
 		r.end = end
@@ -1051,9 +1055,9 @@ func (c *CPU) pushRange(base, end uint64) *heldRange {
 	w := &c.loop
 	if w.nheld == maxHeld {
 		c.fillRange(&w.held[w.heldFirst])
-		w.heldFirst, w.nheld = (w.heldFirst+1)%maxHeld, w.nheld-1
+		w.heldFirst, w.nheld = (w.heldFirst+1)%heldRing, w.nheld-1
 	}
-	r := &w.held[(w.heldFirst+w.nheld)%maxHeld]
+	r := &w.held[(w.heldFirst+w.nheld)%heldRing]
 	w.nheld++
 	*r = heldRange{base: base, end: end}
 	return r
@@ -1124,7 +1128,7 @@ func (c *CPU) settleHistory() {
 	w := &c.loop
 	for ; w.nheld > 0; w.nheld-- {
 		c.fillRange(&w.held[w.heldFirst])
-		w.heldFirst = (w.heldFirst + 1) % maxHeld
+		w.heldFirst = (w.heldFirst + 1) % heldRing
 	}
 	w.extOK = false
 }
