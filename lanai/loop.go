@@ -145,17 +145,19 @@ type loopWatch struct {
 	extOK            bool
 	extJ             int
 	extBase, extG    uint64
-	transBefore      [maxLoopBody + 1]uint16 // for each instruction, the iteration's transfers before it
-	transfers        [maxLoopBody]uint16     // the iteration's transfers (trace indices) ...
-	ntransfers       int                     // ... and their number
-	storeSteps       [maxLoopBody]uint16     // its stores (trace indices) ...
-	nstoreSteps      int                     // ... and their number
-	accessSteps      [maxLoopBody]uint16     // its SRAM accesses (trace indices) ...
-	naccessSteps     int                     // ... and their number
-	lastSteady       [maxLoopBody]uint16     // for each instruction, the last at or before it where no register holds a varying value
-	length           map[uint32]int          // instructions of the last proved iteration per branch
-	fails            map[uint32]int          // backoff rounds per branch
-	waitRounds       map[uint32]int          // rounds left before the next watch
+	// For each instruction (and the iteration's end), the transfers, stores
+	// and SRAM accesses of the iteration before it.
+	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
+	transfers                               [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
+	ntransfers                              int                 // ... and their number
+	storeSteps                              [maxLoopBody]uint16 // its stores (trace indices) ...
+	nstoreSteps                             int                 // ... and their number
+	accessSteps                             [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
+	naccessSteps                            int                 // ... and their number
+	lastSteady                              [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
+	length                                  map[uint32]int      // instructions of the last proved iteration per branch
+	fails                                   map[uint32]int      // backoff rounds per branch
+	waitRounds                              map[uint32]int      // rounds left before the next watch
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -722,6 +724,8 @@ func (c *CPU) loopEnd(limit uint64) {
 			w.lastSteady[i] = w.lastSteady[i-1]
 		}
 		w.transBefore[i+1] = uint16(w.ntransfers)
+		w.storesBefore[i+1] = uint16(w.nstoreSteps)
+		w.accessBefore[i+1] = uint16(w.naccessSteps)
 	}
 	if w.fails != nil {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
@@ -942,14 +946,15 @@ func (c *CPU) loopRunFree(j int, stop uint64) bool {
 	}
 	var stores uint64
 	if m == 0 {
-		stores = c.loopReplay(j, k)
+		stores = c.loopReplay(j, k, true)
 	} else {
-		stores = c.loopReplay(j, n) + (m-1)*w.iterStores
+		// The registers end as the head's (copied below).
+		stores = c.loopReplay(j, n, false) + (m-1)*w.iterStores
 		if m > 1 && w.iterStores > 0 { // the whole iterations' last store
 			c.storeAddr, c.storeSize = w.endStore, w.endStoreSize
 		}
 		copy(c.R[:32], w.regs[:])
-		stores += c.loopReplay(0, k)
+		stores += c.loopReplay(0, k, true)
 	}
 	c.holdRange(base, j, m, k, at)
 	c.loopArrive(k, at, m*w.iterInstret+uint64(k-j), stores)
@@ -977,19 +982,22 @@ func (c *CPU) loopArrive(k int, at, ins, stores uint64) {
 	c.stores += stores
 }
 
-// loopReplay makes the register writes and the stores of instructions
-// [j, k) of the proved iteration (j from the state of instruction j) and
-// returns the stores it made; the last is left as the core's last store.
-func (c *CPU) loopReplay(j, k int) uint64 {
+// loopReplay makes the stores of instructions [j, k) of the proved
+// iteration, and with regs their register writes (j from the state of
+// instruction j), and returns the stores it made; the last is left as the
+// core's last store.
+func (c *CPU) loopReplay(j, k int, regs bool) uint64 {
 	w := &c.loop
-	from := 0
-	if j > 0 {
-		from = int(w.trace[j-1].regEnd)
+	if regs {
+		from := 0
+		if j > 0 {
+			from = int(w.trace[j-1].regEnd)
+		}
+		for _, rw := range w.regLog[from:w.trace[k-1].regEnd] {
+			c.R[rw.r] = rw.v
+		}
 	}
-	for _, rw := range w.regLog[from:w.trace[k-1].regEnd] {
-		c.R[rw.r] = rw.v
-	}
-	lo, hi := stepsIn(w.storeSteps[:w.nstoreSteps], j, k)
+	lo, hi := w.storesBefore[j], w.storesBefore[k]
 	for _, i := range w.storeSteps[lo:hi] {
 		s := &w.trace[i]
 		a := s.addr &^ (uint32(s.size) - 1)
@@ -1154,7 +1162,7 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 	if at-c.Cycles != end-uint64(w.trace[j].at) {
 		w.stalled++
 	}
-	stores := c.loopReplay(j, k)
+	stores := c.loopReplay(j, k, true)
 	c.loopArrive(k, at, uint64(k-j), stores)
 }
 
@@ -1185,7 +1193,7 @@ func (c *CPU) loopWalk(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 		at = base + uint64(w.trace[k].at)
 	}
 	if tb != nil {
-		lo, hi := stepsIn(w.transfers[:w.ntransfers], j, k)
+		lo, hi := int(w.transBefore[j]), int(w.transBefore[k])
 		for _, x := range w.transfers[max(lo, hi-historySize):hi] {
 			s := &w.trace[x]
 			tb.add(s.pc, s.to, base+uint64(s.at))
@@ -1216,23 +1224,6 @@ func (c *CPU) commitTransfers(tb *transferBuf) {
 	}
 }
 
-// stepsIn is the range of the sorted trace indices idx that lie in [j, k).
-func stepsIn(idx []uint16, j, k int) (int, int) {
-	first := func(v int) int {
-		lo, hi := 0, len(idx)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if int(idx[m]) >= v {
-				hi = m
-			} else {
-				lo = m + 1
-			}
-		}
-		return lo
-	}
-	return first(j), first(k)
-}
-
 // loopSteps follows the proved iteration from its instruction j, which
 // starts at cycle t: it returns the first instruction that starts at or
 // after stop (the iteration's length if none does) and the cycle it
@@ -1249,7 +1240,7 @@ func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 	free := c.sramFreeFrom(t)
 	var stall uint64
 	acc := w.accessSteps[:w.naccessSteps]
-	a, _ := stepsIn(acc, j, j) // the next access
+	a := int(w.accessBefore[j]) // the next access
 	for k := j; ; {
 		// The first access from a on that starts at or after free (the
 		// ones before cannot stall), and the first instruction from k on
@@ -1282,7 +1273,7 @@ func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 			}
 		}
 		if tb != nil {
-			lo, hi := stepsIn(w.transfers[:w.ntransfers], k, e)
+			lo, hi := int(w.transBefore[k]), int(w.transBefore[e])
 			for _, x := range w.transfers[max(lo, hi-historySize):hi] {
 				s := &w.trace[x]
 				tb.add(s.pc, s.to, base+stall+uint64(s.at))
