@@ -148,6 +148,7 @@ type loopWatch struct {
 	// For each instruction (and the iteration's end), the transfers, stores
 	// and SRAM accesses of the iteration before it.
 	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
+	cycleAt                                 [maxLoopBody]uint32 // each instruction's first cycle (trace[i].at), packed for the searches
 	transfers                               [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
 	ntransfers                              int                 // ... and their number
 	storeSteps                              [maxLoopBody]uint16 // its stores (trace indices) ...
@@ -724,6 +725,7 @@ func (c *CPU) loopEnd(limit uint64) {
 			w.lastSteady[i] = w.lastSteady[i-1]
 		}
 		w.transBefore[i+1] = uint16(w.ntransfers)
+		w.cycleAt[i] = w.trace[i].at
 		w.storesBefore[i+1] = uint16(w.nstoreSteps)
 		w.accessBefore[i+1] = uint16(w.naccessSteps)
 	}
@@ -919,7 +921,7 @@ func (c *CPU) loopRunFree(j int, stop uint64) bool {
 			k = lo
 			break
 		}
-		if mid := int(uint(lo+hi) >> 1); uint64(w.trace[mid].at) >= r {
+		if mid := int(uint(lo+hi) >> 1); uint64(w.cycleAt[mid]) >= r {
 			hi = mid
 		} else {
 			lo = mid + 1
@@ -1182,7 +1184,7 @@ func (c *CPU) loopWalk(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 	lo, hi := j, int(w.iterInstret) // the answer is in [lo, hi]
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if base+uint64(w.trace[m].at) >= stop {
+		if base+uint64(w.cycleAt[m]) >= stop {
 			hi = m
 		} else {
 			lo = m + 1
@@ -1250,7 +1252,7 @@ func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 				a = lo
 				break
 			}
-			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.trace[acc[m]].at) >= free {
+			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.cycleAt[acc[m]]) >= free {
 				hi = m
 			} else {
 				lo = m + 1
@@ -1266,7 +1268,7 @@ func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 				e = lo
 				break
 			}
-			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.trace[m].at) >= stop {
+			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.cycleAt[m]) >= stop {
 				hi = m
 			} else {
 				lo = m + 1
