@@ -792,7 +792,8 @@ func (c *CPU) loopRun(j int, limit uint64) {
 		return // any access may stall, at any cycle
 	}
 	stop := min(limit, c.nextEvent())
-	if c.loopRunFree(j, stop) {
+	free := c.sramFreeFrom(c.Cycles)
+	if c.loopRunFree(j, stop, free) {
 		return
 	}
 	w.extOK = false // the transfers below are recorded: a held range ends here
@@ -800,7 +801,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	t0, t := c.Cycles, c.Cycles
 	if j > 0 {
 		var tb transferBuf
-		k, at := c.loopWalk(j, t, stop, &tb)
+		k, at := c.loopWalk(j, t, stop, free, &tb)
 		switch {
 		case k == j:
 			return
@@ -836,7 +837,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 		k++
 	}
 	for t+last < stop {
-		if free := c.sramFreeFrom(t); t+iter <= free {
+		if free = c.sramFreeFrom(t); t+iter <= free {
 			m := min((stop-1-last-t)/iter+1, (free-t)/iter)
 			k += m - min(m, historySize)
 			for i := m - min(m, historySize); i < m; i++ {
@@ -845,7 +846,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 			t += m * iter
 			continue
 		}
-		i, end := c.loopWalk(0, t, stop, nil)
+		i, end := c.loopWalk(0, t, stop, free, nil)
 		stalled := end-t != iter
 		if i < n {
 			break // stalled past stop
@@ -869,7 +870,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 		st := starts[i%(historySize+1)]
 		if st.stalled {
 			var tb transferBuf
-			c.loopSteps(0, st.start, ^uint64(0), &tb)
+			c.loopSteps(0, st.start, ^uint64(0), c.sramFreeFrom(st.start), &tb)
 			c.commitTransfers(&tb)
 			continue
 		}
@@ -892,29 +893,32 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	// The iteration the core is at the head of, up to stop.
 	if t < stop && !w.varyingStores && !w.noLanding {
 		var tb transferBuf
-		if k, at := c.loopWalk(0, t, stop, &tb); k > 0 && k < n && c.loopCanLand(k) {
+		if k, at := c.loopWalk(0, t, stop, c.sramFreeFrom(t), &tb); k > 0 && k < n && c.loopCanLand(k) {
 			c.commitTransfers(&tb)
 			c.loopLand(0, k, at)
 		}
 	}
 }
 
-// loopRunFree is loopRun when no SRAM cycle is booked before stop and
+// loopRunFree is loopRun when no SRAM cycle is booked before stop (free:
+// the first booked from now, sramFreeFrom) and
 // the skip may end anywhere (the loop stores no varying value): the
 // instruction to land at is found from the watched iteration's cycles,
 // m iterations on, and the state there made from what it noted. It
 // reports false (and does nothing) when it does not apply.
-func (c *CPU) loopRunFree(j int, stop uint64) bool {
+func (c *CPU) loopRunFree(j int, stop, free uint64) bool {
 	w := &c.loop
 	t := c.Cycles
-	if w.noLanding || w.varyingStores || c.sramFreeFrom(t) < stop {
+	if w.noLanding || w.varyingStores || free < stop {
 		return false
 	}
 	n := int(w.iterInstret)
 	iter := w.iterCycles
 	base := t - uint64(w.trace[j].at) // where iteration 0 (the core's) began
-	m := (stop - base) / iter         // the iteration holding stop
-	r := stop - base - m*iter
+	m, r := uint64(0), stop-base      // the iteration holding stop, and stop's cycle in it
+	if r >= iter {
+		m, r = r/iter, r%iter
+	}
 	k := 0 // its first instruction starting at or after stop
 	for lo, hi := 0, n; ; {
 		if lo >= hi {
@@ -928,15 +932,18 @@ func (c *CPU) loopRunFree(j int, stop uint64) bool {
 		}
 	}
 	// Land there, or at the last point before where no register holds a
-	// varying value (the core executes from there).
-	q := m*uint64(n) + uint64(k) // instructions from iteration 0's head
-	p := q/uint64(n)*uint64(n) + uint64(w.lastSteady[q%uint64(n)])
-	if p <= uint64(j) {
-		return false
+	// varying value (the core executes from there): before instruction k
+	// of iteration m (k = n: the next head).
+	if k < n {
+		if k = int(w.lastSteady[k]); k == 0 { // a head: the end of the iteration before
+			if m == 0 {
+				return false
+			}
+			m, k = m-1, n
+		}
 	}
-	m, k = p/uint64(n), int(p%uint64(n))
-	if k == 0 { // the head of iteration m: the end of iteration m-1
-		m, k = m-1, n
+	if m == 0 && k <= j {
+		return false
 	}
 	// Registers and stores: iteration 0's from j on, then (m > 0) the
 	// head's state and iteration m's up to k.
@@ -1175,10 +1182,11 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 // it looks the instruction up in the watched iteration's cycles;
 // otherwise it follows the iteration (loopSteps). The transfers on the
 // way go to tb (when not nil), for commitTransfers if the skip is made.
-func (c *CPU) loopWalk(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
+// free is sramFreeFrom(t).
+func (c *CPU) loopWalk(j int, t, stop, free uint64, tb *transferBuf) (int, uint64) {
 	w := &c.loop
-	if c.sramFreeFrom(t) < stop {
-		return c.loopSteps(j, t, stop, tb)
+	if free < stop {
+		return c.loopSteps(j, t, stop, free, tb)
 	}
 	base := t - uint64(w.trace[j].at)
 	lo, hi := j, int(w.iterInstret) // the answer is in [lo, hi]
@@ -1235,11 +1243,10 @@ func (c *CPU) commitTransfers(tb *transferBuf) {
 // that may stall to the next, finding each (and stop) in the watched
 // iteration's cycles: the instructions between take the cycles they took
 // there, shifted by the stalls so far.
-func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
+func (c *CPU) loopSteps(j int, t, stop, free uint64, tb *transferBuf) (int, uint64) {
 	w := &c.loop
 	n := int(w.iterInstret)
 	base := t - uint64(w.trace[j].at) // plus stall: where the iteration would have begun
-	free := c.sramFreeFrom(t)
 	var stall uint64
 	acc := w.accessSteps[:w.naccessSteps]
 	a := int(w.accessBefore[j]) // the next access
