@@ -112,6 +112,7 @@ type loopWatch struct {
 	iterInstret   uint64
 	iterStores    uint64
 	varyingStores bool
+	lastVarying   int // the last instruction that stores a varying value (-1: none)
 	reads         [maxLoopReads]loopRead
 	nreads        int
 	fragile       bool                         // a read that cannot be checked again: any change ends the proof
@@ -705,7 +706,7 @@ func (c *CPU) loopEnd(limit uint64) {
 	w.length[w.branch] = w.n
 	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
 	w.endR2, w.endStore, w.endStoreSize = c.R[2], c.storeAddr, c.storeSize
-	w.ntransfers, w.nstoreSteps, w.naccessSteps = 0, 0, 0
+	w.ntransfers, w.nstoreSteps, w.naccessSteps, w.lastVarying = 0, 0, 0, -1
 	for i := range w.n {
 		k := w.trace[i].kind
 		if k&stepTransfer != 0 {
@@ -715,6 +716,9 @@ func (c *CPU) loopEnd(limit uint64) {
 		if k&stepWrite != 0 {
 			w.storeSteps[w.nstoreSteps] = uint16(i)
 			w.nstoreSteps++
+		}
+		if k&stepVarying != 0 {
+			w.lastVarying = i
 		}
 		if k&stepSRAM != 0 {
 			w.accessSteps[w.naccessSteps] = uint16(i)
@@ -800,6 +804,9 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	n := int(w.iterInstret)
 	t0, t := c.Cycles, c.Cycles
 	if j > 0 {
+		if j <= w.lastVarying {
+			return // the rest of the iteration stores a varying value: the core executes it
+		}
 		var tb transferBuf
 		k, at := c.loopWalk(j, t, stop, free, &tb)
 		switch {
@@ -811,13 +818,6 @@ func (c *CPU) loopRun(j int, limit uint64) {
 				c.loopLand(j, k, at)
 			}
 			return
-		}
-		if w.varyingStores {
-			for i := j; i < n; i++ {
-				if w.trace[i].kind&stepVarying != 0 {
-					return
-				}
-			}
 		}
 		c.commitTransfers(&tb)
 		c.loopLand(j, n, at)
