@@ -235,6 +235,24 @@ func TestLoopProvedManyTimes(t *testing.T) {
 	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
 }
 
+// A loop that stores a varying value late in its iteration (mainLoop with
+// the RTC heartbeat moved after the call) has instructions before it where
+// no register holds a varying value: a skip resumed there must not pass
+// the rest of the iteration (its replay would store the watched
+// iteration's heartbeat), and the heartbeat word is that of stepping at
+// the end of every run.
+func TestLoopSkipResumedBeforeAVaryingStore(t *testing.T) {
+	late := func() *CPU {
+		src := strings.Replace(mainLoop, "\tld -392[%r0], %r7          ! heartbeat from CPUC\n\tst %r7, 0x1000[%r0]\n", "", 1)
+		src = strings.Replace(src, "\tsub.f %r8, 0, %r0\n", "\tld -408[%r0], %r7\n\tst %r7, 0x1000[%r0]\n\tmov 0, %r7\n\tsub.f %r8, 0, %r0\n", 1)
+		c := rtcSource(t, src, 37, func(cycles uint64) uint32 { return uint32(cycles / 37) })
+		return c
+	}
+	for _, chunk := range []uint64{101, 211} {
+		lockstep(t, fmt.Sprintf("chunk %d", chunk), late(), late(), chunk, 0, 1)
+	}
+}
+
 // rtcHeartbeatCore loads mainLoop with its heartbeat from an RTC-like
 // register (see TestLoopSkipRTCHeartbeatInSteps).
 func rtcHeartbeatCore(t *testing.T) *CPU {
@@ -246,6 +264,12 @@ func rtcHeartbeatCore(t *testing.T) *CPU {
 func rtcCore(t *testing.T, tick uint64, value func(cycles uint64) uint32) *CPU {
 	src := strings.Replace(mainLoop, "ld -392[%r0], %r7          ! heartbeat from CPUC", "ld -408[%r0], %r7          ! heartbeat from the RTC", 1)
 	src = strings.Replace(src, "st %r7, 0x1000[%r0]\n", "st %r7, 0x1000[%r0]\n\tmov 0, %r7\n", 1)
+	return rtcSource(t, src, tick, value)
+}
+
+// rtcSource loads src (a loop that reads the RTC-like register) as
+// rtcCore does.
+func rtcSource(t *testing.T, src string, tick uint64, value func(cycles uint64) uint32) *CPU {
 	c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
 	var lastRead uint64
 	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return value(c.Cycles) }, nil)
@@ -337,7 +361,9 @@ func TestLoopSkipMatchesSteppingWithStepsBetweenRuns(t *testing.T) {
 }
 
 // lockstep runs fast in runs of chunk cycles and steps slow alongside,
-// comparing them after every run (see TestLoopSkipMatchesSteppingAtEveryRunEnd),
+// comparing them after every run (see TestLoopSkipMatchesSteppingAtEveryRunEnd;
+// of SRAM the words the test loops store to and the last store's, all of
+// it every 500th run),
 // their transfer histories after every readEvery-th (reading the history
 // writes the transfers skips held into it). With stepEvery > 0, every
 // stepEvery-th run is a single Step instead. It returns the most
@@ -383,6 +409,11 @@ func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEver
 		mostHeld = max(mostHeld, fast.loop.nheld)
 		if (i%readEvery == readEvery-1 || st.Kind != StopCycleLimit) && fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
 			t.Fatalf("%s, run %d (cycle %d): transfers differ", what, i, fast.Cycles)
+		}
+		for _, w := range []uint32{0x1000, 0x2000, a1 &^ 3} { // the loops' stores (mainLoop's heartbeat) and the last
+			if fast.Mem.InSRAM(w, 4) && fast.sramWord(w) != slow.sramWord(w) {
+				t.Fatalf("%s, run %d (cycle %d): word %#x: %#x run, %#x stepped", what, i, fast.Cycles, w, fast.sramWord(w), slow.sramWord(w))
+			}
 		}
 		if i%500 == 0 && !bytes.Equal(fast.Mem.SRAM, slow.Mem.SRAM) {
 			for a := range fast.Mem.SRAM {
