@@ -614,8 +614,8 @@ func (c *CPU) loopFollow() bool {
 	if w.varying&addrRegs != 0 || readsFlags && flagsVary {
 		return false
 	}
-	ea := c.effAddr(pc) &^ 3
 	st.addr, st.size = c.effAddr(pc), uint8(in.Size)
+	ea := st.addr &^ 3
 	if in.Store {
 		if !c.Mem.InSRAM(ea, 4) {
 			return false // a device store has effects of its own
