@@ -554,10 +554,20 @@ func (c *CPU) loopFollow() bool {
 			return false
 		}
 	}
+	flagsVary := w.varying&(1<<flagsBit) != 0
+	switch u.op { // what needs no look at the instruction's fields
+	case opInvalid, opBreak:
+		return false
+	case opNop, opBT:
+		w.writes = [2]isa.Reg{} // no register
+		return true
+	case opBR, opBRR:
+		w.writes = [2]isa.Reg{}
+		return !flagsVary
+	}
 	in := c.inst(pc)
 	w.writes = [2]isa.Reg{in.Rd, in.Rs1}
 	srcVary := w.varying&uint64(u.srcs) != 0
-	flagsVary := w.varying&(1<<flagsBit) != 0
 	readsFlags := in.Class == isa.SCC || aluReadsCarry(in.ALU) ||
 		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel)
 	set := func(r isa.Reg, vary bool) {
@@ -569,16 +579,6 @@ func (c *CPU) loopFollow() bool {
 		} else {
 			w.varying &^= 1 << r
 		}
-	}
-	switch u.op {
-	case opInvalid, opBreak:
-		return false
-	case opNop:
-		return true
-	case opBR, opBRR:
-		return !flagsVary
-	case opBT:
-		return true
 	}
 	switch in.Class {
 	case isa.RI, isa.RR, isa.Special, isa.SCC, isa.SLI:
