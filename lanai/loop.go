@@ -275,7 +275,7 @@ func (c *CPU) loopRecheck() bool {
 			ok = c.sramWord(r.addr) == r.val
 			continue
 		}
-		until := c.Mem.StableUntil(r.addr)
+		until := c.Mem.Specials.StableUntil(r.addr - memsys.SpecialBase) // (the memory's first device)
 		v, err := c.Mem.Specials.Peek(r.addr - memsys.SpecialBase)
 		ok = until != 0 && until >= c.nextEvent() && err == nil && v == r.val
 	}
