@@ -129,6 +129,8 @@ type loopWatch struct {
 	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
 	landed        uint64                       // skips that ended inside an iteration (tests count them)
 	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
+	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
+	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
 	nregLog       int
 	cur           [32]uint32 // the registers after the last watched instruction
 	noLanding     bool       // the register log overflowed: skips end at heads only
@@ -807,19 +809,19 @@ func (c *CPU) loopRun(j int, limit uint64) {
 		if j <= w.lastVarying {
 			return // the rest of the iteration stores a varying value: the core executes it
 		}
-		var tb transferBuf
-		k, at := c.loopWalk(j, t, stop, free, &tb)
+		tb := w.newTransferBuf()
+		k, at := c.loopWalk(j, t, stop, free, tb)
 		switch {
 		case k == j:
 			return
 		case k < n:
 			if c.loopCanLand(k) {
-				c.commitTransfers(&tb)
+				c.commitTransfers(tb)
 				c.loopLand(j, k, at)
 			}
 			return
 		}
-		c.commitTransfers(&tb)
+		c.commitTransfers(tb)
 		c.loopLand(j, n, at)
 		t0, t = at, at
 	}
@@ -831,7 +833,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	last := uint64(w.trace[n-1].at) // the last instruction's first cycle
 	iter := w.iterCycles
 	var k uint64
-	var starts [historySize + 1]skippedIter // one more: the last may be given back
+	starts := &w.skipped
 	note := func(start uint64, stalled bool) {
 		starts[k%(historySize+1)] = skippedIter{start, stalled}
 		k++
@@ -863,15 +865,15 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	}
 	x := max(w.ntransfers, 1)
 	first := k - min(k, uint64((historySize+x-1)/x))
-	if c.holdTransfers(&starts, first, k) {
+	if c.holdTransfers(starts, first, k) {
 		first = k
 	}
 	for i := first; i < k; i++ {
 		st := starts[i%(historySize+1)]
 		if st.stalled {
-			var tb transferBuf
-			c.loopSteps(0, st.start, ^uint64(0), c.sramFreeFrom(st.start), &tb)
-			c.commitTransfers(&tb)
+			tb := w.newTransferBuf()
+			c.loopSteps(0, st.start, ^uint64(0), c.sramFreeFrom(st.start), tb)
+			c.commitTransfers(tb)
 			continue
 		}
 		for _, x := range w.transfers[w.ntransfers-min(w.ntransfers, historySize) : w.ntransfers] {
@@ -892,9 +894,9 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	w.headInstret = c.Instret
 	// The iteration the core is at the head of, up to stop.
 	if t < stop && !w.varyingStores && !w.noLanding {
-		var tb transferBuf
-		if k, at := c.loopWalk(0, t, stop, c.sramFreeFrom(t), &tb); k > 0 && k < n && c.loopCanLand(k) {
-			c.commitTransfers(&tb)
+		tb := w.newTransferBuf()
+		if k, at := c.loopWalk(0, t, stop, c.sramFreeFrom(t), tb); k > 0 && k < n && c.loopCanLand(k) {
+			c.commitTransfers(tb)
 			c.loopLand(0, k, at)
 		}
 	}
@@ -1217,6 +1219,14 @@ func (c *CPU) loopWalk(j int, t, stop, free uint64, tb *transferBuf) (int, uint6
 type transferBuf struct {
 	t [historySize]transfer
 	n int
+}
+
+// newTransferBuf is the watch's transfer buffer, emptied (kept in the
+// watch: a skip's buffers are used one after the other, and one on the
+// stack would be cleared at every use).
+func (w *loopWatch) newTransferBuf() *transferBuf {
+	w.tbuf.n = 0
+	return &w.tbuf
 }
 
 func (tb *transferBuf) add(from, to uint32, cycle uint64) {
