@@ -232,7 +232,12 @@ func TestLoopProvedManyTimes(t *testing.T) {
 	if fast.loop.proofs < 600 {
 		t.Errorf("%d proofs", fast.loop.proofs)
 	}
-	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
+	// A watch steps its iteration (17 instructions) in one call, up to the
+	// run's deadline (it used to go back to Run after every instruction).
+	if fast.loop.watchCalls > 2*fast.loop.proofs+10 {
+		t.Errorf("%d watch calls for %d proofs", fast.loop.watchCalls, fast.loop.proofs)
+	}
+	t.Logf("%d cycles, %d skipped, %d proofs, %d watch calls", fast.Cycles, fast.SkippedCycles, fast.loop.proofs, fast.loop.watchCalls)
 }
 
 // A loop that stores a varying value late in its iteration (mainLoop with

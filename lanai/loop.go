@@ -128,6 +128,7 @@ type loopWatch struct {
 	headInstret   uint64                       // Instret when the core was last at the proved loop's head
 	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
 	landed        uint64                       // skips that ended inside an iteration (tests count them)
+	watchCalls    uint64                       // watchLoop calls (tests count them)
 	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
 	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
 	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
@@ -381,6 +382,7 @@ func (c *CPU) loopTaken(u *uop, pc uint32) bool {
 // with the watch over or the run's deadline reached.
 func (c *CPU) watchLoop(limit uint64) {
 	w := &c.loop
+	w.watchCalls++
 	for w.state == loopToHead || w.state == loopRecord {
 		if c.stop != nil || c.Cycles >= c.deadline {
 			return
@@ -504,10 +506,16 @@ func (c *CPU) loopDeviceRead() bool {
 // step1 executes one instruction with the run loop (events are not run:
 // the caller's deadline is at or before the next one).
 func (c *CPU) step1() {
-	d := c.deadline
-	c.deadline = c.Cycles + 1
+	d, one := c.deadline, c.Cycles+1
+	c.deadline = one
 	c.exec()
-	c.deadline = min(d, c.deadline)
+	if c.deadline < one { // lowered while it executed (a halt, an event due at once)
+		d = min(d, c.deadline)
+	}
+	// The caller's deadline, or an event the instruction scheduled before
+	// it. (It used to stay at one: the watch went back to Run after every
+	// instruction.)
+	c.deadline = min(d, c.nextEvent())
 }
 
 // sameState reports whether the registers, flags and interlock are those
