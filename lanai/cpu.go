@@ -86,8 +86,22 @@ type CPU struct {
 	// rewritten with the same value).
 	decoded []op
 	// code has a bit per codeChunk bytes of SRAM holding a word that was
-	// ever predecoded: invalidate skips the chunks without (DMA buffers).
+	// ever predecoded (by this core or, while it shares its code, by any
+	// core of the SharedCode): invalidate skips the chunks without (DMA
+	// buffers).
 	code []uint64
+	// own has the bits of code this core set itself (the same slice until
+	// the core joins a SharedCode): a write into one of its chunks may
+	// change a loop the core proved.
+	own []uint64
+	// poll is, while the core shares its code, the polling and loop-watch
+	// state of each word of pre (the core's own; the shared uops' poll
+	// stays pollUnknown; see pollOf). It has pre's length always: the run
+	// loop's stores into code reset it without asking whether it is used.
+	poll []uint8
+	// share is the SharedCode whose arrays pre, ins and decoded are views
+	// of, or nil (share.go).
+	share *SharedCode
 
 	lastLoad uint8 // register loaded by the previous instruction, or noLoad
 
@@ -138,7 +152,9 @@ func New(cfg Config) (*CPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, min(cfg.SRAMSize/4, initialUops)), ins: make([]isa.Inst, min(cfg.SRAMSize/4, initialUops)), decoded: make([]op, min(cfg.SRAMSize/4, initialUops)), code: make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)}
+	n := min(cfg.SRAMSize/4, initialUops)
+	code := make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)
+	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, n), ins: make([]isa.Inst, n), decoded: make([]op, n), poll: make([]uint8, n), code: code, own: code}
 	c.simctl.cpu = c
 	c.wordLimit = uint32(len(mem.SRAM) - 3)
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
@@ -184,15 +200,21 @@ func (c *CPU) invalidate(addr, n uint32) {
 		return
 	}
 	c.loopChanged()
+	pre := c.allWords()
 	first, last := uint64(addr)/4, (uint64(addr)+uint64(n)-1)/4
-	last = min(last, uint64(len(c.pre))-1) // words past pre were never decoded
+	last = min(last, uint64(len(pre))-1) // words past pre were never decoded
 	for i := first; i <= last; {
 		chunk := i * 4 / codeChunk
 		next := (chunk + 1) * codeChunk / 4
 		if c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-			c.loopCodeWritten()
+			if c.own[chunk/64]&(1<<(chunk%64)) != 0 {
+				c.loopCodeWritten()
+			}
 			for j := i; j < next && j <= last; j++ {
-				c.pre[j].op = opUndecoded
+				pre[j].op = opUndecoded
+				if j < uint64(len(c.poll)) {
+					c.poll[j] = pollUnknown // as the shared uop's
+				}
 			}
 		}
 		i = next
@@ -203,8 +225,34 @@ func (c *CPU) invalidate(addr, n uint32) {
 // store (a data store touches only the small code bitmap).
 func (c *CPU) forget(a uint32) {
 	if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-		c.pre[a>>2].op = opUndecoded
+		c.forgetWord(a >> 2)
 	}
+}
+
+// forgetWord forgets predecoded word i, in a chunk of c.code, after a core
+// store into it (the run loop's stores do the same inline). A shared word is forgotten for every core of the
+// SharedCode: the next to fetch it predecodes it again, and the cores
+// whose SRAM holds another word there leave the sharing (share.go). The
+// word's polling state starts afresh (a private uop's when it is fetched
+// again, as slowFetch resets it).
+func (c *CPU) forgetWord(i uint32) {
+	if pre := c.allWords(); i < uint32(len(pre)) {
+		pre[i].op = opUndecoded
+	}
+	if i < uint32(len(c.poll)) {
+		c.poll[i] = pollUnknown
+	}
+}
+
+// allWords is every predecoded word a write must forget: the shared array
+// in full while the core shares its code (other cores may have decoded
+// words past this core's view; the run loop's stores forget only in the
+// view, and SharedCode.check catches the rest), else pre.
+func (c *CPU) allWords() []uop {
+	if c.share != nil {
+		return c.share.pre
+	}
+	return c.pre
 }
 
 // uopAt is the predecoded slot of the word at address a, growing the
@@ -216,7 +264,8 @@ func (c *CPU) forget(a uint32) {
 // (the run loop reloads its copy after it) and the loop watcher (between
 // instructions) grow it; poll.go looks only at what is there (grow false:
 // nil past the array; a loop whose delay slot lies past it is left to the
-// loop watcher).
+// loop watcher). A core sharing its code grows its view of the shared
+// arrays (the same length it would have alone).
 func (c *CPU) uopAt(a uint32, grow bool) *uop {
 	idx := uint64(a) / 4
 	if idx >= uint64(len(c.Mem.SRAM))/4 || !grow && idx >= uint64(len(c.pre)) {
@@ -227,17 +276,35 @@ func (c *CPU) uopAt(a uint32, grow bool) *uop {
 		for n <= idx {
 			n *= 2
 		}
-		pre := make([]uop, min(n, uint64(len(c.Mem.SRAM))/4))
-		copy(pre, c.pre)
-		c.pre = pre
-		ins := make([]isa.Inst, len(pre))
-		copy(ins, c.ins)
-		c.ins = ins
-		decoded := make([]op, len(pre))
-		copy(decoded, c.decoded)
-		c.decoded = decoded
+		n = min(n, uint64(len(c.Mem.SRAM))/4)
+		if s := c.share; s != nil {
+			s.cover(int(n))
+			s.check(c, len(c.pre), int(n))
+			c.pre, c.ins, c.decoded = s.pre[:n], s.ins[:n], s.decoded[:n]
+		} else {
+			c.pre = grown(c.pre, n)
+			c.ins = grown(c.ins, n)
+			c.decoded = grown(c.decoded, n)
+		}
+		c.poll = grown(c.poll, n)
 	}
 	return &c.pre[idx]
+}
+
+// pollOf is the polling state of predecoded word i (poll.go, loop.go): in
+// its uop, or in c.poll while the core shares its uops.
+func (c *CPU) pollOf(i uint32) *uint8 {
+	if c.share != nil {
+		return &c.poll[i]
+	}
+	return &c.pre[i].poll
+}
+
+// grown is a copy of s lengthened to n (zeros after s).
+func grown[T any](s []T, n uint64) []T {
+	g := make([]T, n)
+	copy(g, s)
+	return g
 }
 
 // inst is the decoded instruction of the predecoded word at address pc.
@@ -259,6 +326,7 @@ func (c *CPU) SetBreakpoint(addr uint32, on bool) {
 		c.breakpoints = map[uint32]bool{}
 	}
 	if on {
+		c.LeaveSharedCode() // a breakpoint changes the core's own uop
 		c.breakpoints[addr] = true
 	} else {
 		delete(c.breakpoints, addr)

@@ -86,16 +86,22 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 
 // slowFetch handles words that are not predecoded, invalid or
 // breakpointed. It returns the uop to execute, or false to stop before the
-// instruction (a breakpoint).
+// instruction (a breakpoint). The uop may not be u: a core whose word
+// differs from the other members' leaves its SharedCode here (share.go).
 func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
+	if u.op == opUndecoded && c.share != nil {
+		if c.share.agree(c, pc, c.sramWord(pc)); c.share == nil {
+			u = &c.pre[pc>>2] // c's own copy (leaving may have fetched it)
+		}
+	}
 	if u.op == opUndecoded {
-		b := c.Mem.SRAM[pc : pc+4]
-		w := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+		w := c.sramWord(pc)
 		if i := pc >> 2; c.decoded[i] != opUndecoded && c.ins[i].Word == w {
 			// Rewritten with the word it held (an image loaded again): the
 			// invalidation cleared only the op, and predecoding depends only
 			// on the word, pc and the configuration. The polling state
-			// starts afresh, as a new predecode's would.
+			// starts afresh, as a new predecode's would (a core sharing
+			// the uop keeps its own in c.poll: invalidate reset it).
 			u.op, u.poll = c.decoded[i], pollUnknown
 		} else {
 			*u, c.ins[i] = c.predecode(w, pc)
@@ -103,6 +109,7 @@ func (c *CPU) slowFetch(u *uop, pc uint32) (*uop, bool) {
 		}
 		chunk := pc / codeChunk
 		c.code[chunk/64] |= 1 << (chunk % 64)
+		c.own[chunk/64] |= 1 << (chunk % 64)
 		if c.breakpoints[pc] {
 			u.op = opBreak
 		}
@@ -147,7 +154,8 @@ func (c *CPU) idle(pc uint32, cycles, deadline uint64) uint64 {
 		return 0
 	}
 	if su.op == opUndecoded {
-		if _, ok := c.slowFetch(su, slot); !ok {
+		var ok bool
+		if su, ok = c.slowFetch(su, slot); !ok {
 			return 0
 		}
 	}

@@ -490,7 +490,10 @@ func (c *CPU) exec() {
 				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
 					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
@@ -504,7 +507,10 @@ func (c *CPU) exec() {
 				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
 					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
 					}
 					c.storeAddr, c.storeSize = a, 2
 					c.stores++
@@ -518,7 +524,10 @@ func (c *CPU) exec() {
 				if a < c.wordLimit && cycles >= c.sramBooked {
 					sram[a] = byte(R[u.rd])
 					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
 					}
 					c.storeAddr, c.storeSize = a, 1
 					c.stores++
@@ -532,7 +541,10 @@ func (c *CPU) exec() {
 				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
 					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
@@ -546,7 +558,10 @@ func (c *CPU) exec() {
 				if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
 					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
 					}
 					c.storeAddr, c.storeSize = a, 2
 					c.stores++
@@ -560,7 +575,10 @@ func (c *CPU) exec() {
 				if a < c.wordLimit && cycles >= c.sramBooked {
 					sram[a] = byte(R[u.rd])
 					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
 					}
 					c.storeAddr, c.storeSize = a, 1
 					c.stores++
@@ -575,7 +593,10 @@ func (c *CPU) exec() {
 				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
 					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
@@ -591,7 +612,10 @@ func (c *CPU) exec() {
 				if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 					binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 					if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-						pre[a>>2].op = opUndecoded
+						if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+							pre[i].op = opUndecoded
+							c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+						}
 					}
 					c.storeAddr, c.storeSize = a, 4
 					c.stores++
@@ -628,7 +652,7 @@ func (c *CPU) exec() {
 				if u.cond.Holds(c.Flags) {
 					if u.imm < pc && npc == pc+4 {
 						if u.poll <= pollWait || u.poll == pollYes {
-							o = opSlow // the polling or loop code decides
+							o = opSlow // the polling or loop code decides (and every shared uop's)
 							goto dispatch
 						}
 						u.poll-- // loop.go's count of takes before the next watch
@@ -702,6 +726,7 @@ loop:
 				}
 				break loop
 			}
+			pre = c.pre // the core may have left a SharedCode (its stores must forget in its own copy)
 			o = u.op
 			goto dispatch
 		case opNop:
@@ -974,7 +999,10 @@ loop:
 			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
 				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
@@ -988,7 +1016,10 @@ loop:
 			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
 				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
 				}
 				c.storeAddr, c.storeSize = a, 2
 				c.stores++
@@ -1002,7 +1033,10 @@ loop:
 			if a < c.wordLimit && cycles >= c.sramBooked {
 				sram[a] = byte(R[u.rd])
 				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
 				}
 				c.storeAddr, c.storeSize = a, 1
 				c.stores++
@@ -1016,7 +1050,10 @@ loop:
 			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
 				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
@@ -1030,7 +1067,10 @@ loop:
 			if a&1 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint16(sram[a:], uint16(R[u.rd]))
 				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
 				}
 				c.storeAddr, c.storeSize = a, 2
 				c.stores++
@@ -1044,7 +1084,10 @@ loop:
 			if a < c.wordLimit && cycles >= c.sramBooked {
 				sram[a] = byte(R[u.rd])
 				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
 				}
 				c.storeAddr, c.storeSize = a, 1
 				c.stores++
@@ -1059,7 +1102,10 @@ loop:
 			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
 				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
@@ -1075,7 +1121,10 @@ loop:
 			if a&3 == 0 && a < c.wordLimit && cycles >= c.sramBooked {
 				binary.BigEndian.PutUint32(sram[a:], R[u.rd])
 				if chunk := a / codeChunk; c.code[chunk/64]&(1<<(chunk%64)) != 0 {
-					pre[a>>2].op = opUndecoded
+					if i := a >> 2; i < uint32(len(pre)) { // (a shared chunk may lie past pre: see CPU.uopAt)
+						pre[i].op = opUndecoded
+						c.poll[i] = pollUnknown // a shared core's own state (CPU.forgetWord)
+					}
 				}
 				c.storeAddr, c.storeSize = a, 4
 				c.stores++
@@ -1120,12 +1169,12 @@ loop:
 				newnpc, newnnpc = u.imm, u.imm+4
 				c.record(pc, u.imm, cycles)
 				if u.imm < pc && npc == pc+4 {
-					if u.poll < pollNo || u.poll == pollYes {
+					if p := c.pollOf(idx); *p < pollNo || *p == pollYes {
 						skipC, skipI := c.pollSkip(u, pc, cycles, instret, max(deadline, c.skipLimit))
 						cycles += skipC
 						instret += skipI
-					} else if u.poll > pollWait {
-						u.poll-- // loop.go's count of takes before the next watch
+					} else if *p > pollWait {
+						*p-- // loop.go's count of takes before the next watch
 					} else if c.loopTaken(u, pc) {
 						deadline = 0 // leave after the branch: Run watches the loop
 					}

@@ -75,7 +75,7 @@ const (
 	maxLoopRounds  = 64 // the most backoff rounds
 )
 
-// Values of a backward branch's uop.poll besides poll.go's (loopRetry+pollWait
+// Values of a backward branch's poll state (CPU.pollOf) besides poll.go's (loopRetry+pollWait
 // and below count down to the next watch).
 const (
 	pollWatch uint8 = 3 // the next take starts watching the loop
@@ -351,15 +351,15 @@ func (c *CPU) loopNoteRead(ea uint32, inSRAM bool) {
 // taken and poll.go cannot skip it. It says whether to leave the run loop
 // after the branch (to watch the loop or reuse its proof).
 func (c *CPU) loopTaken(u *uop, pc uint32) bool {
-	switch u.poll {
+	switch p := c.pollOf(pc >> 2); *p {
 	case pollWatch:
 	case pollWait: // the run loop counted the takes down to here
 		if c.loop.waitRounds[pc] > 0 {
 			c.loop.waitRounds[pc]--
-			u.poll = pollWait + loopRetry
+			*p = pollWait + loopRetry
 			return false
 		}
-		u.poll = pollWatch
+		*p = pollWatch
 	default:
 		return false
 	}
@@ -409,8 +409,8 @@ func (c *CPU) watchLoop(limit uint64) {
 				// after the loop until the watch gives up; the loop is
 				// watched the next time round instead.
 				w.deferred, w.state = w.branch, loopOff
-				if u := &c.pre[w.branch/4]; u.poll == pollWatch {
-					u.poll = pollWait + loopDeferTakes
+				if p := c.pollOf(w.branch / 4); *p == pollWatch {
+					*p = pollWait + loopDeferTakes
 				}
 				return
 			}
@@ -560,7 +560,8 @@ func (c *CPU) loopFollow() bool {
 		return false
 	}
 	if u.op == opUndecoded {
-		if _, ok := c.slowFetch(u, pc); !ok {
+		var ok bool
+		if u, ok = c.slowFetch(u, pc); !ok {
 			return false
 		}
 	}
@@ -1345,8 +1346,8 @@ func (c *CPU) loopFail() {
 	rounds := (takes - 1) / loopRetry
 	w.waitRounds[w.branch] = rounds
 	if int(w.branch)/4 < len(c.pre) {
-		if u := &c.pre[w.branch/4]; u.poll == pollWatch {
-			u.poll = pollWait + uint8(takes-rounds*loopRetry)
+		if p := c.pollOf(w.branch / 4); *p == pollWatch {
+			*p = pollWait + uint8(takes-rounds*loopRetry)
 		}
 	}
 }

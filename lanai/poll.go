@@ -34,7 +34,7 @@ const (
 	pollPatience = 8  // failed fixed-point tests before giving up on a loop
 )
 
-// Poll states of a backward branch's uop.
+// Poll states of a backward branch (CPU.pollOf).
 const (
 	pollUnknown uint8 = iota
 	pollNo
@@ -55,13 +55,14 @@ type pollTrack struct {
 // pollSkip is called when the backward branch u at pc is taken (before its
 // delay slot executes). It returns the cycles and instructions to skip.
 func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uint64, uint64) {
-	if u.poll == pollUnknown {
-		u.poll = pollWait + loopRetry // not for poll.go: loop.go watches it after loopRetry takes
+	p := c.pollOf(pc >> 2)
+	if *p == pollUnknown {
+		*p = pollWait + loopRetry // not for poll.go: loop.go watches it after loopRetry takes
 		if c.pollable(u.imm, pc) {
-			u.poll = pollYes
+			*p = pollYes
 		}
 	}
-	if u.poll != pollYes {
+	if *p != pollYes {
 		return 0, 0
 	}
 	t := &c.pollTrack
@@ -69,7 +70,7 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	if !same {
 		if t.valid && t.branch == pc {
 			if t.failures++; t.failures >= pollPatience {
-				u.poll = pollWait + loopRetry
+				*p = pollWait + loopRetry
 				t.valid = false
 				return 0, 0
 			}
@@ -112,7 +113,8 @@ func (c *CPU) pollable(head, branch uint32) bool {
 			return false
 		}
 		if u.op == opUndecoded {
-			if _, ok := c.slowFetch(u, a); !ok {
+			var ok bool
+			if u, ok = c.slowFetch(u, a); !ok {
 				return false
 			}
 		}

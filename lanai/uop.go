@@ -46,7 +46,10 @@ type uop struct {
 	rs2  uint8
 	cond isa.Cond
 	cost uint8 // cycles, without the load-use interlock
-	poll uint8 // backward branches: is this a polling loop (poll.go)
+	// poll is a backward branch's polling and loop-watch state (poll.go,
+	// loop.go; see CPU.pollOf). A shared uop's is always pollUnknown,
+	// which sends the run loop's fast path to the general one.
+	poll uint8
 }
 
 // ALU forms: the second index of aluForms.

@@ -50,9 +50,11 @@ const spins = 4000
 // newCrew starts jobs-1 workers for w's nodes (2 <= jobs <= nodes).
 func newCrew(w *World, jobs int) *crew {
 	n := len(w.Nodes)
-	c := &crew{w: w, first: n / jobs}
+	_, first := share(0, n, jobs)
+	c := &crew{w: w, first: first}
 	for k := 1; k < jobs; k++ {
-		wk := &worker{c: c, lo: k * n / jobs, hi: (k + 1) * n / jobs,
+		lo, hi := share(k, n, jobs)
+		wk := &worker{c: c, lo: lo, hi: hi,
 			wake: make(chan struct{}, 1), finished: make(chan struct{}, 1)}
 		c.workers = append(c.workers, wk)
 		go wk.loop()

@@ -146,6 +146,8 @@ type World struct {
 	noLead  bool // SetLeadSteps(false)
 	lookAll bool // SetLagSet(false)
 	crew    *crew
+	// codeShared: ShareCode was called (SetJobs regroups the cores).
+	codeShared bool
 }
 
 // ErrBadConfig reports an unusable configuration.
@@ -754,7 +756,12 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 
 // SetJobs sets the number of goroutines that run the boards of a step
 // (Config.Jobs); the results do not depend on it.
-func (w *World) SetJobs(n int) { w.cfg.Jobs = n }
+func (w *World) SetJobs(n int) {
+	w.cfg.Jobs = n
+	if w.codeShared {
+		w.ShareCode() // a SharedCode serves one goroutine's boards
+	}
+}
 
 // SetParallelCycles sets Config.ParallelCycles (0: the default).
 func (w *World) SetParallelCycles(c uint64) {

@@ -284,6 +284,7 @@ func New(cfg Config) (*Cluster, error) {
 	if attachErr != nil {
 		return nil, attachErr
 	}
+	c.World.ShareCode() // every board runs the firmware loaded
 	return c, nil
 }
 
