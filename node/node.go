@@ -452,8 +452,8 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 
 // canLag reports whether node n may skip the step to T and run later
 // (lagging): in a serial step, its core in a proved loop with its next
-// event (its core's or its link's) and its next booked SRAM cycle more
-// than leadMargin cycles after T. Such a board acts on nothing before its
+// event (its core's or its link's) and its next booked SRAM cycle at
+// least leadMargin cycles after T's. Such a board acts on nothing before its
 // next event, and nothing acts on it but the shared queue, before whose
 // events it is caught up (catchUp): its run in one go gives what the runs
 // of the steps give (docs/timeline.md, "Lagging boards"). It counts as busy
@@ -703,11 +703,16 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 	return w.runLead(lead, S, G, B), true
 }
 
-// leadMargin is the cycles a board that is not a lead step's leader keeps
-// between the step's end and its next event or booked SRAM cycle: more
-// than the longest instruction (three cycles: an SPLS access with a
-// load-use stall).
-const leadMargin = 8
+// leadMargin is the cycles a board that is not a lead step's leader, or
+// that lags (canLag), keeps between the step's end and its next event or
+// booked SRAM cycle. A run to cycle cT ends at the first instruction
+// boundary at or after cT, and the longest instruction takes three cycles
+// (an SPLS access that reads the register loaded just before it), so the
+// run ends at cT+2 at the latest and runs no event due at cT+3 or later;
+// an SRAM cycle booked from cT+3 on cannot stall it either.
+// TestLeadMarginCoversStraddle shows an event at cT+2 running in such a
+// run.
+const leadMargin = 3
 
 // runLead runs the leader n of a lead step from S towards G (a point of the
 // grid S + kQ) and returns the step's end: G, or the end of the step of
