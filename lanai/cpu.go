@@ -90,9 +90,13 @@ type CPU struct {
 	// core of the SharedCode): invalidate skips the chunks without (DMA
 	// buffers).
 	code []uint64
-	// own has the bits of code this core set itself (the same slice until
-	// the core joins a SharedCode): a write into one of its chunks may
-	// change a loop the core proved.
+	// own has the bits of code this core set itself, and those of the
+	// chunks of every loop it proved (the same slice until the core joins
+	// a SharedCode): a write into one of its chunks may change a loop the
+	// core proved. A sharing core may run words another core decoded
+	// without setting their bits, so a write there keeps its proof of a
+	// loop elsewhere, which alone it would end: the loop's code is
+	// unchanged, the proof still holds (only Polling may answer otherwise).
 	own []uint64
 	// poll is, while the core shares its code, the polling and loop-watch
 	// state of each word of pre (the core's own; the shared uops' poll

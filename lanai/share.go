@@ -25,9 +25,12 @@ import (
 //
 // What each core decides from its own run stays its own: the polling and
 // loop-watch state of its branches (CPU.poll), the chunks it decoded
-// itself (CPU.own), the length of its view of the arrays (it grows as
-// the core alone would grow it). A shared core therefore runs with the
-// same counts, traces and state as an unshared one.
+// itself or proved a loop in (CPU.own), the length of its view of the
+// arrays (it grows as the core alone would grow it). A shared core
+// therefore runs with the same counts, traces and state as an unshared
+// one, but for one thing: a write into code it ran but another member
+// decoded, outside a loop it proved, keeps the proof, which alone it
+// would end (the loop's code is unchanged: the proof holds).
 //
 // A SharedCode is not safe for concurrent use: its members must run on one
 // goroutine at a time (node.World shares code within each goroutine's

@@ -1,0 +1,63 @@
+package lanai
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"lanaiemu/asm"
+	"lanaiemu/isa"
+)
+
+// provedLoop spins in a loop that stores back the word it reads (a loop
+// loop.go watches and proves) until a DMA rewrites its branch.
+const provedLoop = `
+	.globl _start
+_start:
+	mov 0x3000, %r6
+pLoop:
+	ld 0[%r6], %r7
+	st %r7, 0[%r6]
+	sub.f %r7, 0, %r0
+pBranch:
+	beq pLoop
+	nop
+	mov 5, %r8
+	st %r8, -4096[%r0]
+`
+
+// A member that runs code another member decoded first never fetches it
+// itself; a DMA into that code must still end its proof of a loop there,
+// as it would end it alone.
+func TestSharedCodeDMAEndsProofOfOthersCode(t *testing.T) {
+	img := linkSources(t, asm.Source{Name: "proved.s", Text: []byte(provedLoop)})
+	ps := newShareTwins(t, img, 2, func(i int, c *CPU) {
+		c.Schedule(1<<40, func() {}) // far: something for the loop to wait for
+	})
+	var s SharedCode
+	for _, p := range ps {
+		if !p.shared.ShareCode(&s) {
+			t.Fatal("a core did not join")
+		}
+	}
+	stepTwins(t, ps, 5_000)
+	if !ps[1].alone.Polling() {
+		t.Fatal("the loop is not proved")
+	}
+	branch := symbolAddr(t, img, "pBranch")
+	in := isa.Decode(binary.BigEndian.Uint32(ps[1].alone.Mem.SRAM[branch:]))
+	in.Cond = isa.CondNE
+	w, err := isa.Encode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*CPU{ps[1].shared, ps[1].alone} {
+		c.Mem.Write(branch, binary.BigEndian.AppendUint32(nil, w))
+	}
+	if ps[1].shared.Polling() != ps[1].alone.Polling() {
+		t.Fatalf("after the DMA: polling %v shared, %v alone", ps[1].shared.Polling(), ps[1].alone.Polling())
+	}
+	stepTwins(t, ps, 5_000)
+	if p := ps[1]; p.stop[1].Kind != StopExit || p.stop[0].Kind != StopExit {
+		t.Errorf("the rewritten loop did not exit: %v shared, %v alone", stopMessage(p.stop[0]), stopMessage(p.stop[1]))
+	}
+}
