@@ -58,7 +58,9 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	p := c.pollOf(pc >> 2)
 	if *p == pollUnknown {
 		*p = pollWait + loopRetry // not for poll.go: loop.go watches it after loopRetry takes
-		if c.pollable(u.imm, pc) {
+		ok := c.pollable(u.imm, pc)
+		p = c.pollOf(pc >> 2) // the core may have left its SharedCode (slowFetch): the state moved
+		if ok {
 			*p = pollYes
 		}
 	}

@@ -61,3 +61,51 @@ func TestSharedCodeDMAEndsProofOfOthersCode(t *testing.T) {
 		t.Errorf("the rewritten loop did not exit: %v shared, %v alone", stopMessage(p.stop[0]), stopMessage(p.stop[1]))
 	}
 }
+
+// pollLoop polls a flag word (0x3000) that an event sets; its delay slot
+// (pSlot) is a nop, which a DMA may change into another pollable word.
+const pollLoop = `
+	.globl _start
+_start:
+	mov 0, %r7
+pHead:
+	ld 0x3000[%r0], %r7
+	sub.f %r7, 0, %r0
+	beq pHead
+pSlot:
+	nop
+	st %r7, -4096[%r0]
+`
+
+// A member that leaves its SharedCode while poll.go checks a loop's text
+// (its delay slot differs from most members' there) keeps the polling
+// state the check gives, as it would alone.
+func TestSharedCodeLeaveInPollable(t *testing.T) {
+	img := linkSources(t, asm.Source{Name: "poll.s", Text: []byte(pollLoop)})
+	ps := newShareTwins(t, img, 3, func(i int, c *CPU) {
+		c.Schedule(50_000, func() { c.Mem.Write(0x3000, []byte{0, 0, 0, 7}) })
+	})
+	var s SharedCode
+	for _, p := range ps {
+		if !p.shared.ShareCode(&s) {
+			t.Fatal("a core did not join")
+		}
+	}
+	stepTwins(t, ps[:1], 300) // the first decodes the loop, its slot a nop
+	slot := symbolAddr(t, img, "pSlot")
+	for _, c := range []*CPU{ps[1].shared, ps[1].alone} {
+		c.Mem.Write(slot, []byte{0x03, 0x24, 0x00, 0x05}) // mov 5, %r9 (or %r0, 5, %r9)
+	}
+	stepTwins(t, ps[1:2], 300) // leaves as it checks the loop's text: the others hold the nop
+	if ps[1].shared.SharedCode() != nil {
+		t.Fatal("the core whose slot differs did not leave")
+	}
+	for range 300 {
+		stepTwins(t, ps, 300)
+	}
+	for i, p := range ps {
+		if p.stop[0].Kind != StopExit || p.stop[0].Code != 7 {
+			t.Errorf("core %d: %v", i, stopMessage(p.stop[0]))
+		}
+	}
+}
