@@ -1,7 +1,6 @@
 package lanai
 
 import (
-	"encoding/binary"
 	"testing"
 
 	"lanaiemu/asm"
@@ -44,15 +43,7 @@ func TestSharedCodeDMAEndsProofOfOthersCode(t *testing.T) {
 		t.Fatal("the loop is not proved")
 	}
 	branch := symbolAddr(t, img, "pBranch")
-	in := isa.Decode(binary.BigEndian.Uint32(ps[1].alone.Mem.SRAM[branch:]))
-	in.Cond = isa.CondNE
-	w, err := isa.Encode(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []*CPU{ps[1].shared, ps[1].alone} {
-		c.Mem.Write(branch, binary.BigEndian.AppendUint32(nil, w))
-	}
+	dmaBranchCond(t, ps[1], branch, isa.CondNE)
 	if ps[1].shared.Polling() != ps[1].alone.Polling() {
 		t.Fatalf("after the DMA: polling %v shared, %v alone", ps[1].shared.Polling(), ps[1].alone.Polling())
 	}
