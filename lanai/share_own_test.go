@@ -1,6 +1,7 @@
 package lanai
 
 import (
+	"bytes"
 	"testing"
 
 	"lanaiemu/asm"
@@ -96,6 +97,61 @@ func TestSharedCodeLeaveInPollable(t *testing.T) {
 	}
 	for i, p := range ps {
 		if p.stop[0].Kind != StopExit || p.stop[0].Code != 7 {
+			t.Errorf("core %d: %v", i, stopMessage(p.stop[0]))
+		}
+	}
+}
+
+// cpucLoop polls a flag word (0x3000) and reads the cycle counter (CPUC),
+// whose value it drops: a fixed point poll.go may not skip, since CPUC
+// changes every cycle.
+const cpucLoop = `
+	.globl _start
+_start:
+	mov 0, %r7
+cHead:
+	ld 0x3000[%r0], %r7
+cCount:
+	ld -392[%r0], %r9          ! CPUC
+	mov 0, %r9
+cTest:
+	sub.f %r7, 0, %r0
+	beq cHead
+	nop
+	st %r7, -4096[%r0]
+`
+
+// A member's word forgotten by another member's write (here a DMA of the
+// same word into that member's code) is still the member's decoded word:
+// poll.go's look at what the loop loads (loopInputsStable) must see it.
+func TestSharedCodeForgottenLoadStillRead(t *testing.T) {
+	img := linkSources(t, asm.Source{Name: "cpuc.s", Text: []byte(cpucLoop)})
+	ps := newShareTwins(t, img, 2, func(i int, c *CPU) {
+		c.Schedule(20_000, func() { c.Mem.Write(0x3000, []byte{0, 0, 0, 9}) })
+	})
+	var s SharedCode
+	for _, p := range ps {
+		if !p.shared.ShareCode(&s) {
+			t.Fatal("a core did not join")
+		}
+	}
+	stepTwins(t, ps, 300)
+	test := symbolAddr(t, img, "cTest")
+	for _, c := range []*CPU{ps[1].shared, ps[1].alone} {
+		for c.PC != test {
+			c.Run(1)
+		}
+	}
+	count := symbolAddr(t, img, "cCount")
+	for _, c := range []*CPU{ps[0].shared, ps[0].alone} {
+		c.Mem.Write(count, bytes.Clone(c.Mem.SRAM[count:count+4])) // the same word again
+	}
+	stepTwins(t, ps[1:], 300) // before the other fetches the word again
+	for range 100 {
+		stepTwins(t, ps, 300)
+	}
+	for i, p := range ps {
+		if p.stop[0].Kind != StopExit || p.stop[0].Code != 9 {
 			t.Errorf("core %d: %v", i, stopMessage(p.stop[0]))
 		}
 	}
