@@ -64,9 +64,13 @@ func (s *SharedCode) Members() int { return len(s.members) }
 // and reports whether it does. It does not (and keeps its own) if it has
 // a breakpoint, if its configuration or SRAM size predecodes differently
 // from theirs, or if its SRAM differs from theirs at a word they decoded.
-// A core in another SharedCode leaves that one first. Call it between
-// runs, on the goroutine that runs s's members.
+// A core in another SharedCode leaves that one first; a nil s only makes
+// it leave. Call it between runs, on the goroutine that runs s's members.
 func (c *CPU) ShareCode(s *SharedCode) bool {
+	if s == nil {
+		c.LeaveSharedCode()
+		return false
+	}
 	if c.share == s {
 		return true
 	}

@@ -156,3 +156,19 @@ func TestSharedCodeForgottenLoadStillRead(t *testing.T) {
 		}
 	}
 }
+
+// ShareCode(nil) makes a core leave (it used to dereference nil).
+func TestShareCodeNil(t *testing.T) {
+	img := assembleSelfModifying(t)
+	c, _ := load(t, img, Config{})
+	if c.ShareCode(nil) {
+		t.Error("a core shares nil")
+	}
+	var s SharedCode
+	if !c.ShareCode(&s) {
+		t.Fatal("the core did not join")
+	}
+	if c.ShareCode(nil) || c.SharedCode() != nil || s.Members() != 0 {
+		t.Errorf("ShareCode(nil): still shares (%d members)", s.Members())
+	}
+}
