@@ -30,7 +30,8 @@ import (
 // therefore runs with the same counts, traces and state as an unshared
 // one, but for one thing: a write into code it ran but another member
 // decoded, outside a loop it proved, keeps the proof, which alone it
-// would end (the loop's code is unchanged: the proof holds).
+// would end (the loop's code is unchanged: the proof holds, and only
+// Polling and SkippedCycles may differ, never Cycles and Instret).
 //
 // A SharedCode is not safe for concurrent use: its members must run on one
 // goroutine at a time (node.World shares code within each goroutine's
