@@ -234,11 +234,11 @@ func (c *CPU) forget(a uint32) {
 }
 
 // forgetWord forgets predecoded word i, in a chunk of c.code, after a core
-// store into it (the run loop's stores do the same inline). A shared word is forgotten for every core of the
-// SharedCode: the next to fetch it predecodes it again, and the cores
-// whose SRAM holds another word there leave the sharing (share.go). The
-// word's polling state starts afresh (a private uop's when it is fetched
-// again, as slowFetch resets it).
+// store into it (the run loop's stores do the same inline). A shared word
+// is forgotten for every core of the SharedCode: the next to fetch it
+// predecodes it again, and the cores whose SRAM holds another word there
+// leave the sharing (share.go). The word's polling state starts afresh (a
+// private uop's when it is fetched again, as slowFetch resets it).
 func (c *CPU) forgetWord(i uint32) {
 	if pre := c.allWords(); i < uint32(len(pre)) {
 		pre[i].op = opUndecoded
