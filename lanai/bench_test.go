@@ -116,3 +116,34 @@ func TestMemoryFootprint(t *testing.T) {
 	}
 	runtime.KeepAlive(c)
 }
+
+// BenchmarkLoopResume runs bookedCore's proved DMA wait loop (about 160,000
+// cycles, bursts every 103 cycles) in runs of 20 cycles, as a cluster's
+// steps run a busy board: nearly every run resumes the proof inside an
+// iteration and lands inside one. It reports the CPU time per run.
+func BenchmarkLoopResume(b *testing.B) {
+	for _, book := range []bool{false, true} {
+		name := "free"
+		if book {
+			name = "booked"
+		}
+		b.Run(name, func(b *testing.B) {
+			var runs uint64
+			var cpu float64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				c := bookedCore(b, book)
+				b.StartTimer()
+				cpu0 := cpuTime()
+				for {
+					runs++
+					if st := c.Run(20); st.Kind != StopCycleLimit {
+						break
+					}
+				}
+				cpu += cpuTime() - cpu0
+			}
+			b.ReportMetric(cpu*1e9/float64(runs), "ns-cpu/run")
+		})
+	}
+}

@@ -45,7 +45,7 @@ poll:
 // either from its own cycle on (an SRAM-to-host burst) or ending at the
 // next burst (a host-to-SRAM one); the descriptor's bit is set at 160,007.
 // With book false the bursts book nothing.
-func bookedCore(t *testing.T, book bool) *CPU {
+func bookedCore(t testing.TB, book bool) *CPU {
 	t.Helper()
 	type window struct{ from, to uint64 }
 	var booked []window
@@ -81,6 +81,9 @@ func bookedCore(t *testing.T, book bool) *CPU {
 			w = window{c.Cycles + 71, c.Cycles + 103}
 		}
 		if book {
+			for len(booked) > 0 && booked[0].to <= c.Cycles {
+				booked = booked[1:] // past: every question is about now or later
+			}
 			booked = append(booked, w)
 			c.BookSRAM(w.to)
 		}
@@ -229,7 +232,30 @@ func TestLoopProvedManyTimes(t *testing.T) {
 	if fast.loop.proofs < 600 {
 		t.Errorf("%d proofs", fast.loop.proofs)
 	}
-	t.Logf("%d cycles, %d skipped, %d proofs", fast.Cycles, fast.SkippedCycles, fast.loop.proofs)
+	// A watch steps its iteration (17 instructions) in one call, up to the
+	// run's deadline (it used to go back to Run after every instruction).
+	if fast.loop.watchCalls > 2*fast.loop.proofs+10 {
+		t.Errorf("%d watch calls for %d proofs", fast.loop.watchCalls, fast.loop.proofs)
+	}
+	t.Logf("%d cycles, %d skipped, %d proofs, %d watch calls", fast.Cycles, fast.SkippedCycles, fast.loop.proofs, fast.loop.watchCalls)
+}
+
+// A loop that stores a varying value late in its iteration (mainLoop with
+// the RTC heartbeat moved after the call) has instructions before it where
+// no register holds a varying value: a skip resumed there must not pass
+// the rest of the iteration (its replay would store the watched
+// iteration's heartbeat), and the heartbeat word is that of stepping at
+// the end of every run.
+func TestLoopSkipResumedBeforeAVaryingStore(t *testing.T) {
+	late := func() *CPU {
+		src := strings.Replace(mainLoop, "\tld -392[%r0], %r7          ! heartbeat from CPUC\n\tst %r7, 0x1000[%r0]\n", "", 1)
+		src = strings.Replace(src, "\tsub.f %r8, 0, %r0\n", "\tld -408[%r0], %r7\n\tst %r7, 0x1000[%r0]\n\tmov 0, %r7\n\tsub.f %r8, 0, %r0\n", 1)
+		c := rtcSource(t, src, 37, func(cycles uint64) uint32 { return uint32(cycles / 37) })
+		return c
+	}
+	for _, chunk := range []uint64{101, 211} {
+		lockstep(t, fmt.Sprintf("chunk %d", chunk), late(), late(), chunk, 0, 1)
+	}
 }
 
 // rtcHeartbeatCore loads mainLoop with its heartbeat from an RTC-like
@@ -243,6 +269,12 @@ func rtcHeartbeatCore(t *testing.T) *CPU {
 func rtcCore(t *testing.T, tick uint64, value func(cycles uint64) uint32) *CPU {
 	src := strings.Replace(mainLoop, "ld -392[%r0], %r7          ! heartbeat from CPUC", "ld -408[%r0], %r7          ! heartbeat from the RTC", 1)
 	src = strings.Replace(src, "st %r7, 0x1000[%r0]\n", "st %r7, 0x1000[%r0]\n\tmov 0, %r7\n", 1)
+	return rtcSource(t, src, tick, value)
+}
+
+// rtcSource loads src (a loop that reads the RTC-like register) as
+// rtcCore does.
+func rtcSource(t *testing.T, src string, tick uint64, value func(cycles uint64) uint32) *CPU {
 	c, _ := load(t, linkSources(t, asm.Source{Name: "loop.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
 	var lastRead uint64
 	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return value(c.Cycles) }, nil)
@@ -299,9 +331,9 @@ func TestLoopSkipRTCHeartbeatInSteps(t *testing.T) {
 // skip left the iteration's last store as the core's last one.)
 func TestLoopSkipMatchesSteppingAtEveryRunEnd(t *testing.T) {
 	for _, book := range []bool{false, true} {
-		lockstep(t, fmt.Sprintf("booked %v", book), bookedCore(t, book), bookedCore(t, book), 13, 0)
+		lockstep(t, fmt.Sprintf("booked %v", book), bookedCore(t, book), bookedCore(t, book), 13, 0, 1)
 	}
-	lockstep(t, "RTC heartbeat", rtcHeartbeatCore(t), rtcHeartbeatCore(t), 13, 0)
+	lockstep(t, "RTC heartbeat", rtcHeartbeatCore(t), rtcHeartbeatCore(t), 13, 0, 1)
 }
 
 // A heartbeat register that reads 0 or 1 (flipping every 23 cycles): the
@@ -314,7 +346,7 @@ func TestLoopSkipMatchesSteppingAtEveryRunEnd(t *testing.T) {
 func TestLoopSkipResumesWhereNoRegisterVaries(t *testing.T) {
 	bit := func(cycles uint64) uint32 { return uint32(cycles/23) & 1 }
 	for _, chunk := range []uint64{29, 101} {
-		lockstep(t, fmt.Sprintf("chunk %d", chunk), rtcCore(t, 23, bit), rtcCore(t, 23, bit), chunk, 0)
+		lockstep(t, fmt.Sprintf("chunk %d", chunk), rtcCore(t, 23, bit), rtcCore(t, 23, bit), chunk, 0, 1)
 	}
 }
 
@@ -327,16 +359,21 @@ func TestLoopSkipResumesWhereNoRegisterVaries(t *testing.T) {
 func TestLoopSkipMatchesSteppingWithStepsBetweenRuns(t *testing.T) {
 	for _, chunk := range []uint64{13, 50} {
 		for _, book := range []bool{false, true} {
-			lockstep(t, fmt.Sprintf("chunk %d, booked %v", chunk, book), bookedCore(t, book), bookedCore(t, book), chunk, 3)
+			lockstep(t, fmt.Sprintf("chunk %d, booked %v", chunk, book), bookedCore(t, book), bookedCore(t, book), chunk, 3, 1)
 		}
-		lockstep(t, fmt.Sprintf("chunk %d, RTC heartbeat", chunk), rtcHeartbeatCore(t), rtcHeartbeatCore(t), chunk, 3)
+		lockstep(t, fmt.Sprintf("chunk %d, RTC heartbeat", chunk), rtcHeartbeatCore(t), rtcHeartbeatCore(t), chunk, 3, 1)
 	}
 }
 
 // lockstep runs fast in runs of chunk cycles and steps slow alongside,
-// comparing them after every run (see TestLoopSkipMatchesSteppingAtEveryRunEnd).
-// With stepEvery > 0, every stepEvery-th run is a single Step instead.
-func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEvery int) {
+// comparing them after every run (see TestLoopSkipMatchesSteppingAtEveryRunEnd;
+// of SRAM the words the test loops store to and the last store's, all of
+// it every 500th run),
+// their transfer histories after every readEvery-th (reading the history
+// writes the transfers skips held into it). With stepEvery > 0, every
+// stepEvery-th run is a single Step instead. It returns the most
+// transfer ranges fast held at a run's end.
+func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEvery, readEvery int) (mostHeld int) {
 	t.Helper()
 	for i := 0; ; i++ {
 		stepped := stepEvery > 0 && i%stepEvery == stepEvery-1
@@ -374,8 +411,14 @@ func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEver
 		if a1 != a2 || s1 != s2 || n1 != n2 {
 			t.Fatalf("%s, run %d (cycle %d): last store %#x/%d (%d) run, %#x/%d (%d) stepped", what, i, fast.Cycles, a1, s1, n1, a2, s2, n2)
 		}
-		if fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
+		mostHeld = max(mostHeld, fast.loop.nheld)
+		if (i%readEvery == readEvery-1 || st.Kind != StopCycleLimit) && fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
 			t.Fatalf("%s, run %d (cycle %d): transfers differ", what, i, fast.Cycles)
+		}
+		for _, w := range []uint32{0x1000, 0x2000, a1 &^ 3} { // the loops' stores (mainLoop's heartbeat) and the last
+			if fast.Mem.InSRAM(w, 4) && fast.sramWord(w) != slow.sramWord(w) {
+				t.Fatalf("%s, run %d (cycle %d): word %#x: %#x run, %#x stepped", what, i, fast.Cycles, w, fast.sramWord(w), slow.sramWord(w))
+			}
 		}
 		if i%500 == 0 && !bytes.Equal(fast.Mem.SRAM, slow.Mem.SRAM) {
 			for a := range fast.Mem.SRAM {
@@ -393,5 +436,53 @@ func lockstep(t *testing.T, what string, fast, slow *CPU, chunk uint64, stepEver
 	if fast.SkippedCycles < 50_000 {
 		t.Errorf("%s: %d cycles skipped", what, fast.SkippedCycles)
 	}
-	t.Logf("%s: %d cycles, %d skipped", what, fast.Cycles, fast.SkippedCycles)
+	t.Logf("%s: %d cycles, %d skipped, at most %d ranges of transfers held", what, fast.Cycles, fast.SkippedCycles, mostHeld)
+	return mostHeld
+}
+
+// longWait is a wait loop of 24 instructions with one control transfer
+// per iteration (its branch): a skip of a few cycles passes none or one.
+var longWait = `
+	mov 0x100, %r11
+.Lwait:
+	ld 0x1000[%r0], %r7
+	st %r11, 0x2000[%r0]
+` + strings.Repeat("\tadd %r11, 1, %r9\n", 18) + `
+	and %r7, %r11, %r7
+	sub.f %r7, 0, %r0
+	beq .Lwait
+	nop
+	st %r7, -4096[%r0]
+`
+
+// The transfers of skips are held out of the history (in a ring of
+// ranges, with the transfers executed between taking their own slots)
+// until something reads it. With a single step after every second to
+// fifth run (its instruction ends a range) and the history read only
+// every 5th, 37th or 101st run, the histories are those of stepping, with
+// the ring full (it writes out its oldest range); with a ring of 4, the
+// oldest of longWait's short ranges still has slots when it is written
+// out.
+func TestLoopSkipHistoryReadLate(t *testing.T) {
+	long := func() *CPU {
+		c, _ := load(t, linkSources(t, asm.Source{Name: "long.s", Text: []byte("\t.globl _start\n_start:\n" + longWait)}), Config{})
+		c.Schedule(100_003, func() { c.Mem.Write(0x1000, []byte{0, 0, 1, 0}) })
+		return c
+	}
+	defer func(m int) { maxHeld = m }(maxHeld)
+	for _, ring := range []int{heldRing, 4} {
+		maxHeld = ring
+		for _, read := range []int{5, 37, 101} {
+			what := fmt.Sprintf("ring %d, read every %d", ring, read)
+			most := 0
+			for _, book := range []bool{false, true} {
+				most = max(most, lockstep(t, fmt.Sprintf("%s, booked %v", what, book), bookedCore(t, book), bookedCore(t, book), 31, 2, read))
+			}
+			most = max(most, lockstep(t, what+", RTC heartbeat", rtcHeartbeatCore(t), rtcHeartbeatCore(t), 29, 3, read))
+			most = max(most, lockstep(t, what+", long iterations", long(), long(), 13, 5, read))
+			if read > 2*ring && most < ring {
+				t.Errorf("%s: at most %d ranges held", what, most)
+			}
+		}
+	}
 }

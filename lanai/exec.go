@@ -30,12 +30,10 @@ func (c *CPU) Run(budget uint64) *Stop {
 		c.deadline = min(limit, c.nextEvent())
 		switch {
 		case c.loop.state == loopToHead || c.loop.state == loopRecord:
-			c.flushTransfers()
 			c.watchLoop(limit)
 		case c.loop.proved && c.loopResume(limit):
 			// skipped to the deadline: the next round runs what is due there
 		default:
-			c.flushTransfers()
 			c.exec()
 		}
 		if c.stop != nil {
@@ -52,7 +50,6 @@ func (c *CPU) Step() *Stop {
 		return c.stop
 	}
 	c.deadline = c.Cycles + 1 // every instruction costs at least one cycle
-	c.flushTransfers()
 	if c.loop.state == loopToHead || c.loop.state == loopRecord {
 		c.loop.state = loopOff // a watch follows every instruction of the iteration: this one it would miss
 	}

@@ -112,6 +112,7 @@ type loopWatch struct {
 	iterInstret   uint64
 	iterStores    uint64
 	varyingStores bool
+	lastVarying   int // the last instruction that stores a varying value (-1: none)
 	reads         [maxLoopReads]loopRead
 	nreads        int
 	fragile       bool                         // a read that cannot be checked again: any change ends the proof
@@ -127,36 +128,41 @@ type loopWatch struct {
 	headInstret   uint64                       // Instret when the core was last at the proved loop's head
 	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
 	landed        uint64                       // skips that ended inside an iteration (tests count them)
+	watchCalls    uint64                       // watchLoop calls (tests count them)
 	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
+	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
+	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
 	nregLog       int
 	cur           [32]uint32 // the registers after the last watched instruction
 	noLanding     bool       // the register log overflowed: skips end at heads only
 	lastProved    uint32     // the branch whose proof the fields hold (0: none; it may not hold any more)
 	deferred      uint32     // the branch whose watch was put off once after its proof failed
 	writes        [2]isa.Reg // the registers the instruction being watched may write
-	// The transfers of the last skips, not yet in the history (see
-	// flushTransfers): from instruction pendJ of the iteration that began
-	// at pendBase to instruction pendK of the pendM-th after it.
-	pending         bool
-	pendJ, pendK    int
-	pendBase, pendM uint64
-	// The transfers of a skip across whole iterations, held (see
-	// holdTransfers): the last heldN of those of heldIters iterations
-	// from cycle heldBase belong in the history slots from heldPos on,
-	// until a later transfer (cycle at or after heldEnd) takes a slot.
-	held                         bool
-	heldPos, heldN               int
-	heldBase, heldIters, heldEnd uint64
-	transfers                    [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
-	ntransfers                   int                 // ... and their number
-	storeSteps                   [maxLoopBody]uint16 // its stores (trace indices) ...
-	nstoreSteps                  int                 // ... and their number
-	accessSteps                  [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
-	naccessSteps                 int                 // ... and their number
-	lastSteady                   [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
-	length                       map[uint32]int      // instructions of the last proved iteration per branch
-	fails                        map[uint32]int      // backoff rounds per branch
-	waitRounds                   map[uint32]int      // rounds left before the next watch
+	// The transfers of stall-free skips not yet written to the history
+	// (see holdRange): a ring of up to maxHeld ranges, oldest first, from
+	// heldFirst on. The newest may be extended by the next skip when it
+	// goes on from where the newest ended (instruction extJ of the
+	// iteration beginning at extBase, the range's transfer number extG),
+	// with nothing recorded between (extOK).
+	held             [heldRing]heldRange
+	heldFirst, nheld int
+	extOK            bool
+	extJ             int
+	extBase, extG    uint64
+	// For each instruction (and the iteration's end), the transfers, stores
+	// and SRAM accesses of the iteration before it.
+	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
+	cycleAt                                 [maxLoopBody]uint32 // each instruction's first cycle (trace[i].at), packed for the searches
+	transfers                               [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
+	ntransfers                              int                 // ... and their number
+	storeSteps                              [maxLoopBody]uint16 // its stores (trace indices) ...
+	nstoreSteps                             int                 // ... and their number
+	accessSteps                             [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
+	naccessSteps                            int                 // ... and their number
+	lastSteady                              [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
+	length                                  map[uint32]int      // instructions of the last proved iteration per branch
+	fails                                   map[uint32]int      // backoff rounds per branch
+	waitRounds                              map[uint32]int      // rounds left before the next watch
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -191,6 +197,26 @@ type regWrite struct {
 	r uint8
 	v uint32
 }
+
+// heldRange is a run of a stall-free skip's control transfers kept out
+// of the history until something reads it (holdRange). The loop's
+// transfers are numbered from the head of the iteration that began at
+// cycle base (number g is transfer g mod the iteration's transfers of
+// iteration g div them); the range holds numbers [g, g+n), which belong
+// in the history slots from pos on, and ends at cycle end: a transfer
+// recorded later comes at or after it, and takes a slot for good.
+type heldRange struct {
+	base, g, end uint64
+	n, pos       int
+}
+
+// heldRing is the most ranges held at once; the oldest is written to the
+// history to make room. (One range per history slot: the oldest of a
+// full ring has almost never a slot left.)
+const heldRing = historySize
+
+// maxHeld is heldRing, except in the test that fills the ring sooner.
+var maxHeld = heldRing
 
 // loopStep kinds.
 const (
@@ -252,7 +278,7 @@ func (c *CPU) loopRecheck() bool {
 			ok = c.sramWord(r.addr) == r.val
 			continue
 		}
-		until := c.Mem.StableUntil(r.addr)
+		until := c.Mem.Specials.StableUntil(r.addr - memsys.SpecialBase) // (the memory's first device)
 		v, err := c.Mem.Specials.Peek(r.addr - memsys.SpecialBase)
 		ok = until != 0 && until >= c.nextEvent() && err == nil && v == r.val
 	}
@@ -356,6 +382,7 @@ func (c *CPU) loopTaken(u *uop, pc uint32) bool {
 // with the watch over or the run's deadline reached.
 func (c *CPU) watchLoop(limit uint64) {
 	w := &c.loop
+	w.watchCalls++
 	for w.state == loopToHead || w.state == loopRecord {
 		if c.stop != nil || c.Cycles >= c.deadline {
 			return
@@ -479,10 +506,16 @@ func (c *CPU) loopDeviceRead() bool {
 // step1 executes one instruction with the run loop (events are not run:
 // the caller's deadline is at or before the next one).
 func (c *CPU) step1() {
-	d := c.deadline
-	c.deadline = c.Cycles + 1
+	d, one := c.deadline, c.Cycles+1
+	c.deadline = one
 	c.exec()
-	c.deadline = min(d, c.deadline)
+	if c.deadline < one { // lowered while it executed (a halt, an event due at once)
+		d = min(d, c.deadline)
+	}
+	// The caller's deadline, or an event the instruction scheduled before
+	// it. (It used to stay at one: the watch went back to Run after every
+	// instruction.)
+	c.deadline = min(d, c.nextEvent())
 }
 
 // sameState reports whether the registers, flags and interlock are those
@@ -500,7 +533,7 @@ func (c *CPU) sameState() bool {
 
 // loopStart begins watching an iteration at the head.
 func (c *CPU) loopStart() {
-	c.fillHeld() // before the proof it comes from is written over
+	c.settleHistory() // before the proof the held transfers come from is written over
 	w := &c.loop
 	w.lastProved = 0 // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
@@ -532,10 +565,20 @@ func (c *CPU) loopFollow() bool {
 			return false
 		}
 	}
+	flagsVary := w.varying&(1<<flagsBit) != 0
+	switch u.op { // what needs no look at the instruction's fields
+	case opInvalid, opBreak:
+		return false
+	case opNop, opBT:
+		w.writes = [2]isa.Reg{} // no register
+		return true
+	case opBR, opBRR:
+		w.writes = [2]isa.Reg{}
+		return !flagsVary
+	}
 	in := c.inst(pc)
 	w.writes = [2]isa.Reg{in.Rd, in.Rs1}
 	srcVary := w.varying&uint64(u.srcs) != 0
-	flagsVary := w.varying&(1<<flagsBit) != 0
 	readsFlags := in.Class == isa.SCC || aluReadsCarry(in.ALU) ||
 		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel)
 	set := func(r isa.Reg, vary bool) {
@@ -547,16 +590,6 @@ func (c *CPU) loopFollow() bool {
 		} else {
 			w.varying &^= 1 << r
 		}
-	}
-	switch u.op {
-	case opInvalid, opBreak:
-		return false
-	case opNop:
-		return true
-	case opBR, opBRR:
-		return !flagsVary
-	case opBT:
-		return true
 	}
 	switch in.Class {
 	case isa.RI, isa.RR, isa.Special, isa.SCC, isa.SLI:
@@ -592,8 +625,8 @@ func (c *CPU) loopFollow() bool {
 	if w.varying&addrRegs != 0 || readsFlags && flagsVary {
 		return false
 	}
-	ea := c.effAddr(pc) &^ 3
 	st.addr, st.size = c.effAddr(pc), uint8(in.Size)
+	ea := st.addr &^ 3
 	if in.Store {
 		if !c.Mem.InSRAM(ea, 4) {
 			return false // a device store has effects of its own
@@ -692,7 +725,7 @@ func (c *CPU) loopEnd(limit uint64) {
 	w.length[w.branch] = w.n
 	w.iterCycles, w.iterInstret, w.iterStores = c.Cycles-w.cycles, c.Instret-w.instret, c.stores-w.stores
 	w.endR2, w.endStore, w.endStoreSize = c.R[2], c.storeAddr, c.storeSize
-	w.ntransfers, w.nstoreSteps, w.naccessSteps = 0, 0, 0
+	w.ntransfers, w.nstoreSteps, w.naccessSteps, w.lastVarying = 0, 0, 0, -1
 	for i := range w.n {
 		k := w.trace[i].kind
 		if k&stepTransfer != 0 {
@@ -703,6 +736,9 @@ func (c *CPU) loopEnd(limit uint64) {
 			w.storeSteps[w.nstoreSteps] = uint16(i)
 			w.nstoreSteps++
 		}
+		if k&stepVarying != 0 {
+			w.lastVarying = i
+		}
 		if k&stepSRAM != 0 {
 			w.accessSteps[w.naccessSteps] = uint16(i)
 			w.naccessSteps++
@@ -711,6 +747,10 @@ func (c *CPU) loopEnd(limit uint64) {
 		if i > 0 && !w.trace[i-1].steady {
 			w.lastSteady[i] = w.lastSteady[i-1]
 		}
+		w.transBefore[i+1] = uint16(w.ntransfers)
+		w.cycleAt[i] = w.trace[i].at
+		w.storesBefore[i+1] = uint16(w.nstoreSteps)
+		w.accessBefore[i+1] = uint16(w.naccessSteps)
 	}
 	if w.fails != nil {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
@@ -775,33 +815,30 @@ func (c *CPU) loopRun(j int, limit uint64) {
 		return // any access may stall, at any cycle
 	}
 	stop := min(limit, c.nextEvent())
-	if c.loopRunFree(j, stop) {
+	free := c.sramFreeFrom(c.Cycles)
+	if c.loopRunFree(j, stop, free) {
 		return
 	}
-	c.flushTransfers()
+	w.extOK = false // the transfers below are recorded: a held range ends here
 	n := int(w.iterInstret)
 	t0, t := c.Cycles, c.Cycles
 	if j > 0 {
-		var tb transferBuf
-		k, at := c.loopWalk(j, t, stop, &tb)
+		if j <= w.lastVarying {
+			return // the rest of the iteration stores a varying value: the core executes it
+		}
+		tb := w.newTransferBuf()
+		k, at := c.loopWalk(j, t, stop, free, tb)
 		switch {
 		case k == j:
 			return
 		case k < n:
 			if c.loopCanLand(k) {
-				c.commitTransfers(&tb)
+				c.commitTransfers(tb)
 				c.loopLand(j, k, at)
 			}
 			return
 		}
-		if w.varyingStores {
-			for i := j; i < n; i++ {
-				if w.trace[i].kind&stepVarying != 0 {
-					return
-				}
-			}
-		}
-		c.commitTransfers(&tb)
+		c.commitTransfers(tb)
 		c.loopLand(j, n, at)
 		t0, t = at, at
 	}
@@ -813,13 +850,13 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	last := uint64(w.trace[n-1].at) // the last instruction's first cycle
 	iter := w.iterCycles
 	var k uint64
-	var starts [historySize + 1]skippedIter // one more: the last may be given back
+	starts := &w.skipped
 	note := func(start uint64, stalled bool) {
 		starts[k%(historySize+1)] = skippedIter{start, stalled}
 		k++
 	}
 	for t+last < stop {
-		if free := c.sramFreeFrom(t); t+iter <= free {
+		if free = c.sramFreeFrom(t); t+iter <= free {
 			m := min((stop-1-last-t)/iter+1, (free-t)/iter)
 			k += m - min(m, historySize)
 			for i := m - min(m, historySize); i < m; i++ {
@@ -828,7 +865,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 			t += m * iter
 			continue
 		}
-		i, end := c.loopWalk(0, t, stop, nil)
+		i, end := c.loopWalk(0, t, stop, free, nil)
 		stalled := end-t != iter
 		if i < n {
 			break // stalled past stop
@@ -845,15 +882,15 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	}
 	x := max(w.ntransfers, 1)
 	first := k - min(k, uint64((historySize+x-1)/x))
-	if c.holdTransfers(&starts, first, k) {
+	if c.holdTransfers(starts, first, k) {
 		first = k
 	}
 	for i := first; i < k; i++ {
 		st := starts[i%(historySize+1)]
 		if st.stalled {
-			var tb transferBuf
-			c.loopSteps(0, st.start, ^uint64(0), &tb)
-			c.commitTransfers(&tb)
+			tb := w.newTransferBuf()
+			c.loopSteps(0, st.start, ^uint64(0), c.sramFreeFrom(st.start), tb)
+			c.commitTransfers(tb)
 			continue
 		}
 		for _, x := range w.transfers[w.ntransfers-min(w.ntransfers, historySize) : w.ntransfers] {
@@ -874,52 +911,58 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	w.headInstret = c.Instret
 	// The iteration the core is at the head of, up to stop.
 	if t < stop && !w.varyingStores && !w.noLanding {
-		var tb transferBuf
-		if k, at := c.loopWalk(0, t, stop, &tb); k > 0 && k < n && c.loopCanLand(k) {
-			c.commitTransfers(&tb)
+		tb := w.newTransferBuf()
+		if k, at := c.loopWalk(0, t, stop, c.sramFreeFrom(t), tb); k > 0 && k < n && c.loopCanLand(k) {
+			c.commitTransfers(tb)
 			c.loopLand(0, k, at)
 		}
 	}
 }
 
-// loopRunFree is loopRun when no SRAM cycle is booked before stop and
+// loopRunFree is loopRun when no SRAM cycle is booked before stop (free:
+// the first booked from now, sramFreeFrom) and
 // the skip may end anywhere (the loop stores no varying value): the
 // instruction to land at is found from the watched iteration's cycles,
 // m iterations on, and the state there made from what it noted. It
 // reports false (and does nothing) when it does not apply.
-func (c *CPU) loopRunFree(j int, stop uint64) bool {
+func (c *CPU) loopRunFree(j int, stop, free uint64) bool {
 	w := &c.loop
 	t := c.Cycles
-	if w.noLanding || w.varyingStores || c.sramFreeFrom(t) < stop {
+	if w.noLanding || w.varyingStores || free < stop {
 		return false
 	}
 	n := int(w.iterInstret)
 	iter := w.iterCycles
 	base := t - uint64(w.trace[j].at) // where iteration 0 (the core's) began
-	m := (stop - base) / iter         // the iteration holding stop
-	r := stop - base - m*iter
+	m, r := uint64(0), stop-base      // the iteration holding stop, and stop's cycle in it
+	if r >= iter {
+		m, r = r/iter, r%iter
+	}
 	k := 0 // its first instruction starting at or after stop
 	for lo, hi := 0, n; ; {
 		if lo >= hi {
 			k = lo
 			break
 		}
-		if mid := int(uint(lo+hi) >> 1); uint64(w.trace[mid].at) >= r {
+		if mid := int(uint(lo+hi) >> 1); uint64(w.cycleAt[mid]) >= r {
 			hi = mid
 		} else {
 			lo = mid + 1
 		}
 	}
 	// Land there, or at the last point before where no register holds a
-	// varying value (the core executes from there).
-	q := m*uint64(n) + uint64(k) // instructions from iteration 0's head
-	p := q/uint64(n)*uint64(n) + uint64(w.lastSteady[q%uint64(n)])
-	if p <= uint64(j) {
-		return false
+	// varying value (the core executes from there): before instruction k
+	// of iteration m (k = n: the next head).
+	if k < n {
+		if k = int(w.lastSteady[k]); k == 0 { // a head: the end of the iteration before
+			if m == 0 {
+				return false
+			}
+			m, k = m-1, n
+		}
 	}
-	m, k = p/uint64(n), int(p%uint64(n))
-	if k == 0 { // the head of iteration m: the end of iteration m-1
-		m, k = m-1, n
+	if m == 0 && k <= j {
+		return false
 	}
 	// Registers and stores: iteration 0's from j on, then (m > 0) the
 	// head's state and iteration m's up to k.
@@ -931,26 +974,17 @@ func (c *CPU) loopRunFree(j int, stop uint64) bool {
 	}
 	var stores uint64
 	if m == 0 {
-		stores = c.loopReplay(j, k)
+		stores = c.loopReplay(j, k, true)
 	} else {
-		stores = c.loopReplay(j, n) + (m-1)*w.iterStores
+		// The registers end as the head's (copied below).
+		stores = c.loopReplay(j, n, false) + (m-1)*w.iterStores
 		if m > 1 && w.iterStores > 0 { // the whole iterations' last store
 			c.storeAddr, c.storeSize = w.endStore, w.endStoreSize
 		}
 		copy(c.R[:32], w.regs[:])
-		stores += c.loopReplay(0, k)
+		stores += c.loopReplay(0, k, true)
 	}
-	endBase, endJ := w.pendBase+w.pendM*iter, w.pendK // where the last skip ended
-	if endJ == n {
-		endBase, endJ = endBase+iter, 0
-	}
-	if w.pending && endBase == base && endJ == j {
-		w.pendM = (base-w.pendBase)/iter + m // this skip goes on from there
-	} else {
-		c.flushTransfers()
-		w.pending, w.pendJ, w.pendBase, w.pendM = true, j, base, m
-	}
-	w.pendK = k
+	c.holdRange(base, j, m, k, at)
 	c.loopArrive(k, at, m*w.iterInstret+uint64(k-j), stores)
 	return true
 }
@@ -976,19 +1010,22 @@ func (c *CPU) loopArrive(k int, at, ins, stores uint64) {
 	c.stores += stores
 }
 
-// loopReplay makes the register writes and the stores of instructions
-// [j, k) of the proved iteration (j from the state of instruction j) and
-// returns the stores it made; the last is left as the core's last store.
-func (c *CPU) loopReplay(j, k int) uint64 {
+// loopReplay makes the stores of instructions [j, k) of the proved
+// iteration, and with regs their register writes (j from the state of
+// instruction j), and returns the stores it made; the last is left as the
+// core's last store.
+func (c *CPU) loopReplay(j, k int, regs bool) uint64 {
 	w := &c.loop
-	from := 0
-	if j > 0 {
-		from = int(w.trace[j-1].regEnd)
+	if regs {
+		from := 0
+		if j > 0 {
+			from = int(w.trace[j-1].regEnd)
+		}
+		for _, rw := range w.regLog[from:w.trace[k-1].regEnd] {
+			c.R[rw.r] = rw.v
+		}
 	}
-	for _, rw := range w.regLog[from:w.trace[k-1].regEnd] {
-		c.R[rw.r] = rw.v
-	}
-	lo, hi := stepsIn(w.storeSteps[:w.nstoreSteps], j, k)
+	lo, hi := w.storesBefore[j], w.storesBefore[k]
 	for _, i := range w.storeSteps[lo:hi] {
 		s := &w.trace[i]
 		a := s.addr &^ (uint32(s.size) - 1)
@@ -1006,25 +1043,83 @@ func (c *CPU) loopReplay(j, k int) uint64 {
 	return uint64(hi - lo)
 }
 
-// flushTransfers puts the transfers of the last stall-free skips in the
-// history. A skip only notes its range (loopRunFree), and consecutive
-// skips extend it, so that the history is written once, before the core
-// executes again or anything reads it (Transfers, a trap), and not at
-// every skip.
-func (c *CPU) flushTransfers() {
+// holdRange holds the control transfers of a stall-free skip from
+// instruction j of the iteration that began at cycle base to instruction
+// k of the m-th after it, a skip that ends at cycle end: the history slots
+// the last historySize of them take are kept for them, and fillRange
+// writes them only when something reads the history (settleHistory) or
+// the ring of ranges is full. A skip that goes on from where the last one
+// ended, with nothing recorded between, extends its range. A transfer
+// recorded later takes a slot for good.
+func (c *CPU) holdRange(base uint64, j int, m uint64, k int, end uint64) {
 	w := &c.loop
-	if w.pending {
-		w.pending = false
-		c.loopRecordBack(w.pendJ, w.pendM, w.pendK, w.pendBase)
+	nt := uint64(w.ntransfers)
+	if w.extOK && w.nheld > 0 && w.extBase == base && w.extJ == j {
+		r := &w.held[(w.heldFirst+w.nheld-1)%heldRing]
+		d := (base - r.base) / w.iterCycles // this skip's iteration 0 in the range's numbering
+		last := (d+m)*nt + uint64(w.transBefore[k])
+		r.end = end
+		c.reserve(r, w.extG, last)
+		c.noteRangeEnd(base, m, k, last)
+		return
+	}
+	first, last := uint64(w.transBefore[j]), m*nt+uint64(w.transBefore[k])
+	if first == last {
+		w.extOK = false
+		return
+	}
+	c.reserve(c.pushRange(base, end), first, last)
+	c.noteRangeEnd(base, m, k, last)
+}
+
+// noteRangeEnd notes where the skip that made or extended the newest
+// range ended (instruction k of the m-th iteration from base; last: the
+// number after its last transfer in the range's numbering), for the
+// next skip to go on from.
+func (c *CPU) noteRangeEnd(base, m uint64, k int, last uint64) {
+	w := &c.loop
+	w.extOK, w.extBase, w.extJ, w.extG = true, base+m*w.iterCycles, k, last
+	if k == int(w.iterInstret) {
+		w.extBase, w.extJ = w.extBase+w.iterCycles, 0
+	}
+}
+
+// pushRange adds an empty range numbered from the iteration beginning at
+// base and ending at cycle end to the held ones (the oldest is written out
+// when there is no room) and returns it.
+func (c *CPU) pushRange(base, end uint64) *heldRange {
+	w := &c.loop
+	if w.nheld == maxHeld {
+		c.fillRange(&w.held[w.heldFirst])
+		w.heldFirst, w.nheld = (w.heldFirst+1)%heldRing, w.nheld-1
+	}
+	r := &w.held[(w.heldFirst+w.nheld)%heldRing]
+	w.nheld++
+	*r = heldRange{base: base, end: end}
+	return r
+}
+
+// reserve makes the newest range r, whose transfers end before number
+// from (r.n of them), end before number to: it takes the next history
+// slots for them, keeping the last historySize. A range that takes every
+// slot leaves none to the older ones, which are dropped.
+func (c *CPU) reserve(r *heldRange, from, to uint64) {
+	w := &c.loop
+	add := to - from
+	c.histPos = int((uint64(c.histPos) + add%historySize) % historySize)
+	r.n = int(min(uint64(r.n)+add, historySize))
+	r.g = to - uint64(r.n)
+	r.pos = (c.histPos - r.n + historySize) % historySize
+	if r.n == historySize && w.nheld > 1 {
+		w.held[0] = *r
+		w.heldFirst, w.nheld = 0, 1
 	}
 }
 
 // holdTransfers holds the transfers of the skipped iterations
 // [first, k) of starts instead of recording them, when they met no booked
-// cycle and follow one another: the history slots they take are kept for
-// them, and fillHeld writes them only when the history is read (or the
-// proof they come from is about to be written over). It reports whether
-// it held them.
+// cycle and follow one another (see holdRange). It reports whether it
+// held them.
 func (c *CPU) holdTransfers(starts *[historySize + 1]skippedIter, first, k uint64) bool {
 	w := &c.loop
 	if first == k || w.ntransfers == 0 {
@@ -1036,33 +1131,27 @@ func (c *CPU) holdTransfers(starts *[historySize + 1]skippedIter, first, k uint6
 			return false
 		}
 	}
-	n := min(historySize, int(k-first)*w.ntransfers)
-	if n < historySize {
-		c.fillHeld() // the earlier held transfers keep some of their slots
-	}
-	w.held, w.heldPos, w.heldN = true, c.histPos, n
-	w.heldBase, w.heldIters, w.heldEnd = base, k-first, base+(k-first)*w.iterCycles
-	c.histPos = (c.histPos + n) % historySize
+	c.reserve(c.pushRange(base, base+(k-first)*w.iterCycles), 0, (k-first)*uint64(w.ntransfers))
+	w.extOK = false
 	return true
 }
 
-// fillHeld writes the held transfers (holdTransfers) into the slots kept
-// for them that no later transfer has taken. Later transfers take the
-// slots in order, from heldPos on, and come at or after heldEnd; the held
-// ones and whatever a slot held before come earlier.
-func (c *CPU) fillHeld() {
+// fillRange writes the held range r's transfers into its slots that no
+// later transfer has taken. Later transfers take the slots in order, from
+// the one after r's last, and come at or after r.end; r's transfers and
+// whatever a slot held before (an older range's, written out first) come
+// earlier.
+func (c *CPU) fillRange(r *heldRange) {
 	w := &c.loop
-	if !w.held {
-		return
+	if r.n == 0 || c.hist[(r.pos+r.n-1)%historySize].cycle >= r.end {
+		return // r's last slot is the last a later transfer takes: all are taken
 	}
-	w.held = false
 	nt := uint64(w.ntransfers)
-	g := w.heldIters*nt - uint64(w.heldN) // the first held transfer's number from heldBase on
-	it, x := g/nt, int(g%nt)              // its iteration and its place in it
-	for i := 0; i < w.heldN; i++ {
-		if h := &c.hist[(w.heldPos+i)%historySize]; h.cycle < w.heldEnd { // not taken by a later transfer
+	it, x := r.g/nt, int(r.g%nt)
+	for i := 0; i < r.n; i++ {
+		if h := &c.hist[(r.pos+i)%historySize]; h.cycle < r.end {
 			s := &w.trace[w.transfers[x]]
-			*h = transfer{s.pc, s.to, w.heldBase + it*w.iterCycles + uint64(s.at)}
+			*h = transfer{s.pc, s.to, r.base + it*w.iterCycles + uint64(s.at)}
 		}
 		if x++; x == w.ntransfers {
 			it, x = it+1, 0
@@ -1070,38 +1159,14 @@ func (c *CPU) fillHeld() {
 	}
 }
 
-// settleHistory writes every transfer not yet in the history.
+// settleHistory writes every held transfer to the history.
 func (c *CPU) settleHistory() {
-	c.flushTransfers()
-	c.fillHeld()
-}
-
-// loopRecordBack records the last historySize control transfers of a
-// stall-free skip from instruction j of iteration 0 to instruction k of
-// iteration m (iteration 0 beginning at cycle base), oldest first.
-func (c *CPU) loopRecordBack(j int, m uint64, k int, base uint64) {
 	w := &c.loop
-	var buf [historySize]transfer
-	cnt := 0
-	_, hi := stepsIn(w.transfers[:w.ntransfers], 0, k)
-	for it := m; cnt < historySize; it-- {
-		lo := 0
-		if it == 0 {
-			lo, _ = stepsIn(w.transfers[:w.ntransfers], j, j)
-		}
-		for x := hi - 1; x >= lo && cnt < historySize; x-- {
-			s := &w.trace[w.transfers[x]]
-			buf[cnt] = transfer{s.pc, s.to, base + it*w.iterCycles + uint64(s.at)}
-			cnt++
-		}
-		if it == 0 {
-			break
-		}
-		hi = w.ntransfers
+	for ; w.nheld > 0; w.nheld-- {
+		c.fillRange(&w.held[w.heldFirst])
+		w.heldFirst = (w.heldFirst + 1) % heldRing
 	}
-	for i := cnt - 1; i >= 0; i-- {
-		c.record(buf[i].from, buf[i].to, buf[i].cycle)
-	}
+	w.extOK = false
 }
 
 // loopCanLand reports whether a skip may end before instruction k of the
@@ -1125,7 +1190,7 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 	if at-c.Cycles != end-uint64(w.trace[j].at) {
 		w.stalled++
 	}
-	stores := c.loopReplay(j, k)
+	stores := c.loopReplay(j, k, true)
 	c.loopArrive(k, at, uint64(k-j), stores)
 }
 
@@ -1136,16 +1201,17 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 // it looks the instruction up in the watched iteration's cycles;
 // otherwise it follows the iteration (loopSteps). The transfers on the
 // way go to tb (when not nil), for commitTransfers if the skip is made.
-func (c *CPU) loopWalk(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
+// free is sramFreeFrom(t).
+func (c *CPU) loopWalk(j int, t, stop, free uint64, tb *transferBuf) (int, uint64) {
 	w := &c.loop
-	if c.sramFreeFrom(t) < stop {
-		return c.loopSteps(j, t, stop, tb)
+	if free < stop {
+		return c.loopSteps(j, t, stop, free, tb)
 	}
 	base := t - uint64(w.trace[j].at)
 	lo, hi := j, int(w.iterInstret) // the answer is in [lo, hi]
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if base+uint64(w.trace[m].at) >= stop {
+		if base+uint64(w.cycleAt[m]) >= stop {
 			hi = m
 		} else {
 			lo = m + 1
@@ -1156,7 +1222,7 @@ func (c *CPU) loopWalk(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 		at = base + uint64(w.trace[k].at)
 	}
 	if tb != nil {
-		lo, hi := stepsIn(w.transfers[:w.ntransfers], j, k)
+		lo, hi := int(w.transBefore[j]), int(w.transBefore[k])
 		for _, x := range w.transfers[max(lo, hi-historySize):hi] {
 			s := &w.trace[x]
 			tb.add(s.pc, s.to, base+uint64(s.at))
@@ -1172,36 +1238,27 @@ type transferBuf struct {
 	n int
 }
 
+// newTransferBuf is the watch's transfer buffer, emptied (kept in the
+// watch: a skip's buffers are used one after the other, and one on the
+// stack would be cleared at every use).
+func (w *loopWatch) newTransferBuf() *transferBuf {
+	w.tbuf.n = 0
+	return &w.tbuf
+}
+
 func (tb *transferBuf) add(from, to uint32, cycle uint64) {
 	tb.t[tb.n%historySize] = transfer{from, to, cycle}
 	tb.n++
 }
 
 // commitTransfers records the transfers of tb, oldest first (after those
-// of earlier skips still pending).
+// of earlier skips, held or recorded).
 func (c *CPU) commitTransfers(tb *transferBuf) {
-	c.flushTransfers()
+	c.loop.extOK = false
 	for i := tb.n - min(tb.n, historySize); i < tb.n; i++ {
 		t := &tb.t[i%historySize]
 		c.record(t.from, t.to, t.cycle)
 	}
-}
-
-// stepsIn is the range of the sorted trace indices idx that lie in [j, k).
-func stepsIn(idx []uint16, j, k int) (int, int) {
-	first := func(v int) int {
-		lo, hi := 0, len(idx)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if int(idx[m]) >= v {
-				hi = m
-			} else {
-				lo = m + 1
-			}
-		}
-		return lo
-	}
-	return first(j), first(k)
 }
 
 // loopSteps follows the proved iteration from its instruction j, which
@@ -1213,14 +1270,13 @@ func stepsIn(idx []uint16, j, k int) (int, int) {
 // that may stall to the next, finding each (and stop) in the watched
 // iteration's cycles: the instructions between take the cycles they took
 // there, shifted by the stalls so far.
-func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
+func (c *CPU) loopSteps(j int, t, stop, free uint64, tb *transferBuf) (int, uint64) {
 	w := &c.loop
 	n := int(w.iterInstret)
 	base := t - uint64(w.trace[j].at) // plus stall: where the iteration would have begun
-	free := c.sramFreeFrom(t)
 	var stall uint64
 	acc := w.accessSteps[:w.naccessSteps]
-	a, _ := stepsIn(acc, j, j) // the next access
+	a := int(w.accessBefore[j]) // the next access
 	for k := j; ; {
 		// The first access from a on that starts at or after free (the
 		// ones before cannot stall), and the first instruction from k on
@@ -1230,7 +1286,7 @@ func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 				a = lo
 				break
 			}
-			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.trace[acc[m]].at) >= free {
+			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.cycleAt[acc[m]]) >= free {
 				hi = m
 			} else {
 				lo = m + 1
@@ -1246,14 +1302,14 @@ func (c *CPU) loopSteps(j int, t, stop uint64, tb *transferBuf) (int, uint64) {
 				e = lo
 				break
 			}
-			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.trace[m].at) >= stop {
+			if m := int(uint(lo+hi) >> 1); base+stall+uint64(w.cycleAt[m]) >= stop {
 				hi = m
 			} else {
 				lo = m + 1
 			}
 		}
 		if tb != nil {
-			lo, hi := stepsIn(w.transfers[:w.ntransfers], k, e)
+			lo, hi := int(w.transBefore[k]), int(w.transBefore[e])
 			for _, x := range w.transfers[max(lo, hi-historySize):hi] {
 				s := &w.trace[x]
 				tb.add(s.pc, s.to, base+stall+uint64(s.at))
