@@ -221,15 +221,7 @@ func TestSharedCodeForgottenBranch(t *testing.T) {
 	if *ps[1].shared.pollOf(branch / 4) == pollUnknown {
 		t.Fatal("the branch has no polling state to keep")
 	}
-	in := isa.Decode(binary.BigEndian.Uint32(ps[0].alone.Mem.SRAM[branch:]))
-	in.Cond = isa.CondGT
-	w, err := isa.Encode(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []*CPU{ps[0].shared, ps[0].alone} {
-		c.Mem.Write(branch, binary.BigEndian.AppendUint32(nil, w))
-	}
+	dmaBranchCond(t, ps[0], branch, isa.CondGT)
 	for range 60 {
 		stepTwins(t, ps, 500)
 	}
@@ -240,6 +232,21 @@ func TestSharedCodeForgottenBranch(t *testing.T) {
 		if p.stop[0].Kind != StopExit || p.stop[0].Code != 900 {
 			t.Errorf("core %d: %v (exit code %d)", i, stopMessage(p.stop[0]), p.stop[0].Code)
 		}
+	}
+}
+
+// dmaBranchCond writes, as a DMA would, the branch at addr with its
+// condition changed to cond into both cores of p.
+func dmaBranchCond(t *testing.T, p *shareTwin, addr uint32, cond isa.Cond) {
+	t.Helper()
+	in := isa.Decode(binary.BigEndian.Uint32(p.alone.Mem.SRAM[addr:]))
+	in.Cond = cond
+	w, err := isa.Encode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*CPU{p.shared, p.alone} {
+		c.Mem.Write(addr, binary.BigEndian.AppendUint32(nil, w))
 	}
 }
 
