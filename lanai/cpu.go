@@ -90,9 +90,13 @@ type CPU struct {
 	// core of the SharedCode): invalidate skips the chunks without (DMA
 	// buffers).
 	code []uint64
-	// own has the bits of code this core set itself (the same slice until
-	// the core joins a SharedCode): a write into one of its chunks may
-	// change a loop the core proved.
+	// own has the bits of code this core set itself, and those of the
+	// chunks of every loop it proved (the same slice until the core joins
+	// a SharedCode): a write into one of its chunks may change a loop the
+	// core proved. A sharing core may run words another core decoded
+	// without setting their bits, so a write there keeps its proof of a
+	// loop elsewhere, which alone it would end: the loop's code is
+	// unchanged, the proof still holds (only Polling may answer otherwise).
 	own []uint64
 	// poll is, while the core shares its code, the polling and loop-watch
 	// state of each word of pre (the core's own; the shared uops' poll
@@ -230,11 +234,11 @@ func (c *CPU) forget(a uint32) {
 }
 
 // forgetWord forgets predecoded word i, in a chunk of c.code, after a core
-// store into it (the run loop's stores do the same inline). A shared word is forgotten for every core of the
-// SharedCode: the next to fetch it predecodes it again, and the cores
-// whose SRAM holds another word there leave the sharing (share.go). The
-// word's polling state starts afresh (a private uop's when it is fetched
-// again, as slowFetch resets it).
+// store into it (the run loop's stores do the same inline). A shared word
+// is forgotten for every core of the SharedCode: the next to fetch it
+// predecodes it again, and the cores whose SRAM holds another word there
+// leave the sharing (share.go). The word's polling state starts afresh (a
+// private uop's when it is fetched again, as slowFetch resets it).
 func (c *CPU) forgetWord(i uint32) {
 	if pre := c.allWords(); i < uint32(len(pre)) {
 		pre[i].op = opUndecoded

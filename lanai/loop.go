@@ -710,6 +710,14 @@ func (c *CPU) loopEnd(limit uint64) {
 	}
 	w.proved = true
 	w.proofs++
+	for i := range w.n {
+		// The loop's chunks are the core's own (CPU.own): a core sharing
+		// its code may run code another core decoded without fetching
+		// it, and a write into the loop's code must end the proof
+		// (invalidate), as it does alone.
+		chunk := w.trace[i].pc / codeChunk
+		c.own[chunk/64] |= 1 << (chunk % 64)
+	}
 	w.lastProved, w.deferred = w.branch, 0
 	if w.length == nil {
 		w.length = map[uint32]int{}

@@ -58,7 +58,9 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	p := c.pollOf(pc >> 2)
 	if *p == pollUnknown {
 		*p = pollWait + loopRetry // not for poll.go: loop.go watches it after loopRetry takes
-		if c.pollable(u.imm, pc) {
+		ok := c.pollable(u.imm, pc)
+		p = c.pollOf(pc >> 2) // the core may have left its SharedCode (slowFetch): the state moved
+		if ok {
 			*p = pollYes
 		}
 	}
@@ -151,6 +153,16 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 	until := ^uint64(0)
 	for a := head; a <= branch+4; a += 4 {
 		u := &c.pre[a/4]
+		if u.op == opUndecoded {
+			// Forgotten since pollable looked: by a write into the loop
+			// (a DMA) or, while the core shares its code, by another
+			// core's write into its own copy of the word. It is what the
+			// core's SRAM holds now.
+			var ok bool
+			if u, ok = c.slowFetch(u, a); !ok {
+				continue // a breakpoint
+			}
+		}
 		if !isFastLoad(u.op) && u.op != opMem {
 			continue
 		}

@@ -25,9 +25,13 @@ import (
 //
 // What each core decides from its own run stays its own: the polling and
 // loop-watch state of its branches (CPU.poll), the chunks it decoded
-// itself (CPU.own), the length of its view of the arrays (it grows as
-// the core alone would grow it). A shared core therefore runs with the
-// same counts, traces and state as an unshared one.
+// itself or proved a loop in (CPU.own), the length of its view of the
+// arrays (it grows as the core alone would grow it). A shared core
+// therefore runs with the same counts, traces and state as an unshared
+// one, but for one thing: a write into code it ran but another member
+// decoded, outside a loop it proved, keeps the proof, which alone it
+// would end (the loop's code is unchanged: the proof holds, and only
+// Polling and SkippedCycles may differ, never Cycles and Instret).
 //
 // A SharedCode is not safe for concurrent use: its members must run on one
 // goroutine at a time (node.World shares code within each goroutine's
@@ -61,9 +65,13 @@ func (s *SharedCode) Members() int { return len(s.members) }
 // and reports whether it does. It does not (and keeps its own) if it has
 // a breakpoint, if its configuration or SRAM size predecodes differently
 // from theirs, or if its SRAM differs from theirs at a word they decoded.
-// A core in another SharedCode leaves that one first. Call it between
-// runs, on the goroutine that runs s's members.
+// A core in another SharedCode leaves that one first; a nil s only makes
+// it leave. Call it between runs, on the goroutine that runs s's members.
 func (c *CPU) ShareCode(s *SharedCode) bool {
+	if s == nil {
+		c.LeaveSharedCode()
+		return false
+	}
 	if c.share == s {
 		return true
 	}

@@ -221,15 +221,7 @@ func TestSharedCodeForgottenBranch(t *testing.T) {
 	if *ps[1].shared.pollOf(branch / 4) == pollUnknown {
 		t.Fatal("the branch has no polling state to keep")
 	}
-	in := isa.Decode(binary.BigEndian.Uint32(ps[0].alone.Mem.SRAM[branch:]))
-	in.Cond = isa.CondGT
-	w, err := isa.Encode(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []*CPU{ps[0].shared, ps[0].alone} {
-		c.Mem.Write(branch, binary.BigEndian.AppendUint32(nil, w))
-	}
+	dmaBranchCond(t, ps[0], branch, isa.CondGT)
 	for range 60 {
 		stepTwins(t, ps, 500)
 	}
@@ -240,6 +232,21 @@ func TestSharedCodeForgottenBranch(t *testing.T) {
 		if p.stop[0].Kind != StopExit || p.stop[0].Code != 900 {
 			t.Errorf("core %d: %v (exit code %d)", i, stopMessage(p.stop[0]), p.stop[0].Code)
 		}
+	}
+}
+
+// dmaBranchCond writes, as a DMA would, the branch at addr with its
+// condition changed to cond into both cores of p.
+func dmaBranchCond(t *testing.T, p *shareTwin, addr uint32, cond isa.Cond) {
+	t.Helper()
+	in := isa.Decode(binary.BigEndian.Uint32(p.alone.Mem.SRAM[addr:]))
+	in.Cond = cond
+	w, err := isa.Encode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*CPU{p.shared, p.alone} {
+		c.Mem.Write(addr, binary.BigEndian.AppendUint32(nil, w))
 	}
 }
 
@@ -391,6 +398,46 @@ func TestSharedCodeViewGrows(t *testing.T) {
 	for i, want := range []uint32{5, 9} {
 		if st := ps[i].stop[0]; st.Kind != StopExit || st.Code != want {
 			t.Errorf("core %d: %v, exit code %d, want %d", i, stopMessage(st), st.Code, want)
+		}
+	}
+}
+
+// A sharing core's takes of a backward branch count down in the core's own
+// state (CPU.poll; execSlow counts them, the shared uop's poll staying
+// pollUnknown) as a lone core's count down in its uop (in exec): two
+// sharing cores, run in short turns of uneven length that end inside the
+// countdowns, keep every word's polling state and their counts equal to
+// their twins' alone, and the loop branch is seen counting down.
+func TestSharedCodeCountsTakes(t *testing.T) {
+	img := assembleSelfModifying(t)
+	ps := newShareTwins(t, img, 2, func(i int, c *CPU) {
+		c.Schedule(uint64(60_000+5_000*i), func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+	})
+	var s SharedCode
+	for i, p := range ps {
+		if !p.shared.ShareCode(&s) {
+			t.Fatalf("core %d did not join", i)
+		}
+	}
+	branch := symbolAddr(t, img, "smcBranch") / 4
+	counting := 0
+	for k := range 400 {
+		stepTwins(t, ps, uint64(97+31*(k%7)))
+		for _, p := range ps {
+			if *p.shared.pollOf(branch) > pollWait && p.shared.pre[branch].poll == pollUnknown {
+				counting++
+			}
+		}
+		if ps[0].stop[0].Kind == StopExit && ps[1].stop[0].Kind == StopExit {
+			break
+		}
+	}
+	if counting == 0 {
+		t.Error("the sharing cores' loop branch never counted its takes down")
+	}
+	for i, p := range ps {
+		if p.stop[0].Kind != StopExit || p.shared.SharedCode() != &s {
+			t.Errorf("core %d: %v, shares %v", i, stopMessage(p.stop[0]), p.shared.SharedCode() == &s)
 		}
 	}
 }
