@@ -171,7 +171,9 @@ func (c *CPU) idle(pc uint32, cycles, deadline uint64) uint64 {
 	if end <= cycles+2 {
 		return 0
 	}
-	return (end - cycles - 1) / 2 * 2
+	n := (end - cycles - 1) / 2         // whole iterations skipped
+	c.recordTakes(pc, pc, cycles, 2, n) // (the run loop records the next take)
+	return n * 2
 }
 
 // accessFail turns a memory error into a trap (or a stop for ErrStop).

@@ -94,11 +94,21 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 		return 0, 0
 	}
 	k := (end - cycles - 1) / iterCycles
+	c.recordTakes(pc, u.imm, cycles+iterCycles, iterCycles, k) // (the take at cycles is recorded)
 	t.cycles += k * iterCycles
 	t.instret += k * iterInstr
 	c.SkippedCycles += k * iterCycles
 	c.SkippedInstret += k * iterInstr
 	return k * iterCycles, k * iterInstr
+}
+
+// recordTakes records the n takes of a skipped loop's branch from (to
+// to), every iter cycles from cycle first, as executing the loop records
+// them (the last historySize: the history holds no more).
+func (c *CPU) recordTakes(from, to uint32, first, iter, n uint64) {
+	for i := n - min(n, historySize); i < n; i++ {
+		c.record(from, to, first+i*iter)
+	}
 }
 
 // pollable checks the static conditions on the loop [head, branch+4].

@@ -1,6 +1,7 @@
 package lanai
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -160,5 +161,40 @@ func TestContentionAndHalt(t *testing.T) {
 	c.Schedule(500, func() { c.Halt(&Stop{Kind: StopTrap, Trap: &Trap{Reason: "device fault"}}) })
 	if st := c.Run(1 << 20); st.Kind != StopTrap || st.Trap.Reason != "device fault" || c.Cycles != 500 {
 		t.Errorf("halt: %v at %d", st.Kind, c.Cycles)
+	}
+}
+
+// The transfer history (a trap report's) after an idle or polling loop was
+// skipped is the one executing it leaves: its branch's last takes.
+func TestSkipsKeepTheHistory(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"idle", "\tmov 0x100, %r9\n.Li:\n\tbt .Li\n\tnop\n"},
+		{"poll", "\tmov 0x40, %r9\n.Lw:\n\tld -424[%r0], %r7\n\tand %r7, 0xffff0001, %r7\n\tsub.f %r7, 0, %r0\n\tbeq .Lw\n\tadd %r9, 0, %r9\n\tmov 0x7ff00000, %r5\n\tadd %r5, 0, %pc\n\tnop\n"},
+	} {
+		img := linkSources(t, asm.Source{Name: tc.name + ".s", Text: []byte("\t.globl _start\n_start:\n" + tc.src)})
+		fast, _ := load(t, img, Config{})
+		slow, _ := load(t, img, Config{})
+		for _, c := range []*CPU{fast, slow} {
+			c.Schedule(50_001, func() {})
+			c.Schedule(100_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+		}
+		for _, budget := range []uint64{30_000, 40_000, 1 << 20} {
+			st := fast.Run(budget)
+			if st.Kind == StopCycleLimit {
+				stepTo(slow, 0, fast.Cycles)
+				slow.Run(0)
+			} else if s := stepTo(slow, 0, 1<<20); s.Kind != st.Kind || st.Trap == nil || st.Trap.Report() != s.Trap.Report() {
+				t.Fatalf("%s: stopped %v run, %v stepped", tc.name, st, s)
+			}
+			if fast.Cycles != slow.Cycles || fast.SkippedCycles == 0 {
+				t.Fatalf("%s: %d cycles (%d skipped) run, %d stepped", tc.name, fast.Cycles, fast.SkippedCycles, slow.Cycles)
+			}
+			if a, b := fast.Transfers(), slow.Transfers(); fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("%s, cycle %d: transfers\n%v run\n%v stepped", tc.name, fast.Cycles, a, b)
+			}
+			if st.Kind != StopCycleLimit {
+				break
+			}
+		}
 	}
 }
