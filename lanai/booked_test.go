@@ -38,6 +38,36 @@ poll:
 	nop
 `
 
+// window is a half-open interval [from, to) of SRAM cycles another master
+// booked.
+type window struct{ from, to uint64 }
+
+// bookedConfig is a core configuration whose SRAM arbiter stalls a core
+// access in one of *booked's windows (sorted, disjoint) until the window
+// ends, as board.SRAMContention does, and tells the core the first booked
+// cycle (NextBooked).
+func bookedConfig(booked *[]window) Config {
+	return Config{
+		ContentionBooked: true,
+		Contention: func(cycle uint64, addr uint32, write bool) uint64 {
+			for _, w := range *booked {
+				if cycle >= w.from && cycle < w.to {
+					return w.to - cycle
+				}
+			}
+			return 0
+		},
+		NextBooked: func(cycle uint64) uint64 {
+			for _, w := range *booked {
+				if w.to > cycle {
+					return max(w.from, cycle)
+				}
+			}
+			return ^uint64(0)
+		},
+	}
+}
+
 // bookedCore loads dmaWait on a core whose SRAM arbiter stalls a core
 // access in a booked window until the window ends (as board.SRAMContention
 // does), with DMA bursts every 103 cycles from cycle 5,000 to 150,000:
@@ -47,27 +77,8 @@ poll:
 // With book false the bursts book nothing.
 func bookedCore(t testing.TB, book bool) *CPU {
 	t.Helper()
-	type window struct{ from, to uint64 }
 	var booked []window
-	cfg := Config{
-		ContentionBooked: true,
-		Contention: func(cycle uint64, addr uint32, write bool) uint64 {
-			for _, w := range booked {
-				if cycle >= w.from && cycle < w.to {
-					return w.to - cycle
-				}
-			}
-			return 0
-		},
-		NextBooked: func(cycle uint64) uint64 {
-			for _, w := range booked {
-				if w.to > cycle {
-					return max(w.from, cycle)
-				}
-			}
-			return ^uint64(0)
-		},
-	}
+	cfg := bookedConfig(&booked)
 	c, _ := load(t, linkSources(t, asm.Source{Name: "wait.s", Text: []byte("\t.globl _start\n_start:\n" + dmaWait)}), cfg)
 	var burst func()
 	n := uint32(0)

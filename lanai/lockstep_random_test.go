@@ -77,28 +77,9 @@ func randomLoopCore(t *testing.T, rng *rand.Rand) *CPU {
 		src = strings.Replace(src, "\tld 0x1000[%r0], %r8", "\tld -408[%r0], %r6\n\tst %r6, 0x1010[%r0]\n\tld 0x1000[%r0], %r8", 1)
 		src = strings.Replace(src, "\tld 0x1004[%r0], %r7", "\tst %r6, 0x1014[%r0]\n\tmov 0, %r6\n\tld 0x1004[%r0], %r7", 1)
 	}
-	type window struct{ from, to uint64 }
 	var booked []window
 	book := rng.Intn(2) == 0
-	cfg := Config{
-		ContentionBooked: true,
-		Contention: func(cycle uint64, addr uint32, write bool) uint64 {
-			for _, w := range booked {
-				if cycle >= w.from && cycle < w.to {
-					return w.to - cycle
-				}
-			}
-			return 0
-		},
-		NextBooked: func(cycle uint64) uint64 {
-			for _, w := range booked {
-				if w.to > cycle {
-					return max(w.from, cycle)
-				}
-			}
-			return ^uint64(0)
-		},
-	}
+	cfg := bookedConfig(&booked)
 	c, _ := load(t, linkSources(t, asm.Source{Name: "work.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), cfg)
 	tick := uint64(20 + rng.Intn(200))
 	var lastRead uint64
