@@ -58,12 +58,6 @@ const noLoad = 63
 const regFileSize = 256
 
 // CPU is one LANai core with its memory.
-//
-// The fields are in the order of how often a run touches them: the
-// registers' used words, then what every run and every step of a cluster
-// reads (a few cache lines), then the loop watch's scalars, then the
-// rest. A cluster's boards run one after another, so each run meets its
-// core's lines cold in a large ring (docs/performance.md, "Eighth pass").
 type CPU struct {
 	// R is the register file. R[0] and R[1] always hold 0 and 0xFFFFFFFF;
 	// R[2] holds the address of the instruction being executed while it
@@ -71,55 +65,18 @@ type CPU struct {
 	// the array has an entry for every uint8, so the run loop indexes it by
 	// a uop's register fields without a bounds check.
 	R [regFileSize]uint32
-
+	// Flags holds Z, N, V and C.
+	Flags isa.Flags
 	// PC is the next instruction to execute; NPC and NNPC the two after it
 	// (different from PC+4 and PC+8 inside delay slots).
 	PC, NPC, NNPC uint32
-	// Flags holds Z, N, V and C.
-	Flags     isa.Flags
-	lastLoad  uint8  // register loaded by the previous instruction, or noLoad
-	storeSize uint8  // the last store's size (see storeAddr)
-	wordLimit uint32 // the run loops' fast accesses need an address below this: len(SRAM)-3
-	storeAddr uint32 // the last store, for traces and watchpoints
 	// Cycles counts clock cycles since reset; Instret instructions
 	// executed.
 	Cycles, Instret uint64
-	deadline        uint64 // run until Cycles reaches this
-	sramBooked      uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked); DMA engines book only in events and device stores
-	stores          uint64 // stores executed (a trace notices a new one)
-	stop            *Stop  // set by a handler or device to end the run
 
 	Mem *memsys.Memory
+	cfg Config
 	pre []uop
-	// code has a bit per codeChunk bytes of SRAM holding a word that was
-	// ever predecoded (by this core or, while it shares its code, by any
-	// core of the SharedCode): invalidate skips the chunks without (DMA
-	// buffers).
-	code []uint64
-	// poll is, while the core shares its code, the polling and loop-watch
-	// state of each word of pre (the core's own; the shared uops' poll
-	// stays pollUnknown; see pollOf). It has pre's length always: the run
-	// loop's stores into code reset it without asking whether it is used.
-	poll    []uint8
-	events  eventQueue
-	histPos int // the next slot of hist
-	cfg     Config
-	loopGen uint64 // counts what may change a loop's inputs from outside
-	// share is the SharedCode whose arrays pre, ins and decoded are views
-	// of, or nil (share.go).
-	share *SharedCode
-	// skipLimit lets a single step (StepSkipping) fast-forward an idle or
-	// polling loop past deadline, up to this cycle; 0 in other runs.
-	skipLimit uint64
-	// SkippedCycles and SkippedInstret count the cycles and instructions
-	// of the idle and polling loop iterations that were fast-forwarded over
-	// instead of executed (they are included in Cycles and Instret).
-	SkippedCycles, SkippedInstret uint64
-
-	pollTrack pollTrack
-	loop      loopWatch // the loop being watched or proved (loop.go)
-	// History of control transfers (a ring), for trap reports.
-	hist [historySize]transfer
 	// ins holds the decoded instruction of each predecoded word, beside
 	// pre (the general handlers read it; the run loop's cases do not, so
 	// the uops stay small).
@@ -128,6 +85,11 @@ type CPU struct {
 	// and contention changed it (slowFetch restores it when a word is
 	// rewritten with the same value).
 	decoded []op
+	// code has a bit per codeChunk bytes of SRAM holding a word that was
+	// ever predecoded (by this core or, while it shares its code, by any
+	// core of the SharedCode): invalidate skips the chunks without (DMA
+	// buffers).
+	code []uint64
 	// own has the bits of code this core set itself, and those of the
 	// chunks of every loop it proved (the same slice until the core joins
 	// a SharedCode): a write into one of its chunks may change a loop the
@@ -136,6 +98,44 @@ type CPU struct {
 	// loop elsewhere, which alone it would end: the loop's code is
 	// unchanged, the proof still holds (only Polling may answer otherwise).
 	own []uint64
+	// poll is, while the core shares its code, the polling and loop-watch
+	// state of each word of pre (the core's own; the shared uops' poll
+	// stays pollUnknown; see pollOf). It has pre's length always: the run
+	// loop's stores into code reset it without asking whether it is used.
+	poll []uint8
+	// share is the SharedCode whose arrays pre, ins and decoded are views
+	// of, or nil (share.go).
+	share *SharedCode
+
+	lastLoad uint8 // register loaded by the previous instruction, or noLoad
+
+	sramBooked uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked); DMA engines book only in events and device stores
+	wordLimit  uint32 // the run loops' fast accesses need an address below this: len(SRAM)-3
+
+	deadline uint64 // run until Cycles reaches this
+	// skipLimit lets a single step (StepSkipping) fast-forward an idle or
+	// polling loop past deadline, up to this cycle; 0 in other runs.
+	skipLimit uint64
+	events    eventQueue
+	stop      *Stop // set by a handler or device to end the run
+
+	// History of control transfers (a ring), for trap reports.
+	hist    [historySize]transfer
+	histPos int
+
+	// The last store, for traces and watchpoints.
+	storeAddr uint32
+	storeSize uint8
+	stores    uint64 // stores executed (a trace notices a new one)
+
+	// SkippedCycles and SkippedInstret count the cycles and instructions
+	// of the idle and polling loop iterations that were fast-forwarded over
+	// instead of executed (they are included in Cycles and Instret).
+	SkippedCycles, SkippedInstret uint64
+	pollTrack                     pollTrack
+
+	loop    loopWatch // the loop being watched or proved (loop.go)
+	loopGen uint64    // counts what may change a loop's inputs from outside
 
 	breakpoints map[uint32]bool
 	skipBreak   bool // Step executes an instruction even if it has a breakpoint
@@ -159,7 +159,6 @@ func New(cfg Config) (*CPU, error) {
 	n := min(cfg.SRAMSize/4, initialUops)
 	code := make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)
 	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, n), ins: make([]isa.Inst, n), decoded: make([]op, n), poll: make([]uint8, n), code: code, own: code}
-	c.loop.loopBufs = new(loopBufs)
 	c.simctl.cpu = c
 	c.wordLimit = uint32(len(mem.SRAM) - 3)
 	mem.Map(memsys.SimCtlBase, memsys.SimCtlSize, &c.simctl, "simulation control")
@@ -191,12 +190,11 @@ func (c *CPU) Reset(entry uint32) {
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = eventQueue{}
-	fails, wait, length, bufs := c.loop.fails, c.loop.waitRounds, c.loop.length, c.loop.loopBufs
+	fails, wait, length := c.loop.fails, c.loop.waitRounds, c.loop.length
 	clear(fails)
 	clear(wait)
 	clear(length)
-	*bufs = loopBufs{}
-	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length, loopBufs: bufs} // keep the maps and arrays: a reset allocates nothing
+	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length} // keep the maps: a reset allocates nothing
 	c.loopChanged()
 }
 

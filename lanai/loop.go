@@ -92,89 +92,77 @@ const (
 
 // loopWatch is the loop being watched or proved.
 type loopWatch struct {
-	// The scalars first: a run's checks (Run, Polling, loopResume,
-	// loopRun) read a few of them, which then share the cache lines after
-	// CPU's run state; the arrays behind them are read only while a loop
-	// is watched or skipped (docs/performance.md, "Eighth pass").
 	state         int
-	proved        bool // the iteration from regs/flags/lastLoad is a fixed point
-	noLanding     bool // the register log overflowed: skips end at heads only
-	varyingStores bool
-	fragile       bool    // a read that cannot be checked again: any change ends the proof
-	extOK         bool    // (see held, below)
-	devPending    bool    // the instruction being stepped loads a device register ...
-	devRd         isa.Reg // ... into this register
-	flags         isa.Flags
+	branch, head  uint32
+	toHead        int    // steps taken towards the head
+	n             int    // instructions of the iteration so far
 	gen           uint64 // CPU.loopGen when the watch began
 	specialWrites uint64 // the special registers' write count then
-	headInstret   uint64 // Instret when the core was last at the proved loop's head
-	iterCycles    uint64
-	iterInstret   uint64
-	iterStores    uint64
-	lastVarying   int // the last instruction that stores a varying value (-1: none)
-	branch, head  uint32
-	devAddr       uint32 // ... at this address (see devPending)
+	regs          [32]uint32
+	flags         isa.Flags
 	lastLoad      uint8
-	endStoreSize  uint8      // the size of endStore
-	writes        [2]isa.Reg // the registers the instruction being watched may write
-	toHead        int        // steps taken towards the head
-	n             int        // instructions of the iteration so far
 	cycles        uint64
 	instret       uint64
 	stores        uint64
 	varying       uint64 // bit r: register r holds a varying value; bit 63: the flags
+	words         [maxLoopStores]loopWord
 	nwords        int
+	proved        bool // the iteration from regs/flags/lastLoad is a fixed point
+	iterCycles    uint64
+	iterInstret   uint64
+	iterStores    uint64
+	varyingStores bool
+	lastVarying   int // the last instruction that stores a varying value (-1: none)
+	reads         [maxLoopReads]loopRead
 	nreads        int
-	proofs        uint64 // iterations proved (tests count them)
-	maxN          int    // instructions this watch may follow
-	endR2         uint32 // R[2] at the iteration's end (see sameState)
-	endStore      uint32 // the iteration's last store (when it stores)
-	stalled       uint64 // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
-	landed        uint64 // skips that ended inside an iteration (tests count them)
-	watchCalls    uint64 // watchLoop calls (tests count them)
+	fragile       bool                         // a read that cannot be checked again: any change ends the proof
+	proofs        uint64                       // iterations proved (tests count them)
+	devPending    bool                         // the instruction being stepped loads a device register ...
+	devAddr       uint32                       // ... at this address ...
+	devRd         isa.Reg                      // ... into this register
+	maxN          int                          // instructions this watch may follow
+	trace         [maxLoopBody]loopStep        // the watched iteration, instruction by instruction
+	endR2         uint32                       // R[2] at the iteration's end (see sameState)
+	endStore      uint32                       // the iteration's last store (when it stores) ...
+	endStoreSize  uint8                        // ... and its size
+	headInstret   uint64                       // Instret when the core was last at the proved loop's head
+	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
+	landed        uint64                       // skips that ended inside an iteration (tests count them)
+	watchCalls    uint64                       // watchLoop calls (tests count them)
+	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
+	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
+	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
 	nregLog       int
-	lastProved    uint32 // the branch whose proof the fields hold (0: none; it may not hold any more)
-	deferred      uint32 // the branch whose watch was put off once after its proof failed
+	cur           [32]uint32 // the registers after the last watched instruction
+	noLanding     bool       // the register log overflowed: skips end at heads only
+	lastProved    uint32     // the branch whose proof the fields hold (0: none; it may not hold any more)
+	deferred      uint32     // the branch whose watch was put off once after its proof failed
+	writes        [2]isa.Reg // the registers the instruction being watched may write
 	// The transfers of stall-free skips not yet written to the history
 	// (see holdRange): a ring of up to maxHeld ranges, oldest first, from
 	// heldFirst on. The newest may be extended by the next skip when it
 	// goes on from where the newest ended (instruction extJ of the
 	// iteration beginning at extBase, the range's transfer number extG),
 	// with nothing recorded between (extOK).
+	held             [heldRing]heldRange
 	heldFirst, nheld int
+	extOK            bool
 	extJ             int
 	extBase, extG    uint64
-	ntransfers       int            // the iteration's transfers (see transfers)
-	nstoreSteps      int            // its stores (see storeSteps)
-	naccessSteps     int            // its SRAM accesses (see accessSteps)
-	length           map[uint32]int // instructions of the last proved iteration per branch
-	fails            map[uint32]int // backoff rounds per branch
-	waitRounds       map[uint32]int // rounds left before the next watch
-	// The arrays, in an allocation of their own: the core keeps to a few
-	// kilobytes, which a cluster's cores then spread over the cache's
-	// sets instead of all sitting at the same page offsets.
-	*loopBufs
-}
-
-// loopBufs is the arrays of a loopWatch (its fields are the watch's).
-type loopBufs struct {
-	regs    [32]uint32
-	cur     [32]uint32 // the registers after the last watched instruction
-	words   [maxLoopStores]loopWord
-	reads   [maxLoopReads]loopRead
-	held    [heldRing]heldRange
-	tbuf    transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
-	skipped [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
 	// For each instruction (and the iteration's end), the transfers, stores
 	// and SRAM accesses of the iteration before it.
 	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
-	cycleAt                                 [maxLoopBody]uint32          // each instruction's first cycle (trace[i].at), packed for the searches
-	transfers                               [maxLoopBody]uint16          // the iteration's transfers (trace indices)
-	storeSteps                              [maxLoopBody]uint16          // its stores (trace indices)
-	accessSteps                             [maxLoopBody]uint16          // its SRAM accesses (trace indices)
-	lastSteady                              [maxLoopBody]uint16          // for each instruction, the last at or before it where no register holds a varying value
-	trace                                   [maxLoopBody]loopStep        // the watched iteration, instruction by instruction
-	regLog                                  [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
+	cycleAt                                 [maxLoopBody]uint32 // each instruction's first cycle (trace[i].at), packed for the searches
+	transfers                               [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
+	ntransfers                              int                 // ... and their number
+	storeSteps                              [maxLoopBody]uint16 // its stores (trace indices) ...
+	nstoreSteps                             int                 // ... and their number
+	accessSteps                             [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
+	naccessSteps                            int                 // ... and their number
+	lastSteady                              [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
+	length                                  map[uint32]int      // instructions of the last proved iteration per branch
+	fails                                   map[uint32]int      // backoff rounds per branch
+	waitRounds                              map[uint32]int      // rounds left before the next watch
 }
 
 // loopWord is an SRAM word the watched iteration stored to.

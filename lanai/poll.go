@@ -43,13 +43,13 @@ const (
 
 // pollTrack follows the loop being tested.
 type pollTrack struct {
-	valid    bool // (every event clears it: first, beside the core's run state)
-	flags    isa.Flags
 	branch   uint32 // the loop's branch
+	regs     [32]uint32
+	flags    isa.Flags
 	cycles   uint64
 	instret  uint64
 	failures int
-	regs     [32]uint32
+	valid    bool
 }
 
 // pollSkip is called when the backward branch u at pc is taken (before its
