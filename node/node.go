@@ -71,6 +71,10 @@ type Member struct {
 	cpu  *lanai.CPU
 	link *board.Link
 	clk  sim.Clock
+	// direct is the board's Direct (kept by its run hook): the board's
+	// Run is the core's, which runCycles then calls without reading the
+	// board (two cache lines per run of a board that a step visits).
+	direct bool
 
 	lastInstret, lastSkipped, lastCycles, lastSkippedInstret uint64
 
@@ -187,6 +191,8 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 		n := &members[i]
 		n.ID, n.Board, n.cpu, n.link, n.clk = i, b, b.CPU(), b.Link(), b.Clock()
 		b.Link().SetFabricHook(func() { w.catchUpNode(n) })
+		n.direct = b.Direct()
+		b.SetRunHook(func() { n.direct = b.Direct() })
 		w.Nodes = append(w.Nodes, n)
 	}
 	before := q.BeforeEvent
@@ -621,7 +627,13 @@ func (w *World) runTo(n *Member, T sim.Time) { w.runCycles(n, n.clk.Cycles(T)) }
 func (w *World) runCycles(n *Member, c uint64) {
 	cpu := n.cpu
 	if c > cpu.Cycles {
-		if st := n.Board.Run(c - cpu.Cycles); st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
+		var st *lanai.Stop
+		if n.direct {
+			st = cpu.Run(c - cpu.Cycles) // the board's Run (board.Board.Direct)
+		} else {
+			st = n.Board.Run(c - cpu.Cycles)
+		}
+		if st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
 			n.Stop = st
 		}
 	}
