@@ -71,10 +71,6 @@ type Member struct {
 	cpu  *lanai.CPU
 	link *board.Link
 	clk  sim.Clock
-	// direct is the board's Direct (kept by its run hook): the board's
-	// Run is the core's, which runCycles then calls without reading the
-	// board (two cache lines per run of a board that a step visits).
-	direct bool
 	// notes is where the board's link notes its fabric interactions and
 	// send-record changes (board.Link.SetNotes); sync is the link's
 	// NextSync as of the last change (nextSync). A step reads them here,
@@ -89,8 +85,13 @@ type Member struct {
 	// lagging: the node skipped steps in a proved loop (World.canLag) and
 	// is behind the world's time until caught up; it may lag to lagUntil
 	// (0 while it does not lag).
-	lagging  bool
+	lagging bool
+	// direct is the board's Direct (kept by its run hook): the board's
+	// Run is the core's, which runCycles then calls without reading the
+	// board (two cache lines per run of a board that a step visits).
+	direct   bool
 	lagUntil sim.Time
+	// (128 bytes: a member is two cache lines, which every step reads.)
 }
 
 // Link is the node's link port.

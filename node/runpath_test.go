@@ -2,6 +2,7 @@ package node
 
 import (
 	"testing"
+	"unsafe"
 
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/profile"
@@ -80,4 +81,12 @@ func TestLinkNotesKeepNextSync(t *testing.T) {
 		t.Fatalf("checked %d steps' NextSync, %d with a packet in flight: the test saw nothing", checked, inFlight)
 	}
 	t.Logf("%d checks, %d with a packet in flight", checked, inFlight)
+}
+
+// A member is what every step reads of every board that does not lag
+// besides the board's run: it stays within two cache lines.
+func TestMemberFitsTwoLines(t *testing.T) {
+	if size := unsafe.Sizeof(Member{}); size > 128 {
+		t.Fatalf("Member is %d bytes, more than two cache lines", size)
+	}
 }
