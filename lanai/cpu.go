@@ -189,7 +189,7 @@ func (c *CPU) Reset(entry uint32) {
 	c.hist = [historySize]transfer{}
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
-	c.events = eventQueue{}
+	c.events = newEventQueue()
 	fails, wait, length := c.loop.fails, c.loop.waitRounds, c.loop.length
 	clear(fails)
 	clear(wait)
