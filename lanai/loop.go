@@ -143,12 +143,13 @@ type loopWatch struct {
 	// heldFirst on. The newest may be extended by the next skip when it
 	// goes on from where the newest ended (instruction extJ of the
 	// iteration beginning at extBase, the range's transfer number extG),
-	// with nothing recorded between (extOK).
-	held             [heldRing]heldRange
-	heldFirst, nheld int
-	extOK            bool
-	extJ             int
-	extBase, extG    uint64
+	// with nothing recorded between (extOK); extBase begins the range's
+	// iteration extD.
+	held                [heldRing]heldRange
+	heldFirst, nheld    int
+	extOK               bool
+	extJ                int
+	extBase, extG, extD uint64
 	// For each instruction (and the iteration's end), the transfers, stores
 	// and SRAM accesses of the iteration before it.
 	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
@@ -776,7 +777,10 @@ func (c *CPU) loopResume(limit uint64) bool {
 	if !w.proved || c.loopDirty() {
 		return false
 	}
-	j := (c.Instret - w.headInstret) % w.iterInstret
+	j := c.Instret - w.headInstret
+	if j >= w.iterInstret {
+		j %= w.iterInstret
+	}
 	if w.trace[j].pc != c.PC || j > 0 && !w.trace[j-1].steady {
 		// Elsewhere, or where a register holds a varying value: the
 		// replay writes only what differs from the watched iteration's
@@ -999,15 +1003,17 @@ func (c *CPU) loopArrive(k int, at, ins, stores uint64) {
 	c.R[2], c.Flags, c.lastLoad = s.r2, s.flags, s.lastLoad
 	c.NPC, c.NNPC = s.npc, s.nnpc
 	c.PC = w.head
-	if k < int(w.iterInstret) {
-		c.PC = w.trace[k].pc
-		w.landed++
-	}
 	c.SkippedCycles += at - c.Cycles
 	c.SkippedInstret += ins
 	c.Cycles = at
 	c.Instret += ins
 	c.stores += stores
+	w.headInstret = c.Instret // where the iteration the core is in began (loopResume)
+	if k < int(w.iterInstret) {
+		c.PC = w.trace[k].pc
+		w.landed++
+		w.headInstret -= uint64(k)
+	}
 }
 
 // loopReplay makes the stores of instructions [j, k) of the proved
@@ -1056,11 +1062,11 @@ func (c *CPU) holdRange(base uint64, j int, m uint64, k int, end uint64) {
 	nt := uint64(w.ntransfers)
 	if w.extOK && w.nheld > 0 && w.extBase == base && w.extJ == j {
 		r := &w.held[(w.heldFirst+w.nheld-1)%heldRing]
-		d := (base - r.base) / w.iterCycles // this skip's iteration 0 in the range's numbering
+		d := w.extD // this skip's iteration 0 in the range's numbering
 		last := (d+m)*nt + uint64(w.transBefore[k])
 		r.end = end
 		c.reserve(r, w.extG, last)
-		c.noteRangeEnd(base, m, k, last)
+		c.noteRangeEnd(base, d, m, k, last)
 		return
 	}
 	first, last := uint64(w.transBefore[j]), m*nt+uint64(w.transBefore[k])
@@ -1069,18 +1075,18 @@ func (c *CPU) holdRange(base uint64, j int, m uint64, k int, end uint64) {
 		return
 	}
 	c.reserve(c.pushRange(base, end), first, last)
-	c.noteRangeEnd(base, m, k, last)
+	c.noteRangeEnd(base, 0, m, k, last)
 }
 
 // noteRangeEnd notes where the skip that made or extended the newest
-// range ended (instruction k of the m-th iteration from base; last: the
-// number after its last transfer in the range's numbering), for the
-// next skip to go on from.
-func (c *CPU) noteRangeEnd(base, m uint64, k int, last uint64) {
+// range ended (instruction k of the m-th iteration from base, which is
+// iteration d of the range's numbering; last: the number after its last
+// transfer in that numbering), for the next skip to go on from.
+func (c *CPU) noteRangeEnd(base, d, m uint64, k int, last uint64) {
 	w := &c.loop
-	w.extOK, w.extBase, w.extJ, w.extG = true, base+m*w.iterCycles, k, last
+	w.extOK, w.extBase, w.extJ, w.extG, w.extD = true, base+m*w.iterCycles, k, last, d+m
 	if k == int(w.iterInstret) {
-		w.extBase, w.extJ = w.extBase+w.iterCycles, 0
+		w.extBase, w.extJ, w.extD = w.extBase+w.iterCycles, 0, w.extD+1
 	}
 }
 
