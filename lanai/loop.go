@@ -147,6 +147,7 @@ type loopWatch struct {
 	// iteration extD.
 	held                [heldRing]heldRange
 	heldFirst, nheld    int
+	heldSlots           int // the history slots the held ranges take (their n), together
 	extOK               bool
 	extJ                int
 	extBase, extG, extD uint64
@@ -1096,8 +1097,7 @@ func (c *CPU) noteRangeEnd(base, d, m uint64, k int, last uint64) {
 func (c *CPU) pushRange(base, end uint64) *heldRange {
 	w := &c.loop
 	if w.nheld == maxHeld {
-		c.fillRange(&w.held[w.heldFirst])
-		w.heldFirst, w.nheld = (w.heldFirst+1)%heldRing, w.nheld-1
+		c.dropOldest()
 	}
 	r := &w.held[(w.heldFirst+w.nheld)%heldRing]
 	w.nheld++
@@ -1113,13 +1113,30 @@ func (c *CPU) reserve(r *heldRange, from, to uint64) {
 	w := &c.loop
 	add := to - from
 	c.histPos = int((uint64(c.histPos) + add%historySize) % historySize)
+	n0 := r.n
 	r.n = int(min(uint64(r.n)+add, historySize))
+	w.heldSlots += r.n - n0
 	r.g = to - uint64(r.n)
 	r.pos = (c.histPos - r.n + historySize) % historySize
 	if r.n == historySize && w.nheld > 1 {
 		w.held[0] = *r
-		w.heldFirst, w.nheld = 0, 1
+		w.heldFirst, w.nheld, w.heldSlots = 0, 1, r.n
 	}
+}
+
+// dropOldest writes the oldest held range out and forgets it. Its
+// transfers are not written when the newer ranges hold historySize slots
+// or more: those take every slot it has (each range's slots follow the
+// older ranges'), and their own writes, which come later, would overwrite
+// it.
+func (c *CPU) dropOldest() {
+	w := &c.loop
+	r := &w.held[w.heldFirst]
+	if w.heldSlots-r.n < historySize {
+		c.fillRange(r)
+	}
+	w.heldSlots -= r.n
+	w.heldFirst, w.nheld = (w.heldFirst+1)%heldRing, w.nheld-1
 }
 
 // holdTransfers holds the transfers of the skipped iterations
@@ -1168,9 +1185,8 @@ func (c *CPU) fillRange(r *heldRange) {
 // settleHistory writes every held transfer to the history.
 func (c *CPU) settleHistory() {
 	w := &c.loop
-	for ; w.nheld > 0; w.nheld-- {
-		c.fillRange(&w.held[w.heldFirst])
-		w.heldFirst = (w.heldFirst + 1) % heldRing
+	for w.nheld > 0 {
+		c.dropOldest()
 	}
 	w.extOK = false
 }
