@@ -110,7 +110,11 @@ type CPU struct {
 	lastLoad uint8 // register loaded by the previous instruction, or noLoad
 
 	sramBooked uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked); DMA engines book only in events and device stores
-	wordLimit  uint32 // the run loops' fast accesses need an address below this: len(SRAM)-3
+	// outLo and outHi are the first and last byte of SRAM written from
+	// outside the core (invalidate) since the proved loop's read set was
+	// last read (none when outLo > outHi): loopRecheck.
+	outLo, outHi uint32
+	wordLimit    uint32 // the run loops' fast accesses need an address below this: len(SRAM)-3
 
 	deadline uint64 // run until Cycles reaches this
 	// skipLimit lets a single step (StepSkipping) fast-forward an idle or
@@ -203,6 +207,7 @@ func (c *CPU) invalidate(addr, n uint32) {
 	if n == 0 {
 		return
 	}
+	c.outLo, c.outHi = min(c.outLo, addr), max(c.outHi, addr+min(n-1, ^uint32(0)-addr))
 	c.loopChanged()
 	pre := c.allWords()
 	first, last := uint64(addr)/4, (uint64(addr)+uint64(n)-1)/4

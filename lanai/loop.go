@@ -115,7 +115,9 @@ type loopWatch struct {
 	lastVarying   int // the last instruction that stores a varying value (-1: none)
 	reads         [maxLoopReads]loopRead
 	nreads        int
-	fragile       bool                         // a read that cannot be checked again: any change ends the proof
+	fragile       bool   // a read that cannot be checked again: any change ends the proof
+	readLo        uint32 // the first and last byte of the read set's SRAM words the loop does not store
+	readHi        uint32
 	proofs        uint64                       // iterations proved (tests count them)
 	devPending    bool                         // the instruction being stepped loads a device register ...
 	devAddr       uint32                       // ... at this address ...
@@ -245,6 +247,9 @@ type loopRead struct {
 	addr uint32
 	val  uint32
 	dev  bool
+	// stored: the iteration also stores to the word (loopEnd), so the
+	// core's own stores may change it between two checks.
+	stored bool
 }
 
 const flagsBit = 63
@@ -274,10 +279,15 @@ func (c *CPU) loopDirty() bool {
 func (c *CPU) loopRecheck() bool {
 	w := &c.loop
 	ok := w.proved && !w.fragile
+	// A word the loop reads and does not store changes only by a write
+	// from outside (invalidate): it is looked at only when one came near.
+	written := c.outLo <= w.readHi && w.readLo <= c.outHi
 	for i := 0; ok && i < w.nreads; i++ {
 		r := &w.reads[i]
 		if !r.dev {
-			ok = c.sramWord(r.addr) == r.val
+			if written || r.stored {
+				ok = c.sramWord(r.addr) == r.val
+			}
 			continue
 		}
 		until := c.Mem.Specials.StableUntil(r.addr - memsys.SpecialBase) // (the memory's first device)
@@ -294,6 +304,7 @@ func (c *CPU) loopRecheck() bool {
 		return false
 	}
 	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
+	c.outLo, c.outHi = ^uint32(0), 0
 	return true
 }
 
@@ -712,6 +723,23 @@ func (c *CPU) loopEnd(limit uint64) {
 	}
 	w.proved = true
 	w.proofs++
+	// The read set's words the loop does not store, and where they lie
+	// (loopRecheck looks at them after a write from outside near them).
+	w.readLo, w.readHi = ^uint32(0), 0
+	for i := range w.nreads {
+		r := &w.reads[i]
+		if r.dev {
+			continue
+		}
+		r.stored = false
+		for x := range w.nwords {
+			r.stored = r.stored || w.words[x].addr == r.addr
+		}
+		if !r.stored {
+			w.readLo, w.readHi = min(w.readLo, r.addr), max(w.readHi, r.addr+3)
+		}
+	}
+	c.outLo, c.outHi = ^uint32(0), 0 // the proof read them now
 	for i := range w.n {
 		// The loop's chunks are the core's own (CPU.own): a core sharing
 		// its code may run code another core decoded without fetching
