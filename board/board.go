@@ -193,6 +193,8 @@ type Board struct {
 	// calls into models other boards share wait in deferred.
 	deferring bool
 	deferred  []call
+
+	runHook func() // SetRunHook
 }
 
 // call is a deferred call (SetDeferred), kept as a value so that deferring
@@ -349,6 +351,10 @@ func (b *Board) Load(img []byte) (*memsys.Image, error) {
 // Run runs the core for at most budget cycles (lanai.CPU.Run). While the
 // LANai is held in reset (SetReset) no instruction runs: the cycles pass
 // as idle ones (counted skipped).
+//
+// While Direct reports true, Run is the core's Run: a runner that keeps
+// Direct's answer (SetRunHook tells it of every change) may call the
+// core's Run itself and not read the board.
 func (b *Board) Run(budget uint64) *lanai.Stop {
 	if b.held {
 		b.cpu.Cycles += budget
@@ -364,7 +370,24 @@ func (b *Board) Run(budget uint64) *lanai.Stop {
 // Observe makes Run step the core and tell o about every instruction (a
 // profiler, a budget meter; docs/profiling.md). The counts of an observed
 // run are those of a plain one.
-func (b *Board) Observe(o profile.Observer) { b.observers = append(b.observers, o) }
+func (b *Board) Observe(o profile.Observer) {
+	b.observers = append(b.observers, o)
+	b.runChanged()
+}
+
+// Direct reports whether Run is the core's Run: the LANai is not held in
+// reset and nothing observes it.
+func (b *Board) Direct() bool { return !b.held && len(b.observers) == 0 }
+
+// SetRunHook sets a function called whenever Direct's answer may have
+// changed (a runner that keeps it: node.World).
+func (b *Board) SetRunHook(f func()) { b.runHook = f }
+
+func (b *Board) runChanged() {
+	if b.runHook != nil {
+		b.runHook()
+	}
+}
 
 // Busy reports whether the host DMA engine (any channel) is moving or
 // fetching a descriptor, and whether the link's send engine is sending
@@ -387,6 +410,7 @@ func (b *Board) SetReset(on bool) {
 		return
 	}
 	b.held = on
+	b.runChanged()
 	c := b.cpu
 	cycles, instret, skipped, skippedI := c.Cycles, c.Instret, c.SkippedCycles, c.SkippedInstret
 	b.Reset(0)

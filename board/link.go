@@ -137,9 +137,11 @@ type Link struct {
 	rxLast   sim.Time
 	rxWords  []byte // the words store writes (reused)
 
-	stepInter uint64   // fabric interactions since TakeInteractions
-	stepFirst sim.Time // time of the first of them
-	rxDone    bool     // RECV_INT or BUFF_INT is up: not armed until RMP/RML are written
+	// notes is where the link notes its fabric interactions and that its
+	// send records changed (SetNotes; own by default).
+	notes    *LinkNotes
+	ownNotes LinkNotes
+	rxDone   bool // RECV_INT or BUFF_INT is up: not armed until RMP/RML are written
 
 	w     watch
 	stats LinkStats
@@ -151,6 +153,7 @@ type Link struct {
 
 func newLink(b *Board) *Link {
 	l := &Link{b: b, rate: DefaultLinkRate, node: -1, tmo: linkTimeoutUnset}
+	l.notes = &l.ownNotes
 	st := func() uint64 { return stableUnless(l.w.stale(), ^uint64(0)) }
 	reg := func(off uint32, p *uint32, write func(uint32)) {
 		b.HookSpecial(off, func() uint32 { b.saw(&l.w); return *p }, write, st)
@@ -168,8 +171,9 @@ func newLink(b *Board) *Link {
 // reset returns the engines to idle (SEND_INT set, receive disarmed) with
 // zero registers and counters; the fabric attachment stays.
 func (l *Link) reset() {
-	fab, q, node, rate, hook := l.fab, l.q, l.node, l.rate, l.hook
-	*l = Link{b: l.b, fab: fab, q: q, node: node, rate: rate, hook: hook, tmo: linkTimeoutUnset, sendIdle: true}
+	fab, q, node, rate, hook, notes := l.fab, l.q, l.node, l.rate, l.hook, l.notes
+	*l = Link{b: l.b, fab: fab, q: q, node: node, rate: rate, hook: hook, notes: notes, tmo: linkTimeoutUnset, sendIdle: true}
+	*notes = LinkNotes{SyncStale: true} // no interactions; the send records are gone
 	l.b.touch(&l.w)
 	l.b.isr |= SendIntBit
 	l.b.updateIRQ(l.b.cpu.Cycles)
@@ -243,7 +247,34 @@ func (l *Link) pendingTimes() {
 
 // pendChanged notes a change of the send records (pending, or a pending
 // record's fired, doneSeen or doneAt).
-func (l *Link) pendChanged() { l.pendKnown = false }
+func (l *Link) pendChanged() {
+	l.pendKnown = false
+	l.notes.SyncStale = true
+}
+
+// LinkNotes are what a runner asks of a link after every run of its board
+// and in every step, written by the link where the runner keeps them
+// (SetNotes): in memory it reads anyway, not in the link's.
+type LinkNotes struct {
+	// Inter is the fabric interactions (sends, re-arms) since the runner
+	// took them last (TakeInteractions); First the time of the first.
+	Inter uint64
+	First sim.Time
+	// SyncStale is set when the send records change, NextSync's answer
+	// with them; the runner clears it when it asks NextSync again.
+	SyncStale bool
+}
+
+// SetNotes makes the link write its notes to n (nil: its own), which it
+// marks stale; TakeInteractions reads them there.
+func (l *Link) SetNotes(n *LinkNotes) {
+	if n == nil {
+		n = &l.ownNotes
+	}
+	*n = *l.notes
+	n.SyncStale = true
+	l.notes = n
+}
 
 // NextEvent is the earliest pending link-engine event (a segment end, a
 // packet end, a received packet's last byte), or sim.Never: a node idle
@@ -265,17 +296,22 @@ func (l *Link) NextEvent() sim.Time {
 
 // TakeInteractions returns the number of fabric interactions (sends,
 // re-arms) since the last call and the time of the first, and resets them.
-func (l *Link) TakeInteractions() (uint64, sim.Time) {
-	n, t := l.stepInter, l.stepFirst
-	l.stepInter = 0
-	return n, t
+func (l *Link) TakeInteractions() (uint64, sim.Time) { return l.notes.Take() }
+
+// Take returns the interactions noted since the last Take and the time of
+// the first, and resets them (Link.TakeInteractions).
+func (n *LinkNotes) Take() (uint64, sim.Time) {
+	k, t := n.Inter, n.First
+	n.Inter = 0
+	return k, t
 }
 
 func (l *Link) interact() {
-	if l.stepInter == 0 {
-		l.stepFirst = l.now()
+	n := l.notes
+	if n.Inter == 0 {
+		n.First = l.now()
 	}
-	l.stepInter++
+	n.Inter++
 	l.stats.Interactions++
 }
 

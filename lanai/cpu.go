@@ -110,11 +110,7 @@ type CPU struct {
 	lastLoad uint8 // register loaded by the previous instruction, or noLoad
 
 	sramBooked uint64 // end of the last SRAM cycle booked by another master (Config.ContentionBooked); DMA engines book only in events and device stores
-	// outLo and outHi are the first and last byte of SRAM written from
-	// outside the core (invalidate) since the proved loop's read set was
-	// last read (none when outLo > outHi): loopRecheck.
-	outLo, outHi uint32
-	wordLimit    uint32 // the run loops' fast accesses need an address below this: len(SRAM)-3
+	wordLimit  uint32 // the run loops' fast accesses need an address below this: len(SRAM)-3
 
 	deadline uint64 // run until Cycles reaches this
 	// skipLimit lets a single step (StepSkipping) fast-forward an idle or
@@ -140,6 +136,10 @@ type CPU struct {
 
 	loop    loopWatch // the loop being watched or proved (loop.go)
 	loopGen uint64    // counts what may change a loop's inputs from outside
+	// outLo and outHi are the first and last byte of SRAM written from
+	// outside the core (invalidate) since the proved loop's read set was
+	// last read (none when outLo > outHi): loopRecheck.
+	outLo, outHi uint32
 
 	breakpoints map[uint32]bool
 	skipBreak   bool // Step executes an instruction even if it has a breakpoint
@@ -193,7 +193,7 @@ func (c *CPU) Reset(entry uint32) {
 	c.hist = [historySize]transfer{}
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
-	c.events = eventQueue{}
+	c.events = newEventQueue()
 	fails, wait, length := c.loop.fails, c.loop.waitRounds, c.loop.length
 	clear(fails)
 	clear(wait)

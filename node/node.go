@@ -71,6 +71,12 @@ type Member struct {
 	cpu  *lanai.CPU
 	link *board.Link
 	clk  sim.Clock
+	// notes is where the board's link notes its fabric interactions and
+	// send-record changes (board.Link.SetNotes); sync is the link's
+	// NextSync as of the last change (nextSync). A step reads them here,
+	// with the member, instead of in the link.
+	notes board.LinkNotes
+	sync  sim.Time
 
 	lastInstret, lastSkipped, lastCycles, lastSkippedInstret uint64
 
@@ -79,8 +85,13 @@ type Member struct {
 	// lagging: the node skipped steps in a proved loop (World.canLag) and
 	// is behind the world's time until caught up; it may lag to lagUntil
 	// (0 while it does not lag).
-	lagging  bool
+	lagging bool
+	// direct is the board's Direct (kept by its run hook): the board's
+	// Run is the core's, which runCycles then calls without reading the
+	// board (two cache lines per run of a board that a step visits).
+	direct   bool
 	lagUntil sim.Time
+	// (128 bytes: a member is two cache lines, which every step reads.)
 }
 
 // Link is the node's link port.
@@ -187,6 +198,9 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 		n := &members[i]
 		n.ID, n.Board, n.cpu, n.link, n.clk = i, b, b.CPU(), b.Link(), b.Clock()
 		b.Link().SetFabricHook(func() { w.catchUpNode(n) })
+		n.direct = b.Direct()
+		b.Link().SetNotes(&n.notes)
+		b.SetRunHook(func() { n.direct = b.Direct() })
 		w.Nodes = append(w.Nodes, n)
 	}
 	before := q.BeforeEvent
@@ -257,7 +271,7 @@ func (w *World) Run(until sim.Time) error {
 				if n.Stop == nil {
 					w.runTo(n, J)
 				}
-				n.link.TakeInteractions()
+				n.notes.Take()
 				n.noteCounts()
 			}
 			live = w.Running()
@@ -281,7 +295,7 @@ func (w *World) Run(until sim.Time) error {
 		}
 		for _, n := range w.awakeList() {
 			if n.Stop == nil {
-				if t := n.link.NextSync(); t > S && t < T {
+				if t := n.nextSync(); t > S && t < T {
 					T = t
 				}
 			}
@@ -403,12 +417,22 @@ func (w *World) runStep(n *Member, T sim.Time, c uint64, quiet bool) {
 		n.wake = e <= T || e != sim.Never && clk.Cycles(e) <= c // a node may act right after T: back to Q
 	}
 	w.runCycles(n, c)
-	k, first := n.link.TakeInteractions()
+	k, first := n.notes.Take()
 	skipped, ran := cpu.SkippedCycles-n.lastSkipped, cpu.Cycles-n.lastCycles
 	executed := (cpu.Instret - n.lastInstret) - (cpu.SkippedInstret - n.lastSkippedInstret)
 	n.busy = executed > w.cfg.IdleInstructions || k > 0 || 2*skipped < ran
 	n.late = n.busy && k > 0 && first+w.cfg.Quantum < T
 	n.noteCounts()
+}
+
+// nextSync is the link's NextSync, asked again only after its send records
+// changed (board.LinkNotes.SyncStale).
+func (n *Member) nextSync() sim.Time {
+	if n.notes.SyncStale {
+		n.notes.SyncStale = false
+		n.sync = n.link.NextSync()
+	}
+	return n.sync
 }
 
 // noteCounts keeps n's core counts as its run in a step left them: the
@@ -439,7 +463,7 @@ func (w *World) provedJump(S, until sim.Time) (sim.Time, bool) {
 		if !cpu.Polling() {
 			return 0, false
 		}
-		B = min(B, n.link.NextSync(), n.link.NextEvent())
+		B = min(B, n.nextSync(), n.link.NextEvent())
 		if c := cpu.NextEvent(); c != ^uint64(0) {
 			B = min(B, n.clk.Time(c))
 		}
@@ -607,7 +631,7 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 	w.setLagging(n, false)
 	if n.Stop == nil {
 		w.runTo(n, T)
-		n.link.TakeInteractions()
+		n.notes.Take()
 		n.noteCounts()
 	}
 }
@@ -621,7 +645,13 @@ func (w *World) runTo(n *Member, T sim.Time) { w.runCycles(n, n.clk.Cycles(T)) }
 func (w *World) runCycles(n *Member, c uint64) {
 	cpu := n.cpu
 	if c > cpu.Cycles {
-		if st := n.Board.Run(c - cpu.Cycles); st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
+		var st *lanai.Stop
+		if n.direct {
+			st = cpu.Run(c - cpu.Cycles) // the board's Run (board.Board.Direct)
+		} else {
+			st = n.Board.Run(c - cpu.Cycles)
+		}
+		if st.Kind == lanai.StopExit || st.Kind == lanai.StopTrap {
 			n.Stop = st
 		}
 	}
@@ -656,7 +686,7 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		if n.Stop != nil {
 			continue
 		}
-		B = min(B, n.link.NextSync())
+		B = min(B, n.nextSync())
 		e := S // a core not in a proved loop may act at once
 		if cpu := n.cpu; cpu.Polling() {
 			e = min(n.link.NextEvent(), n.clk.Time(cpu.NextEvent()))
@@ -720,7 +750,7 @@ const leadMargin = 3
 // the shared queue's next event.
 func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 	Q := w.cfg.Quantum
-	cpu, clk, link := n.cpu, n.clk, n.link
+	cpu, clk := n.cpu, n.clk
 	traced := n.Board.Traced()
 	for t := S; t < G; {
 		// Up to the last step end before the next event, one run: an event
@@ -750,7 +780,7 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 		}
 		w.runTo(n, next)
 		t = next
-		k, _ := link.TakeInteractions()
+		k, _ := n.notes.Take()
 		if n.Stop != nil || k > 0 || w.Q.Next() < B || n.Board.Traced() != traced {
 			w.st.LeadBreaks++
 			return t
