@@ -8,13 +8,9 @@ type event struct {
 	fn  func()
 }
 
-// eventQueue is a 4-ary min-heap of events ordered by (at, seq), written
+// eventQueue is a binary min-heap of events ordered by (at, seq), written
 // out for the element type so that scheduling and running an event
 // allocate nothing (container/heap boxes every element in an interface).
-// It holds a few dozen events on a busy board (a timer loaded again
-// leaves its earlier expiry in the queue, to run and do nothing): four
-// children a node halve the levels an event moves through, and an event
-// moves by shifting the others into its hole rather than by swaps.
 type eventQueue struct {
 	h   []event
 	seq uint64
@@ -28,62 +24,53 @@ type eventQueue struct {
 // newEventQueue is an empty queue.
 func newEventQueue() eventQueue { return eventQueue{first: ^uint64(0)} }
 
-// heapArity is the children of a node of the event heap.
-const heapArity = 4
-
 func (e *event) before(f *event) bool { return e.at < f.at || e.at == f.at && e.seq < f.seq }
 
 // push adds e.
 func (q *eventQueue) push(e event) {
-	q.h = append(q.h, event{})
+	q.h = append(q.h, e)
 	h := q.h
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / heapArity
-		if !e.before(&h[p]) {
+		p := (i - 1) / 2
+		if !h[i].before(&h[p]) {
 			break
 		}
-		h[i] = h[p]
+		h[i], h[p] = h[p], h[i]
 		i = p
 	}
-	h[i] = e
 	q.first = h[0].at
 }
 
 // pop removes and returns the earliest event.
 func (q *eventQueue) pop() event {
 	h := q.h
-	top := h[0]
+	e := h[0]
 	n := len(h) - 1
-	x := h[n]
+	h[0] = h[n]
 	h[n] = event{} // drop the closure for the collector
 	h = h[:n]
 	q.h = h
-	if n == 0 {
-		q.first = ^uint64(0)
-		return top
-	}
-	i := 0
-	for {
-		c := heapArity*i + 1
-		if c >= n {
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
 			break
 		}
-		m := c
-		for k := c + 1; k < min(c+heapArity, n); k++ {
-			if h[k].before(&h[m]) {
-				m = k
-			}
+		m := l
+		if r := l + 1; r < n && h[r].before(&h[l]) {
+			m = r
 		}
-		if !h[m].before(&x) {
+		if !h[m].before(&h[i]) {
 			break
 		}
-		h[i] = h[m]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	h[i] = x
-	q.first = h[0].at
-	return top
+	q.first = ^uint64(0)
+	if n > 0 {
+		q.first = h[0].at
+	}
+	return e
 }
 
 // Schedule runs fn when the cycle count reaches at (at once, at the next

@@ -120,3 +120,26 @@ func TestEventQueueOrder(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEventQueue schedules and runs events as a busy board does: a
+// few dozen far expiries queued (timers loaded again) while device steps
+// each schedule the next one a few hundred cycles on.
+func BenchmarkEventQueue(b *testing.B) {
+	q := newEventQueue()
+	for i := range 28 {
+		q.seq++
+		q.push(event{at: 1<<40 + uint64(i)*1000, seq: q.seq})
+	}
+	now := uint64(0)
+	for range 3 {
+		q.seq++
+		q.push(event{at: now + 200, seq: q.seq})
+	}
+	b.ResetTimer()
+	for range b.N {
+		e := q.pop()
+		now = e.at
+		q.seq++
+		q.push(event{at: now + 150 + now%97, seq: q.seq})
+	}
+}
