@@ -115,9 +115,7 @@ type loopWatch struct {
 	lastVarying   int // the last instruction that stores a varying value (-1: none)
 	reads         [maxLoopReads]loopRead
 	nreads        int
-	fragile       bool   // a read that cannot be checked again: any change ends the proof
-	readLo        uint32 // the first and last byte of the read set's SRAM words the loop does not store
-	readHi        uint32
+	fragile       bool                         // a read that cannot be checked again: any change ends the proof
 	proofs        uint64                       // iterations proved (tests count them)
 	devPending    bool                         // the instruction being stepped loads a device register ...
 	devAddr       uint32                       // ... at this address ...
@@ -146,13 +144,12 @@ type loopWatch struct {
 	// goes on from where the newest ended (instruction extJ of the
 	// iteration beginning at extBase, the range's transfer number extG),
 	// with nothing recorded between (extOK); extBase begins the range's
-	// iteration extD.
-	held                [heldRing]heldRange
-	heldFirst, nheld    int
-	heldSlots           int // the history slots the held ranges take (their n), together
-	extOK               bool
-	extJ                int
-	extBase, extG, extD uint64
+	// iteration extD (below).
+	held             [heldRing]heldRange
+	heldFirst, nheld int
+	extOK            bool
+	extJ             int
+	extBase, extG    uint64
 	// For each instruction (and the iteration's end), the transfers, stores
 	// and SRAM accesses of the iteration before it.
 	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
@@ -167,6 +164,13 @@ type loopWatch struct {
 	length                                  map[uint32]int      // instructions of the last proved iteration per branch
 	fails                                   map[uint32]int      // backoff rounds per branch
 	waitRounds                              map[uint32]int      // rounds left before the next watch
+	// Kept after the rest so as not to move it: the first and last byte
+	// of the read set's SRAM words the loop does not store (loopRecheck),
+	// the history slots the held ranges take together (their n), and the
+	// held range's iteration that extBase begins.
+	readLo, readHi uint32
+	heldSlots      int
+	extD           uint64
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
