@@ -300,16 +300,13 @@ func (ch *channel) burstDone(at uint64) {
 	sa := d.LAR + ch.pos
 	odd := ch.pos&1 != 0
 	if d.Next&DMAE2L != 0 {
-		if uint32(cap(ch.buf)) < n {
-			ch.buf = make([]byte, n)
-		}
-		ch.buf = ch.buf[:n]
-		if err := b.readHost(host, ch.buf); err != nil {
-			ch.fault(at, "host read failed: %v", err)
+		data := b.mem.SRAM[sa : sa+n] // in SRAM: checked at fetch
+		if err := b.readHost(host, data); err != nil {
+			ch.fault(at, "host read failed: %v", err) // (data is unchanged: HostMemory)
 			return
 		}
-		b.mem.Write(sa, ch.buf) // in SRAM: checked at fetch
-		ch.sum = csumAdd(ch.sum, ch.buf, odd)
+		b.mem.Written(sa, n)
+		ch.sum = csumAdd(ch.sum, data, odd)
 		ch.pos += n
 		b.trace(Event{Cycle: at, Kind: EvDMABurst, Channel: ch.id, Desc: ch.addr, Bytes: n})
 		if ch.pos < d.Len {

@@ -404,8 +404,15 @@ func TestFirmwareBadDescriptors(t *testing.T) {
 			for i, d := range ds {
 				b.CPU().Mem.Write(syms["descs"]+uint32(24*i), d.Bytes())
 			}
+			pattern := bytes.Repeat([]byte{0xA5, 0x5A}, 32) // unlike host memory's zeros
+			b.CPU().Mem.Write(syms["buf"], pattern)
 			if code := runExit(t, b, 1<<22); code != tc.exit {
 				t.Fatalf("exit %#x, want %#x (fault %v)", code, tc.exit, b.Fault())
+			}
+			// A host read that failed wrote none of the block's SRAM.
+			keeps := strings.HasPrefix(tc.reason, "host read failed")
+			if got := b.CPU().Mem.SRAM[syms["buf"]:][:len(pattern)]; keeps && !bytes.Equal(got, pattern) {
+				t.Fatalf("the block's SRAM after the failed read: % x", got)
 			}
 			f := b.Fault()
 			switch {

@@ -5,7 +5,8 @@ import "fmt"
 // HostMemory is host memory as the board's DMA engine reaches it over PCI
 // (package hostbus implements it for the host model). Addresses are PCI
 // bus addresses. An error makes the DMA engine fault (the transfer is a
-// master abort). Implementations must not keep p.
+// master abort). Implementations must not keep p, and a ReadHost that
+// fails leaves p as it was: the engine reads into SRAM in place.
 type HostMemory interface {
 	ReadHost(addr uint64, p []byte) error
 	WriteHost(addr uint64, p []byte) error

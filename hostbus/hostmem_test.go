@@ -112,7 +112,11 @@ func TestHostMemoryWildAddress(t *testing.T) {
 			f    func(uint64, []byte) error
 			dma  bool
 		}{{"ReadHost", m.ReadHost, true}, {"WriteHost", m.WriteHost, true}, {"Read", m.Read, false}, {"Write", m.Write, false}} {
+			before := bytes.Clone(buf)
 			err := op.f(c.addr, buf)
+			if !bytes.Equal(buf, before) { // (the board's DMA engine reads into SRAM in place)
+				t.Errorf("%s(%#x, %d) failed but changed its buffer", op.name, c.addr, c.n)
+			}
 			if !errors.Is(err, ErrWildAddress) {
 				t.Errorf("%s(%#x, %d): %v, want a wild-address error", op.name, c.addr, c.n, err)
 				continue

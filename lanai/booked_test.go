@@ -497,3 +497,52 @@ func TestLoopSkipHistoryReadLate(t *testing.T) {
 		}
 	}
 }
+
+// A run that stops inside the proved iteration leaves the count of
+// instructions since that iteration's head (loop.headInstret), from which
+// the next run's resume finds its place (loopResume): the difference from
+// Instret is, modulo the iteration's length, the place of the instruction
+// at pc, and after a skip that lands it is below the length (the resume
+// divides only otherwise).
+func TestLoopResumeFindsItsPlace(t *testing.T) {
+	for _, book := range []bool{false, true} {
+		c := bookedCore(t, book)
+		var runs, inLoop, short int
+		for {
+			runs++
+			landed := c.loop.landed
+			if st := c.Run(20); st.Kind != StopCycleLimit {
+				break
+			}
+			w := &c.loop
+			if !w.proved {
+				continue
+			}
+			n := w.iterInstret
+			d := c.Instret - w.headInstret
+			x := -1
+			for i := range int(n) {
+				if w.trace[i].pc == c.PC && (i == 0 || w.trace[i-1].npc == c.NPC) {
+					x = i
+				}
+			}
+			if x < 0 {
+				continue // left the loop (its exit): the proof is checked before the next run executes
+			}
+			inLoop++
+			if d%n != uint64(x) {
+				t.Fatalf("book %v, run %d: pc %#x is instruction %d of the iteration, the count since its head says %d", book, runs, c.PC, x, d%n)
+			}
+			if w.landed != landed && d >= n {
+				t.Fatalf("book %v, run %d: a landing left %d instructions since the head, the iteration has %d", book, runs, d, n)
+			}
+			if d < n {
+				short++
+			}
+		}
+		if inLoop < 5000 || short < inLoop*9/10 {
+			t.Errorf("book %v: %d runs, %d in the proved loop, %d of them with the count below the length", book, runs, inLoop, short)
+		}
+		t.Logf("book %v: %d runs, %d in the proved loop, %d of them with the count below the length", book, runs, inLoop, short)
+	}
+}

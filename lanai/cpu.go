@@ -136,6 +136,10 @@ type CPU struct {
 
 	loop    loopWatch // the loop being watched or proved (loop.go)
 	loopGen uint64    // counts what may change a loop's inputs from outside
+	// outLo and outHi are the first and last byte of SRAM written from
+	// outside the core (invalidate) since the proved loop's read set was
+	// last read (none when outLo > outHi): loopRecheck.
+	outLo, outHi uint32
 
 	breakpoints map[uint32]bool
 	skipBreak   bool // Step executes an instruction even if it has a breakpoint
@@ -204,6 +208,7 @@ func (c *CPU) invalidate(addr, n uint32) {
 	if n == 0 {
 		return
 	}
+	c.outLo, c.outHi = min(c.outLo, addr), max(c.outHi, addr+min(n-1, ^uint32(0)-addr))
 	c.loopChanged()
 	pre := c.allWords()
 	first, last := uint64(addr)/4, (uint64(addr)+uint64(n)-1)/4

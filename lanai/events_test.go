@@ -2,6 +2,7 @@ package lanai
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -80,5 +81,65 @@ func TestNextEventFollowsTheQueue(t *testing.T) {
 	c.Run(100)
 	if len(fired) != 4 {
 		t.Fatalf("an event scheduled before the reset ran: %v", fired)
+	}
+}
+
+// The event queue gives its events in (cycle, scheduling order), as a
+// sorted list does, under random interleavings of pushes and pops with
+// many events at the same cycle and queues of up to a few hundred.
+func TestEventQueueOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for round := range 200 {
+		q := newEventQueue()
+		var ref []event
+		spread := int64(1 + rng.Intn(1000))
+		for op := range 2000 {
+			if len(ref) == 0 || rng.Intn(100) < 40+round%30 {
+				q.seq++
+				e := event{at: uint64(rng.Int63n(spread)) + uint64(op)/4, seq: q.seq}
+				q.push(e)
+				ref = append(ref, e)
+				continue
+			}
+			i := slices.IndexFunc(ref, func(e event) bool { // the earliest
+				for _, f := range ref {
+					if f.before(&e) {
+						return false
+					}
+				}
+				return true
+			})
+			want := ref[i]
+			ref = slices.Delete(ref, i, i+1)
+			if got := q.pop(); got.at != want.at || got.seq != want.seq {
+				t.Fatalf("round %d, op %d: popped (%d, %d), want (%d, %d)", round, op, got.at, got.seq, want.at, want.seq)
+			}
+			if len(q.h) != len(ref) {
+				t.Fatalf("round %d: %d queued, want %d", round, len(q.h), len(ref))
+			}
+		}
+	}
+}
+
+// BenchmarkEventQueue schedules and runs events as a busy board does: a
+// few dozen far expiries queued (timers loaded again) while device steps
+// each schedule the next one a few hundred cycles on.
+func BenchmarkEventQueue(b *testing.B) {
+	q := newEventQueue()
+	for i := range 28 {
+		q.seq++
+		q.push(event{at: 1<<40 + uint64(i)*1000, seq: q.seq})
+	}
+	now := uint64(0)
+	for range 3 {
+		q.seq++
+		q.push(event{at: now + 200, seq: q.seq})
+	}
+	b.ResetTimer()
+	for range b.N {
+		e := q.pop()
+		now = e.at
+		q.seq++
+		q.push(event{at: now + 150 + now%97, seq: q.seq})
 	}
 }

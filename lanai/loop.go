@@ -177,7 +177,8 @@ type loopWatch struct {
 	// heldFirst on. The newest may be extended by the next skip when it
 	// goes on from where the newest ended (instruction extJ of the
 	// iteration beginning at extBase, the range's transfer number extG),
-	// with nothing recorded between (extOK).
+	// with nothing recorded between (extOK); extBase begins the range's
+	// iteration extD (below).
 	held             [heldRing]heldRange
 	heldFirst, nheld int
 	extOK            bool
@@ -197,6 +198,13 @@ type loopWatch struct {
 	length                                  map[uint32]int      // instructions of the last proved iteration per branch
 	fails                                   map[uint32]int      // backoff rounds per branch
 	waitRounds                              map[uint32]int      // rounds left before the next watch
+	// Kept after the rest so as not to move it: the first and last byte
+	// of the read set's SRAM words the loop does not store (loopRecheck),
+	// the history slots the held ranges take together (their n), and the
+	// held range's iteration that extBase begins.
+	readLo, readHi uint32
+	heldSlots      int
+	extD           uint64
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -278,6 +286,9 @@ type loopRead struct {
 	addr uint32
 	val  uint32
 	dev  bool
+	// stored: the iteration also stores to the word (loopEnd), so the
+	// core's own stores may change it between two checks.
+	stored bool
 }
 
 const flagsBit = 63
@@ -307,10 +318,15 @@ func (c *CPU) loopDirty() bool {
 func (c *CPU) loopRecheck() bool {
 	w := &c.loop
 	ok := w.proved && !w.fragile
+	// A word the loop reads and does not store changes only by a write
+	// from outside (invalidate): it is looked at only when one came near.
+	written := c.outLo <= w.readHi && w.readLo <= c.outHi
 	for i := 0; ok && i < w.nreads; i++ {
 		r := &w.reads[i]
 		if !r.dev {
-			ok = c.sramWord(r.addr) == r.val
+			if written || r.stored {
+				ok = c.sramWord(r.addr) == r.val
+			}
 			continue
 		}
 		until := c.Mem.Specials.StableUntil(r.addr - memsys.SpecialBase) // (the memory's first device)
@@ -327,6 +343,7 @@ func (c *CPU) loopRecheck() bool {
 		return false
 	}
 	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
+	c.outLo, c.outHi = ^uint32(0), 0
 	return true
 }
 
@@ -805,6 +822,23 @@ func (c *CPU) loopEnd(limit uint64) {
 	}
 	w.proved = true
 	w.proofs++
+	// The read set's words the loop does not store, and where they lie
+	// (loopRecheck looks at them after a write from outside near them).
+	w.readLo, w.readHi = ^uint32(0), 0
+	for i := range w.nreads {
+		r := &w.reads[i]
+		if r.dev {
+			continue
+		}
+		r.stored = false
+		for x := range w.nwords {
+			r.stored = r.stored || w.words[x].addr == r.addr
+		}
+		if !r.stored {
+			w.readLo, w.readHi = min(w.readLo, r.addr), max(w.readHi, r.addr+3)
+		}
+	}
+	c.outLo, c.outHi = ^uint32(0), 0 // the proof read them now
 	for i := range w.n {
 		// The loop's chunks are the core's own (CPU.own): a core sharing
 		// its code may run code another core decoded without fetching
@@ -885,7 +919,10 @@ func (c *CPU) loopResume(limit uint64) bool {
 	if !w.proved || c.loopDirty() {
 		return false
 	}
-	j := (c.Instret - w.headInstret) % w.iterInstret
+	j := c.Instret - w.headInstret
+	if j >= w.iterInstret {
+		j %= w.iterInstret
+	}
 	if w.trace[j].pc != c.PC || j > 0 && (!w.trace[j-1].steady || w.hasCount) {
 		// Elsewhere, or where a register holds a varying value: the
 		// replay writes only what differs from the watched iteration's
@@ -1112,15 +1149,17 @@ func (c *CPU) loopArrive(k int, at, ins, stores uint64) {
 	c.R[2], c.Flags, c.lastLoad = s.r2, s.flags, s.lastLoad
 	c.NPC, c.NNPC = s.npc, s.nnpc
 	c.PC = w.head
-	if k < int(w.iterInstret) {
-		c.PC = w.trace[k].pc
-		w.landed++
-	}
 	c.SkippedCycles += at - c.Cycles
 	c.SkippedInstret += ins
 	c.Cycles = at
 	c.Instret += ins
 	c.stores += stores
+	w.headInstret = c.Instret // where the iteration the core is in began (loopResume)
+	if k < int(w.iterInstret) {
+		c.PC = w.trace[k].pc
+		w.landed++
+		w.headInstret -= uint64(k)
+	}
 }
 
 // loopReplay makes the stores of instructions [j, k) of the proved
@@ -1169,11 +1208,11 @@ func (c *CPU) holdRange(base uint64, j int, m uint64, k int, end uint64) {
 	nt := uint64(w.ntransfers)
 	if w.extOK && w.nheld > 0 && w.extBase == base && w.extJ == j {
 		r := &w.held[(w.heldFirst+w.nheld-1)%heldRing]
-		d := (base - r.base) / w.iterCycles // this skip's iteration 0 in the range's numbering
+		d := w.extD // this skip's iteration 0 in the range's numbering
 		last := (d+m)*nt + uint64(w.transBefore[k])
 		r.end = end
 		c.reserve(r, w.extG, last)
-		c.noteRangeEnd(base, m, k, last)
+		c.noteRangeEnd(base, d, m, k, last)
 		return
 	}
 	first, last := uint64(w.transBefore[j]), m*nt+uint64(w.transBefore[k])
@@ -1182,18 +1221,18 @@ func (c *CPU) holdRange(base uint64, j int, m uint64, k int, end uint64) {
 		return
 	}
 	c.reserve(c.pushRange(base, end), first, last)
-	c.noteRangeEnd(base, m, k, last)
+	c.noteRangeEnd(base, 0, m, k, last)
 }
 
 // noteRangeEnd notes where the skip that made or extended the newest
-// range ended (instruction k of the m-th iteration from base; last: the
-// number after its last transfer in the range's numbering), for the
-// next skip to go on from.
-func (c *CPU) noteRangeEnd(base, m uint64, k int, last uint64) {
+// range ended (instruction k of the m-th iteration from base, which is
+// iteration d of the range's numbering; last: the number after its last
+// transfer in that numbering), for the next skip to go on from.
+func (c *CPU) noteRangeEnd(base, d, m uint64, k int, last uint64) {
 	w := &c.loop
-	w.extOK, w.extBase, w.extJ, w.extG = true, base+m*w.iterCycles, k, last
+	w.extOK, w.extBase, w.extJ, w.extG, w.extD = true, base+m*w.iterCycles, k, last, d+m
 	if k == int(w.iterInstret) {
-		w.extBase, w.extJ = w.extBase+w.iterCycles, 0
+		w.extBase, w.extJ, w.extD = w.extBase+w.iterCycles, 0, w.extD+1
 	}
 }
 
@@ -1203,8 +1242,7 @@ func (c *CPU) noteRangeEnd(base, m uint64, k int, last uint64) {
 func (c *CPU) pushRange(base, end uint64) *heldRange {
 	w := &c.loop
 	if w.nheld == maxHeld {
-		c.fillRange(&w.held[w.heldFirst])
-		w.heldFirst, w.nheld = (w.heldFirst+1)%heldRing, w.nheld-1
+		c.dropOldest()
 	}
 	r := &w.held[(w.heldFirst+w.nheld)%heldRing]
 	w.nheld++
@@ -1220,13 +1258,30 @@ func (c *CPU) reserve(r *heldRange, from, to uint64) {
 	w := &c.loop
 	add := to - from
 	c.histPos = int((uint64(c.histPos) + add%historySize) % historySize)
+	n0 := r.n
 	r.n = int(min(uint64(r.n)+add, historySize))
+	w.heldSlots += r.n - n0
 	r.g = to - uint64(r.n)
 	r.pos = (c.histPos - r.n + historySize) % historySize
 	if r.n == historySize && w.nheld > 1 {
 		w.held[0] = *r
-		w.heldFirst, w.nheld = 0, 1
+		w.heldFirst, w.nheld, w.heldSlots = 0, 1, r.n
 	}
+}
+
+// dropOldest writes the oldest held range out and forgets it. Its
+// transfers are not written when the newer ranges hold historySize slots
+// or more: those take every slot it has (each range's slots follow the
+// older ranges'), and their own writes, which come later, would overwrite
+// it.
+func (c *CPU) dropOldest() {
+	w := &c.loop
+	r := &w.held[w.heldFirst]
+	if w.heldSlots-r.n < historySize {
+		c.fillRange(r)
+	}
+	w.heldSlots -= r.n
+	w.heldFirst, w.nheld = (w.heldFirst+1)%heldRing, w.nheld-1
 }
 
 // holdTransfers holds the transfers of the skipped iterations
@@ -1275,9 +1330,8 @@ func (c *CPU) fillRange(r *heldRange) {
 // settleHistory writes every held transfer to the history.
 func (c *CPU) settleHistory() {
 	w := &c.loop
-	for ; w.nheld > 0; w.nheld-- {
-		c.fillRange(&w.held[w.heldFirst])
-		w.heldFirst = (w.heldFirst + 1) % heldRing
+	for w.nheld > 0 {
+		c.dropOldest()
 	}
 	w.extOK = false
 }

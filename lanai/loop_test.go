@@ -167,6 +167,46 @@ func TestLoopProofEndsOnWrite(t *testing.T) {
 	}
 }
 
+// A word the loop reads and also stores is checked again after any
+// change from outside, near it or not: here the loop stores 1 to a
+// scratch word, reads it back and stores 0 again, so between iterations
+// the word holds 0, not the 1 the proof read, and a write far from both
+// ends the proof (the rule at the top of loop.go). The words it only
+// reads are looked at after a write near them (TestLoopProofEndsOnWrite);
+// one far away keeps the proof of a loop without such a word.
+func TestLoopRecheckReadsWordsItStores(t *testing.T) {
+	for _, scratch := range []bool{true, false} {
+		src := `
+.Lw:
+	ld 0x2000[%r0], %r8
+	mov 1, %r9
+	st %r9, 0x3000[%r0]
+	ld 0x3000[%r0], %r10
+	st %r0, 0x3000[%r0]
+	sub.f %r8, 0, %r0
+	beq .Lw
+	nop
+	st %r8, -4096[%r0]
+`
+		if !scratch {
+			src = strings.Replace(src, "\tld 0x3000[%r0], %r10\n", "", 1)
+		}
+		c, _ := load(t, linkSources(t, asm.Source{Name: "w.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+		if st := c.Run(100_000); st.Kind != StopCycleLimit {
+			t.Fatalf("stopped: %v", stopMessage(st))
+		}
+		if !c.Polling() || c.SkippedCycles < 50_000 {
+			t.Fatalf("scratch %v: polling %v, %d cycles skipped", scratch, c.Polling(), c.SkippedCycles)
+		}
+		if err := c.Mem.Write(0x9000, []byte{1, 2, 3, 4}); err != nil { // far from what it reads
+			t.Fatal(err)
+		}
+		if got := c.Polling(); got == scratch {
+			t.Errorf("scratch %v: polling %v after a write far away", scratch, got)
+		}
+	}
+}
+
 // A proof survives events that leave what the loop reads alone: a device
 // that writes an SRAM word the loop never reads every 997 cycles (a DMA
 // burst into a packet buffer) and rewrites the stack word the loop pops

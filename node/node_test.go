@@ -18,12 +18,19 @@ import (
 	"lanaiemu/sim"
 )
 
+// build assembles and links fixtures/firmware/name.
 func build(t testing.TB, name string) []byte {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "fixtures", "firmware", name))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return buildSource(t, name, src)
+}
+
+// buildSource assembles and links one source file, src named name.
+func buildSource(t testing.TB, name string, src []byte) []byte {
+	t.Helper()
 	res, err := asm.Assemble([]asm.Source{{Name: name, Text: src}}, asm.Options{})
 	if err != nil {
 		t.Fatal(err)

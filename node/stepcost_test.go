@@ -5,11 +5,8 @@ import (
 	"syscall"
 	"testing"
 
-	"lanaiemu/asm"
-	"lanaiemu/asm/link"
 	"lanaiemu/board"
 	"lanaiemu/fabric"
-	"lanaiemu/objfile"
 	"lanaiemu/sim"
 )
 
@@ -38,19 +35,7 @@ _start:
 // difference between the two, per step, is what a board's run and its
 // part of a step cost beyond the instructions.
 func BenchmarkStepCost(b *testing.B) {
-	src := asm.Source{Name: "busy.s", Text: []byte(busyLoop)}
-	res, err := asm.Assemble([]asm.Source{src}, asm.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	exe, err := link.Link([]*objfile.File{res.Object}, []string{src.Name}, link.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	img, err := exe.WriteELF()
-	if err != nil {
-		b.Fatal(err)
-	}
+	img := buildSource(b, "busy.s", []byte(busyLoop))
 	for _, nodes := range []int{8, 64} {
 		for _, lat := range []sim.Time{fabric.DefaultLinkLatency, 100 * sim.Microsecond} {
 			b.Run(fmt.Sprintf("nodes=%d/step=%v", nodes, lat), func(b *testing.B) {
