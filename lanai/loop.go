@@ -205,6 +205,10 @@ type loopWatch struct {
 	readLo, readHi uint32
 	heldSlots      int
 	extD           uint64
+	// The last counting proof (settleCount): its branch (0: none), and
+	// whether its skips skipped anything so far.
+	countBranch  uint32
+	countSkipped bool
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -450,7 +454,7 @@ func (c *CPU) watchLoop(limit uint64) {
 				continue
 			}
 			if w.proved && c.sameState() && (!c.loopDirty() || c.loopRecheck()) {
-				c.countedSkip(limit)
+				c.loopSkip(limit)
 				w.state = loopSkipped
 				return
 			}
@@ -595,6 +599,7 @@ func (c *CPU) sameState() bool {
 func (c *CPU) loopStart() {
 	c.settleHistory() // before the proof the held transfers come from is written over
 	w := &c.loop
+	c.settleCount()
 	w.lastProved = 0 // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
 	w.nreads, w.fragile, w.devPending = 0, false, false
@@ -884,22 +889,35 @@ func (c *CPU) loopEnd(limit uint64) {
 	if w.fails != nil && !w.hasCount {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
 	}
-	c.countedSkip(limit)
+	if w.hasCount {
+		w.countBranch, w.countSkipped = w.branch, false
+	}
+	c.loopSkip(limit)
 	w.state = loopSkipped
 }
 
-// countedSkip skips from the head of a proved loop (loopSkip). A loop
-// that counts is often a busy loop's pass that found nothing to do this
-// time: its failures are forgotten (halved) only by skips that skip
-// something, here or when the proof is taken again, since a proof that
-// skips nothing costs a watch and gains nothing.
-func (c *CPU) countedSkip(limit uint64) {
+// settleCount accounts the last counting proof when the next watch writes
+// over it (loopStart: its skips are over). A loop that counts is often a
+// busy loop's pass that found nothing to do this time: a proof that
+// skipped something in its life forgets the branch's failures; one that
+// skipped nothing cost a watch for no gain and counts as a failure, so
+// that the branch is watched less often. Only when a branch is watched
+// depends on it. (Halving the failures at every skip instead, s26-prove,
+// kept the 8-node ring's short passes watched.)
+func (c *CPU) settleCount() {
 	w := &c.loop
-	skipped := c.SkippedCycles
-	c.loopSkip(limit)
-	if w.fails != nil && w.hasCount && c.SkippedCycles != skipped {
-		w.fails[w.branch] /= 2
+	if w.countBranch == 0 {
+		return
 	}
+	if w.fails == nil {
+		w.fails, w.waitRounds = map[uint32]int{}, map[uint32]int{}
+	}
+	if w.countSkipped {
+		w.fails[w.countBranch] = 0
+	} else {
+		w.fails[w.countBranch]++
+	}
+	w.countBranch = 0
 }
 
 // loopSkip skips whole iterations of the proved loop from its head (see
@@ -1056,6 +1074,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	c.SkippedCycles += t - t0
 	w.headInstret = c.Instret
 	if w.hasCount {
+		w.countSkipped = w.countSkipped || k > 0
 		c.loopCount(k)
 		return // no landing: the counted registers are known at heads only
 	}
