@@ -1,0 +1,175 @@
+package lanai
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"lanaiemu/asm"
+)
+
+// outsideLoop polls three words it only reads (0x2000, 0x2400 and the last
+// word of a 64 KiB SRAM, one of them also read by byte) besides a
+// heartbeat it stores from CPUC and a scratch word it stores and reads
+// back. It leaves when their xor changes, stores to a read-only word and
+// the word after it itself, and polls again with the new xor.
+const outsideLoop = `
+	mov 0x8000, %sp
+	mov 0xfffc, %r20
+	mov 0x2000, %r22
+	mov 0, %r14
+.Lre:
+	ld 0x2000[%r0], %r8
+	ld 0x2400[%r0], %r9
+	ld 0[%r20], %r10
+	xor %r8, %r9, %r13
+	xor %r13, %r10, %r13
+.Lw:
+	ld -392[%r0], %r7
+	st %r7, 0x1000[%r0]
+	ld.b 1[%r22], %r21
+	st %r14, 0x3000[%r0]
+	ld 0x3000[%r0], %r11
+	bt .Lsub
+	add %pc, 4, %rca
+	xor %r8, %r9, %r12
+	xor %r12, %r10, %r12
+	sub.f %r12, %r13, %r0
+	beq .Lw
+	mov 0, %r7
+	add %r14, 1, %r14
+	st %r14, 0x2404[%r0]
+	st %r14, 0x2400[%r0]
+	bt .Lre
+	nop
+.Lsub:
+	st %rca, [--%sp]
+	ld 0x2000[%r0], %r8
+	ld 0x2400[%r0], %r9
+	ld 0[%r20], %r10
+	ld [%sp++], %rca
+	add %rca, 0, %pc
+	nop
+`
+
+// outsideAddrs are where the writes from outside in
+// TestOutsideWritesRunEqualsStep land: on, across and beside the words
+// the loop only reads, on the words it stores (heartbeat, scratch, the
+// pushed return address), between its reads, far away and at the ends of
+// SRAM.
+var outsideAddrs = []uint32{0x2000, 0x2001, 0x2003, 0x1ffd, 0x1ffc, 0x2004, 0x2200, 0x23fe, 0x2400, 0x2402, 0x2404, 0x2408,
+	0x1000, 0x3000, 0x2ffe, 0x7ffc, 0x7ff8, 0x9000, 0, 0xfff0, 0xfffa, 0xfffc, 0xffff}
+
+// Writes from outside the core (a DMA burst, a packet received, a host's
+// PIO write or a debugger's), done in events or between runs, at random
+// cycles, places and sizes, with new bytes or the bytes already there,
+// leave a core that skips proved loops exactly where a core that
+// executes every instruction is: counts, registers, pc, SRAM and the
+// transfer history, also when the history is read between runs and when
+// a runner asks Polling.
+func TestOutsideWritesRunEqualsStep(t *testing.T) {
+	img := linkSources(t, asm.Source{Name: "o.s", Text: []byte("\t.globl _start\n_start:\n" + outsideLoop)})
+	var skipped, proofs uint64
+	for seed := range int64(40) {
+		var cs [2]*CPU
+		for i := range cs {
+			cs[i], _ = load(t, img, Config{SRAMSize: 64 << 10})
+		}
+		// The writes: the same ones, at the same cycles, on both cores.
+		rng := rand.New(rand.NewSource(seed))
+		type write struct {
+			at   uint64
+			addr uint32
+			data []byte // nil: rewrite what is there
+		}
+		var ws []write
+		for range 30 + rng.Intn(60) {
+			w := write{at: uint64(rng.Int63n(200_000)), addr: outsideAddrs[rng.Intn(len(outsideAddrs))]}
+			n := 1 + rng.Intn(8)
+			n = min(n, 64<<10-int(w.addr))
+			if rng.Intn(3) > 0 {
+				w.data = make([]byte, n)
+				rng.Read(w.data)
+			} else {
+				w.data = make([]byte, n)[:0:n] // rewrite: filled at the write
+			}
+			ws = append(ws, w)
+		}
+		do := func(c *CPU, w write) {
+			d := w.data
+			if len(d) == 0 {
+				d = bytes.Clone(c.Mem.SRAM[w.addr : w.addr+uint32(cap(w.data))])
+			}
+			if err := c.Mem.Write(w.addr, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Half the writes in events, half between runs of random length.
+		var between []write
+		for i, w := range ws {
+			if i%2 == 0 {
+				for _, c := range cs {
+					c.Schedule(w.at, func() { do(c, w) })
+				}
+			} else {
+				between = append(between, w)
+			}
+		}
+		for len(between) > 0 || cs[0].Cycles < 200_000 {
+			limit := cs[0].Cycles + uint64(1+rng.Intn(9000))
+			if len(between) > 0 && between[0].at < limit {
+				limit = max(between[0].at, cs[0].Cycles+1)
+			}
+			st := cs[0].Run(limit - cs[0].Cycles)
+			b := cs[1]
+			if st.Kind != StopCycleLimit {
+				// A write over the pushed return address sends the loop
+				// into the weeds: both cores must trap alike.
+				sb := b.Step()
+				for sb.Kind == StopStep {
+					sb = b.Step()
+				}
+				if st.Kind != sb.Kind || stopMessage(st) != stopMessage(sb) {
+					t.Fatalf("seed %d: run stopped: %v; stepping: %v", seed, stopMessage(st), stopMessage(sb))
+				}
+				break
+			}
+			for b.Cycles < cs[0].Cycles {
+				if st := b.Step(); st.Kind != StopStep {
+					t.Fatalf("seed %d: stepping stopped: %v", seed, stopMessage(st))
+				}
+			}
+			b.stop = nil  // (Step leaves its stop, which holds events back)
+			b.runEvents() // what Run ran before it returned
+			// The whole state (which reads the history) now and then only.
+			if a := cs[0]; a.Cycles != b.Cycles || a.Instret != b.Instret || a.PC != b.PC {
+				t.Fatalf("seed %d: skipping at pc %#x after %d cycles %d instructions; stepping at pc %#x after %d cycles %d instructions",
+					seed, a.PC, a.Cycles, a.Instret, b.PC, b.Cycles, b.Instret)
+			}
+			if rng.Intn(4) == 0 {
+				sameCores(t, fmt.Sprintf("seed %d", seed), cs[0], b)
+			}
+			if rng.Intn(2) == 0 {
+				cs[0].Polling()
+			}
+			for len(between) > 0 && between[0].at <= cs[0].Cycles {
+				for _, c := range cs {
+					do(c, between[0])
+				}
+				between = between[1:]
+			}
+			if len(between) == 0 && cs[0].Cycles >= 200_000 {
+				break
+			}
+		}
+		sameCores(t, fmt.Sprintf("seed %d at the end", seed), cs[0], cs[1])
+		skipped += cs[0].SkippedCycles
+		proofs += cs[0].loop.proofs
+	}
+	// The skipping core must skip for the test to mean anything.
+	if skipped < 40*100_000 {
+		t.Errorf("%d cycles skipped in 40 runs of 200,000", skipped)
+	}
+	t.Logf("%d cycles skipped, %d proofs", skipped, proofs)
+}
