@@ -631,3 +631,47 @@ func BenchmarkCsumAdd(b *testing.B) {
 }
 
 var sinkSum uint64
+
+// A host->SRAM block whose second burst reaches past the end of host
+// memory: the first burst's bytes are in SRAM, the failed burst and the
+// rest of the block leave SRAM as it was (the engine reads host memory
+// into SRAM in place), the channel faults on that burst and the core
+// polling ISR sees MEM_INT.
+func TestDMAHostReadFailsInALaterBurst(t *testing.T) {
+	img := lanaitest.Build(t, testdata(t, "baddesc.s"))
+	host := NewHostRAM(hostBase, 1<<16)
+	for i := range host.Data {
+		host.Data[i] = byte(i*7 + 3)
+	}
+	var bursts int
+	b, syms := boot(t, Config{Host: host, Trace: func(e Event) {
+		if e.Kind == EvDMABurst {
+			bursts++
+		}
+	}}, img)
+	const n = 768 // three bursts of 256
+	from := hostBase + uint64(len(host.Data)) - 300
+	descs, buf := syms["descs"], syms["buf"]
+	var hb [4]byte
+	be32(hb[:], descs)
+	b.CPU().Mem.Write(syms["head"], hb[:])
+	b.CPU().Mem.Write(descs, Descriptor{Next: (descs + 24) | DMAE2L | DMAWake, Len: n, LAR: buf, PCI: from}.Bytes())
+	b.CPU().Mem.Write(descs+24, Descriptor{Next: DMATerminal}.Bytes())
+	pattern := bytes.Repeat([]byte{0xA5, 0x5A}, n/2)
+	b.CPU().Mem.Write(buf, pattern)
+	if code := runExit(t, b, 1<<22); code != MemIntBit {
+		t.Fatalf("exit %#x, want MEM_INT %#x (fault %v)", code, MemIntBit, b.Fault())
+	}
+	burst := b.pci.BurstBytes
+	want := append(bytes.Clone(host.Data[len(host.Data)-300:][:burst]), pattern[burst:]...)
+	if got := b.CPU().Mem.SRAM[buf:][:n]; !bytes.Equal(got, want) {
+		t.Fatalf("the block's SRAM:\n% x\nwant\n% x", got, want)
+	}
+	f := b.Fault()
+	if f == nil || f.Channel != 2 || !strings.Contains(f.Reason, fmt.Sprintf("host read failed: %d-byte read at %#x: outside host memory", burst, from+uint64(burst))) {
+		t.Fatalf("fault %v", f)
+	}
+	if bursts != 1 {
+		t.Fatalf("%d bursts done, want 1", bursts)
+	}
+}
