@@ -66,15 +66,23 @@ var outsideAddrs = []uint32{0x2000, 0x2001, 0x2003, 0x1ffd, 0x1ffc, 0x2004, 0x22
 // cycles, places and sizes, with new bytes or the bytes already there,
 // leave a core that skips proved loops exactly where a core that
 // executes every instruction is: counts, registers, pc, SRAM and the
-// transfer history, also when the history is read between runs and when
-// a runner asks Polling.
+// transfer history, also when the history is read between runs, when a
+// runner asks Polling, and with SRAM cycles booked after the writes.
 func TestOutsideWritesRunEqualsStep(t *testing.T) {
 	img := linkSources(t, asm.Source{Name: "o.s", Text: []byte("\t.globl _start\n_start:\n" + outsideLoop)})
 	var skipped, proofs uint64
 	for seed := range int64(40) {
+		// Odd seeds: SRAM contended, each write in an event booking SRAM
+		// cycles after it, as a DMA burst does.
 		var cs [2]*CPU
+		var booked [2][]window
 		for i := range cs {
-			cs[i], _ = load(t, img, Config{SRAMSize: 64 << 10})
+			cfg := Config{}
+			if seed%2 == 1 {
+				cfg = bookedConfig(&booked[i])
+			}
+			cfg.SRAMSize = 64 << 10
+			cs[i], _ = load(t, img, cfg)
 		}
 		// The writes: the same ones, at the same cycles, on both cores.
 		rng := rand.New(rand.NewSource(seed))
@@ -87,6 +95,9 @@ func TestOutsideWritesRunEqualsStep(t *testing.T) {
 		for range 30 + rng.Intn(60) {
 			w := write{at: uint64(rng.Int63n(200_000)), addr: outsideAddrs[rng.Intn(len(outsideAddrs))]}
 			n := 1 + rng.Intn(8)
+			if rng.Intn(8) == 0 {
+				n = []int{256, 4096}[rng.Intn(2)] // a DMA burst, a packet
+			}
 			n = min(n, 64<<10-int(w.addr))
 			if rng.Intn(3) > 0 {
 				w.data = make([]byte, n)
@@ -109,8 +120,19 @@ func TestOutsideWritesRunEqualsStep(t *testing.T) {
 		var between []write
 		for i, w := range ws {
 			if i%2 == 0 {
-				for _, c := range cs {
-					c.Schedule(w.at, func() { do(c, w) })
+				for i, c := range cs {
+					c.Schedule(w.at, func() {
+						do(c, w)
+						if seed%2 == 1 {
+							b := window{c.Cycles + uint64(w.addr%64), 0}
+							if k := len(booked[i]); k > 0 {
+								b.from = max(b.from, booked[i][k-1].to)
+							}
+							b.to = b.from + 1 + uint64(cap(w.data)%40)
+							booked[i] = append(booked[i], b)
+							c.BookSRAM(b.to)
+						}
+					})
 				}
 			} else {
 				between = append(between, w)
