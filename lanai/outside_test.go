@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"lanaiemu/asm"
+	"lanaiemu/memsys"
 )
 
 // outsideLoop polls three words it only reads (0x2000, 0x2400 and the last
@@ -67,7 +68,8 @@ var outsideAddrs = []uint32{0x2000, 0x2001, 0x2003, 0x1ffd, 0x1ffc, 0x2004, 0x22
 // leave a core that skips proved loops exactly where a core that
 // executes every instruction is: counts, registers, pc, SRAM and the
 // transfer history, also when the history is read between runs, when a
-// runner asks Polling, and with SRAM cycles booked after the writes.
+// runner asks Polling, with SRAM cycles booked after the writes, and
+// across a reset.
 func TestOutsideWritesRunEqualsStep(t *testing.T) {
 	img := linkSources(t, asm.Source{Name: "o.s", Text: []byte("\t.globl _start\n_start:\n" + outsideLoop)})
 	var skipped, proofs uint64
@@ -76,14 +78,16 @@ func TestOutsideWritesRunEqualsStep(t *testing.T) {
 		// cycles after it, as a DMA burst does.
 		var cs [2]*CPU
 		var booked [2][]window
+		var im *memsys.Image
 		for i := range cs {
 			cfg := Config{}
 			if seed%2 == 1 {
 				cfg = bookedConfig(&booked[i])
 			}
 			cfg.SRAMSize = 64 << 10
-			cs[i], _ = load(t, img, cfg)
+			cs[i], im = load(t, img, cfg)
 		}
+		entry, reset := im.Entry, false
 		// The writes: the same ones, at the same cycles, on both cores.
 		rng := rand.New(rand.NewSource(seed))
 		type write struct {
@@ -174,6 +178,15 @@ func TestOutsideWritesRunEqualsStep(t *testing.T) {
 			}
 			if rng.Intn(2) == 0 {
 				cs[0].Polling()
+			}
+			if !reset && rng.Intn(40) == 0 {
+				// A reset (SRAM kept) with a proof held and writes pending:
+				// the events and bookings go, the between-run writes stay.
+				reset = true
+				for i, c := range cs {
+					c.Reset(entry)
+					booked[i] = nil
+				}
 			}
 			for len(between) > 0 && between[0].at <= cs[0].Cycles {
 				for _, c := range cs {
