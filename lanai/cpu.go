@@ -194,11 +194,12 @@ func (c *CPU) Reset(entry uint32) {
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = newEventQueue()
-	fails, wait, length := c.loop.fails, c.loop.waitRounds, c.loop.length
+	fails, wait, length, counters := c.loop.fails, c.loop.waitRounds, c.loop.length, c.loop.counters
 	clear(fails)
 	clear(wait)
 	clear(length)
-	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length} // keep the maps: a reset allocates nothing
+	clear(counters)
+	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length, counters: counters} // keep the maps: a reset allocates nothing
 	c.loopChanged()
 }
 

@@ -2,6 +2,7 @@ package lanai
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"lanaiemu/isa"
 	"lanaiemu/memsys"
@@ -30,6 +31,26 @@ import (
 //   - it may not store to a device, trap, or meet a breakpoint; no event
 //     may run, no event be scheduled, and nothing outside the core may
 //     write SRAM or a special register while it is watched.
+//
+// A counter is the one exception to "registers and stored words as they
+// were": an iteration whose only change besides varying stores is a word
+// it counts (a statistics count: load the word, add a constant, store it
+// back) is proved too. A watch that failed with exactly one steady word
+// changed (and no varying register) names that word the branch's counted
+// word (loopWatch.counters); the next watch follows the values loaded
+// from it as "counted": one may only be added to or subtracted from by
+// an immediate (so it is the loaded value plus a constant the same every
+// iteration), stored back to the counted word as a whole word, or left in
+// a register whose value at the iteration's start the iteration does not
+// read; no branch, address, flag test or other store may depend on one.
+// Then each iteration adds the same delta to the word and leaves each
+// counted register at the word plus the same offset, and a skip of k
+// iterations adds k times the delta to the word and sets the registers
+// from it (loopRun). Such a loop is skipped from its head only (a skip
+// never lands inside an iteration, nor resumes from inside one), its
+// registers are compared with the word (sameState), and the word is
+// left out of the read set (its value decides nothing; a write from
+// outside is counted on from, as executing would).
 //
 // Then every further iteration repeats it exactly (same instructions, same
 // cycles) until an event or a write from outside, except for the varying
@@ -138,6 +159,19 @@ type loopWatch struct {
 	lastProved    uint32     // the branch whose proof the fields hold (0: none; it may not hold any more)
 	deferred      uint32     // the branch whose watch was put off once after its proof failed
 	writes        [2]isa.Reg // the registers the instruction being watched may write
+	// The counted word (see the comment at the top): counting says the
+	// watch follows loads of cword as counted values; counted holds the
+	// registers holding one, cwritten those given one so far, readBefore
+	// those whose value at the iteration's start it read. A proof with
+	// counts (hasCount) adds cdelta to cword per iteration and leaves
+	// each register of cmask at cword's value plus coff.
+	cword                           uint32
+	counting, hasCount, countMisuse bool
+	counted, cwritten, readBefore   uint64
+	cmask                           uint64
+	cdelta                          uint32
+	coff                            [32]uint32
+	counters                        map[uint32]uint32 // the counted word per branch
 	// The transfers of stall-free skips not yet written to the history
 	// (see holdRange): a ring of up to maxHeld ranges, oldest first, from
 	// heldFirst on. The newest may be extended by the next skip when it
@@ -178,6 +212,7 @@ type loopWord struct {
 	addr    uint32
 	before  uint32 // its value when the iteration began
 	varying bool
+	counted bool // the counted word: it stored counted values to it
 }
 
 // loopStep is one instruction of the watched iteration: where it is, when
@@ -299,7 +334,7 @@ func (c *CPU) loopRecheck() bool {
 		ok = until != 0 && until >= c.nextEvent() && err == nil && v == r.val
 	}
 	for i := 0; ok && i < w.nwords; i++ {
-		if wd := &w.words[i]; !wd.varying {
+		if wd := &w.words[i]; !wd.varying && !wd.counted {
 			ok = c.sramWord(wd.addr) == wd.before
 		}
 	}
@@ -415,7 +450,7 @@ func (c *CPU) watchLoop(limit uint64) {
 				continue
 			}
 			if w.proved && c.sameState() && (!c.loopDirty() || c.loopRecheck()) {
-				c.loopSkip(limit)
+				c.countedSkip(limit)
 				w.state = loopSkipped
 				return
 			}
@@ -545,6 +580,14 @@ func (c *CPU) sameState() bool {
 	w := &c.loop
 	r := [32]uint32(c.R[:32])
 	r[isa.PC] = w.regs[isa.PC]
+	if w.cmask != 0 { // counted registers: at the counted word plus their offsets
+		a := c.sramWord(w.cword)
+		for m := w.cmask; m != 0; m &= m - 1 {
+			if i := bits.TrailingZeros64(m); r[i] == a+w.coff[i] {
+				r[i] = w.regs[i]
+			}
+		}
+	}
 	return r == w.regs && c.Flags == w.flags && c.lastLoad == w.lastLoad
 }
 
@@ -555,6 +598,9 @@ func (c *CPU) loopStart() {
 	w.lastProved = 0 // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
 	w.nreads, w.fragile, w.devPending = 0, false, false
+	w.cword, w.counting = w.counters[w.branch]
+	w.hasCount, w.countMisuse, w.cmask = false, false, 0
+	w.counted, w.cwritten, w.readBefore = 0, 0, 0
 	w.maxN = maxLoopBody
 	if n := w.length[w.branch]; n > 0 {
 		w.maxN = min(4*n+16, maxLoopBody) // the loop has left: no need to follow 512 instructions
@@ -583,6 +629,7 @@ func (c *CPU) loopFollow() bool {
 		}
 	}
 	flagsVary := w.varying&(1<<flagsBit) != 0
+	w.readBefore |= uint64(u.srcs) &^ w.cwritten
 	switch u.op { // what needs no look at the instruction's fields
 	case opInvalid, opBreak:
 		return false
@@ -608,11 +655,27 @@ func (c *CPU) loopFollow() bool {
 			w.varying &^= 1 << r
 		}
 	}
+	cnt := w.counted&uint64(u.srcs) != 0
+	if in.Class == isa.RR && in.Cond != isa.CondT && in.ALU != isa.Sel {
+		w.readBefore |= 1 << in.Rd &^ w.cwritten // a conditional write keeps Rd when false
+		if w.counted&(1<<in.Rd) != 0 {
+			w.countMisuse = true
+			return false
+		}
+	}
 	switch in.Class {
 	case isa.RI, isa.RR, isa.Special, isa.SCC, isa.SLI:
 		vary := srcVary || readsFlags && flagsVary
 		if in.Rd == isa.PC && vary {
 			return false // a jump to a varying address
+		}
+		if cnt && (in.Class != isa.RI || in.F || vary || in.Rd <= isa.R1 || in.Rd == isa.PC ||
+			in.ALU != isa.Add && in.ALU != isa.Sub) {
+			w.countMisuse = true
+			return false // a counted value may only move by an immediate
+		}
+		if in.Rd > isa.R1 && in.Rd != isa.PC {
+			w.setCounted(in.Rd, cnt)
 		}
 		if in.F {
 			if vary {
@@ -642,13 +705,26 @@ func (c *CPU) loopFollow() bool {
 	if w.varying&addrRegs != 0 || readsFlags && flagsVary {
 		return false
 	}
+	if w.counted&addrRegs != 0 {
+		w.countMisuse = true
+		return false // an address from a counted value
+	}
 	st.addr, st.size = c.effAddr(pc), uint8(in.Size)
 	ea := st.addr &^ 3
+	if w.counting && ea == w.cword && in.Size != isa.Word {
+		w.countMisuse = true
+		return false // part of the counted word
+	}
 	if in.Store {
 		if !c.Mem.InSRAM(ea, 4) {
 			return false // a device store has effects of its own
 		}
 		vary := w.varying&(1<<in.Rd) != 0
+		cnt := w.counted&(1<<in.Rd) != 0
+		if w.counting && (ea == w.cword) != cnt || cnt && vary {
+			w.countMisuse = true
+			return false // the counted word stores counted values only, and they go nowhere else
+		}
 		st.kind = stepSRAM | stepWrite
 		if vary {
 			st.kind |= stepVarying
@@ -666,7 +742,22 @@ func (c *CPU) loopFollow() bool {
 			w.nwords++
 		}
 		w.words[i].varying = w.words[i].varying || vary
+		w.words[i].counted = cnt
 		return true
+	}
+	if w.counting && ea == w.cword {
+		if in.Rd <= isa.R1 || in.Rd == isa.PC || !c.Mem.InSRAM(ea, 4) {
+			w.countMisuse = true
+			return false
+		}
+		// A count: the register holds the word's value, counted on.
+		st.kind = stepSRAM
+		w.varying &^= 1 << in.Rd
+		w.setCounted(in.Rd, true)
+		return true
+	}
+	if in.Rd > isa.R1 && in.Rd != isa.PC {
+		w.setCounted(in.Rd, false)
 	}
 	vary := false
 	inSRAM := c.Mem.InSRAM(ea, 4)
@@ -705,7 +796,7 @@ func (c *CPU) loopFollow() bool {
 // fixed point.
 func (c *CPU) loopEnd(limit uint64) {
 	w := &c.loop
-	ok := c.sameState() && w.varying == 0 && w.gen == c.loopGen &&
+	ok := c.loopCounts() && c.sameState() && w.varying == 0 && w.gen == c.loopGen &&
 		w.specialWrites == c.Mem.Specials.Writes() && c.Cycles > w.cycles &&
 		c.Instret-w.instret == uint64(w.n) // every instruction noted (skips index the notes by count)
 	w.varyingStores = false
@@ -715,6 +806,9 @@ func (c *CPU) loopEnd(limit uint64) {
 			w.varyingStores = true
 			continue
 		}
+		if wd.counted {
+			continue
+		}
 		b := c.Mem.SRAM[wd.addr:]
 		ok = uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]) == wd.before
 	}
@@ -722,6 +816,7 @@ func (c *CPU) loopEnd(limit uint64) {
 		ok = false // the iteration met SRAM cycles booked by another master: it may have stalled
 	}
 	if !ok {
+		c.noteCounter()
 		c.loopFail()
 		return
 	}
@@ -786,11 +881,25 @@ func (c *CPU) loopEnd(limit uint64) {
 		w.storesBefore[i+1] = uint16(w.nstoreSteps)
 		w.accessBefore[i+1] = uint16(w.naccessSteps)
 	}
-	if w.fails != nil {
+	if w.fails != nil && !w.hasCount {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
 	}
-	c.loopSkip(limit)
+	c.countedSkip(limit)
 	w.state = loopSkipped
+}
+
+// countedSkip skips from the head of a proved loop (loopSkip). A loop
+// that counts is often a busy loop's pass that found nothing to do this
+// time: its failures are forgotten (halved) only by skips that skip
+// something, here or when the proof is taken again, since a proof that
+// skips nothing costs a watch and gains nothing.
+func (c *CPU) countedSkip(limit uint64) {
+	w := &c.loop
+	skipped := c.SkippedCycles
+	c.loopSkip(limit)
+	if w.fails != nil && w.hasCount && c.SkippedCycles != skipped {
+		w.fails[w.branch] /= 2
+	}
 }
 
 // loopSkip skips whole iterations of the proved loop from its head (see
@@ -814,7 +923,7 @@ func (c *CPU) loopResume(limit uint64) bool {
 	if j >= w.iterInstret {
 		j %= w.iterInstret
 	}
-	if w.trace[j].pc != c.PC || j > 0 && !w.trace[j-1].steady {
+	if w.trace[j].pc != c.PC || j > 0 && (!w.trace[j-1].steady || w.hasCount) {
 		// Elsewhere, or where a register holds a varying value: the
 		// replay writes only what differs from the watched iteration's
 		// values, so it would leave this one's varying value where the
@@ -946,6 +1055,10 @@ func (c *CPU) loopRun(j int, limit uint64) {
 	c.Cycles = t
 	c.SkippedCycles += t - t0
 	w.headInstret = c.Instret
+	if w.hasCount {
+		c.loopCount(k)
+		return // no landing: the counted registers are known at heads only
+	}
 	// The iteration the core is at the head of, up to stop.
 	if t < stop && !w.varyingStores && !w.noLanding {
 		tb := w.newTransferBuf()
@@ -965,7 +1078,7 @@ func (c *CPU) loopRun(j int, limit uint64) {
 func (c *CPU) loopRunFree(j int, stop, free uint64) bool {
 	w := &c.loop
 	t := c.Cycles
-	if w.noLanding || w.varyingStores || free < stop {
+	if w.noLanding || w.varyingStores || w.hasCount || free < stop {
 		return false
 	}
 	n := int(w.iterInstret)
@@ -1228,7 +1341,7 @@ func (c *CPU) settleHistory() {
 // holds one there.
 func (c *CPU) loopCanLand(k int) bool {
 	w := &c.loop
-	return !w.varyingStores && !w.noLanding && w.trace[k-1].steady
+	return !w.varyingStores && !w.noLanding && !w.hasCount && w.trace[k-1].steady
 }
 
 // loopLand moves the core from instruction j of the proved iteration,
@@ -1402,6 +1515,9 @@ func (c *CPU) loopFail() {
 	if w.fails == nil {
 		w.fails, w.waitRounds = map[uint32]int{}, map[uint32]int{}
 	}
+	if w.countMisuse {
+		delete(w.counters, w.branch) // the word is no count
+	}
 	f := w.fails[w.branch]
 	w.fails[w.branch] = f + 1
 	takes := min(loopFirstRetry<<min(f, 16), loopRetry*maxLoopRounds)
@@ -1443,4 +1559,85 @@ func (c *CPU) sramFreeFrom(at uint64) uint64 {
 		return at
 	}
 	return c.cfg.NextBooked(at)
+}
+
+// setCounted notes whether register r (not r0, r1 or pc) now holds a
+// counted value (see the comment at the top).
+func (w *loopWatch) setCounted(r isa.Reg, counted bool) {
+	if counted {
+		w.counted |= 1 << r
+		w.cwritten |= 1 << r
+	} else {
+		w.counted &^= 1 << r
+	}
+}
+
+// loopCounts checks the watched iteration's counts at its end and notes
+// them for the proof: every register holding a counted value was given
+// it before the iteration read the register (so its value at the start
+// decides nothing), and the counted word moved by the delta skips add.
+// It reports false when the counts would make the iteration differ.
+func (c *CPU) loopCounts() bool {
+	w := &c.loop
+	w.hasCount, w.cmask, w.cdelta = false, 0, 0
+	if !w.counting || w.cwritten == 0 {
+		return true
+	}
+	if w.counted&w.readBefore != 0 {
+		return false
+	}
+	a := c.sramWord(w.cword)
+	before := a // not stored: the word kept its value
+	for i := range w.nwords {
+		if wd := &w.words[i]; wd.counted {
+			before = wd.before
+		}
+	}
+	w.hasCount, w.cmask, w.cdelta = true, w.counted, a-before
+	for m := w.cmask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		w.coff[i] = c.R[i] - a
+	}
+	return true
+}
+
+// loopCount makes k skipped iterations' counts: the counted word moves by
+// k deltas from what it holds now (a write from outside is counted on
+// from, as executing would), and each counted register takes its offset
+// from the word.
+func (c *CPU) loopCount(k uint64) {
+	w := &c.loop
+	if k == 0 {
+		return
+	}
+	a := c.sramWord(w.cword) + uint32(k)*w.cdelta
+	binary.BigEndian.PutUint32(c.Mem.SRAM[w.cword:], a)
+	c.forget(w.cword)
+	for m := w.cmask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		c.R[i] = a + w.coff[i]
+	}
+}
+
+// noteCounter names the counted word of a watch that failed (see the
+// comment at the top): the one steady word that does not hold its value
+// at the end, when no register holds a varying value.
+func (c *CPU) noteCounter() {
+	w := &c.loop
+	if w.counting || w.varying != 0 || w.n == 0 {
+		return
+	}
+	found, addr := 0, uint32(0)
+	for i := range w.nwords {
+		if wd := &w.words[i]; !wd.varying && c.sramWord(wd.addr) != wd.before {
+			found, addr = found+1, wd.addr
+		}
+	}
+	if found != 1 {
+		return
+	}
+	if w.counters == nil {
+		w.counters = map[uint32]uint32{}
+	}
+	w.counters[w.branch] = addr
 }

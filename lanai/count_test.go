@@ -1,0 +1,135 @@
+package lanai
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"testing"
+
+	"lanaiemu/asm"
+)
+
+// countLoop is mainLoop with a statistics count in every pass, as the
+// NetVM firmware's send_step counts a WAW stall: the word at 0x2000 is
+// loaded, moved by an immediate and stored back, and the count stays in
+// r14 (and, 3 on, in r15) to the end of the pass. The exit stores the
+// count's register, so a wrong r14 shows in the exit code too.
+const countLoop = `
+	mov 0x8000, %sp
+	mov 0, %r9
+.Lmain:
+	ld -408[%r0], %r7          ! heartbeat from the RTC
+	st %r7, 0x1000[%r0]
+	mov 0, %r7
+	bt poll
+	add %pc, 4, %rca
+	sub.f %r8, 0, %r0
+	beq .Lmain
+	nop
+.Lexit:
+	st %r15, 0x1004[%r0]
+	st %r14, -4096[%r0]        ! exit with the count
+poll:
+	st %rca, [--%sp]
+	mov 0x2000, %r13
+	ld 0[%r13], %r14           ! the count
+	add %r14, 5, %r14
+	sub %r14, 2, %r14
+	st %r14, 0[%r13]
+	add %r14, 3, %r15
+	ld -424[%r0], %r8          ! EIMR (a plain special register here)
+	and %r8, 0xffff0001, %r8
+	ld [%sp++], %rca
+	add %rca, 0, %pc
+	nop
+`
+
+// countCore loads src with rtcSource's RTC-like register (ticking every
+// 37 cycles) and its exit at cycle 300,003, DMA-like writes to a buffer
+// the loop does not read 29 to 629 cycles apart (bufferWrites), and writes to the count's word from
+// outside at the cycles in writes (a skip counts on from what they
+// wrote, as executing does).
+func countCore(t *testing.T, src string, writes ...uint64) *CPU {
+	c, _ := load(t, linkSources(t, asm.Source{Name: "count.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+	var lastRead uint64
+	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / 37) }, nil)
+	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/37 + 1) * 37 })
+	c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
+	bufferWrites(c, func(n uint32) uint64 { return 29 + uint64(n%7)*100 })
+	for i, at := range writes {
+		v := uint32(0x10000 * (i + 1))
+		c.Schedule(at, func() {
+			var b [4]byte
+			binary.BigEndian.PutUint32(b[:], v)
+			c.Mem.Write(0x2000, b[:])
+		})
+	}
+	return c
+}
+
+// A pass whose only change is a count is proved, and skipped with the
+// count moved by the skipped passes: registers, SRAM (the count's word
+// checked after every run), counts, the last store and the transfers are
+// those of stepping, in runs of 101, 257 and 1,009 cycles, with single steps
+// between runs, in long runs (and in runs of 20 and 7 cycles, too short
+// for a skip from a head), and with the count's word written from
+// outside.
+func TestLoopSkipCountsInSteps(t *testing.T) {
+	writes := []uint64{60_001, 120_017, 200_003}
+	for _, chunk := range []uint64{101, 257, 1009} {
+		lockstep(t, fmt.Sprintf("chunk %d", chunk), countCore(t, countLoop, writes...), countCore(t, countLoop, writes...), chunk, 0, 1)
+		lockstep(t, fmt.Sprintf("chunk %d, steps between", chunk), countCore(t, countLoop, writes...), countCore(t, countLoop, writes...), chunk, 3, 1)
+	}
+	slow := countCore(t, countLoop, writes...)
+	stSlow := stepTo(slow, 0, 1<<30)
+	for _, budget := range []uint64{1 << 30, 20, 7} {
+		fast := countCore(t, countLoop, writes...)
+		st := runInSteps(fast, budget)
+		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
+			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
+		}
+		sameCores(t, fmt.Sprintf("budget %d", budget), fast, slow)
+		if !fast.loop.hasCount || fast.loop.cdelta != 3 || budget > 20 && fast.SkippedCycles < fast.Cycles/2 {
+			t.Errorf("budget %d: counted proof %v (delta %d), %d of %d cycles skipped",
+				budget, fast.loop.hasCount, fast.loop.cdelta, fast.SkippedCycles, fast.Cycles)
+		}
+		t.Logf("budget %d: exit %#x, %d cycles, %d skipped", budget, st.Code, fast.Cycles, fast.SkippedCycles)
+	}
+}
+
+// What a count may not do: decide a branch, give an address, be stored
+// elsewhere, be read before the pass gives it, or be loaded in part.
+// Each loop is run as stepping runs it (the count stays unproved, and
+// the loop is either executed or proved without counting).
+func TestLoopCountMisuseNotSkipped(t *testing.T) {
+	count := "\tld 0[%r13], %r14           ! the count\n\tadd %r14, 5, %r14\n\tsub %r14, 2, %r14\n\tst %r14, 0[%r13]\n\tadd %r14, 3, %r15\n"
+	for _, c := range []struct{ what, with string }{
+		{"a branch on it", count + "\tsub.f %r14, 0, %r0\n\tbeq .+8\n\tnop\n"},
+		{"another operation on it", count + "\tand %r14, 0xffff00fc, %r12\n"},
+		{"an address from it", count + "\tadd %r14, 0x3000, %r12\n\tuld.b 0[%r12], %r12\n"},
+		{"stored elsewhere", count + "\tst %r15, 0x2004[%r0]\n"},
+		{"read before it is given", "\tst %r14, 0x1008[%r0]\n" + count},
+		{"read before it is given, to leave", "\tsh %r14, -16, %r12\n\tsub.f %r12, 0, %r0\n\tbne .Lexit\n\tnop\n" + count},
+		{"loaded in part", count + "\tuld.b 3[%r13], %r12\n"},
+		{"a flag test", count + "\tadd.f %r14, 0, %r12\n"},
+		{"added to a register", count + "\tadd %r14, %r9, %r14\n"},
+	} {
+		src := strings.Replace(countLoop, count, c.with, 1)
+		if src == countLoop {
+			t.Fatalf("%s: the count is not in countLoop", c.what)
+		}
+		slow := countCore(t, src, 150_001)
+		stSlow := stepTo(slow, 0, 1<<30)
+		for _, budget := range []uint64{1 << 30, 20} {
+			fast := countCore(t, src, 150_001)
+			st := runInSteps(fast, budget)
+			if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != stSlow.Code {
+				t.Fatalf("%s, budget %d: stops: %v, stepped %v", c.what, budget, stopMessage(st), stopMessage(stSlow))
+			}
+			sameCores(t, fmt.Sprintf("%s, budget %d", c.what, budget), fast, slow)
+			if fast.loop.proved && fast.loop.hasCount {
+				t.Errorf("%s, budget %d: proved with a count", c.what, budget)
+			}
+		}
+	}
+}
