@@ -69,8 +69,8 @@ var outsideAddrs = []uint32{0x2000, 0x2001, 0x2003, 0x1ffd, 0x1ffc, 0x2004, 0x22
 // leave a core that skips proved loops exactly where a core that
 // executes every instruction is: counts, registers, pc, SRAM and the
 // transfer history, also when the history is read between runs, when a
-// runner asks Polling, with SRAM cycles booked after the writes, and
-// across a reset.
+// runner asks Polling, with SRAM cycles booked after the writes, across
+// a reset, and with the code shared with another core.
 func TestOutsideWritesRunEqualsStep(t *testing.T) {
 	// Seeds from 20 on: the loop also keeps a statistics count (a counted
 	// word, see loop.go), which writes from outside hit too.
@@ -97,6 +97,17 @@ func TestOutsideWritesRunEqualsStep(t *testing.T) {
 			cs[i], im = load(t, img, cfg)
 		}
 		entry, reset := im.Entry, false
+		// Every third seed: the skipping core shares its code with a
+		// third core that runs beside it and sees the writes between runs
+		// only (its SRAM comes to differ where events wrote).
+		var sharer *CPU
+		if seed%3 == 2 {
+			sharer, _ = load(t, img, Config{SRAMSize: 64 << 10})
+			var s SharedCode
+			if !sharer.ShareCode(&s) || !cs[0].ShareCode(&s) {
+				t.Fatal("the cores do not share their code")
+			}
+		}
 		// The writes: the same ones, at the same cycles, on both cores.
 		rng := rand.New(rand.NewSource(seed))
 		type write struct {
@@ -157,6 +168,11 @@ func TestOutsideWritesRunEqualsStep(t *testing.T) {
 				limit = max(between[0].at, cs[0].Cycles+1)
 			}
 			st := cs[0].Run(limit - cs[0].Cycles)
+			if sharer != nil && sharer.Cycles < limit {
+				if st := sharer.Run(limit - sharer.Cycles); st.Kind != StopCycleLimit {
+					sharer = nil // it trapped: its part is over
+				}
+			}
 			b := cs[1]
 			if st.Kind != StopCycleLimit {
 				// A write over the pushed return address sends the loop
@@ -200,6 +216,9 @@ func TestOutsideWritesRunEqualsStep(t *testing.T) {
 			for len(between) > 0 && between[0].at <= cs[0].Cycles {
 				for _, c := range cs {
 					do(c, between[0])
+				}
+				if sharer != nil {
+					do(sharer, between[0])
 				}
 				between = between[1:]
 			}
