@@ -113,7 +113,7 @@ func TestOutsideWritesRunEqualsStep(t *testing.T) {
 		type write struct {
 			at   uint64
 			addr uint32
-			data []byte // nil: rewrite what is there
+			data []byte // the bytes; empty: rewrite the cap(data) bytes there
 		}
 		var ws []write
 		for range 30 + rng.Intn(60) {
