@@ -16,17 +16,18 @@ func FuzzRun(f *testing.F) {
 	f.Add([]byte{0x90, 0x02, 0xf0, 0x00})
 	f.Add([]byte{0x81, 0x16, 0xff, 0xfc, 0x02, 0x14, 0x00, 0x00, 0x82, 0x96, 0xff, 0xf8})
 	f.Add([]byte{0xa3, 0x1e, 0x47, 0x82, 0xf3, 0x9b, 0x4f, 0xff, 0xc3, 0x99, 0x97, 0x06})
-	c, err := New(Config{SRAMSize: 64 << 10})
-	if err != nil {
-		f.Fatal(err)
-	}
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) > 4096 {
 			prog = prog[:4096]
 		}
-		clear(c.Mem.SRAM)
+		// A new core for every input: Reset keeps the special registers,
+		// so a core that ran another input first could run this one
+		// otherwise.
+		c, err := New(Config{SRAMSize: 64 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
 		c.Mem.Write(0, prog)
-		c.Mem.Written(0, uint32(len(c.Mem.SRAM)))
 		c.Reset(0)
 		// Registers from the input too, so addresses vary.
 		for i := 3; i < 32 && 4*i+4 <= len(prog); i++ {
@@ -62,23 +63,23 @@ func FuzzRunEqualsStep(f *testing.F) {
 	f.Add([]byte{0x81, 0x16, 0xff, 0xfc, 0x02, 0x14, 0x00, 0x00, 0x82, 0x96, 0xff, 0xf8})
 	f.Add(idleLoopSeed(f))
 	f.Add(countLoopSeed(f))
-	var cs [2]*CPU
-	for i := range cs {
-		c, err := New(Config{SRAMSize: 256 << 10})
-		if err != nil {
-			f.Fatal(err)
-		}
-		cs[i] = c
-	}
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) > 4096 {
 			prog = prog[:4096]
 		}
 		var stops [2]*Stop
-		for i, c := range cs {
-			clear(c.Mem.SRAM)
+		var cs [2]*CPU
+		for i := range cs {
+			// New cores for every input: Reset keeps the special
+			// registers, so cores that ran another input first would
+			// see EIMR set by its event (a loop waiting for it would
+			// leave at once: the seeds' loops skipped nothing).
+			c, err := New(Config{SRAMSize: 256 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs[i] = c
 			c.Mem.Write(0, prog)
-			c.Mem.Written(0, uint32(len(c.Mem.SRAM)))
 			c.Reset(0)
 			for r := 3; r < 32 && 4*r+4 <= len(prog); r++ {
 				c.R[r] = binary.BigEndian.Uint32(prog[4*r:])
