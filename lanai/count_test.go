@@ -248,3 +248,50 @@ func TestLoopCountRandomAgainstStepping(t *testing.T) {
 	}
 	t.Logf("%d cycles skipped, %d of %d variants last proved with a count", skipped, counted, *lockstepSeeds)
 }
+
+// ownCodeCount counts in its own code: every pass adds 1 to the
+// immediate of the instruction the pass begins with, and the pass leaves
+// when that immediate reaches 0x200 (exit code 0x200). The only word a
+// pass changes is that instruction.
+const ownCodeCount = `
+	mov ownCount, %r13
+.Lloop:
+ownCount:
+	mov 0x10, %r12             ! its immediate counts the passes
+	sub.f %r12, 0x200, %r0
+	beq .Lexit
+	nop
+	mov 0, %r12
+	ld 0[%r13], %r14           ! the pass's first instruction
+	add %r14, 1, %r14
+	st %r14, 0[%r13]
+	sub.f %r0, 0, %r0
+	beq .Lloop
+	nop
+.Lexit:
+	st %r12, -4096[%r0]
+`
+
+// A word the counted iteration executes is no count: a skip that counted
+// it on would not execute what it became (without the rule, the run
+// skipped past the pass that leaves, and ran to the cycle limit where
+// stepping exits at cycle 5,958).
+func TestLoopCountOwnCodeNotSkipped(t *testing.T) {
+	img := linkSources(t, asm.Source{Name: "own.s", Text: []byte("\t.globl _start\n_start:\n" + ownCodeCount)})
+	slow, _ := load(t, img, Config{})
+	stSlow := stepTo(slow, 0, 100_000)
+	for _, budget := range []uint64{100_000, 20, 7} {
+		fast, _ := load(t, img, Config{})
+		st := fast.Run(budget)
+		for fast.Cycles < 100_000 && st.Kind == StopCycleLimit {
+			st = fast.Run(budget)
+		}
+		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != 0x200 || stSlow.Code != 0x200 {
+			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
+		}
+		sameCores(t, fmt.Sprintf("budget %d", budget), fast, slow)
+		if fast.loop.hasCount {
+			t.Errorf("budget %d: proved with a count", budget)
+		}
+	}
+}
