@@ -631,3 +631,121 @@ func BenchmarkCsumAdd(b *testing.B) {
 }
 
 var sinkSum uint64
+
+// A host->SRAM block whose second burst reaches past the end of host
+// memory: the first burst's bytes are in SRAM, the failed burst and the
+// rest of the block leave SRAM as it was (the engine reads host memory
+// into SRAM in place), the channel faults on that burst and the core
+// polling ISR sees MEM_INT.
+func TestDMAHostReadFailsInALaterBurst(t *testing.T) {
+	img := lanaitest.Build(t, testdata(t, "baddesc.s"))
+	host := NewHostRAM(hostBase, 1<<16)
+	for i := range host.Data {
+		host.Data[i] = byte(i*7 + 3)
+	}
+	var bursts int
+	b, syms := boot(t, Config{Host: host, Trace: func(e Event) {
+		if e.Kind == EvDMABurst {
+			bursts++
+		}
+	}}, img)
+	const n = 768 // three bursts of 256
+	from := hostBase + uint64(len(host.Data)) - 300
+	descs, buf := syms["descs"], syms["buf"]
+	var hb [4]byte
+	be32(hb[:], descs)
+	b.CPU().Mem.Write(syms["head"], hb[:])
+	b.CPU().Mem.Write(descs, Descriptor{Next: (descs + 24) | DMAE2L | DMAWake, Len: n, LAR: buf, PCI: from}.Bytes())
+	b.CPU().Mem.Write(descs+24, Descriptor{Next: DMATerminal}.Bytes())
+	pattern := bytes.Repeat([]byte{0xA5, 0x5A}, n/2)
+	b.CPU().Mem.Write(buf, pattern)
+	if code := runExit(t, b, 1<<22); code != MemIntBit {
+		t.Fatalf("exit %#x, want MEM_INT %#x (fault %v)", code, MemIntBit, b.Fault())
+	}
+	burst := b.pci.BurstBytes
+	want := append(bytes.Clone(host.Data[len(host.Data)-300:][:burst]), pattern[burst:]...)
+	if got := b.CPU().Mem.SRAM[buf:][:n]; !bytes.Equal(got, want) {
+		t.Fatalf("the block's SRAM:\n% x\nwant\n% x", got, want)
+	}
+	f := b.Fault()
+	if f == nil || f.Channel != 2 || !strings.Contains(f.Reason, fmt.Sprintf("host read failed: %d-byte read at %#x: outside host memory", burst, from+uint64(burst))) {
+		t.Fatalf("fault %v", f)
+	}
+	if bursts != 1 {
+		t.Fatalf("%d bursts done, want 1", bursts)
+	}
+}
+
+// A core polls a word of SRAM that a host->SRAM block fills (the loop is
+// proved and skipped between bursts): with the block's first burst ending
+// inside the word (the two halves come in two bursts, the first half
+// zero) and with the word inside one burst, bursts before it leave the
+// proof, the burst that writes it ends it, and a run gives the exit code,
+// counts and SRAM that stepping the core gives.
+func TestDMAIntoPolledWordRunEqualsStep(t *testing.T) {
+	const src = `
+	.globl _start
+_start:
+	mov 0x8000, %sp
+	mov 0x10000, %r20
+.Lw:
+	ld -392[%r0], %r7
+	st %r7, 0x1000[%r0]
+	bt poll
+	add %pc, 4, %rca
+	ld 0x100[%r20], %r8
+	sub.f %r8, 0, %r0
+	beq .Lw
+	mov 0, %r7
+	st %r8, -4096[%r0]
+poll:
+	st %rca, [--%sp]
+	ld [%sp++], %rca
+	add %rca, 0, %pc
+	nop
+`
+	const descAt, word = 0x2000, 0x10100
+	for _, lar := range []uint32{0x10002, 0x10000, 0x0ff00} {
+		var atPulse uint64 // cycles skipped before the PULSE
+		run := func(step bool) (*dmaBoard, uint32) {
+			d, _ := newDMABoard(t, Config{}, src)
+			data := pattern(4096, 3)
+			for i := range data {
+				data[i] |= 1 // no zero byte ...
+			}
+			data[word-lar], data[word-lar+1] = 0, 0 // ... but the word's first half
+			copy(d.host.Data, data)
+			d.CPU().Mem.Write(descAt, Descriptor{Next: (descAt + DescriptorSize) | DMAE2L, Len: 4096, LAR: lar, PCI: hostBase}.Bytes())
+			d.CPU().Mem.Write(descAt+DescriptorSize, Descriptor{Next: DMATerminal}.Bytes())
+			d.HostWritePointerBank(0, descAt)
+			at(t, d.Board, 20_000, func() {
+				coreWrite(t, d.Board, RegPULSE, 2)
+				if !step {
+					atPulse = d.CPU().SkippedCycles
+				}
+			})
+			if !step {
+				return d, runExit(t, d.Board, 1<<24)
+			}
+			st := d.CPU().Step()
+			for st.Kind == lanai.StopStep {
+				st = d.CPU().Step()
+			}
+			if st.Kind != lanai.StopExit {
+				t.Fatalf("stepping stopped: %s", stopText(st))
+			}
+			return d, st.Code
+		}
+		fast, code1 := run(false)
+		slow, code2 := run(true)
+		f, s := fast.CPU(), slow.CPU()
+		if code1 != code2 || f.Cycles != s.Cycles || f.Instret != s.Instret || !bytes.Equal(f.Mem.SRAM, s.Mem.SRAM) {
+			t.Fatalf("LAR %#x: run exits %#x after %d cycles %d instructions; stepping %#x after %d cycles %d instructions (SRAM the same: %v)",
+				lar, code1, f.Cycles, f.Instret, code2, s.Cycles, s.Instret, bytes.Equal(f.Mem.SRAM, s.Mem.SRAM))
+		}
+		if f.SkippedCycles-atPulse < 100 || fast.bursts < 2 {
+			t.Errorf("LAR %#x: %d cycles skipped after the PULSE, %d bursts", lar, f.SkippedCycles-atPulse, fast.bursts)
+		}
+		t.Logf("LAR %#x: exit %#x at cycle %d, %d skipped (%d after the PULSE), %d bursts", lar, code1, f.Cycles, f.SkippedCycles, f.SkippedCycles-atPulse, fast.bursts)
+	}
+}

@@ -2,9 +2,9 @@ package board
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 
+	"lanaiemu/internal/cputime"
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/lanaitest"
 )
@@ -86,7 +86,7 @@ func BenchmarkDMAWait(bm *testing.B) {
 				}
 				n = 0
 				bm.StartTimer()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Seconds()
 				for {
 					runs++
 					if st := b.Run(20); st.Kind != lanai.StopCycleLimit {
@@ -96,7 +96,7 @@ func BenchmarkDMAWait(bm *testing.B) {
 						break
 					}
 				}
-				cpu += cpuTime() - cpu0
+				cpu += cputime.Seconds() - cpu0
 				if n != 256 || b.CPU().SkippedCycles < b.CPU().Cycles/2 {
 					bm.Fatalf("%d bursts, %d of %d cycles skipped", n, b.CPU().SkippedCycles, b.CPU().Cycles)
 				}
@@ -106,13 +106,4 @@ func BenchmarkDMAWait(bm *testing.B) {
 			bm.ReportMetric(float64(runs)/float64(bursts), "runs/burst")
 		})
 	}
-}
-
-// cpuTime is the process's CPU time in seconds (user and system).
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -2,10 +2,10 @@ package lanai
 
 import (
 	"runtime"
-	"syscall"
 	"testing"
 
 	"lanaiemu/asm"
+	"lanaiemu/internal/cputime"
 )
 
 // benchRun runs an image to its exit b.N times and reports guest
@@ -28,9 +28,9 @@ func benchRun(b *testing.B, img []byte) {
 		}
 		c.Reset(im.Entry)
 		b.StartTimer()
-		cpu0 := cpuTime()
+		cpu0 := cputime.Seconds()
 		st := c.Run(1 << 40)
-		cpu += cpuTime() - cpu0
+		cpu += cputime.Seconds() - cpu0
 		if st.Kind != StopExit {
 			b.Fatalf("stopped: %v", st.Kind)
 		}
@@ -45,15 +45,6 @@ func benchRun(b *testing.B, img []byte) {
 // -O2: calls, a jump table, loads and stores, data-dependent branches).
 func BenchmarkBranchy(b *testing.B) {
 	benchRun(b, buildProgram(b, "../fixtures/c/s/vm.O2.s"))
-}
-
-// cpuTime is the process's user and system CPU time in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // BenchmarkCorpus runs corpus programs at -O2, one sub-benchmark each:
@@ -134,14 +125,14 @@ func BenchmarkLoopResume(b *testing.B) {
 				b.StopTimer()
 				c := bookedCore(b, book)
 				b.StartTimer()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Seconds()
 				for {
 					runs++
 					if st := c.Run(20); st.Kind != StopCycleLimit {
 						break
 					}
 				}
-				cpu += cpuTime() - cpu0
+				cpu += cputime.Seconds() - cpu0
 			}
 			b.ReportMetric(cpu*1e9/float64(runs), "ns-cpu/run")
 		})

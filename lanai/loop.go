@@ -147,7 +147,7 @@ type loopWatch struct {
 	endR2         uint32                       // R[2] at the iteration's end (see sameState)
 	endStore      uint32                       // the iteration's last store (when it stores) ...
 	endStoreSize  uint8                        // ... and its size
-	headInstret   uint64                       // Instret when the core was last at the proved loop's head
+	headInstret   uint64                       // Instret at the head of the proved iteration the core is in (set where a skip lands too)
 	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
 	landed        uint64                       // skips that ended inside an iteration (tests count them)
 	watchCalls    uint64                       // watchLoop calls (tests count them)
@@ -199,7 +199,7 @@ type loopWatch struct {
 	length                                  map[uint32]int      // instructions of the last proved iteration per branch
 	fails                                   map[uint32]int      // backoff rounds per branch
 	waitRounds                              map[uint32]int      // rounds left before the next watch
-	// Kept after the rest so as not to move it: the first and last byte
+	// Kept after the rest so as not to move those: the first and last byte
 	// of the read set's SRAM words the loop does not store (loopRecheck),
 	// the history slots the held ranges take together (their n), and the
 	// held range's iteration that extBase begins.

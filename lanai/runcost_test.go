@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"lanaiemu/asm"
+	"lanaiemu/internal/cputime"
 )
 
 // BenchmarkRunCost measures what a run costs beyond its instructions: cores
@@ -29,7 +30,7 @@ func BenchmarkRunCost(b *testing.B) {
 				var cpu float64
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					cpu0 := cpuTime()
+					cpu0 := cputime.Seconds()
 					for r := 0; r < 20000/int(max(budget, 20)); r++ {
 						for _, c := range cs {
 							i0 := c.Instret
@@ -38,7 +39,7 @@ func BenchmarkRunCost(b *testing.B) {
 							runs++
 						}
 					}
-					cpu += cpuTime() - cpu0
+					cpu += cputime.Seconds() - cpu0
 				}
 				b.ReportMetric(cpu*1e9/float64(runs), "ns-cpu/run")
 				if instr > 0 {

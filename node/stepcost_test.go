@@ -2,11 +2,11 @@ package node
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 
 	"lanaiemu/board"
 	"lanaiemu/fabric"
+	"lanaiemu/internal/cputime"
 	"lanaiemu/sim"
 )
 
@@ -68,11 +68,11 @@ func BenchmarkStepCost(b *testing.B) {
 				var cpu float64
 				b.ResetTimer()
 				for range b.N {
-					c0 := cpuTime()
+					c0 := cputime.Seconds()
 					if err := w.Run(w.Now() + span); err != nil {
 						b.Fatal(err)
 					}
-					cpu += cpuTime() - c0
+					cpu += cputime.Seconds() - c0
 				}
 				st := w.Stats()
 				var instr uint64
@@ -86,13 +86,4 @@ func BenchmarkStepCost(b *testing.B) {
 			})
 		}
 	}
-}
-
-// cpuTime is the process's user and system CPU time in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -3,10 +3,10 @@ package cluster
 import (
 	"flag"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
+	"lanaiemu/internal/cputime"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
@@ -70,16 +70,6 @@ func runUntil(tb testing.TB, c *Cluster, done *int, n int) {
 	}
 }
 
-// cpuTime is the process's user and system CPU time in seconds: on a
-// shared machine it varies less than the wall time.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
 // benchJobs is BenchmarkCluster's Config.Jobs.
 var benchJobs = flag.Int("cluster.jobs", 1, "goroutines that run the boards in BenchmarkCluster")
 
@@ -117,13 +107,13 @@ func BenchmarkCluster(b *testing.B) {
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
-				start, cpu0, t0 := time.Now(), cpuTime(), c.Now()
+				start, cpu0, t0 := time.Now(), cputime.Seconds(), c.Now()
 				for range b.N {
 					if err := c.Run(c.Now() + sim.Millisecond); err != nil {
 						b.Fatal(err)
 					}
 				}
-				wall, cpu := time.Since(start).Seconds(), cpuTime()-cpu0
+				wall, cpu := time.Since(start).Seconds(), cputime.Seconds()-cpu0
 				simS := float64(c.Now()-t0) / float64(sim.Second)
 				b.ReportMetric(simS/wall, "sim-s/s")
 				b.ReportMetric(float64(nodes)*simS/wall, "node-s/s")
@@ -167,11 +157,11 @@ func BenchmarkClusterRatio(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, r := range rings {
-			cpu0, t0 := cpuTime(), r.c.Now()
+			cpu0, t0 := cputime.Seconds(), r.c.Now()
 			if err := r.c.Run(r.c.Now() + sim.Millisecond); err != nil {
 				b.Fatal(err)
 			}
-			r.cpu += cpuTime() - cpu0
+			r.cpu += cputime.Seconds() - cpu0
 			r.sim += r.c.Now() - t0
 		}
 	}

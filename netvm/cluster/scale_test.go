@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"lanaiemu/internal/cputime"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
@@ -84,7 +85,7 @@ func benchStream(b *testing.B, clockHz uint64, jobs int) {
 	defer c.Shutdown()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cputime.Seconds()
 	t0 := c.Now()
 	for range b.N {
 		if err := c.Run(c.Now() + sim.Millisecond); err != nil {
@@ -93,7 +94,7 @@ func benchStream(b *testing.B, clockHz uint64, jobs int) {
 	}
 	simS := float64(c.Now()-t0) / float64(sim.Second)
 	b.ReportMetric(simS/time.Since(start).Seconds(), "sim-s/s")
-	b.ReportMetric(simS/(cpuTime()-cpu0), "sim-s/cpu-s")
+	b.ReportMetric(simS/(cputime.Seconds()-cpu0), "sim-s/cpu-s")
 	b.ReportMetric(float64(epB.Counter(0))*65536/simS/1e6, "MB/s")
 }
 
