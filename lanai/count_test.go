@@ -3,6 +3,7 @@ package lanai
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -130,6 +131,167 @@ func TestLoopCountMisuseNotSkipped(t *testing.T) {
 			if fast.loop.proved && fast.loop.hasCount {
 				t.Errorf("%s, budget %d: proved with a count", c.what, budget)
 			}
+		}
+	}
+}
+
+// randomCountCore loads a variant of countLoop chosen by rng: the count
+// moved by a delta of either sign (or none), a second count of the same
+// word in the pass, loads and stores of the words around it (part-word,
+// steady, or the heartbeat's low byte, varying), the count starting near
+// 2^32 or 2^31 so that it wraps; events every 1 to gap cycles that note
+// what the count's word holds (the returned log: what a DMA reading SRAM
+// there would read), and write it (a random value), or a buffer, and with
+// booking book SRAM cycles, as randomLoopCore's do; the exit after cycle
+// 300,000.
+func randomCountCore(t *testing.T, rng *rand.Rand) (*CPU, *[]uint32) {
+	src := countLoop
+	count := "\tadd %r14, 5, %r14\n\tsub %r14, 2, %r14\n"
+	src = strings.Replace(src, count, []string{
+		"\tadd %r14, 1, %r14\n",
+		"\tsub %r14, 1, %r14\n",
+		"\tsub %r14, 0x7fff, %r14\n\tadd %r14, 3, %r14\n",
+		"",
+		count,
+	}[rng.Intn(5)], 1)
+	store := "\tst %r14, 0[%r13]\n"
+	var after string
+	if rng.Intn(2) == 0 { // counted again, from what the first count stored
+		after += "\tld 0[%r13], %r16\n\tsub %r16, 9, %r16\n\tst %r16, 0[%r13]\n"
+		src = strings.Replace(src, "\tst %r14, -4096[%r0]", "\tst %r16, 0x1008[%r0]\n\tst %r14, -4096[%r0]", 1)
+	}
+	for _, x := range []string{
+		"\tuld.b 4[%r13], %r12\n",
+		"\tst.h %r0, 6[%r13]\n",
+		"\tst.b %r9, -1[%r13]\n",
+		"\tuld.h -2[%r13], %r12\n",
+	} {
+		if rng.Intn(3) == 0 {
+			after += x
+		}
+	}
+	src = strings.Replace(src, store, store+after, 1)
+	if rng.Intn(3) == 0 {
+		src = strings.Replace(src, "\tmov 0, %r9\n", "\tmov 0, %r9\n\tmov 0x2000, %r13\n", 1)
+		src = strings.Replace(src, "\tst %r7, 0x1000[%r0]\n", "\tst %r7, 0x1000[%r0]\n\tst.b %r7, 7[%r13]\n", 1)
+	}
+	var booked []window
+	book := rng.Intn(2) == 0
+	c, _ := load(t, linkSources(t, asm.Source{Name: "count.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), bookedConfig(&booked))
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], []uint32{0, 0xfffffff0, 0x7ffffffc, rng.Uint32()}[rng.Intn(4)])
+	c.Mem.Write(0x2000, b[:])
+	tick := uint64(20 + rng.Intn(200))
+	var lastRead uint64
+	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / tick) }, nil)
+	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/tick + 1) * tick })
+	gap := []int{30, 300, 3000, 30000}[rng.Intn(4)]
+	var log []uint32
+	var event func()
+	n := uint32(0)
+	event = func() {
+		n++
+		log = append(log, c.sramWord(0x2000))
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], n)
+		switch {
+		case c.Cycles > 300_000:
+			c.Mem.WriteIO(0xFFFFFE58, 4, 0x11)
+			return
+		case rng.Intn(6) == 0:
+			binary.BigEndian.PutUint32(b[:], rng.Uint32())
+			c.Mem.Write(0x2000, b[:])
+		default:
+			c.Mem.Write(0x3000+4*(n%64), b[:])
+		}
+		if book {
+			w := window{c.Cycles + uint64(rng.Intn(100)), 0}
+			if len(booked) > 0 {
+				w.from = max(w.from, booked[len(booked)-1].to)
+			}
+			w.to = w.from + uint64(1+rng.Intn(40))
+			booked = append(booked, w)
+			c.BookSRAM(w.to)
+		}
+		c.Schedule(c.Cycles+uint64(1+rng.Intn(gap)), event)
+	}
+	c.Schedule(2000, event)
+	return c, &log
+}
+
+// Random variants of countLoop (randomCountCore) run in random runs and
+// steps against stepping as TestLoopSkipRandomAgainstStepping runs its
+// loops, with the count's word also written from outside between runs:
+// the state at every run's end, and the count's word at every event, are
+// those of stepping, and most variants are skipped with counts.
+func TestLoopCountRandomAgainstStepping(t *testing.T) {
+	var skipped, counted uint64
+	for seed := int64(1); seed <= int64(*lockstepSeeds); seed++ {
+		fast, fastLog := randomCountCore(t, rand.New(rand.NewSource(seed)))
+		slow, slowLog := randomCountCore(t, rand.New(rand.NewSource(seed)))
+		randomLockstep(t, seed, fast, slow, []uint32{0x2000, 0x2004, 0x1ffc, 0x3000})
+		if fmt.Sprint(*fastLog) != fmt.Sprint(*slowLog) {
+			for i := range min(len(*fastLog), len(*slowLog)) {
+				if (*fastLog)[i] != (*slowLog)[i] {
+					t.Fatalf("seed %d: event %d read the count %#x run, %#x stepped", seed, i, (*fastLog)[i], (*slowLog)[i])
+				}
+			}
+			t.Fatalf("seed %d: %d events run, %d stepped", seed, len(*fastLog), len(*slowLog))
+		}
+		skipped += fast.SkippedCycles
+		if fast.loop.hasCount {
+			counted++
+		}
+	}
+	if skipped < uint64(*lockstepSeeds)*100_000 || counted < uint64(*lockstepSeeds)/3 {
+		t.Errorf("%d cycles skipped, %d of %d variants last proved with a count", skipped, counted, *lockstepSeeds)
+	}
+	t.Logf("%d cycles skipped, %d of %d variants last proved with a count", skipped, counted, *lockstepSeeds)
+}
+
+// ownCodeCount counts in its own code: every pass adds 1 to the
+// immediate of the instruction the pass begins with, and the pass leaves
+// when that immediate reaches 0x200 (exit code 0x200). The only word a
+// pass changes is that instruction.
+const ownCodeCount = `
+	mov ownCount, %r13
+.Lloop:
+ownCount:
+	mov 0x10, %r12             ! its immediate counts the passes
+	sub.f %r12, 0x200, %r0
+	beq .Lexit
+	nop
+	mov 0, %r12
+	ld 0[%r13], %r14           ! the pass's first instruction
+	add %r14, 1, %r14
+	st %r14, 0[%r13]
+	sub.f %r0, 0, %r0
+	beq .Lloop
+	nop
+.Lexit:
+	st %r12, -4096[%r0]
+`
+
+// A word the counted iteration executes is no count: a skip that counted
+// it on would not execute what it became (without the rule, the run
+// skipped past the pass that leaves, and ran to the cycle limit where
+// stepping exits at cycle 5,958).
+func TestLoopCountOwnCodeNotSkipped(t *testing.T) {
+	img := linkSources(t, asm.Source{Name: "own.s", Text: []byte("\t.globl _start\n_start:\n" + ownCodeCount)})
+	slow, _ := load(t, img, Config{})
+	stSlow := stepTo(slow, 0, 100_000)
+	for _, budget := range []uint64{100_000, 20, 7} {
+		fast, _ := load(t, img, Config{})
+		st := fast.Run(budget)
+		for fast.Cycles < 100_000 && st.Kind == StopCycleLimit {
+			st = fast.Run(budget)
+		}
+		if st.Kind != StopExit || stSlow.Kind != StopExit || st.Code != 0x200 || stSlow.Code != 0x200 {
+			t.Fatalf("budget %d: stops: %v, stepped %v", budget, stopMessage(st), stopMessage(stSlow))
+		}
+		sameCores(t, fmt.Sprintf("budget %d", budget), fast, slow)
+		if fast.loop.hasCount {
+			t.Errorf("budget %d: proved with a count", budget)
 		}
 	}
 }

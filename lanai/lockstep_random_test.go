@@ -127,95 +127,10 @@ func randomLoopCore(t *testing.T, rng *rand.Rand) *CPU {
 // stepping the program. (go test -run RandomAgainst -lockstep.seeds 3000
 // runs more.)
 func TestLoopSkipRandomAgainstStepping(t *testing.T) {
-	defer func(m int) { maxHeld = m }(maxHeld)
 	var skipped, landed uint64
 	for seed := int64(1); seed <= int64(*lockstepSeeds); seed++ {
-		rng := rand.New(rand.NewSource(seed))
 		fast, slow := randomLoopCore(t, rand.New(rand.NewSource(seed))), randomLoopCore(t, rand.New(rand.NewSource(seed)))
-		maxHeld = []int{heldRing, 4, 1}[seed%3]
-		readEvery := []int{2, 10, 100, 1000}[seed%4]
-		stepEvery := []int{3, 6, 50, 1000}[seed/4%4]
-		for i := 0; ; i++ {
-			what := fmt.Sprintf("seed %d, run %d", seed, i)
-			if rng.Intn(50) == 0 {
-				fast.SetBreakpoint(uint32(4*rng.Intn(20)), true)
-			}
-			if rng.Intn(30) == 0 {
-				for _, a := range fast.Breakpoints() {
-					fast.SetBreakpoint(a, false)
-				}
-			}
-			if rng.Intn(40) == 0 {
-				fast.SetReg(9, fast.R[9])
-				slow.SetReg(9, slow.R[9])
-			}
-			if rng.Intn(60) == 0 {
-				a := []uint32{0x1000, 0x3000, 0x7ffc, 0x7ff8, 0x1010}[rng.Intn(5)]
-				v := []byte{0, 0, 0, byte(rng.Intn(2))}
-				fast.Mem.Write(a, v)
-				slow.Mem.Write(a, v)
-			}
-			if rng.Intn(20) == 0 {
-				x, ok1 := fast.LastTransfer()
-				y, ok2 := slow.LastTransfer()
-				if x != y || ok1 != ok2 {
-					t.Fatalf("%s: last transfer %v run, %v stepped", what, x, y)
-				}
-			}
-			var st, ss *Stop
-			stepped := rng.Intn(stepEvery) == 0
-			if stepped {
-				st = fast.Step()
-			} else {
-				st = fast.Run(uint64(1 + rng.Intn([]int{5, 40, 400, 5000}[rng.Intn(4)])))
-			}
-			for slow.Cycles < fast.Cycles {
-				if ss = slow.Step(); ss.Kind != StopStep {
-					break
-				}
-			}
-			switch st.Kind {
-			case StopStep: // its events ran before its instruction, as stepping runs them
-				st = CycleLimit
-			case StopCycleLimit, StopBreakpoint:
-				slow.Run(0) // the events due there, which a run runs before it stops
-				st = CycleLimit
-			case StopTrap:
-				if ss == nil || ss.Kind != StopTrap {
-					ss = slow.Step() // the trapping instruction takes no cycle
-				}
-			}
-			fr, sr := fast.R, slow.R
-			fr[2], sr[2] = 0, 0
-			if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fr != sr || fast.Flags != slow.Flags ||
-				fast.PC != slow.PC || fast.NPC != slow.NPC || fast.NNPC != slow.NNPC || fast.lastLoad != slow.lastLoad {
-				t.Fatalf("%s (%v): run at pc %#x after %d cycles %d instructions; stepped at pc %#x after %d cycles %d instructions",
-					what, st.Kind, fast.PC, fast.Cycles, fast.Instret, slow.PC, slow.Cycles, slow.Instret)
-			}
-			a1, s1, n1 := fast.LastStore()
-			a2, s2, n2 := slow.LastStore()
-			if a1 != a2 || s1 != s2 || n1 != n2 {
-				t.Fatalf("%s: last store %#x/%d (%d) run, %#x/%d (%d) stepped", what, a1, s1, n1, a2, s2, n2)
-			}
-			if string(fast.Mem.SRAM[:0x10000]) != string(slow.Mem.SRAM[:0x10000]) {
-				for a := range fast.Mem.SRAM {
-					if fast.Mem.SRAM[a] != slow.Mem.SRAM[a] {
-						t.Errorf("%#x: run %#x stepped %#x", a, fast.Mem.SRAM[a&^3:a&^3+4], slow.Mem.SRAM[a&^3:a&^3+4])
-						break
-					}
-				}
-				t.Fatalf("%s (%v, cycle %d, pc %#x): SRAM differs", what, st.Kind, fast.Cycles, fast.PC)
-			}
-			if (rng.Intn(readEvery) == 0 || st.Kind != StopCycleLimit) && fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
-				t.Fatalf("%s (cycle %d): transfers\n%v run\n%v stepped", what, fast.Cycles, fast.Transfers(), slow.Transfers())
-			}
-			if st.Kind != StopCycleLimit {
-				if st.Kind != StopTrap || ss == nil || ss.Kind != StopTrap || st.Trap.Report() != ss.Trap.Report() {
-					t.Fatalf("%s: stopped %v run, %v stepped", what, st, ss)
-				}
-				break
-			}
-		}
+		randomLockstep(t, seed, fast, slow, []uint32{0x1000, 0x3000, 0x7ffc, 0x7ff8, 0x1010})
 		skipped += fast.SkippedCycles
 		landed += fast.loop.landed
 	}
@@ -223,4 +138,102 @@ func TestLoopSkipRandomAgainstStepping(t *testing.T) {
 		t.Errorf("%d cycles skipped, %d landings", skipped, landed)
 	}
 	t.Logf("%d cycles skipped, %d landings", skipped, landed)
+}
+
+// randomLockstep runs fast and steps slow alongside to fast's stop as
+// TestLoopSkipRandomAgainstStepping describes, with the choices made from
+// seed, writing 0 or 1 to one of the words of outside on both now and
+// then between runs, and fails t at the first difference.
+func randomLockstep(t *testing.T, seed int64, fast, slow *CPU, outside []uint32) {
+	t.Helper()
+	defer func(m int) { maxHeld = m }(maxHeld)
+	rng := rand.New(rand.NewSource(seed))
+	maxHeld = []int{heldRing, 4, 1}[seed%3]
+	readEvery := []int{2, 10, 100, 1000}[seed%4]
+	stepEvery := []int{3, 6, 50, 1000}[seed/4%4]
+	for i := 0; ; i++ {
+		what := fmt.Sprintf("seed %d, run %d", seed, i)
+		if rng.Intn(50) == 0 {
+			fast.SetBreakpoint(uint32(4*rng.Intn(20)), true)
+		}
+		if rng.Intn(30) == 0 {
+			for _, a := range fast.Breakpoints() {
+				fast.SetBreakpoint(a, false)
+			}
+		}
+		if rng.Intn(40) == 0 {
+			fast.SetReg(9, fast.R[9])
+			slow.SetReg(9, slow.R[9])
+		}
+		if rng.Intn(60) == 0 {
+			a := outside[rng.Intn(len(outside))]
+			v := []byte{0, 0, 0, byte(rng.Intn(2))}
+			fast.Mem.Write(a, v)
+			slow.Mem.Write(a, v)
+		}
+		if rng.Intn(20) == 0 {
+			x, ok1 := fast.LastTransfer()
+			y, ok2 := slow.LastTransfer()
+			if x != y || ok1 != ok2 {
+				t.Fatalf("%s: last transfer %v run, %v stepped", what, x, y)
+			}
+		}
+		var st, ss *Stop
+		stepped := rng.Intn(stepEvery) == 0
+		if stepped {
+			st = fast.Step()
+		} else {
+			st = fast.Run(uint64(1 + rng.Intn([]int{5, 40, 400, 5000}[rng.Intn(4)])))
+		}
+		for slow.Cycles < fast.Cycles {
+			if ss = slow.Step(); ss.Kind != StopStep {
+				break
+			}
+		}
+		switch st.Kind {
+		case StopStep: // its events ran before its instruction, as stepping runs them
+			st = CycleLimit
+		case StopCycleLimit, StopBreakpoint:
+			slow.Run(0) // the events due there, which a run runs before it stops
+			st = CycleLimit
+		case StopTrap, StopExit:
+			if ss == nil || ss.Kind != st.Kind {
+				ss = slow.Step() // the trapping instruction takes no cycle
+			}
+		}
+		fr, sr := fast.R, slow.R
+		fr[2], sr[2] = 0, 0
+		if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fr != sr || fast.Flags != slow.Flags ||
+			fast.PC != slow.PC || fast.NPC != slow.NPC || fast.NNPC != slow.NNPC || fast.lastLoad != slow.lastLoad {
+			t.Fatalf("%s (%v): run at pc %#x after %d cycles %d instructions; stepped at pc %#x after %d cycles %d instructions",
+				what, st.Kind, fast.PC, fast.Cycles, fast.Instret, slow.PC, slow.Cycles, slow.Instret)
+		}
+		a1, s1, n1 := fast.LastStore()
+		a2, s2, n2 := slow.LastStore()
+		if a1 != a2 || s1 != s2 || n1 != n2 {
+			t.Fatalf("%s: last store %#x/%d (%d) run, %#x/%d (%d) stepped", what, a1, s1, n1, a2, s2, n2)
+		}
+		if string(fast.Mem.SRAM[:0x10000]) != string(slow.Mem.SRAM[:0x10000]) {
+			for a := range fast.Mem.SRAM {
+				if fast.Mem.SRAM[a] != slow.Mem.SRAM[a] {
+					t.Errorf("%#x: run %#x stepped %#x", a, fast.Mem.SRAM[a&^3:a&^3+4], slow.Mem.SRAM[a&^3:a&^3+4])
+					break
+				}
+			}
+			t.Fatalf("%s (%v, cycle %d, pc %#x): SRAM differs", what, st.Kind, fast.Cycles, fast.PC)
+		}
+		if (rng.Intn(readEvery) == 0 || st.Kind != StopCycleLimit) && fmt.Sprint(fast.Transfers()) != fmt.Sprint(slow.Transfers()) {
+			t.Fatalf("%s (cycle %d): transfers\n%v run\n%v stepped", what, fast.Cycles, fast.Transfers(), slow.Transfers())
+		}
+		if st.Kind != StopCycleLimit {
+			switch {
+			case ss == nil || ss.Kind != st.Kind:
+			case st.Kind == StopExit && st.Code == ss.Code:
+				return
+			case st.Kind == StopTrap && st.Trap.Report() == ss.Trap.Report():
+				return
+			}
+			t.Fatalf("%s: stopped %v run, %v stepped", what, st, ss)
+		}
+	}
 }

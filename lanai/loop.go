@@ -42,7 +42,8 @@ import (
 // an immediate (so it is the loaded value plus a constant the same every
 // iteration), stored back to the counted word as a whole word, or left in
 // a register whose value at the iteration's start the iteration does not
-// read; no branch, address, flag test or other store may depend on one.
+// read; no branch, address, flag test or other store may depend on one,
+// and the word may not be an instruction the iteration executes.
 // Then each iteration adds the same delta to the word and leaves each
 // counted register at the word plus the same offset, and a skip of k
 // iterations adds k times the delta to the word and sets the registers
@@ -1605,6 +1606,10 @@ func (c *CPU) loopCounts() bool {
 	if w.counted&w.readBefore != 0 {
 		return false
 	}
+	if w.executes(w.cword) {
+		w.countMisuse = true
+		return false // the count would change what the iteration does
+	}
 	a := c.sramWord(w.cword)
 	before := a // not stored: the word kept its value
 	for i := range w.nwords {
@@ -1652,6 +1657,9 @@ func (c *CPU) noteCounter() {
 			found, addr = found+1, wd.addr
 		}
 	}
+	if found == 1 && w.executes(addr) {
+		return // code the iteration runs: no count
+	}
 	if found != 1 {
 		return
 	}
@@ -1659,4 +1667,16 @@ func (c *CPU) noteCounter() {
 		w.counters = map[uint32]uint32{}
 	}
 	w.counters[w.branch] = addr
+}
+
+// executes reports whether the watched iteration executed the word at a
+// (a loop that counts in its own code changes what it does: the count is
+// no count).
+func (w *loopWatch) executes(a uint32) bool {
+	for i := range w.n {
+		if w.trace[i].pc == a {
+			return true
+		}
+	}
+	return false
 }
