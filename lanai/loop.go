@@ -726,8 +726,8 @@ func (c *CPU) loopFollow() bool {
 			return false // a device store has effects of its own
 		}
 		vary := w.varying&(1<<in.Rd) != 0
-		cnt := w.counted&(1<<in.Rd) != 0
-		if w.counting && (ea == w.cword) != cnt || cnt && vary {
+		storesCount := w.counted&(1<<in.Rd) != 0
+		if w.counting && (ea == w.cword) != storesCount || storesCount && vary {
 			w.countMisuse = true
 			return false // the counted word stores counted values only, and they go nowhere else
 		}
@@ -748,7 +748,7 @@ func (c *CPU) loopFollow() bool {
 			w.nwords++
 		}
 		w.words[i].varying = w.words[i].varying || vary
-		w.words[i].counted = cnt
+		w.words[i].counted = storesCount
 		return true
 	}
 	if w.counting && ea == w.cword {
