@@ -205,13 +205,7 @@ func randomCountCore(t *testing.T, rng *rand.Rand) (*CPU, *[]uint32) {
 			c.Mem.Write(0x3000+4*(n%64), b[:])
 		}
 		if book {
-			w := window{c.Cycles + uint64(rng.Intn(100)), 0}
-			if len(booked) > 0 {
-				w.from = max(w.from, booked[len(booked)-1].to)
-			}
-			w.to = w.from + uint64(1+rng.Intn(40))
-			booked = append(booked, w)
-			c.BookSRAM(w.to)
+			bookRandom(c, rng, &booked)
 		}
 		c.Schedule(c.Cycles+uint64(1+rng.Intn(gap)), event)
 	}

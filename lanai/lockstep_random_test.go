@@ -102,13 +102,7 @@ func randomLoopCore(t *testing.T, rng *rand.Rand) *CPU {
 			c.Mem.Write(0x3000+4*(n%64), b[:])
 		}
 		if book {
-			w := window{c.Cycles + uint64(rng.Intn(100)), 0}
-			if len(booked) > 0 {
-				w.from = max(w.from, booked[len(booked)-1].to)
-			}
-			w.to = w.from + uint64(1+rng.Intn(40))
-			booked = append(booked, w)
-			c.BookSRAM(w.to)
+			bookRandom(c, rng, &booked)
 		}
 		c.Schedule(c.Cycles+uint64(1+rng.Intn(gap)), event)
 	}
@@ -236,4 +230,17 @@ func randomLockstep(t *testing.T, seed int64, fast, slow *CPU, outside []uint32)
 			t.Fatalf("%s: stopped %v run, %v stepped", what, st, ss)
 		}
 	}
+}
+
+// bookRandom books SRAM for the DMA engine from up to 100 cycles from now
+// (after the last booking) for 1 to 40 cycles, noting the window in
+// *booked for bookedConfig's arbiter.
+func bookRandom(c *CPU, rng *rand.Rand, booked *[]window) {
+	w := window{c.Cycles + uint64(rng.Intn(100)), 0}
+	if n := len(*booked); n > 0 {
+		w.from = max(w.from, (*booked)[n-1].to)
+	}
+	w.to = w.from + uint64(1+rng.Intn(40))
+	*booked = append(*booked, w)
+	c.BookSRAM(w.to)
 }
