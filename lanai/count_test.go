@@ -52,6 +52,12 @@ poll:
 // wrote, as executing does).
 func countCore(t *testing.T, src string, writes ...uint64) *CPU {
 	c, _ := load(t, linkSources(t, asm.Source{Name: "count.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), Config{})
+	countDevices(c, writes...)
+	return c
+}
+
+// countDevices gives c countCore's devices, events and writes.
+func countDevices(c *CPU, writes ...uint64) {
 	var lastRead uint64
 	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / 37) }, nil)
 	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/37 + 1) * 37 })
@@ -65,7 +71,6 @@ func countCore(t *testing.T, src string, writes ...uint64) *CPU {
 			c.Mem.Write(0x2000, b[:])
 		})
 	}
-	return c
 }
 
 // A pass whose only change is a count is proved, and skipped with the
@@ -380,4 +385,44 @@ func TestLoopCountReadFilterAgainstStepping(t *testing.T) {
 		t.Errorf("%d cycles skipped, %d of %d loops last proved with a count", skipped, counted, *lockstepSeeds)
 	}
 	t.Logf("%d cycles skipped, %d of %d loops last proved with a count", skipped, counted, *lockstepSeeds)
+}
+
+// Cores sharing countLoop's code each keep their own count: with the
+// count's word written from outside at other cycles in each (or never),
+// each runs as it does alone (counts, skips, state, SRAM, polling
+// states, compared after every round of runs), and as stepping.
+func TestLoopCountSharedCode(t *testing.T) {
+	img := linkSources(t, asm.Source{Name: "count.s", Text: []byte("\t.globl _start\n_start:\n" + countLoop)})
+	writes := func(i int) []uint64 {
+		var w []uint64
+		for k := range i {
+			w = append(w, uint64(30_001+k*41_017+i*7_919))
+		}
+		return w
+	}
+	ps := newShareTwins(t, img, 4, func(i int, c *CPU) { countDevices(c, writes(i)...) })
+	var s SharedCode
+	for i, p := range ps {
+		if !p.shared.ShareCode(&s) {
+			t.Fatalf("core %d did not join", i)
+		}
+	}
+	for range 2000 {
+		stepTwins(t, ps, 331)
+	}
+	for i, p := range ps {
+		slow, _ := load(t, img, Config{})
+		countDevices(slow, writes(i)...)
+		ss := stepTo(slow, 0, 1<<30)
+		if st := p.stop[0]; st == nil || st.Kind != StopExit || ss.Kind != StopExit || st.Code != ss.Code {
+			t.Fatalf("core %d: stopped %v, stepped %v", i, stopMessage(p.stop[0]), stopMessage(ss))
+		}
+		sameCores(t, fmt.Sprintf("core %d", i), p.shared, slow)
+		if !p.shared.loop.hasCount || p.shared.SkippedCycles < p.shared.Cycles/2 {
+			t.Errorf("core %d: counted proof %v, %d of %d cycles skipped", i, p.shared.loop.hasCount, p.shared.SkippedCycles, p.shared.Cycles)
+		}
+	}
+	if s.Members() != len(ps) {
+		t.Errorf("%d members at the end", s.Members())
+	}
 }
