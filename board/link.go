@@ -73,6 +73,7 @@ type sendRec struct {
 	doneErr   error
 	completed bool
 	doneOwed  bool // the fabric has the packet and will call done
+	dropped   bool // the board was reset while it was pending: the fabric's done is ignored
 
 	l    *Link
 	done func(sim.Time, error) // the record's fabricDone, made once
@@ -171,6 +172,9 @@ func newLink(b *Board) *Link {
 // reset returns the engines to idle (SEND_INT set, receive disarmed) with
 // zero registers and counters; the fabric attachment stays.
 func (l *Link) reset() {
+	for _, r := range l.pending {
+		r.dropped = true // its done, if the fabric owes one, must not reach the fresh engines
+	}
 	fab, q, node, rate, hook, notes := l.fab, l.q, l.node, l.rate, l.hook, l.notes
 	*l = Link{b: l.b, fab: fab, q: q, node: node, rate: rate, hook: hook, notes: notes, tmo: linkTimeoutUnset, sendIdle: true}
 	*notes = LinkNotes{SyncStale: true} // no interactions; the send records are gone
@@ -560,6 +564,9 @@ func (l *Link) localEnd(r *sendRec) {
 func (l *Link) fabricDone(r *sendRec, t sim.Time, err error) {
 	l.fabricHook()
 	r.doneOwed = false
+	if r.dropped {
+		return // sent before a reset: the engines have forgotten it
+	}
 	if r.doneSeen || r.completed {
 		l.release(r)
 		return

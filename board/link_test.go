@@ -301,3 +301,30 @@ func TestPendingTimesCache(t *testing.T) {
 		t.Fatalf("sent %d, received %d, blocked %d", sent, b.Link().Stats().PacketsRecv, l.Stats().BlockedSends)
 	}
 }
+
+// A reset of the sending board while its packet is blocked in the network
+// drops the send: the network's timeout of that packet, which comes after
+// the reset, must not reach the fresh link engine (no TX_BLOCKED_INT, no
+// send timeout counted).
+func TestResetDropsABlockedSend(t *testing.T) {
+	a, b, q := linkPair(t, fabric.Faults{}, 0, 0, nil)
+	coreWrite(t, b, RegRML, 0x8000) // not armed: the packet blocks in the network
+	coreWrite(t, a, RegSMP, 0x2000)
+	coreWrite(t, a, RegSMLT, 0x2000+512)
+	for range 200 { // past the packet's local end: the send waits for the network
+		q.RunUntil(a.Clock().Time(a.CPU().Cycles + 50))
+		a.Run(50)
+		b.Run(50)
+	}
+	l := a.Link()
+	require.Equal(t, uint64(1), l.Stats().BlockedSends, "the send is blocked")
+	a.SetReset(true)
+	a.SetReset(false)
+	end := a.Clock().Time(a.CPU().Cycles) + fabric.MyrinetTimeout(0) + sim.Millisecond
+	for a.Clock().Time(a.CPU().Cycles) < end {
+		q.RunUntil(a.Clock().Time(a.CPU().Cycles + 200_000))
+		a.Run(200_000)
+	}
+	require.Zero(t, l.Stats().SendTimeouts, "a send from before the reset timed out on the fresh engine")
+	require.Zero(t, a.ISR()&TxBlockedIntBit, "TX_BLOCKED_INT raised by a send from before the reset")
+}
