@@ -59,10 +59,7 @@ func FuzzRun(f *testing.F) {
 // cycle and instruction counts, registers, flags, pc, SRAM, the way they
 // stopped and the transfer history must be the same.
 func FuzzRunEqualsStep(f *testing.F) {
-	f.Add([]byte{0x00, 0x00, 0x00, 0x01, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01})
-	f.Add([]byte{0x81, 0x16, 0xff, 0xfc, 0x02, 0x14, 0x00, 0x00, 0x82, 0x96, 0xff, 0xf8})
-	f.Add(idleLoopSeed(f))
-	f.Add(countLoopSeed(f))
+	addRunSeeds(f)
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) > 4096 {
 			prog = prog[:4096]
@@ -172,4 +169,13 @@ func TestCountLoopSeedCounts(t *testing.T) {
 		t.Errorf("counted proof %v (delta %d), %d of %d cycles skipped", run.loop.hasCount, run.loop.cdelta, run.SkippedCycles, run.Cycles)
 	}
 	t.Logf("exit %#x after %d cycles, %d skipped", st.Code, run.Cycles, run.SkippedCycles)
+}
+
+// addRunSeeds adds the seeds FuzzRunEqualsStep and FuzzSharedEqualsAlone
+// share: two short random programs, an idle loop and a counting loop.
+func addRunSeeds(f *testing.F) {
+	f.Add([]byte{0x00, 0x00, 0x00, 0x01, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01})
+	f.Add([]byte{0x81, 0x16, 0xff, 0xfc, 0x02, 0x14, 0x00, 0x00, 0x82, 0x96, 0xff, 0xf8})
+	f.Add(idleLoopSeed(f))
+	f.Add(countLoopSeed(f))
 }

@@ -298,10 +298,7 @@ func TestSharedCodeRefuses(t *testing.T) {
 // random programs store all over their code. Each sharing core must run
 // as its twin.
 func FuzzSharedEqualsAlone(f *testing.F) {
-	f.Add([]byte{0x00, 0x00, 0x00, 0x01, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01})
-	f.Add([]byte{0x81, 0x16, 0xff, 0xfc, 0x02, 0x14, 0x00, 0x00, 0x82, 0x96, 0xff, 0xf8})
-	f.Add(idleLoopSeed(f))
-	f.Add(countLoopSeed(f))
+	addRunSeeds(f)
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) > 4096 {
 			prog = prog[:4096]
