@@ -210,6 +210,15 @@ type loopWatch struct {
 	// whether its skips skipped anything so far.
 	countBranch  uint32
 	countSkipped bool
+	// liveIn: the registers the watched iteration read before it changed
+	// them (whose values at its start it used; a write of the value a
+	// register holds is not seen, which only makes loopDeadRegsOnly say
+	// no more often); changed: those it changed so far; again: the watch
+	// was begun at once after one that failed on other registers only;
+	// rewatches counts such watches (tests count them).
+	liveIn, changed uint64
+	again           bool
+	rewatches       uint64
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -511,6 +520,7 @@ func (c *CPU) loopNoteAfter(st *loopStep) {
 	for _, r := range w.writes { // what an instruction may write
 		if v := c.R[r&31]; r > isa.PC && r < 32 && v != w.cur[r] {
 			w.cur[r] = v
+			w.changed |= 1 << r
 			if w.nregLog == len(w.regLog) {
 				w.noLanding = true
 				continue
@@ -607,6 +617,7 @@ func (c *CPU) loopStart() {
 	w.cword, w.counting = w.counters[w.branch]
 	w.hasCount, w.countMisuse, w.cmask = false, false, 0
 	w.counted, w.cwritten, w.readBefore = 0, 0, 0
+	w.liveIn, w.changed, w.again = 0, 0, false
 	w.maxN = maxLoopBody
 	if n := w.length[w.branch]; n > 0 {
 		w.maxN = min(4*n+16, maxLoopBody) // the loop has left: no need to follow 512 instructions
@@ -636,6 +647,7 @@ func (c *CPU) loopFollow() bool {
 	}
 	flagsVary := w.varying&(1<<flagsBit) != 0
 	w.readBefore |= uint64(u.srcs) &^ w.cwritten
+	w.liveIn |= uint64(u.srcs) &^ w.changed
 	switch u.op { // what needs no look at the instruction's fields
 	case opInvalid, opBreak:
 		return false
@@ -822,6 +834,16 @@ func (c *CPU) loopEnd(limit uint64) {
 		ok = false // the iteration met SRAM cycles booked by another master: it may have stalled
 	}
 	if !ok {
+		if !w.again && c.loopDeadRegsOnly() {
+			// The iteration began with registers another path left (the
+			// pass after one that did work) and set them before it read
+			// them: the next one, which begins with the values this one
+			// left, is watched at once instead of backing off.
+			c.loopStart()
+			w.again = true
+			w.rewatches++
+			return
+		}
 		c.noteCounter()
 		c.loopFail()
 		return
@@ -895,6 +917,31 @@ func (c *CPU) loopEnd(limit uint64) {
 	}
 	c.loopSkip(limit)
 	w.state = loopSkipped
+}
+
+// loopDeadRegsOnly reports whether the watched iteration failed only
+// because registers end with other values than they began with, none of
+// which it read before it changed it: everything else loopEnd asks for
+// holds, so the next iteration, which begins with the values this one
+// left, does what this one did and is likely a fixed point. Only when a
+// loop is watched depends on it (the next iteration is watched as any).
+func (c *CPU) loopDeadRegsOnly() bool {
+	w := &c.loop
+	if !c.loopCounts() || w.hasCount || w.varying != 0 || w.gen != c.loopGen || w.specialWrites != c.Mem.Specials.Writes() ||
+		c.Instret-w.instret != uint64(w.n) || c.Flags != w.flags || c.lastLoad != w.lastLoad {
+		return false
+	}
+	for i := 3; i < 32; i++ {
+		if c.R[i] != w.regs[i] && w.liveIn&(1<<i) != 0 {
+			return false
+		}
+	}
+	for i := range w.nwords {
+		if wd := &w.words[i]; !wd.varying && c.sramWord(wd.addr) != wd.before {
+			return false
+		}
+	}
+	return !c.cfg.ContentionBooked || c.sramFreeFrom(w.cycles) >= c.Cycles
 }
 
 // settleCount accounts the last counting proof when the next watch writes
