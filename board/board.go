@@ -178,7 +178,11 @@ type Board struct {
 	// later one. Without it busPast stays ^0 and every burst converts.
 	busPast  uint64
 	busEdges bool
-	fault    *Fault
+	// latencyP is ReadLatency in PCI clocks after a PCI clock edge, when
+	// latencyOnBus: the same for every edge (busLatency).
+	latencyP     uint64
+	latencyOnBus bool
+	fault        *Fault
 
 	bank [16]uint32 // host pointer bank words 4..15 (FIFO bases and unknown words)
 	host bool       // the access in progress comes from the host (no hazard)
@@ -287,6 +291,7 @@ func New(cfg Config) (*Board, error) {
 	b.clock = sim.Clock{Hz: cpu.Config().ClockHz}
 	b.pciClock = sim.Clock{Hz: pci.BusHz}
 	b.busEdges = pci.BusHz <= uint64(sim.Second)
+	b.latencyP, b.latencyOnBus = busLatency(pci)
 	b.timers = [3]timer{{bit: Time0IntBit}, {bit: Time1IntBit}, {bit: Time2IntBit}}
 	for i := range b.ch {
 		b.ch[i] = &channel{b: b, id: i}

@@ -275,13 +275,17 @@ func (ch *channel) nextBurst() {
 	phases := (host%uint64(p.BusBytes) + uint64(n) + uint64(p.BusBytes) - 1) / uint64(p.BusBytes)
 	// The PCI clock at which the burst may start.
 	var ready uint64
-	switch {
-	case ch.d.Next&DMAE2L != 0:
+	switch e2l := ch.d.Next&DMAE2L != 0; {
+	case !ch.readyOnBus && e2l:
 		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
-	case ch.readyOnBus:
-		ready = ch.readyP
-	default:
+	case !ch.readyOnBus:
 		ready = b.pciClock.Cycles(ch.ready)
+	case e2l && b.latencyOnBus:
+		ready = ch.readyP + b.latencyP
+	case e2l:
+		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
+	default:
+		ready = ch.readyP
 	}
 	// Forget the bus windows that ended by the core's cycle (all of them
 	// from busPast on).
@@ -293,7 +297,7 @@ func (ch *channel) nextBurst() {
 	start := b.busCal.reserve(ready, p.BurstOverhead+phases)
 	endP := start + p.BurstOverhead + phases
 	end := b.pciClock.Time(endP)
-	ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end != sim.Never
+	ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end <= sim.Never-p.ReadLatency
 	at := b.clock.Cycles(end)
 	if b.busEdges {
 		b.busPast = max(b.busPast, at) // (at begins at or after end)

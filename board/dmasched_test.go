@@ -95,15 +95,18 @@ func runDMAMix(t *testing.T, hz uint64, pci PCI, seed uint64, plain bool) string
 
 // The burst schedule's shortcuts (the bus calendar emptied without
 // converting the core cycle once every window has ended, a burst's start
-// taken from the previous burst's end clock) give what the plain
-// conversions give: four channels sharing the bus, on three clock pairs.
+// taken from the previous burst's end clock and busLatency) give what the
+// plain conversions give: four channels sharing the bus, on four clock and
+// latency models.
 func TestBurstScheduleShortcuts(t *testing.T) {
 	slow := DefaultPCI()
-	slow.BusHz = 33_000_000
+	slow.BusHz, slow.ReadLatency = 33_000_000, sim.Microsecond // busLatency: r == 0
+	odd := DefaultPCI()
+	odd.ReadLatency = 15152 // busLatency: every burst converts
 	for _, tc := range []struct {
 		hz  uint64
 		pci PCI
-	}{{200_000_000, PCI{}}, {133_000_000, PCI{}}, {133_000_000, slow}} {
+	}{{200_000_000, PCI{}}, {133_000_000, PCI{}}, {133_000_000, slow}, {200_000_000, odd}} {
 		var bursts int
 		for seed := uint64(1); seed <= 12; seed++ {
 			fast := runDMAMix(t, tc.hz, tc.pci, seed, false)
@@ -128,4 +131,38 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
+}
+
+// busLatency's clocks are the conversions' for every edge, and it says so
+// only when they are.
+func TestBusLatency(t *testing.T) {
+	for _, tc := range []struct {
+		hz uint64
+		l  sim.Time
+		ok bool
+	}{
+		{66_000_000, 600 * sim.Nanosecond, true},  // r >= BusHz: q+1
+		{33_000_000, sim.Microsecond, true},       // r == 0: q
+		{66_000_000, 0, true},                     // no latency
+		{66_000_000, 15152, false},                // 0 < r < BusHz: depends on the edge
+		{100_000_000, 600 * sim.Nanosecond, true}, // a whole number of periods
+		{2 * uint64(sim.Second), 7, false},        // faster than 1 THz
+	} {
+		clocks, ok := busLatency(PCI{BusHz: tc.hz, ReadLatency: tc.l})
+		if ok != tc.ok {
+			t.Errorf("%d Hz, %v: ok %v, want %v", tc.hz, tc.l, ok, tc.ok)
+		}
+		bus := sim.Clock{Hz: tc.hz}
+		varies := false
+		for e := uint64(0); e < 5000; e++ {
+			want := bus.Cycles(bus.Time(e)+tc.l) - e
+			if ok && want != clocks {
+				t.Fatalf("%d Hz, %v, edge %d: %d clocks, busLatency says %d", tc.hz, tc.l, e, want, clocks)
+			}
+			varies = varies || want != bus.Cycles(bus.Time(0)+tc.l)
+		}
+		if !ok && tc.hz <= uint64(sim.Second) && !varies {
+			t.Errorf("%d Hz, %v: not taken, though the same for every edge", tc.hz, tc.l)
+		}
+	}
 }
