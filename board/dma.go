@@ -310,7 +310,7 @@ func (ch *channel) nextBurst() {
 		ch.readyP, ch.readyOnBus = endP, true // (ready is read only without readyOnBus)
 	} else {
 		end := b.pciClock.Time(endP)
-		ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end <= sim.Never-p.ReadLatency
+		ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end < sim.Never-p.ReadLatency
 		at = b.clock.Cycles(end)
 	}
 	if b.busEdges {
