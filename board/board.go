@@ -182,7 +182,6 @@ type Board struct {
 	// latencyOnBus: the same for every edge (busLatency).
 	latencyP     uint64
 	latencyOnBus bool
-	edges        edgeCycles // the core cycle of a PCI clock edge
 	fault        *Fault
 
 	bank [16]uint32 // host pointer bank words 4..15 (FIFO bases and unknown words)
@@ -293,7 +292,6 @@ func New(cfg Config) (*Board, error) {
 	b.pciClock = sim.Clock{Hz: pci.BusHz}
 	b.busEdges = pci.BusHz <= uint64(sim.Second)
 	b.latencyP, b.latencyOnBus = busLatency(pci)
-	b.edges = newEdgeCycles(b.clock, b.pciClock)
 	b.timers = [3]timer{{bit: Time0IntBit}, {bit: Time1IntBit}, {bit: Time2IntBit}}
 	for i := range b.ch {
 		b.ch[i] = &channel{b: b, id: i}

@@ -141,12 +141,9 @@ type channel struct {
 	n     uint32 // bytes of the burst in flight
 	sum   uint64
 	ready sim.Time // when the next burst may start on the bus
-	// readyP is the PCI clock edge at which the previous burst ended,
-	// when readyOnBus; ready is then that edge's time, and it is read
-	// only without readyOnBus (a transfer's first burst). readyPos is
-	// readyP in the board's edge table when that is on.
+	// readyP is ready's PCI clock when readyOnBus: ready is the end of
+	// the previous burst, a PCI clock edge, so its clock is known.
 	readyP     uint64
-	readyPos   edgePos
 	readyOnBus bool
 	buf        []byte
 }
@@ -286,7 +283,7 @@ func (ch *channel) nextBurst() {
 	case e2l && b.latencyOnBus:
 		ready = ch.readyP + b.latencyP
 	case e2l:
-		ready = b.pciClock.Cycles(b.pciClock.Time(ch.readyP) + p.ReadLatency)
+		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
 	default:
 		ready = ch.readyP
 	}
@@ -299,20 +296,9 @@ func (ch *channel) nextBurst() {
 	}
 	start := b.busCal.reserve(ready, p.BurstOverhead+phases)
 	endP := start + p.BurstOverhead + phases
-	var at uint64
-	if e := &b.edges; e.m != 0 && endP < e.limit {
-		if ch.readyOnBus {
-			ch.readyPos = e.advance(ch.readyPos, endP-ch.readyP)
-		} else {
-			ch.readyPos = e.pos(endP)
-		}
-		at = e.cycle(ch.readyPos)
-		ch.readyP, ch.readyOnBus = endP, true // (ready is read only without readyOnBus)
-	} else {
-		end := b.pciClock.Time(endP)
-		ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end < sim.Never-p.ReadLatency
-		at = b.clock.Cycles(end)
-	}
+	end := b.pciClock.Time(endP)
+	ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end < sim.Never-p.ReadLatency
+	at := b.clock.Cycles(end)
 	if b.busEdges {
 		b.busPast = max(b.busPast, at) // (at begins at or after end)
 	} else {

@@ -82,12 +82,11 @@ func (p PCI) withDefaults() (PCI, error) {
 // that is ceil((ReadLatency*BusHz - rem)/S); write ReadLatency*BusHz as
 // q*S + r: it is q when r is 0 and q+1 when r >= BusHz > rem, whatever
 // rem is. Otherwise (0 < r < BusHz, a latency within a picosecond's
-// worth of a whole number of clocks, a bus faster than 1 THz, or a
-// latency of 2^62 ps or more, which a time may not add without wrapping)
-// ok is false and every burst converts.
+// worth of a whole number of clocks, or a bus faster than 1 THz) ok is
+// false and every burst converts.
 func busLatency(p PCI) (clocks uint64, ok bool) {
 	hi, lo := bits.Mul64(uint64(p.ReadLatency), p.BusHz)
-	if hi >= uint64(sim.Second) || p.BusHz > uint64(sim.Second) || p.ReadLatency >= 1<<62 {
+	if hi >= uint64(sim.Second) || p.BusHz > uint64(sim.Second) {
 		return 0, false
 	}
 	q, r := bits.Div64(hi, lo, uint64(sim.Second))
@@ -99,80 +98,6 @@ func busLatency(p PCI) (clocks uint64, ok bool) {
 	}
 	return 0, false
 }
-
-// edgeCycles gives the core cycle at which a PCI clock edge e is seen:
-// the first core cycle that begins at or after e's time,
-// core.Cycles(bus.Time(e)), with a table lookup instead of two divisions.
-// Every m PCI clocks (m the least for which m bus periods are a whole
-// number of picoseconds and of core periods, q core cycles) the pattern
-// repeats: bus.Time(e+m) = bus.Time(e) + m*1e12/BusHz exactly, and
-// core.Cycles of a time that many picoseconds later is q more. So the
-// edge k*m + j is seen at k*q + first[j]. An edge is kept as (k, j)
-// (edgePos), which a burst advances by the clocks it adds.
-type edgeCycles struct {
-	m, q  uint64   // 0 when the clocks' pattern is too long to tabulate
-	first []uint64 // first[j] = core.Cycles(bus.Time(j)), j < m
-	limit uint64   // edges below it convert without saturating
-}
-
-// edgePos is the PCI clock edge k*m + j.
-type edgePos struct{ k, j uint64 }
-
-// maxEdgeTable bounds the table (8 bytes an entry): m is 33 for a 66 MHz
-// bus and a 200 MHz core, 66 with 133 MHz.
-const maxEdgeTable = 1 << 12
-
-func newEdgeCycles(core, bus sim.Clock) edgeCycles {
-	s := uint64(sim.Second)
-	if bus.Hz > s {
-		return edgeCycles{}
-	}
-	m := lcm(bus.Hz/gcd(bus.Hz, s), bus.Hz/gcd(bus.Hz, core.Hz))
-	if m > maxEdgeTable {
-		return edgeCycles{}
-	}
-	t := edgeCycles{m: m, q: m / (bus.Hz / gcd(bus.Hz, core.Hz)) * (core.Hz / gcd(bus.Hz, core.Hz)), first: make([]uint64, m)}
-	for j := range t.first {
-		t.first[j] = core.Cycles(bus.Time(uint64(j)))
-	}
-	// Below the limit bus.Time(e) < 2^63 and e*core.Hz/bus.Hz < 2^63:
-	// neither conversion saturates.
-	hi, lo := bits.Mul64(1<<63, bus.Hz)
-	t.limit, _ = bits.Div64(hi, lo, s) // (hi = bus.Hz/2 < s)
-	if hi < core.Hz {
-		l2, _ := bits.Div64(hi, lo, core.Hz)
-		t.limit = min(t.limit, l2)
-	}
-	return t
-}
-
-// pos is edge e as (k, j), by division.
-func (t *edgeCycles) pos(e uint64) edgePos { return edgePos{e / t.m, e % t.m} }
-
-// advance is the edge d clocks after p.
-func (t *edgeCycles) advance(p edgePos, d uint64) edgePos {
-	if d >= 4*t.m {
-		return t.pos(p.k*t.m + p.j + d)
-	}
-	p.j += d
-	for p.j >= t.m {
-		p.j -= t.m
-		p.k++
-	}
-	return p
-}
-
-// cycle is the core cycle at which edge p is seen.
-func (t *edgeCycles) cycle(p edgePos) uint64 { return p.k*t.q + t.first[p.j] }
-
-func gcd(a, b uint64) uint64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-func lcm(a, b uint64) uint64 { return a / gcd(a, b) * b }
 
 // window is a half-open interval [from, to) of clock cycles.
 type window struct{ from, to uint64 }
