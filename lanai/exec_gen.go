@@ -101,7 +101,7 @@ const (
 func isALUOp(o op) bool { return o >= opALUFirst && o < opLoadFirst }
 
 // isFastLoad reports a load the run loop does without a base update: a
-// generated one, or a special register's (opLoadIO, exec.go's loadIO).
+// generated one, or a special register's (opLoadIO, exec.go's accessIO).
 func isFastLoad(o op) bool { return o >= opLoadFirst && o < opLoadUpdateFirst || o == opLoadIO }
 
 // isFastMem reports a generated load or store (each falls back to opMem).
@@ -642,7 +642,7 @@ func (c *CPU) exec() {
 				t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
 				newnpc = t
 				c.record(pc, t, cycles)
-			case opLoadIO: // a special register: loadIO, not execSlow
+			case opLoadIO, opStoreIO: // a special register: accessIO, not execSlow
 				c.sync(pc, npc, npc+4, cycles, instret, ll)
 				goto io
 			case opBT:
@@ -688,7 +688,7 @@ func (c *CPU) exec() {
 		}
 		continue
 	io:
-		c.loadIO()
+		c.accessIO()
 		goto handed
 	}
 }
@@ -1157,7 +1157,7 @@ loop:
 			t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
 			newnpc, newnnpc = t, t+4
 			c.record(pc, t, cycles)
-		case opLoadIO: // exec's loadIO does what the general path does
+		case opLoadIO, opStoreIO: // exec's accessIO does what the general path does
 			o = opMem
 			goto dispatch
 		case opBT:
