@@ -12,9 +12,9 @@ import (
 // and st rd, imm[%r0] (the run loop's opLoadIO and opStoreIO, handed to
 // accessIO) in every position the run loop treats apart: a load before a
 // use and a store of a register loaded just before (the interlock), a
-// load into r0 and a store of r1, a load after a load, in a branch's delay
-// slot, in the second delay slot of a load into pc (the first runs in
-// execSlow), a load and a store of a register whose access halts the run
+// load into r0, stores of pc and r1, a load after a load, in a branch's
+// delay slot, in the second delay slot of a load into pc (the first runs
+// in execSlow), a load and a store of a register whose access halts the run
 // (DEBUG, hooked by the test) and, last (LAST), a load or a store at an
 // offset with no register or of one whose access traps (GM_MP, hooked by
 // the test): a trap each way.
@@ -29,6 +29,8 @@ _start:
 	st	%r9, 4[%r21]
 	ld	4[%r21], %r22
 	st	%r22, -192[%r0]     ! a store of the register just loaded: a stall
+	st	%pc, -192[%r0]      ! stores its own address
+	ld	-192[%r0], %r24
 	st	%r1, -192[%r0]
 	ld	-192[%r0], %r23     ! 0xffffffff
 	st	%r23, -200[%r0]     ! DEBUG: the hook halts the run
@@ -142,7 +144,7 @@ func TestAccessIOEqualsGeneralPath(t *testing.T) {
 		if want := strings.Count(specialAccesses, "[%r0], %r") + strings.Count(last, "ld"); loads != want {
 			t.Fatalf("%s: %d words predecoded as opLoadIO, want %d", last, loads, want)
 		}
-		if want := strings.Count(specialAccesses, "\tst\t%r") - 2 + strings.Count(last, "st"); stores != want {
+		if want := strings.Count(specialAccesses, "\tst\t") - 2 + strings.Count(last, "st"); stores != want { // two stores are to SRAM
 			t.Fatalf("%s: %d words predecoded as opStoreIO, want %d", last, stores, want)
 		}
 	}
