@@ -328,10 +328,13 @@ const flagsBit = 63
 
 // loopChanged is told of everything that may change what a loop reads
 // from outside the core: an event scheduled or run, a write behind the
-// core's back. It ends any watch; a proof is checked again (loopRecheck)
-// before the core executes its next instruction.
+// core's back. It ends any watch and poll.go's evidence of a fixed point
+// (the iteration in flight may have loaded what changed); a proof is
+// checked again (loopRecheck) before the core executes its next
+// instruction.
 func (c *CPU) loopChanged() {
 	c.loopGen++
+	c.pollTrack.valid = false // poll.go's iteration in flight may have read what changed
 	if c.loop.state == loopRecord || c.loop.state == loopToHead {
 		c.loop.state = loopOff
 	}

@@ -85,11 +85,15 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	}
 	t.failures = 0
 	iterCycles, iterInstr := cycles-t.cycles, instret-t.instret
+	measured := t.cycles
 	t.cycles, t.instret = cycles, instret
-	if iterCycles == 0 {
-		return 0, 0
+	if iterCycles == 0 || c.sramFreeFrom(measured) < cycles {
+		return 0, 0 // (the iteration met a cycle another master booked: it may have stalled)
 	}
-	end := min(deadline, c.nextEvent(), c.loopInputsStable(u.imm, pc))
+	// Up to the next event, the run's limit, a change of what it loads,
+	// and the first SRAM cycle another master booked (its loads would
+	// stall there).
+	end := min(deadline, c.nextEvent(), c.loopInputsStable(u.imm, pc), c.sramFreeFrom(cycles))
 	if end <= cycles+iterCycles {
 		return 0, 0
 	}
