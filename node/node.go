@@ -156,14 +156,18 @@ type World struct {
 	awake      []*Member
 	awakeStale bool
 	// cyc memoises Clock.Cycles for one clock and one time (cycles).
-	cyc       cyclesMemo
-	now       sim.Time
-	step      sim.Time
-	st        Stats
-	noJump    bool // SetProvedJumps(false)
-	noLead    bool // SetLeadSteps(false)
-	lookAll   bool // SetLagSet(false)
-	noSitOut  bool // SetSitOut(false)
+	cyc      cyclesMemo
+	now      sim.Time
+	step     sim.Time
+	st       Stats
+	noJump   bool // SetProvedJumps(false)
+	noLead   bool // SetLeadSteps(false)
+	lookAll  bool // SetLagSet(false)
+	noSitOut bool // SetSitOut(false)
+	// sitOK: boards may sit out the proved steps of this Run, which ends
+	// at until (sitOut).
+	sitOK     bool
+	until     sim.Time
 	noThrough bool // SetRunThrough(false)
 	crew      *crew
 	// codeShared: ShareCode was called (SetJobs regroups the cores).
@@ -261,6 +265,7 @@ func (w *World) Run(until sim.Time) error {
 		defer w.stopCrew()
 	}
 	live := w.Running() // some node runs: kept by the steps' loops over the nodes
+	w.sitOK, w.until = !shared && !w.noSitOut, until
 	for w.now < until && live {
 		S := w.now
 		var J sim.Time
@@ -278,7 +283,7 @@ func (w *World) Run(until sim.Time) error {
 			// (the leader of a lead step has run already). A board that
 			// may lag past J sits the step out, owing the run to J
 			// (sitOut).
-			lag := !shared && !w.noSitOut && J < until // (at until every board is caught up at once)
+			lag := w.sitOK && J < until // (at until every board is caught up at once)
 			for _, n := range w.Nodes {
 				if lag && n.Stop == nil && w.sitOut(n, J) {
 					continue
@@ -831,6 +836,11 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 					w.st.Through++
 				}
 			}
+		}
+		if next == G && w.sitOK && G < w.until && w.canLag(n, clk.Cycles(G)) {
+			// No event of its own up to G: it sits the rest out as the
+			// others do (the step's loop finds the same canLag answer).
+			return G
 		}
 		if next > t+Q {
 			n.Board.WatchStores(true)

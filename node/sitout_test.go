@@ -17,7 +17,8 @@ import (
 // the step out or ran there, and is caught up before an event of its
 // own), then their cycles and the world's steps at the end.
 type straddleSeen struct {
-	At0, At1, End0, End1        uint64
+	Fired, At0, At1, Mid0, Mid1 uint64
+	End0, End1                  uint64
 	Steps, Lead, Breaks, Lagged uint64
 	SatOut, Through             uint64
 }
@@ -42,7 +43,7 @@ func TestSitOutAndRunThroughAtEveryPhase(t *testing.T) {
 		src := strings.Replace(straddleLoop, "_start:\n", "_start:\n"+strings.Repeat("\tnop\n", p), 1)
 		imgs[p] = buildSource(t, "straddle.s", []byte(src))
 	}
-	run := func(p, d uint64, sitOut, through bool) straddleSeen {
+	run := func(p, d uint64, outside, sitOut, through bool) straddleSeen {
 		q := &sim.Queue{}
 		f, err := fabric.BackToBack(q, nil, fabric.DefaultConfig())
 		if err != nil {
@@ -75,9 +76,17 @@ func TestSitOutAndRunThroughAtEveryPhase(t *testing.T) {
 		}
 		var s straddleSeen
 		clk := boards[0].Clock()
-		c0.Schedule(c0.Cycles+300+d, func() {
-			q.Schedule(clk.Time(c0.Cycles), 1, func() { s.At0, s.At1 = c0.Cycles, c1.Cycles })
+		c0.Schedule(c0.Cycles+300+d, func() { s.Fired = c0.Cycles })
+		c0.Schedule(c0.Cycles+360+d, func() {
+			if outside {
+				q.Schedule(clk.Time(c0.Cycles), 1, func() { s.At0, s.At1 = c0.Cycles, c1.Cycles })
+			}
 		})
+		// Shared events of each node in mid-run: the lead step ends
+		// before them, and each brings its own board to its step's end.
+		mid := w.Now() + 5*sim.Microsecond + 37*sim.Nanosecond
+		q.Schedule(mid, 0, func() { s.Mid0 = c0.Cycles })
+		q.Schedule(mid, 1, func() { s.Mid1 = c1.Cycles })
 		if err := w.Run(w.Now() + 10*sim.Microsecond); err != nil {
 			t.Fatal(err)
 		}
@@ -90,17 +99,19 @@ func TestSitOutAndRunThroughAtEveryPhase(t *testing.T) {
 	var satOut, through uint64
 	for p := range uint64(8) {
 		for d := range uint64(15) {
-			want := run(p, d, false, false)
-			if want.At0 == 0 || want.Lead == 0 {
-				t.Fatalf("p %d, d %d: the shared event did not run (%d) or no lead step (%d)", p, d, want.At0, want.Lead)
-			}
-			for _, on := range [][2]bool{{true, false}, {false, true}, {true, true}} {
-				got := run(p, d, on[0], on[1])
-				satOut += got.SatOut
-				through += got.Through
-				got.SatOut, got.Through = 0, 0
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("p %d, d %d, sit out %v, run through %v (-both off +on):\n%s", p, d, on[0], on[1], diff)
+			for _, outside := range []bool{true, false} {
+				want := run(p, d, outside, false, false)
+				if outside && want.At0 == 0 || want.Lead == 0 || want.Mid0 == 0 {
+					t.Fatalf("p %d, d %d: a shared event did not run (%d, %d) or no lead step (%d)", p, d, want.At0, want.Mid0, want.Lead)
+				}
+				for _, on := range [][2]bool{{true, false}, {false, true}, {true, true}} {
+					got := run(p, d, outside, on[0], on[1])
+					satOut += got.SatOut
+					through += got.Through
+					got.SatOut, got.Through = 0, 0
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("p %d, d %d, acting outside %v, sit out %v, run through %v (-both off +on):\n%s", p, d, outside, on[0], on[1], diff)
+					}
 				}
 			}
 		}
