@@ -665,7 +665,7 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 // lead step instead of running there, if canLag allows it at J: nothing
 // but the shared queue can act on it before its lagUntil, and the queue's
 // events catch it up first, as they catch up a board that lags in
-// ordinary steps (docs/timeline.md, "Sitting out proved steps"). Its run
+// ordinary steps (docs/timeline.md, "Sitting out proved and lead steps"). Its run
 // to J is owed (w.owed): settle makes it before the board's next run in
 // an ordinary step, whose measure of the run (busy, the idle steps'
 // growth) starts where the run to J would have ended; any other run of
@@ -721,11 +721,13 @@ func (w *World) runCycles(n *Member, c uint64) {
 // shared-queue event, any link's NextSync, and until. The leader runs
 // towards it in the steps of length Q the world would take (one run over
 // the stretches in which no event of its falls, one per step where one
-// does) and stops at the end of the first step after which it may act on
-// anything outside itself: it is not in a proved loop any more, it made a
-// call into the fabric, a call-back scheduled a shared-queue event before
-// the bound, it traced an event or it stopped. The step ends there; the
-// other boards, which have no event before it, run to it in one go. So
+// does, or one through both: through) and stops at the end of the first
+// step after which it may act on anything outside itself: it is not in a
+// proved loop any more, it made a call into the fabric, a call-back
+// scheduled a shared-queue event before the bound, it traced an event or it
+// stopped. The step ends there; the other boards, which have no event
+// before it, run to it in one go or sit it out (sitOut), as does the
+// leader when no event of its own is left before the end. So
 // every board is where the steps of length Q would leave it, and whatever
 // the leader started is seen at the same step end. It reports false (and
 // runs nothing) when the step would not reach 2Q, as provedJump.
