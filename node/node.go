@@ -126,7 +126,7 @@ type Stats struct {
 	// Lagged counts the steps boards sat out in a proved loop
 	// (World.canLag), one per board and step.
 	Lagged uint64
-	// SatOut counts the proved and lead steps boards sat out
+	// SatOut counts the lead steps boards sat out
 	// (World.sitOut), one per board and step; Through the leaders' runs
 	// that went through the step of their next event (World.through).
 	SatOut, Through uint64
@@ -164,12 +164,12 @@ type World struct {
 	noLead   bool // SetLeadSteps(false)
 	lookAll  bool // SetLagSet(false)
 	noSitOut bool // SetSitOut(false)
-	// sitOK: boards may sit out the proved steps of this Run, which ends
-	// at until (sitOut).
-	sitOK     bool
-	until     sim.Time
-	noThrough bool // SetRunThrough(false)
-	crew      *crew
+	// sitOK: boards may sit out the lead steps of this Run, which ends
+	// at until (sitOut); led: the proved step being taken is a lead step.
+	sitOK, led bool
+	until      sim.Time
+	noThrough  bool // SetRunThrough(false)
+	crew       *crew
 	// codeShared: ShareCode was called (SetJobs regroups the cores).
 	codeShared bool
 }
@@ -270,6 +270,7 @@ func (w *World) Run(until sim.Time) error {
 		S := w.now
 		var J sim.Time
 		ok := false
+		w.led = false
 		if !w.twoBusy() { // else neither applies
 			J, ok = w.leadStep(S, until)
 			if !ok {
@@ -280,10 +281,13 @@ func (w *World) Run(until sim.Time) error {
 			// Every core is in a loop proved side-effect free: the steps
 			// of length Q up to T would change nothing but the cores'
 			// counts, which each core's run reaches exactly in one go
-			// (the leader of a lead step has run already). A board that
-			// may lag past J sits the step out, owing the run to J
-			// (sitOut).
-			lag := w.sitOK && J < until // (at until every board is caught up at once)
+			// (the leader of a lead step has run already). In a lead
+			// step a board that may lag past J sits the step out, owing
+			// the run to J (sitOut); not in a proved jump (the busy rings'
+			// boards have their events close after one: their looks cost
+			// more than the runs put off save) nor at until (where every
+			// board is caught up at once).
+			lag := w.led && w.sitOK && J < until
 			for _, n := range w.Nodes {
 				if lag && n.Stop == nil && w.sitOut(n, J) {
 					continue
@@ -371,7 +375,9 @@ func (w *World) Run(until sim.Time) error {
 					continue
 				}
 				n.lagUntil = 0
-				w.settle(n)
+				if w.owed[n.ID] != 0 {
+					w.settle(n)
+				}
 				w.runStep(n, T, c, quiet)
 				quiet = quiet && !n.busy
 			}
@@ -661,11 +667,11 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 	}
 }
 
-// sitOut makes node n, in a proved loop, lag past the end J of a proved or
-// lead step instead of running there, if canLag allows it at J: nothing
-// but the shared queue can act on it before its lagUntil, and the queue's
-// events catch it up first, as they catch up a board that lags in
-// ordinary steps (docs/timeline.md, "Sitting out proved and lead steps"). Its run
+// sitOut makes node n, in a proved loop, lag past the end J of a lead step
+// instead of running there, if canLag allows it at J: nothing but the
+// shared queue can act on it before its lagUntil, and the queue's events
+// catch it up first, as they catch up a board that lags in ordinary steps
+// (docs/timeline.md, "Sitting out lead steps"). Its run
 // to J is owed (w.owed): settle makes it before the board's next run in
 // an ordinary step, whose measure of the run (busy, the idle steps'
 // growth) starts where the run to J would have ended; any other run of
@@ -681,15 +687,14 @@ func (w *World) sitOut(n *Member, J sim.Time) bool {
 	return true
 }
 
-// settle makes the run to the end of the proved step that node n sat out,
-// if it owes one, and notes its counts there, as that step would have.
+// settle makes the run to the end of the lead step that node n sat out
+// (it owes one) and notes its counts there, as that step would have.
 func (w *World) settle(n *Member) {
-	if o := w.owed[n.ID]; o != 0 {
-		w.owed[n.ID] = 0
-		w.runTo(n, o)
-		n.notes.Take()
-		n.noteCounts()
-	}
+	o := w.owed[n.ID]
+	w.owed[n.ID] = 0
+	w.runTo(n, o)
+	n.notes.Take()
+	n.noteCounts()
 }
 
 // runTo runs node n to the first cycle at or after T (nothing if it is
@@ -787,6 +792,7 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 	}
 	G := S + (lim-S)/Q*Q
 	w.st.LeadSteps++
+	w.led = true
 	if w.noSitOut {
 		w.catchUpTo(lead, S) // a leader that lagged starts at S, no longer lagging (its own fabric calls must not catch it up inside its run)
 	} else if lead.lagging {
@@ -918,7 +924,7 @@ func (w *World) SetLeadSteps(on bool) { w.noLead = !on }
 // the two.
 func (w *World) SetLagSet(on bool) { w.lookAll = !on }
 
-// SetSitOut turns on or off the boards that sit out proved and lead steps
+// SetSitOut turns on or off the boards that sit out lead steps
 // (sitOut) and the leaders that start their lead where they lag; on by
 // default. Tests compare the two.
 func (w *World) SetSitOut(on bool) { w.noSitOut = !on }
