@@ -126,9 +126,9 @@ type Stats struct {
 	// Lagged counts the steps boards sat out in a proved loop
 	// (World.canLag), one per board and step.
 	Lagged uint64
-	// SatOut counts the lead steps boards sat out
-	// (World.sitOut), one per board and step; Through the leaders' runs
-	// that went through the step of their next event (World.through).
+	// SatOut counts the lead steps boards sat out (World.sitOut), one per
+	// board and step; Through the leaders' runs that went through the
+	// step of their next event (World.through).
 	SatOut, Through uint64
 	// ParallelSteps are steps whose boards ran on several goroutines
 	// (Config.Jobs): the one count that depends on the jobs.
@@ -149,7 +149,7 @@ type World struct {
 	// steps visit.
 	lagMask []uint64
 	lagN    int
-	// owed is, for each member that sat out a proved step (sitOut), the
+	// owed is, for each member that sat out a lead step (sitOut), the
 	// step's end: its run there is still owed (0: none).
 	owed       []sim.Time
 	lagMin     sim.Time
@@ -671,12 +671,11 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 // instead of running there, if canLag allows it at J: nothing but the
 // shared queue can act on it before its lagUntil, and the queue's events
 // catch it up first, as they catch up a board that lags in ordinary steps
-// (docs/timeline.md, "Sitting out lead steps"). Its run
-// to J is owed (w.owed): settle makes it before the board's next run in
-// an ordinary step, whose measure of the run (busy, the idle steps'
-// growth) starts where the run to J would have ended; any other run of
-// the board (a catch-up, a proved step, its lead) goes through J in one
-// go.
+// (docs/timeline.md, "Sitting out lead steps"). Its run to J is owed
+// (w.owed): settle makes it before the board's next run in an ordinary
+// step, whose measure of the run (busy, the idle steps' growth) starts
+// where the run to J would have ended; any other run of the board (a
+// catch-up, a proved step, its lead) goes through J in one go.
 func (w *World) sitOut(n *Member, J sim.Time) bool {
 	if !w.canLag(n, w.cyc.get(n.clk, J)) {
 		return false
