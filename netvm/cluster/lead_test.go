@@ -187,9 +187,10 @@ func hostActivity(t *testing.T, c *Cluster) []*lib.EP {
 // event (node.World.SetSitOut, SetRunThrough) change nothing, not even the
 // steps: the 2-node stream, the busy 4-, 8- and 64-node rings and two
 // nodes with host activity give the same counts, totals, counter times,
-// steps (lead steps, those ended early, idle steps, boards sat out) and,
-// traced, device events as with both off, while the stream makes fewer
-// runs of a board.
+// steps (lead steps, those ended early, idle steps, proved steps, boards
+// lagging) and, traced, device events as with both off; with them on,
+// boards sit out the lead steps of the stream and of the host activity
+// and the stream's leaders run through their events' steps.
 func TestSitOutChangesNothing(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -224,7 +225,14 @@ func TestSitOutChangesNothing(t *testing.T) {
 				if steps(st) != steps(st0) {
 					t.Fatalf("traced %v: steps, lead steps, ended early, idle, proved, lagged %v with sitting out, %v without", traced, steps(st), steps(st0))
 				}
-				t.Logf("traced %v: %d steps (%d lead, %d idle), boards sat out %d ordinary steps", traced, st.Steps, st.LeadSteps, st.IdleSteps, st.Lagged)
+				t.Logf("traced %v: %d steps (%d lead, %d idle), boards sat out %d ordinary steps and %d lead steps, %d leaders' runs through an event's step",
+					traced, st.Steps, st.LeadSteps, st.IdleSteps, st.Lagged, st.SatOut, st.Through)
+				if st0.SatOut != 0 || st0.Through != 0 {
+					t.Errorf("off: %d lead steps sat out, %d runs through", st0.SatOut, st0.Through)
+				}
+				if (tc.name == "stream" || tc.name == "host") && st.SatOut == 0 || tc.name == "stream" && st.Through == 0 {
+					t.Errorf("on: %d lead steps sat out, %d runs through", st.SatOut, st.Through)
+				}
 			}
 		})
 	}
