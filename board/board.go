@@ -168,7 +168,21 @@ type Board struct {
 	ch      [NumChannels]*channel
 	sramCal calendar // core cycles in which the DMA engine uses SRAM
 	busCal  calendar // PCI clocks booked by DMA bursts
-	fault   *Fault
+	// busPast is a core cycle from which every window of busCal has
+	// ended: at or after it, pruning the bus at the core's PCI clock
+	// empties the calendar, and nextBurst does so without converting
+	// the core cycle to a PCI clock. busEdges says that a PCI clock edge
+	// converts back to itself (pciClock.Cycles(pciClock.Time(e)) == e,
+	// true for a bus period of at least a picosecond): a core cycle that
+	// begins at or after a window's end has that end's PCI clock or a
+	// later one. Without it busPast stays ^0 and every burst converts.
+	busPast  uint64
+	busEdges bool
+	// latencyP is ReadLatency in PCI clocks after a PCI clock edge, when
+	// latencyOnBus: the same for every edge (busLatency).
+	latencyP     uint64
+	latencyOnBus bool
+	fault        *Fault
 
 	bank [16]uint32 // host pointer bank words 4..15 (FIFO bases and unknown words)
 	host bool       // the access in progress comes from the host (no hazard)
@@ -276,6 +290,8 @@ func New(cfg Config) (*Board, error) {
 	b.cpu, b.mem = cpu, cpu.Mem
 	b.clock = sim.Clock{Hz: cpu.Config().ClockHz}
 	b.pciClock = sim.Clock{Hz: pci.BusHz}
+	b.busEdges = pci.BusHz <= uint64(sim.Second)
+	b.latencyP, b.latencyOnBus = busLatency(pci)
 	b.timers = [3]timer{{bit: Time0IntBit}, {bit: Time1IntBit}, {bit: Time2IntBit}}
 	for i := range b.ch {
 		b.ch[i] = &channel{b: b, id: i}
@@ -331,7 +347,7 @@ func (b *Board) Reset(entry uint32) {
 	for _, ch := range b.ch {
 		ch.reset()
 	}
-	b.sramCal, b.busCal, b.fault = calendar{}, calendar{}, nil
+	b.sramCal, b.busCal, b.busPast, b.fault = calendar{}, calendar{}, 0, nil
 	b.bank = [16]uint32{}
 	b.link.reset()
 	b.updateIRQ(0)

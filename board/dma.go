@@ -141,7 +141,11 @@ type channel struct {
 	n     uint32 // bytes of the burst in flight
 	sum   uint64
 	ready sim.Time // when the next burst may start on the bus
-	buf   []byte
+	// readyP is ready's PCI clock when readyOnBus: ready is the end of
+	// the previous burst, a PCI clock edge, so its clock is known.
+	readyP     uint64
+	readyOnBus bool
+	buf        []byte
 }
 
 func (ch *channel) reset() {
@@ -228,11 +232,11 @@ func (ch *channel) fetch(f uint64) {
 	case d.Len == 0:
 		ch.finish(f + b.pci.WriteBackAccesses)
 	case d.Next&DMAE2L != 0:
-		ch.ready = b.clock.Time(f)
+		ch.ready, ch.readyOnBus = b.clock.Time(f), false
 		ch.nextBurst()
 	default:
 		ch.readSRAM(f)
-		ch.ready = b.clock.Time(f + b.pci.FIFOAccesses)
+		ch.ready, ch.readyOnBus = b.clock.Time(f+b.pci.FIFOAccesses), false
 		ch.nextBurst()
 	}
 }
@@ -269,15 +273,37 @@ func (ch *channel) nextBurst() {
 	ch.n = n
 	host := ch.d.PCI + uint64(ch.pos)
 	phases := (host%uint64(p.BusBytes) + uint64(n) + uint64(p.BusBytes) - 1) / uint64(p.BusBytes)
-	ready := ch.ready
-	if ch.d.Next&DMAE2L != 0 {
-		ready += p.ReadLatency
+	// The PCI clock at which the burst may start.
+	var ready uint64
+	switch e2l := ch.d.Next&DMAE2L != 0; {
+	case !ch.readyOnBus && e2l:
+		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
+	case !ch.readyOnBus:
+		ready = b.pciClock.Cycles(ch.ready)
+	case e2l && b.latencyOnBus:
+		ready = ch.readyP + b.latencyP
+	case e2l:
+		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
+	default:
+		ready = ch.readyP
 	}
-	b.busCal.prune(b.pciClock.Cycles(b.clock.Time(b.cpu.Cycles)))
-	start := b.busCal.reserve(b.pciClock.Cycles(ready), p.BurstOverhead+phases)
-	end := b.pciClock.Time(start + p.BurstOverhead + phases)
-	ch.ready = end
+	// Forget the bus windows that ended by the core's cycle (all of them
+	// from busPast on).
+	if b.cpu.Cycles >= b.busPast {
+		b.busCal.iv, b.busPast = b.busCal.iv[:0], 0
+	} else {
+		b.busCal.prune(b.pciClock.Cycles(b.clock.Time(b.cpu.Cycles)))
+	}
+	start := b.busCal.reserve(ready, p.BurstOverhead+phases)
+	endP := start + p.BurstOverhead + phases
+	end := b.pciClock.Time(endP)
+	ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end < sim.Never-p.ReadLatency
 	at := b.clock.Cycles(end)
+	if b.busEdges {
+		b.busPast = max(b.busPast, at) // (at begins at or after end)
+	} else {
+		b.busPast = ^uint64(0)
+	}
 	// Book the burst's SRAM cycles now: the arbiter must know them before
 	// the core gets there. Host->SRAM writes stream behind the data phases,
 	// the last one landing FIFOAccesses after the bus; the last burst is

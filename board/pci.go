@@ -2,6 +2,7 @@ package board
 
 import (
 	"fmt"
+	"math/bits"
 
 	"lanaiemu/sim"
 )
@@ -71,6 +72,31 @@ func (p PCI) withDefaults() (PCI, error) {
 		return p, fmt.Errorf("board: PCI model needs non-zero BusHz, BusBytes, BurstBytes and SRAMBytes: %+v", p)
 	}
 	return p, nil
+}
+
+// busLatency is the PCI clocks from a PCI clock edge e to the first edge
+// at or after ReadLatency later, when it is the same for every e: the
+// start of a host->SRAM burst that follows the previous one's end
+// (bus.Cycles(bus.Time(e)+ReadLatency) - e). With S = 1e12 ps and
+// rem = e*S mod BusHz (the part of a picosecond bus.Time(e) drops),
+// that is ceil((ReadLatency*BusHz - rem)/S); write ReadLatency*BusHz as
+// q*S + r: it is q when r is 0 and q+1 when r >= BusHz > rem, whatever
+// rem is. Otherwise (0 < r < BusHz, a latency within a picosecond's
+// worth of a whole number of clocks, or a bus faster than 1 THz) ok is
+// false and every burst converts.
+func busLatency(p PCI) (clocks uint64, ok bool) {
+	hi, lo := bits.Mul64(uint64(p.ReadLatency), p.BusHz)
+	if hi >= uint64(sim.Second) || p.BusHz > uint64(sim.Second) {
+		return 0, false
+	}
+	q, r := bits.Div64(hi, lo, uint64(sim.Second))
+	switch {
+	case r == 0:
+		return q, true
+	case r >= p.BusHz:
+		return q + 1, true
+	}
+	return 0, false
 }
 
 // window is a half-open interval [from, to) of clock cycles.

@@ -2,6 +2,7 @@ package lanai
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 
 	"lanaiemu/asm"
@@ -135,6 +136,52 @@ func BenchmarkLoopResume(b *testing.B) {
 				cpu += cputime.Seconds() - cpu0
 			}
 			b.ReportMetric(cpu*1e9/float64(runs), "ns-cpu/run")
+		})
+	}
+}
+
+// deviceLoop is tightLoop with one more access per iteration (ACCESS): an
+// SRAM word, or a special register read or written as the NetVM firmware
+// reads ISR and RTC and starts its DMA engines (ld imm[%r0], st rd,
+// imm[%r0]), to measure what a hand-over out of the run loop costs.
+const deviceLoop = `
+	.text
+	.globl	_start
+_start:
+	mov	0x1000, %r6
+	mov	hi(2000000), %r7
+	or	%r7, lo(2000000), %r7
+	mov	0, %r9
+.Lloop:
+	ACCESS
+	ld	0[%r6], %r8
+	add	%r8, 3, %r8
+	st	%r8, 0[%r6]
+	add	%r5, %r8, %r10
+	add	%r10, 1, %r11
+	xor	%r11, %r9, %r12
+	add	%r12, 2, %r13
+	or	%r13, 0xff, %r14
+	add	%r14, %r9, %r9
+	sub.f	%r7, 1, %r7
+	bne	.Lloop
+	add	%r9, 1, %r9
+	st	%r9, -4096[%r0]     ! exit
+	bt	.
+	nop
+`
+
+// BenchmarkDeviceAccess runs deviceLoop with each kind of access: the
+// difference of its ns/op from sram's is the cost of two million
+// hand-overs (CPUC, LED: registers without a device behind them).
+func BenchmarkDeviceAccess(b *testing.B) {
+	for _, v := range []struct{ name, access string }{
+		{"sram", "ld 4[%r6], %r5"},
+		{"special-load", "ld -392[%r0], %r5"},  // CPUC
+		{"special-store", "st %r9, -192[%r0]"}, // LED
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			benchRun(b, linkSources(b, asm.Source{Name: "loop.s", Text: []byte(strings.Replace(deviceLoop, "ACCESS", v.access, 1))}))
 		})
 	}
 }

@@ -8,28 +8,71 @@ type event struct {
 	fn  func()
 }
 
-// eventQueue is a binary min-heap of events ordered by (at, seq), written
-// out for the element type so that scheduling and running an event
-// allocate nothing (container/heap boxes every element in an interface).
+// eventQueue holds the scheduled events in two binary min-heaps ordered
+// by (at, seq), written out for the element type so that scheduling and
+// running an event allocate nothing (container/heap boxes every element
+// in an interface). Events due soon (device steps: a DMA burst's end, a
+// packet's) go into near, those far ahead (timer expiries, most of them
+// left behind by a timer loaded again) into far; pop takes the earlier of
+// the two heads, so the order is one heap's, while the device steps
+// that come and go all the time sift through a heap of a few events.
 type eventQueue struct {
-	h   []event
-	seq uint64
-	// first is h[0].at, ^0 when h is empty (newEventQueue): every run
-	// asks for it at its start and end, and reads it here, beside the
-	// core's counters, instead of in the heap's array (a cache line more
-	// per run of a board that a cluster's step visits).
+	near, far eventHeap
+	seq       uint64
+	// first is the earliest event's at, ^0 when there is none
+	// (newEventQueue): every run asks for it at its start and end, and
+	// reads it here, beside the core's counters, instead of in the
+	// heaps' arrays (a cache line more per run of a board that a
+	// cluster's step visits).
 	first uint64
 }
+
+// farEvent is how many cycles ahead an event goes into the far heap.
+const farEvent = 1 << 12
+
+// eventHeap is a binary min-heap of events ordered by (at, seq).
+type eventHeap []event
 
 // newEventQueue is an empty queue.
 func newEventQueue() eventQueue { return eventQueue{first: ^uint64(0)} }
 
 func (e *event) before(f *event) bool { return e.at < f.at || e.at == f.at && e.seq < f.seq }
 
+// len is the number of events queued.
+func (q *eventQueue) len() int { return len(q.near) + len(q.far) }
+
+// push adds e, to the far heap if far.
+func (q *eventQueue) push(e event, far bool) {
+	if far {
+		q.far.push(e)
+	} else {
+		q.near.push(e)
+	}
+	q.first = min(q.first, e.at)
+}
+
+// pop removes and returns the earliest event.
+func (q *eventQueue) pop() event {
+	var e event
+	if len(q.far) == 0 || len(q.near) > 0 && q.near[0].before(&q.far[0]) {
+		e = q.near.pop()
+	} else {
+		e = q.far.pop()
+	}
+	q.first = ^uint64(0)
+	if len(q.near) > 0 {
+		q.first = q.near[0].at
+	}
+	if len(q.far) > 0 {
+		q.first = min(q.first, q.far[0].at)
+	}
+	return e
+}
+
 // push adds e.
-func (q *eventQueue) push(e event) {
-	q.h = append(q.h, e)
-	h := q.h
+func (hp *eventHeap) push(e event) {
+	*hp = append(*hp, e)
+	h := *hp
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
@@ -39,18 +82,17 @@ func (q *eventQueue) push(e event) {
 		h[i], h[p] = h[p], h[i]
 		i = p
 	}
-	q.first = h[0].at
 }
 
-// pop removes and returns the earliest event.
-func (q *eventQueue) pop() event {
-	h := q.h
+// pop removes and returns the earliest event (the heap is not empty).
+func (hp *eventHeap) pop() event {
+	h := *hp
 	e := h[0]
 	n := len(h) - 1
 	h[0] = h[n]
 	h[n] = event{} // drop the closure for the collector
 	h = h[:n]
-	q.h = h
+	*hp = h
 	for i := 0; ; {
 		l := 2*i + 1
 		if l >= n {
@@ -66,10 +108,6 @@ func (q *eventQueue) pop() event {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	q.first = ^uint64(0)
-	if n > 0 {
-		q.first = h[0].at
-	}
 	return e
 }
 
@@ -79,7 +117,7 @@ func (q *eventQueue) pop() event {
 func (c *CPU) Schedule(at uint64, fn func()) {
 	q := &c.events
 	q.seq++
-	q.push(event{at: at, seq: q.seq, fn: fn})
+	q.push(event{at: at, seq: q.seq, fn: fn}, at > c.Cycles && at-c.Cycles >= farEvent)
 	if at < c.deadline {
 		c.deadline = at
 	}
@@ -105,7 +143,7 @@ func (c *CPU) nextEvent() uint64 { return c.events.first }
 
 // runEvents runs every event that is due.
 func (c *CPU) runEvents() {
-	for c.events.first <= c.Cycles && len(c.events.h) > 0 && c.stop == nil { // (first is ^0 when there is none)
+	for c.events.first <= c.Cycles && c.events.len() > 0 && c.stop == nil { // (first is ^0 when there is none)
 		e := c.events.pop()
 		e.fn()
 		// An event may change what a polling loop reads between its load

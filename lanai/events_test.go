@@ -12,18 +12,18 @@ func TestEventQueueFirstIsTheHead(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	q := newEventQueue()
 	for i := range 20000 {
-		if len(q.h) == 0 || rng.Intn(3) > 0 && len(q.h) < 40 {
+		if q.len() == 0 || rng.Intn(3) > 0 && q.len() < 40 {
 			q.seq++
-			q.push(event{at: uint64(rng.Intn(50)), seq: q.seq})
+			q.push(event{at: uint64(rng.Intn(50)), seq: q.seq}, rng.Intn(2) == 0)
 		} else {
 			q.pop()
 		}
 		want := ^uint64(0)
-		for _, e := range q.h {
+		for _, e := range append(q.near, q.far...) {
 			want = min(want, e.at)
 		}
 		if q.first != want {
-			t.Fatalf("step %d: first %d, earliest event %d (%d queued)", i, q.first, want, len(q.h))
+			t.Fatalf("step %d: first %d, earliest event %d (%d queued)", i, q.first, want, q.len())
 		}
 	}
 }
@@ -86,18 +86,21 @@ func TestNextEventFollowsTheQueue(t *testing.T) {
 
 // The event queue gives its events in (cycle, scheduling order), as a
 // sorted list does, under random interleavings of pushes and pops with
-// many events at the same cycle and queues of up to a few hundred.
+// many events at the same cycle and queues of up to a few hundred, each
+// event going into the near or the far heap at random (in some rounds
+// nearly all into one).
 func TestEventQueueOrder(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	for round := range 200 {
 		q := newEventQueue()
 		var ref []event
 		spread := int64(1 + rng.Intn(1000))
+		farShare := []int{0, 2, 50, 98, 100}[round%5]
 		for op := range 2000 {
 			if len(ref) == 0 || rng.Intn(100) < 40+round%30 {
 				q.seq++
 				e := event{at: uint64(rng.Int63n(spread)) + uint64(op)/4, seq: q.seq}
-				q.push(e)
+				q.push(e, rng.Intn(100) < farShare)
 				ref = append(ref, e)
 				continue
 			}
@@ -114,8 +117,8 @@ func TestEventQueueOrder(t *testing.T) {
 			if got := q.pop(); got.at != want.at || got.seq != want.seq {
 				t.Fatalf("round %d, op %d: popped (%d, %d), want (%d, %d)", round, op, got.at, got.seq, want.at, want.seq)
 			}
-			if len(q.h) != len(ref) {
-				t.Fatalf("round %d: %d queued, want %d", round, len(q.h), len(ref))
+			if q.len() != len(ref) {
+				t.Fatalf("round %d: %d queued, want %d", round, q.len(), len(ref))
 			}
 		}
 	}
@@ -123,23 +126,24 @@ func TestEventQueueOrder(t *testing.T) {
 
 // BenchmarkEventQueue schedules and runs events as a busy board does: a
 // few dozen far expiries queued (timers loaded again) while device steps
-// each schedule the next one a few hundred cycles on.
+// each schedule the next one a few hundred cycles on (Schedule's choice
+// of heap).
 func BenchmarkEventQueue(b *testing.B) {
 	q := newEventQueue()
 	for i := range 28 {
 		q.seq++
-		q.push(event{at: 1<<40 + uint64(i)*1000, seq: q.seq})
+		q.push(event{at: 1<<40 + uint64(i)*1000, seq: q.seq}, true)
 	}
 	now := uint64(0)
 	for range 3 {
 		q.seq++
-		q.push(event{at: now + 200, seq: q.seq})
+		q.push(event{at: now + 200, seq: q.seq}, false)
 	}
 	b.ResetTimer()
 	for range b.N {
 		e := q.pop()
 		now = e.at
 		q.seq++
-		q.push(event{at: now + 150 + now%97, seq: q.seq})
+		q.push(event{at: now + 150 + now%97, seq: q.seq}, false)
 	}
 }

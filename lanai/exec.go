@@ -84,6 +84,47 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 	c.PC, c.NPC, c.NNPC, c.Cycles, c.Instret, c.lastLoad = pc, npc, nnpc, cycles, instret, lastLoad
 }
 
+// accessIO executes the special-register load or store at c.PC (opLoadIO,
+// opStoreIO), handed over by exec with the state written back, as
+// execSlow's general path (mem, read, store) would: the access through the
+// memory system, then the loaded register, the interlock, the cycles and
+// the pc triple; none of them on a failed access, and none but the loaded
+// register when the access stops the run with a trap or a breakpoint. It
+// leaves out execSlow's set-up and the general decoding: the firmware
+// reads ISR and RTC in every pass of its main loop (docs/performance.md,
+// "Ninth pass").
+func (c *CPU) accessIO() {
+	pc := c.PC
+	u := c.pre[pc>>2] // a copy: a device store may forget the word
+	ll := c.lastLoad
+	c.R[2] = pc
+	c.lastLoad = noLoad // as execSlow's write-back before the access
+	var err error
+	if u.op == opStoreIO {
+		c.storeAddr, c.storeSize = u.imm, 4
+		c.stores++
+		err = c.Mem.WriteIO(u.imm, 4, c.R[u.rd])
+	} else {
+		var v uint32
+		if v, err = c.Mem.ReadIO(u.imm, 4); err == nil {
+			c.R[u.rd] = v
+		}
+	}
+	if err != nil {
+		c.accessFail(pc, err)
+		return
+	}
+	if c.stop != nil && (c.stop.Kind == StopTrap || c.stop.Kind == StopBreakpoint) {
+		return
+	}
+	c.Cycles += uint64(u.cost) + uint64(u.srcs)>>(ll&63)&1
+	c.PC, c.NPC, c.NNPC = c.NPC, c.NNPC, c.NNPC+4
+	c.Instret++
+	if u.op == opLoadIO {
+		c.lastLoad = u.rd
+	}
+}
+
 // slowFetch handles words that are not predecoded, invalid or
 // breakpointed. It returns the uop to execute, or false to stop before the
 // instruction (a breakpoint). The uop may not be u: a core whose word

@@ -100,8 +100,9 @@ const (
 // register and maybe the flags, nothing else).
 func isALUOp(o op) bool { return o >= opALUFirst && o < opLoadFirst }
 
-// isFastLoad reports a generated load without a base update.
-func isFastLoad(o op) bool { return o >= opLoadFirst && o < opLoadUpdateFirst }
+// isFastLoad reports a load the run loop does without a base update: a
+// generated one, or a special register's (opLoadIO, exec.go's accessIO).
+func isFastLoad(o op) bool { return o >= opLoadFirst && o < opLoadUpdateFirst || o == opLoadIO }
 
 // isFastMem reports a generated load or store (each falls back to opMem).
 func isFastMem(o op) bool { return o >= opLoadFirst && o < opCount }
@@ -641,6 +642,9 @@ func (c *CPU) exec() {
 				t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
 				newnpc = t
 				c.record(pc, t, cycles)
+			case opLoadIO, opStoreIO: // a special register: accessIO, not execSlow
+				c.sync(pc, npc, npc+4, cycles, instret, ll)
+				goto io
 			case opBT:
 				if u.imm == pc {
 					o = opSlow // perhaps an idle loop: execSlow's idle decides
@@ -678,9 +682,14 @@ func (c *CPU) exec() {
 		return
 	slow:
 		c.execSlow(c.Instret + 1)
+	handed:
 		if c.stop != nil || c.Cycles >= c.deadline || c.loop.state == loopToHead || c.loop.state == loopRecord {
 			return
 		}
+		continue
+	io:
+		c.accessIO()
+		goto handed
 	}
 }
 
@@ -1148,6 +1157,9 @@ loop:
 			t := (R[u.rs1] + R[u.rs2] + u.imm) &^ 3
 			newnpc, newnnpc = t, t+4
 			c.record(pc, t, cycles)
+		case opLoadIO, opStoreIO: // exec's accessIO does what the general path does
+			o = opMem
+			goto dispatch
 		case opBT:
 			if u.imm == pc && npc == pc+4 {
 				skipped := c.idle(pc, cycles, max(deadline, c.skipLimit))

@@ -1,6 +1,9 @@
 package lanai
 
-import "lanaiemu/isa"
+import (
+	"lanaiemu/isa"
+	"lanaiemu/memsys"
+)
 
 // op is the handler of a predecoded instruction. The ALU operations and
 // the loads and stores of the common forms have generated handlers
@@ -25,6 +28,8 @@ const (
 	opRRR                 // LANai 3/4 three-register instruction (rrr.go)
 	opReturn              // ld imm[rs1], %pc (a function's return): pc's second successor is the word loaded
 	opJumpAdd             // add into pc (a jump through a register): the target is rs1 + rs2 + imm
+	opLoadIO              // ld imm[r0], rd of a special register (ISR, RTC): exec hands it to accessIO
+	opStoreIO             // st rd, imm[r0] to a special register: exec hands it to accessIO
 	opSlow                // never in a uop: exec's hand-over of an instruction to execSlow
 	opGenerated           // the first generated op
 )
@@ -135,6 +140,12 @@ func predecode(w, pc uint32) (uop, isa.Inst) {
 			u.srcs |= 1 << in.Rd
 		}
 		u.op = memOp(&in)
+		if isSpecialAccess(&in) {
+			u.op = opLoadIO
+			if in.Store {
+				u.op = opStoreIO
+			}
+		}
 	case isa.BR:
 		u.op = opBR
 		if in.Cond == isa.CondT {
@@ -203,6 +214,16 @@ func memOp(in *isa.Inst) op {
 		reg = 1
 	}
 	return memForms[store][kind][reg][in.Mode]
+}
+
+// isSpecialAccess reports a word load or store of a special register at a
+// constant address (r0 plus an aligned offset in the window), not a load
+// into pc: the firmware's reads of ISR and RTC and its stores that start
+// the DMA engines (opLoadIO, opStoreIO).
+func isSpecialAccess(in *isa.Inst) bool {
+	return in.Class == isa.RM && (in.Store || in.Rd != isa.PC) && in.Size == isa.Word &&
+		in.Mode == isa.ModeOffset && in.Rs1 == isa.R0 &&
+		in.Imm >= memsys.SpecialBase && in.Imm%4 == 0
 }
 
 // computes reports the classes whose destination gets a computed value

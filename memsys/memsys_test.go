@@ -109,3 +109,30 @@ func TestPeek(t *testing.T) {
 		t.Errorf("String does not peek:\n%s", s)
 	}
 }
+
+// constDevice reads v everywhere and takes writes silently.
+type constDevice uint32
+
+func (d constDevice) Read32(uint32) (uint32, error) { return uint32(d), nil }
+func (d constDevice) Write32(uint32, uint32) error  { return nil }
+
+// ReadIO and WriteIO go straight to the special registers in their
+// window: that is what the map gives, since New maps the window first and
+// a later mapping over it is never reached.
+func TestSpecialWindowIsTheFirstMapping(t *testing.T) {
+	m, err := New(DefaultSRAMSize)
+	require.NoError(t, err)
+	m.Map(SpecialBase-0x100, 0x400, constDevice(0xdead), "over the window")
+	led, _ := SpecialByName("LED")
+	dev, off, ok := m.device(SpecialBase + led.Off)
+	if sp, isSp := dev.(*SpecialRegs); !ok || !isSp || sp != m.Specials || off != led.Off {
+		t.Fatalf("the map gives %v at %#x for LED, not the special registers", dev, off)
+	}
+	require.NoError(t, m.WriteIO(SpecialBase+led.Off, 4, 7))
+	if v, err := m.ReadIO(SpecialBase+led.Off, 4); err != nil || v != 7 {
+		t.Errorf("LED reads %#x, %v; want 7", v, err)
+	}
+	if v, err := m.ReadIO(SpecialBase-0x100, 4); err != nil || v != 0xdead {
+		t.Errorf("below the window %#x, %v; want the other device's 0xdead", v, err)
+	}
+}

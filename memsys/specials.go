@@ -63,20 +63,27 @@ func SpecialAt(addr uint32) (SpecialReg, bool) {
 // register holds what was last written to it; offsets not in the table are
 // errors.
 type SpecialRegs struct {
-	val    [SpecialSize / 4]uint32
-	known  [SpecialSize / 4]bool
-	read   [SpecialSize / 4]func() uint32
-	write  [SpecialSize / 4]func(uint32)
-	stable [SpecialSize / 4]func() uint64
+	regs   [SpecialSize / 4]specialReg
 	peek   func(off uint32) (uint32, error)
 	writes uint64
+}
+
+// specialReg is one register: what a read looks at comes first, in one
+// cache line (the firmware reads ISR and RTC in every pass of its main
+// loop).
+type specialReg struct {
+	read   func() uint32
+	val    uint32
+	known  bool
+	write  func(uint32)
+	stable func() uint64
 }
 
 // NewSpecialRegs makes the window with every register zero.
 func NewSpecialRegs() *SpecialRegs {
 	s := &SpecialRegs{}
 	for _, r := range SpecialRegisters {
-		s.known[r.Off/4] = true
+		s.regs[r.Off/4].known = true
 	}
 	return s
 }
@@ -84,7 +91,8 @@ func NewSpecialRegs() *SpecialRegs {
 // Hook makes a device serve a register: read (if not nil) gives its value,
 // write (if not nil) takes writes.
 func (s *SpecialRegs) Hook(off uint32, read func() uint32, write func(uint32)) {
-	s.read[off/4], s.write[off/4], s.known[off/4] = read, write, true
+	r := &s.regs[off/4]
+	r.read, r.write, r.known = read, write, true
 }
 
 // HookStable tells how long a hooked register keeps its value without an
@@ -92,47 +100,55 @@ func (s *SpecialRegs) Hook(off uint32, read func() uint32, write func(uint32)) {
 // taken to change at any time; a plain stored register never changes by
 // itself.
 func (s *SpecialRegs) HookStable(off uint32, until func() uint64) {
-	s.stable[off/4] = until
+	s.regs[off/4].stable = until
 }
 
 // StableUntil implements Stable.
 func (s *SpecialRegs) StableUntil(off uint32) uint64 {
-	i := off / 4
+	r := s.reg(off)
 	switch {
-	case off%4 != 0 || i >= uint32(len(s.val)) || !s.known[i]:
+	case r == nil:
 		return 0
-	case s.stable[i] != nil:
-		return s.stable[i]()
-	case s.read[i] != nil:
+	case r.stable != nil:
+		return r.stable()
+	case r.read != nil:
 		return 0
 	}
 	return ^uint64(0)
 }
 
+// reg is the register at offset off, or nil if none is there.
+func (s *SpecialRegs) reg(off uint32) *specialReg {
+	if i := off / 4; off%4 == 0 && i < uint32(len(s.regs)) && s.regs[i].known {
+		return &s.regs[i]
+	}
+	return nil
+}
+
 // Read32 implements Device.
 func (s *SpecialRegs) Read32(off uint32) (uint32, error) {
-	i := off / 4
-	if off%4 != 0 || i >= uint32(len(s.val)) || !s.known[i] {
+	r := s.reg(off)
+	if r == nil {
 		return 0, &AccessError{SpecialBase + off, 4, false, "no special register here"}
 	}
-	if s.read[i] != nil {
-		return s.read[i](), nil
+	if r.read != nil {
+		return r.read(), nil
 	}
-	return s.val[i], nil
+	return r.val, nil
 }
 
 // Write32 implements Device.
 func (s *SpecialRegs) Write32(off uint32, v uint32) error {
-	i := off / 4
-	if off%4 != 0 || i >= uint32(len(s.val)) || !s.known[i] {
+	r := s.reg(off)
+	if r == nil {
 		return &AccessError{SpecialBase + off, 4, true, "no special register here"}
 	}
 	s.writes++
-	if s.write[i] != nil {
-		s.write[i](v)
+	if r.write != nil {
+		r.write(v)
 		return nil
 	}
-	s.val[i] = v
+	r.val = v
 	return nil
 }
 
