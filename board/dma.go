@@ -299,9 +299,9 @@ func (ch *channel) nextBurst() {
 	end := b.pciClock.Time(endP)
 	ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end < sim.Never-p.ReadLatency
 	at := b.clock.Cycles(end)
-	if b.busEdges {
+	if b.busEdges && end < sim.Never {
 		b.busPast = max(b.busPast, at) // (at begins at or after end)
-	} else {
+	} else { // (an end past the timeline's saturates: at bounds nothing)
 		b.busPast = ^uint64(0)
 	}
 	// Book the burst's SRAM cycles now: the arbiter must know them before

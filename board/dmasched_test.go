@@ -154,7 +154,7 @@ func busPastHolds(b *Board) error {
 func TestBurstScheduleShortcutsAtTheEndOfTime(t *testing.T) {
 	for _, hz := range []uint64{200_000_000, 133_000_000} {
 		from := sim.Clock{Hz: hz}.Cycles(sim.Never) - 2_000
-		for seed := uint64(1); seed <= 6; seed++ {
+		for seed := uint64(1); seed <= 4; seed++ {
 			fast := runDMAMix(t, hz, PCI{}, seed, from, false)
 			plain := runDMAMix(t, hz, PCI{}, seed, from, true)
 			if fast != plain {
