@@ -273,19 +273,19 @@ func (ch *channel) nextBurst() {
 	ch.n = n
 	host := ch.d.PCI + uint64(ch.pos)
 	phases := (host%uint64(p.BusBytes) + uint64(n) + uint64(p.BusBytes) - 1) / uint64(p.BusBytes)
-	// The PCI clock at which the burst may start.
+	// The PCI clock at which the burst may start: from the previous
+	// burst's end edge where its clocks are known, else converted.
+	e2l := ch.d.Next&DMAE2L != 0
 	var ready uint64
-	switch e2l := ch.d.Next&DMAE2L != 0; {
-	case !ch.readyOnBus && e2l:
-		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
-	case !ch.readyOnBus:
-		ready = b.pciClock.Cycles(ch.ready)
-	case e2l && b.latencyOnBus:
+	switch {
+	case ch.readyOnBus && !e2l:
+		ready = ch.readyP
+	case ch.readyOnBus && b.latencyOnBus:
 		ready = ch.readyP + b.latencyP
 	case e2l:
 		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
 	default:
-		ready = ch.readyP
+		ready = b.pciClock.Cycles(ch.ready)
 	}
 	// Forget the bus windows that ended by the core's cycle (all of them
 	// from busPast on).
@@ -309,7 +309,7 @@ func (ch *channel) nextBurst() {
 	// the last one landing FIFOAccesses after the bus; the last burst is
 	// followed by the write-back.
 	last := at
-	if ch.d.Next&DMAE2L != 0 {
+	if e2l {
 		last = at + p.FIFOAccesses
 		b.takeSRAM(last-min(last, b.sramWords(ch.d.LAR+ch.pos, n)), last)
 	}
