@@ -175,7 +175,8 @@ type Board struct {
 	// converts back to itself (pciClock.Cycles(pciClock.Time(e)) == e,
 	// true for a bus period of at least a picosecond): a core cycle that
 	// begins at or after a window's end has that end's PCI clock or a
-	// later one. Without it busPast stays ^0 and every burst converts.
+	// later one. Without it (or once a burst ends past sim.Never) busPast
+	// stays ^0 and every burst converts.
 	busPast  uint64
 	busEdges bool
 	// latencyP is ReadLatency in PCI clocks after a PCI clock edge, when

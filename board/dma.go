@@ -273,19 +273,19 @@ func (ch *channel) nextBurst() {
 	ch.n = n
 	host := ch.d.PCI + uint64(ch.pos)
 	phases := (host%uint64(p.BusBytes) + uint64(n) + uint64(p.BusBytes) - 1) / uint64(p.BusBytes)
-	// The PCI clock at which the burst may start.
+	// The PCI clock at which the burst may start: from the previous
+	// burst's end edge where its clocks are known, else converted.
+	e2l := ch.d.Next&DMAE2L != 0
 	var ready uint64
-	switch e2l := ch.d.Next&DMAE2L != 0; {
-	case !ch.readyOnBus && e2l:
-		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
-	case !ch.readyOnBus:
-		ready = b.pciClock.Cycles(ch.ready)
-	case e2l && b.latencyOnBus:
+	switch {
+	case ch.readyOnBus && !e2l:
+		ready = ch.readyP
+	case ch.readyOnBus && b.latencyOnBus:
 		ready = ch.readyP + b.latencyP
 	case e2l:
 		ready = b.pciClock.Cycles(ch.ready + p.ReadLatency)
 	default:
-		ready = ch.readyP
+		ready = b.pciClock.Cycles(ch.ready)
 	}
 	// Forget the bus windows that ended by the core's cycle (all of them
 	// from busPast on).
@@ -299,9 +299,9 @@ func (ch *channel) nextBurst() {
 	end := b.pciClock.Time(endP)
 	ch.ready, ch.readyP, ch.readyOnBus = end, endP, b.busEdges && end < sim.Never-p.ReadLatency
 	at := b.clock.Cycles(end)
-	if b.busEdges {
+	if b.busEdges && end < sim.Never {
 		b.busPast = max(b.busPast, at) // (at begins at or after end)
-	} else {
+	} else { // (an end past the timeline's saturates: at bounds nothing)
 		b.busPast = ^uint64(0)
 	}
 	// Book the burst's SRAM cycles now: the arbiter must know them before
@@ -309,7 +309,7 @@ func (ch *channel) nextBurst() {
 	// the last one landing FIFOAccesses after the bus; the last burst is
 	// followed by the write-back.
 	last := at
-	if ch.d.Next&DMAE2L != 0 {
+	if e2l {
 		last = at + p.FIFOAccesses
 		b.takeSRAM(last-min(last, b.sramWords(ch.d.LAR+ch.pos, n)), last)
 	}

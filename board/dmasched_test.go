@@ -33,10 +33,13 @@ _start:
 // runDMAMix runs random descriptor chains on all four channels at once
 // (both directions, odd lengths and addresses, started at random cycles
 // while the core runs busySrc) and returns everything the board did: its
-// trace, SRAM, host memory and the core's counts. plain turns off the
-// burst schedule's shortcuts (busEdges: every burst prunes the bus at the
-// core's PCI clock and converts its ready time).
-func runDMAMix(t *testing.T, hz uint64, pci PCI, seed uint64, plain bool) string {
+// trace, SRAM, host memory and the core's counts. The core's cycle count
+// is set to from first (from > 0 puts the run near the end of the
+// picosecond timeline). plain turns off the burst schedule's shortcuts
+// (busEdges: every burst prunes the bus at the core's PCI clock and
+// converts its ready time); otherwise every 1-40 cycles the run checks
+// busPast's promise (busPastHolds).
+func runDMAMix(t *testing.T, hz uint64, pci PCI, seed, from uint64, plain bool) string {
 	t.Helper()
 	host := NewHostRAM(hostBase, 1<<20)
 	copy(host.Data, pattern(len(host.Data), seed))
@@ -46,6 +49,7 @@ func runDMAMix(t *testing.T, hz uint64, pci PCI, seed uint64, plain bool) string
 		fmt.Fprintf(&trace, "%s (at %d)\n", e, b.CPU().Cycles)
 	}}
 	b, _ = boot(t, cfg, lanaitest.Build(t, inline(busySrc)))
+	b.CPU().Cycles = from
 	if plain {
 		b.busEdges = false
 	}
@@ -66,7 +70,7 @@ func runDMAMix(t *testing.T, hz uint64, pci PCI, seed uint64, plain bool) string
 		}
 		mem.Write(base+uint32(n)*DescriptorSize, Descriptor{Next: DMATerminal}.Bytes())
 		b.HostWritePointerBank(ch, base)
-		start := 50 + r.Uint64()%3000
+		start := from + 50 + r.Uint64()%3000
 		if ch == 3 {
 			b.CPU().Schedule(start, func() { b.TriggerDMA(3) })
 			continue
@@ -83,8 +87,13 @@ func runDMAMix(t *testing.T, hz uint64, pci PCI, seed uint64, plain bool) string
 			}
 		})
 	}
-	for b.CPU().Cycles < 60_000 {
+	for b.CPU().Cycles < from+60_000 {
 		b.Run(1 + r.Uint64()%40)
+		if !plain {
+			if err := busPastHolds(b); err != nil {
+				t.Fatalf("seed %d, cycle %d: %v", seed, b.CPU().Cycles, err)
+			}
+		}
 	}
 	if b.Fault() != nil {
 		t.Fatalf("seed %d: fault %v", seed, b.Fault())
@@ -106,11 +115,12 @@ func TestBurstScheduleShortcuts(t *testing.T) {
 	for _, tc := range []struct {
 		hz  uint64
 		pci PCI
-	}{{200_000_000, PCI{}}, {133_000_000, PCI{}}, {133_000_000, slow}, {200_000_000, odd}} {
+	}{{200_000_000, PCI{}}, {133_000_000, PCI{}}, {133_000_000, slow}, {200_000_000, odd},
+		{50_000_000, PCI{}}, {66_000_000, PCI{}}, {33_333_333, odd}} { // (cores no faster than the bus)
 		var bursts int
 		for seed := uint64(1); seed <= 12; seed++ {
-			fast := runDMAMix(t, tc.hz, tc.pci, seed, false)
-			plain := runDMAMix(t, tc.hz, tc.pci, seed, true)
+			fast := runDMAMix(t, tc.hz, tc.pci, seed, 0, false)
+			plain := runDMAMix(t, tc.hz, tc.pci, seed, 0, true)
 			if fast != plain {
 				t.Fatalf("%d Hz, bus %d Hz, seed %d: the shortcuts differ from the plain schedule:\n%s", tc.hz, tc.pci.BusHz, seed, firstDiff(fast, plain))
 			}
@@ -118,6 +128,38 @@ func TestBurstScheduleShortcuts(t *testing.T) {
 		}
 		if bursts < 500 {
 			t.Errorf("%d Hz: only %d bursts", tc.hz, bursts)
+		}
+	}
+}
+
+// busPastHolds checks busPast's promise: pruning the bus at busPast's
+// PCI clock would empty the calendar (every window ends at or before it).
+func busPastHolds(b *Board) error {
+	if b.busPast == ^uint64(0) {
+		return nil
+	}
+	at := b.pciClock.Cycles(b.clock.Time(b.busPast))
+	for _, w := range b.busCal.iv {
+		if w.to > at {
+			return fmt.Errorf("busPast %d (PCI clock %d), but a bus window [%d, %d) is still open", b.busPast, at, w.from, w.to)
+		}
+	}
+	return nil
+}
+
+// The shortcuts give the plain schedule's results at the end of the
+// picosecond timeline too, where a burst's end saturates to sim.Never
+// (its PCI clock no longer converts back to itself): the core starts a
+// few thousand cycles before its clock reaches sim.Never.
+func TestBurstScheduleShortcutsAtTheEndOfTime(t *testing.T) {
+	for _, hz := range []uint64{200_000_000, 133_000_000} {
+		from := sim.Clock{Hz: hz}.Cycles(sim.Never) - 2_000
+		for seed := uint64(1); seed <= 4; seed++ {
+			fast := runDMAMix(t, hz, PCI{}, seed, from, false)
+			plain := runDMAMix(t, hz, PCI{}, seed, from, true)
+			if fast != plain {
+				t.Fatalf("%d Hz, seed %d: the shortcuts differ from the plain schedule:\n%s", hz, seed, firstDiff(fast, plain))
+			}
 		}
 	}
 }

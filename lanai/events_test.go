@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"lanaiemu/asm"
 )
 
 // The queue's first (what every run reads instead of the heap's head) is
@@ -145,5 +147,106 @@ func BenchmarkEventQueue(b *testing.B) {
 		now = e.at
 		q.seq++
 		q.push(event{at: now + 150 + now%97, seq: q.seq}, false)
+	}
+}
+
+// A core runs its scheduled events in (cycle, scheduling order) whichever
+// heap Schedule puts them in: events scheduled from outside and by events,
+// at cycles passed, due now, just inside and just outside farEvent ahead
+// and far beyond, with many ties between near and far events (a far event
+// comes due beside near ones scheduled later), runs of random lengths and
+// resets that must drop the far events too. After every run the core's
+// next event is the reference's.
+func TestScheduleOrderAcrossHeaps(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	// A polling loop the core proves and skips to its next event with.
+	c, im := load(t, linkSources(t, asm.Source{Name: "poll.s", Text: []byte(`
+	.globl	_start
+_start:
+	mov	0x1000, %r9
+.Lpoll:
+	ld	0[%r9], %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lpoll
+	nop
+`)}), Config{})
+	type ref struct {
+		at, seq uint64
+		far     bool // Schedule put it in the far heap
+	}
+	var pending []ref // what the core should hold, in scheduling order
+	seq := uint64(0)
+	var skipped uint64       // cycles the proved loop skipped
+	fired, crossTies := 0, 0 // crossTies: events run beside one of the other heap due at the same cycle
+	var schedule func()
+	schedule = func() {
+		var at uint64
+		switch now := c.Cycles; rng.Intn(6) {
+		case 0:
+			at = now - min(now, uint64(rng.Intn(20))) // due at once
+		case 1:
+			at = now + farEvent - 2 + uint64(rng.Intn(4)) // the threshold
+		case 2:
+			at = now + uint64(rng.Intn(3*farEvent))
+		case 3:
+			at = now + uint64(rng.Intn(64))
+		case 4: // a cycle already queued, soon: a tie with an event of either heap
+			at = now
+			for _, p := range pending {
+				if p.at >= now && p.at < now+2*farEvent && rng.Intn(3) == 0 {
+					at = p.at
+				}
+			}
+		default:
+			at = now + 1<<20 + uint64(rng.Intn(3))<<20
+		}
+		seq++
+		me := ref{at, seq, at > c.Cycles && at-c.Cycles >= farEvent}
+		pending = append(pending, me)
+		c.Schedule(at, func() {
+			i := slices.Index(pending, me)
+			if i < 0 {
+				t.Fatalf("event (%d, %d) ran, but it was not pending (a reset dropped it)", me.at, me.seq)
+			}
+			for _, p := range pending {
+				if p.at == me.at && p.far != me.far {
+					crossTies++
+				}
+				if p.at <= c.Cycles && (p.at < me.at || p.at == me.at && p.seq < me.seq) {
+					t.Fatalf("cycle %d: event (%d, %d) ran before (%d, %d)", c.Cycles, me.at, me.seq, p.at, p.seq)
+				}
+			}
+			if me.at > c.Cycles {
+				t.Fatalf("event of cycle %d ran at %d", me.at, c.Cycles)
+			}
+			pending = slices.Delete(pending, i, i+1)
+			fired++
+			for rng.Intn(3) == 0 {
+				schedule()
+			}
+		})
+	}
+	for step := range 10000 {
+		for len(pending) < 60 && rng.Intn(2) == 0 {
+			schedule()
+		}
+		if step%1500 == 1499 {
+			skipped += c.SkippedCycles
+			c.Reset(im.Entry)
+			pending = pending[:0]
+		}
+		if s := c.Run(1 + uint64(rng.Intn([]int{16, 600, 2 * farEvent}[rng.Intn(3)]))); s != CycleLimit {
+			t.Fatalf("step %d: run stopped: %v", step, s)
+		}
+		want := ^uint64(0)
+		for _, p := range pending {
+			want = min(want, p.at)
+		}
+		if got := c.NextEvent(); got != want {
+			t.Fatalf("step %d, cycle %d: next event %d, want %d (%d pending)", step, c.Cycles, got, want, len(pending))
+		}
+	}
+	if skipped += c.SkippedCycles; fired < 2000 || crossTies < 60 || skipped == 0 {
+		t.Fatalf("only %d events ran, %d of them tied with an event of the other heap, %d cycles skipped", fired, crossTies, skipped)
 	}
 }

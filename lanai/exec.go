@@ -86,10 +86,11 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 
 // accessIO executes the special-register load or store at c.PC (opLoadIO,
 // opStoreIO), handed over by exec with the state written back, as
-// execSlow's general path (mem, read, store) would: the access through the
-// memory system, then the loaded register, the interlock, the cycles and
-// the pc triple; none of them on a failed access, and none but the loaded
-// register when the access stops the run with a trap or a breakpoint. It
+// execSlow's general path (mem, read, store) would: R[2], a store's
+// address and count, the access through the memory system, then the
+// loaded register, the interlock, the cycles and the pc triple; none of
+// these last on a failed access, and none but the loaded register when
+// the access stops the run before the instruction (stoppedBefore). It
 // leaves out execSlow's set-up and the general decoding: the firmware
 // reads ISR and RTC in every pass of its main loop (docs/performance.md,
 // "Ninth pass").
@@ -114,7 +115,7 @@ func (c *CPU) accessIO() {
 		c.accessFail(pc, err)
 		return
 	}
-	if c.stop != nil && (c.stop.Kind == StopTrap || c.stop.Kind == StopBreakpoint) {
+	if c.stoppedBefore() {
 		return
 	}
 	c.Cycles += uint64(u.cost) + uint64(u.srcs)>>(ll&63)&1
@@ -123,6 +124,13 @@ func (c *CPU) accessIO() {
 	if u.op == opLoadIO {
 		c.lastLoad = u.rd
 	}
+}
+
+// stoppedBefore reports a stop that leaves the core at the instruction
+// that made it (a trap, a breakpoint): the run loops write back no pc,
+// cycles or counts of that instruction.
+func (c *CPU) stoppedBefore() bool {
+	return c.stop != nil && (c.stop.Kind == StopTrap || c.stop.Kind == StopBreakpoint)
 }
 
 // slowFetch handles words that are not predecoded, invalid or

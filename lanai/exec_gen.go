@@ -190,7 +190,9 @@ var memForms = [2][5][2][4]op{
 // predecoded, a write to pc other than an add or a word load (opJumpAdd,
 // opReturn), a backward branch the polling and
 // loop code must see, a rare form) is handed, with the state written back,
-// to execSlow for one instruction, and the loop starts again from c.
+// to execSlow for one instruction (a special-register load or store,
+// opLoadIO or opStoreIO, to accessIO instead), and the loop starts again
+// from c.
 // exec keeps only pc and npc: outside the delay slots of a load into pc
 // nnpc is npc+4, and the first of those slots runs in execSlow. What
 // only some cases or the loop's test read (the deadline, the SRAM
@@ -1250,7 +1252,7 @@ loop:
 		pc, npc, nnpc = npc, newnpc, newnnpc
 		instret++
 	}
-	if c.stop == nil || c.stop.Kind != StopTrap && c.stop.Kind != StopBreakpoint {
+	if !c.stoppedBefore() {
 		c.sync(pc, npc, nnpc, cycles, instret, lastLoad)
 	}
 }

@@ -146,8 +146,13 @@ func (m *Memory) StableUntil(addr uint32) uint64 {
 // SRAM. Only word accesses reach devices.
 func (m *Memory) ReadIO(addr uint32, size int) (uint32, error) {
 	if off := addr - SpecialBase; off < SpecialSize && size == 4 {
-		return m.Specials.Read32(off) // the window New maps first: what device finds, without the interface
+		return m.Specials.Read32(off) // the window New maps first: what mapRead finds, without the interface
 	}
+	return m.mapRead(addr, size)
+}
+
+// mapRead is ReadIO through the map search, for any address.
+func (m *Memory) mapRead(addr uint32, size int) (uint32, error) {
 	dev, off, ok := m.device(addr)
 	if !ok {
 		return 0, &AccessError{addr, size, false, "unmapped address"}
@@ -163,6 +168,11 @@ func (m *Memory) WriteIO(addr uint32, size int, v uint32) error {
 	if off := addr - SpecialBase; off < SpecialSize && size == 4 {
 		return m.Specials.Write32(off, v) // as in ReadIO
 	}
+	return m.mapWrite(addr, size, v)
+}
+
+// mapWrite is WriteIO through the map search, for any address.
+func (m *Memory) mapWrite(addr uint32, size int, v uint32) error {
 	dev, off, ok := m.device(addr)
 	if !ok {
 		return &AccessError{addr, size, true, "unmapped address"}

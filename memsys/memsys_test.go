@@ -136,3 +136,53 @@ func TestSpecialWindowIsTheFirstMapping(t *testing.T) {
 		t.Errorf("below the window %#x, %v; want the other device's 0xdead", v, err)
 	}
 }
+
+// Every access of 1, 2 or 4 bytes at every address of the window and just
+// below it gives through ReadIO and WriteIO the value and the error the
+// map search gives (mapRead, mapWrite): sub-word and misaligned ones too.
+func TestSpecialWindowAccessesAsTheMap(t *testing.T) {
+	fast, err := New(DefaultSRAMSize)
+	require.NoError(t, err)
+	slow, err := New(DefaultSRAMSize)
+	require.NoError(t, err)
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	for a := uint64(SpecialBase - 8); a < 1<<32+8; a++ { // (and past the wrap: SRAM is not ReadIO's)
+		for _, size := range []int{1, 2, 4} {
+			addr, v := uint32(a), uint32(a)*7+uint32(size)
+			if e1, e2 := fast.WriteIO(addr, size, v), slow.mapWrite(addr, size, v); errText(e1) != errText(e2) {
+				t.Fatalf("%d-byte write at %#x: %v, the map %v", size, addr, e1, e2)
+			}
+			v1, e1 := fast.ReadIO(addr, size)
+			v2, e2 := slow.mapRead(addr, size)
+			if v1 != v2 || errText(e1) != errText(e2) {
+				t.Fatalf("%d-byte read at %#x: %#x, %v; the map %#x, %v", size, addr, v1, e1, v2, e2)
+			}
+		}
+	}
+	if fast.Specials.Writes() != slow.Specials.Writes() || fast.Specials.Writes() == 0 {
+		t.Errorf("%d writes counted, the map %d", fast.Specials.Writes(), slow.Specials.Writes())
+	}
+}
+
+// A special register is at its offset only: every other offset of the
+// window and past it, the misaligned ones inside a register's word too,
+// reads and writes as an error and is never stable.
+func TestSpecialRegsOnlyAtTheirOffsets(t *testing.T) {
+	s := NewSpecialRegs()
+	for off := uint32(0); off < SpecialSize+8; off++ {
+		_, known := SpecialAt(SpecialBase + off)
+		werr := s.Write32(off, off+1)
+		v, rerr := s.Read32(off)
+		switch until := s.StableUntil(off); {
+		case known && (werr != nil || rerr != nil || v != off+1 || until != ^uint64(0)):
+			t.Fatalf("register at %#x: write %v, read %#x, %v, stable until %d", off, werr, v, rerr, until)
+		case !known && (werr == nil || rerr == nil || until != 0):
+			t.Fatalf("nothing at %#x: write %v, read %v, stable until %d", off, werr, rerr, until)
+		}
+	}
+}

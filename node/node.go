@@ -126,6 +126,10 @@ type Stats struct {
 	// Lagged counts the steps boards sat out in a proved loop
 	// (World.canLag), one per board and step.
 	Lagged uint64
+	// SatOut counts the lead steps boards sat out (World.sitOut), one per
+	// board and step; Through the leaders' runs that went through the
+	// step of their next event (World.through).
+	SatOut, Through uint64
 	// ParallelSteps are steps whose boards ran on several goroutines
 	// (Config.Jobs): the one count that depends on the jobs.
 	ParallelSteps uint64
@@ -143,20 +147,29 @@ type World struct {
 	// lagging member's lagUntil is below (setLagging); awake lists the
 	// others in node order (remade when stale), which alone the serial
 	// steps visit.
-	lagMask    []uint64
-	lagN       int
+	lagMask []uint64
+	lagN    int
+	// owed is, for each member that sat out a lead step (sitOut), the
+	// step's end: its run there is still owed (0: none).
+	owed       []sim.Time
 	lagMin     sim.Time
 	awake      []*Member
 	awakeStale bool
 	// cyc memoises Clock.Cycles for one clock and one time (cycles).
-	cyc     cyclesMemo
-	now     sim.Time
-	step    sim.Time
-	st      Stats
-	noJump  bool // SetProvedJumps(false)
-	noLead  bool // SetLeadSteps(false)
-	lookAll bool // SetLagSet(false)
-	crew    *crew
+	cyc      cyclesMemo
+	now      sim.Time
+	step     sim.Time
+	st       Stats
+	noJump   bool // SetProvedJumps(false)
+	noLead   bool // SetLeadSteps(false)
+	lookAll  bool // SetLagSet(false)
+	noSitOut bool // SetSitOut(false)
+	// sitOK: boards may sit out the lead steps of this Run, which ends
+	// at until (sitOut); led: the proved step being taken is a lead step.
+	sitOK, led bool
+	until      sim.Time
+	noThrough  bool // SetRunThrough(false)
+	crew       *crew
 	// codeShared: ShareCode was called (SetJobs regroups the cores).
 	codeShared bool
 }
@@ -189,7 +202,8 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 		cfg.ParallelCycles = DefaultParallelCycles
 	}
 	w := &World{Q: q, Fabric: f, cfg: cfg, step: cfg.Quantum, now: q.Now(),
-		lagMask: make([]uint64, (len(boards)+63)/64), lagMin: sim.Never, awakeStale: true}
+		lagMask: make([]uint64, (len(boards)+63)/64), lagMin: sim.Never, awakeStale: true,
+		owed: make([]sim.Time, len(boards))}
 	members := make([]Member, len(boards)) // one block: the per-step loops walk them in order
 	for i, b := range boards {
 		if err := b.Link().Connect(f, q, i); err != nil {
@@ -251,10 +265,12 @@ func (w *World) Run(until sim.Time) error {
 		defer w.stopCrew()
 	}
 	live := w.Running() // some node runs: kept by the steps' loops over the nodes
+	w.sitOK, w.until = !shared && !w.noSitOut, until
 	for w.now < until && live {
 		S := w.now
 		var J sim.Time
 		ok := false
+		w.led = false
 		if !w.twoBusy() { // else neither applies
 			J, ok = w.leadStep(S, until)
 			if !ok {
@@ -265,9 +281,19 @@ func (w *World) Run(until sim.Time) error {
 			// Every core is in a loop proved side-effect free: the steps
 			// of length Q up to T would change nothing but the cores'
 			// counts, which each core's run reaches exactly in one go
-			// (the leader of a lead step has run already).
+			// (the leader of a lead step has run already). In a lead
+			// step a board that may lag past J sits the step out, owing
+			// the run to J (sitOut); not in a proved jump (the busy rings'
+			// boards have their events close after one: their looks cost
+			// more than the runs put off save) nor at until (where every
+			// board is caught up at once).
+			lag := w.led && w.sitOK && J < until
 			for _, n := range w.Nodes {
+				if lag && n.Stop == nil && w.sitOut(n, J) {
+					continue
+				}
 				w.setLagging(n, false)
+				w.owed[n.ID] = 0
 				if n.Stop == nil {
 					w.runTo(n, J)
 				}
@@ -275,6 +301,7 @@ func (w *World) Run(until sim.Time) error {
 				n.noteCounts()
 			}
 			live = w.Running()
+			w.stepEnd = J // the shared queue's events bring a lagging board there (catchUpNode)
 			w.Q.RunUntil(J)
 			w.now = J
 			w.st.Steps++
@@ -348,6 +375,9 @@ func (w *World) Run(until sim.Time) error {
 					continue
 				}
 				n.lagUntil = 0
+				if w.owed[n.ID] != 0 {
+					w.settle(n)
+				}
 				w.runStep(n, T, c, quiet)
 				quiet = quiet && !n.busy
 			}
@@ -629,11 +659,41 @@ func (w *World) catchUpTo(n *Member, T sim.Time) {
 		return
 	}
 	w.setLagging(n, false)
+	w.owed[n.ID] = 0
 	if n.Stop == nil {
 		w.runTo(n, T)
 		n.notes.Take()
 		n.noteCounts()
 	}
+}
+
+// sitOut makes node n, in a proved loop, lag past the end J of a lead step
+// instead of running there, if canLag allows it at J: nothing but the
+// shared queue can act on it before its lagUntil, and the queue's events
+// catch it up first, as they catch up a board that lags in ordinary steps
+// (docs/timeline.md, "Sitting out lead steps"). Its run to J is owed
+// (w.owed): settle makes it before the board's next run in an ordinary
+// step, whose measure of the run (busy, the idle steps' growth) starts
+// where the run to J would have ended; any other run of the board (a
+// catch-up, a proved step, its lead) goes through J in one go.
+func (w *World) sitOut(n *Member, J sim.Time) bool {
+	if !w.canLag(n, w.cyc.get(n.clk, J)) {
+		return false
+	}
+	w.setLagging(n, true)
+	w.owed[n.ID] = J
+	w.st.SatOut++
+	return true
+}
+
+// settle makes the run to the end of the lead step that node n sat out
+// (it owes one) and notes its counts there, as that step would have.
+func (w *World) settle(n *Member) {
+	o := w.owed[n.ID]
+	w.owed[n.ID] = 0
+	w.runTo(n, o)
+	n.notes.Take()
+	n.noteCounts()
 }
 
 // runTo runs node n to the first cycle at or after T (nothing if it is
@@ -665,11 +725,13 @@ func (w *World) runCycles(n *Member, c uint64) {
 // shared-queue event, any link's NextSync, and until. The leader runs
 // towards it in the steps of length Q the world would take (one run over
 // the stretches in which no event of its falls, one per step where one
-// does) and stops at the end of the first step after which it may act on
-// anything outside itself: it is not in a proved loop any more, it made a
-// call into the fabric, a call-back scheduled a shared-queue event before
-// the bound, it traced an event or it stopped. The step ends there; the
-// other boards, which have no event before it, run to it in one go. So
+// does, or one through both: through) and stops at the end of the first
+// step after which it may act on anything outside itself: it is not in a
+// proved loop any more, it made a call into the fabric, a call-back
+// scheduled a shared-queue event before the bound, it traced an event or it
+// stopped. The step ends there; the other boards, which have no event
+// before it, run to it in one go or sit it out (sitOut), as does the
+// leader when no event of its own is left before the end. So
 // every board is where the steps of length Q would leave it, and whatever
 // the leader started is seen at the same step end. It reports false (and
 // runs nothing) when the step would not reach 2Q, as provedJump.
@@ -729,7 +791,18 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 	}
 	G := S + (lim-S)/Q*Q
 	w.st.LeadSteps++
-	w.catchUpTo(lead, S) // a leader that lagged starts at S, no longer lagging (its own fabric calls must not catch it up inside its run)
+	w.led = true
+	if w.noSitOut {
+		w.catchUpTo(lead, S) // a leader that lagged starts at S, no longer lagging (its own fabric calls must not catch it up inside its run)
+	} else if lead.lagging {
+		// It stops lagging (its own fabric calls must not catch it up
+		// inside its run) and its first run starts where it is: a run
+		// through S gives what a run to S and one from S give, and a
+		// leader's runs are not measured (its counts are noted at the
+		// step's end).
+		w.setLagging(lead, false)
+		w.owed[lead.ID] = 0
+	}
 	return w.runLead(lead, S, G, B), true
 }
 
@@ -765,7 +838,16 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 		if c := cpu.NextEvent(); c > cpu.Cycles+1 {
 			if e := clk.Time(c - 1); e >= next && e != sim.Never {
 				next = t + min(e-t, G-t)/Q*Q
+				if next < G && w.through(n, c, clk.Cycles(next)) {
+					next += Q
+					w.st.Through++
+				}
 			}
+		}
+		if next == G && w.sitOK && G < w.until && w.canLag(n, clk.Cycles(G)) {
+			// No event of its own up to G: it sits the rest out as the
+			// others do (the step's loop finds the same canLag answer).
+			return G
 		}
 		if next > t+Q {
 			n.Board.WatchStores(true)
@@ -787,6 +869,23 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 		}
 	}
 	return G
+}
+
+// through reports whether the leader n, whose next event is due at cycle
+// c, may run through the step after cycle cn (a step end before c) in the
+// same run: its run to cn could not reach the event. It is in a proved
+// loop (which stores nothing and cannot stop before its next event), and
+// the event and the first SRAM cycle booked by another master come at
+// least leadMargin cycles after cn, so a run to cn ends before either (as
+// a lagging board's does). The event then runs in the step after cn both
+// ways, and nothing else the leader does before it could end the lead
+// step.
+func (w *World) through(n *Member, c, cn uint64) bool {
+	if w.noThrough || cn+leadMargin > c {
+		return false
+	}
+	cpu := n.cpu
+	return cpu.SRAMFree() >= cn+leadMargin && cpu.Polling()
 }
 
 // SetJobs sets the number of goroutines that run the boards of a step
@@ -823,6 +922,15 @@ func (w *World) SetLeadSteps(on bool) { w.noLead = !on }
 // before the set (setLagging says why that changes nothing): tests compare
 // the two.
 func (w *World) SetLagSet(on bool) { w.lookAll = !on }
+
+// SetSitOut turns on or off the boards that sit out lead steps
+// (sitOut) and the leaders that start their lead where they lag; on by
+// default. Tests compare the two.
+func (w *World) SetSitOut(on bool) { w.noSitOut = !on }
+
+// SetRunThrough turns on or off a leader's runs through the step of its
+// next event (through); on by default. Tests compare the two.
+func (w *World) SetRunThrough(on bool) { w.noThrough = !on }
 
 // Stats returns the world's counters.
 func (w *World) Stats() Stats {

@@ -181,3 +181,59 @@ func hostActivity(t *testing.T, c *Cluster) []*lib.EP {
 	})
 	return []*lib.EP{ep1}
 }
+
+// Boards that sit out proved and lead steps, leaders that start their lead
+// where they lag, and leaders that run through the step of their next
+// event (node.World.SetSitOut, SetRunThrough) change nothing, not even the
+// steps: the 2-node stream, the busy 4-, 8- and 64-node rings and two
+// nodes with host activity give the same counts, totals, counter times,
+// steps (lead steps, those ended early, idle steps, proved steps, boards
+// lagging) and, traced, device events as with both off; with them on,
+// boards sit out the lead steps of the stream and of the host activity
+// and the stream's leaders run through their events' steps.
+func TestSitOutChangesNothing(t *testing.T) {
+	cases := []struct {
+		name  string
+		cfg   Config
+		d     sim.Time
+		setup func(*Cluster) []*lib.EP
+	}{
+		{"stream", Config{Nodes: 2, Frames: 1024, ClockHz: 200_000_000}, 3 * sim.Millisecond, stream2(t)},
+		{"ring", Config{Nodes: 4, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
+		{"ring8", Config{Nodes: 8, Frames: 256}, sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
+		{"host", Config{Nodes: 2, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return hostActivity(t, c) }},
+		{"ring64", Config{Nodes: 64, Frames: 256}, 400 * sim.Microsecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, traced := range []bool{false, true} {
+				run := func(on bool) (leadResult, node.Stats) {
+					return leadRun(t, tc.cfg, true, traced, tc.d, func(c *Cluster) []*lib.EP {
+						c.World.SetSitOut(on)
+						c.World.SetRunThrough(on)
+						return tc.setup(c)
+					})
+				}
+				on, st := run(true)
+				off, st0 := run(false)
+				if d := cmp.Diff(off, on); d != "" {
+					t.Fatalf("traced %v: sitting out changes the run (-off +on):\n%s", traced, d)
+				}
+				steps := func(s node.Stats) [6]uint64 {
+					return [6]uint64{s.Steps, s.LeadSteps, s.LeadBreaks, s.IdleSteps, s.ProvedSteps, s.Lagged}
+				}
+				if steps(st) != steps(st0) {
+					t.Fatalf("traced %v: steps, lead steps, ended early, idle, proved, lagged %v with sitting out, %v without", traced, steps(st), steps(st0))
+				}
+				t.Logf("traced %v: %d steps (%d lead, %d idle), boards sat out %d ordinary steps and %d lead steps, %d leaders' runs through an event's step",
+					traced, st.Steps, st.LeadSteps, st.IdleSteps, st.Lagged, st.SatOut, st.Through)
+				if st0.SatOut != 0 || st0.Through != 0 {
+					t.Errorf("off: %d lead steps sat out, %d runs through", st0.SatOut, st0.Through)
+				}
+				if (tc.name == "stream" || tc.name == "host") && st.SatOut == 0 || tc.name == "stream" && st.Through == 0 {
+					t.Errorf("on: %d lead steps sat out, %d runs through", st.SatOut, st.Through)
+				}
+			}
+		})
+	}
+}
