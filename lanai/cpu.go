@@ -194,16 +194,12 @@ func (c *CPU) Reset(entry uint32) {
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = newEventQueue()
-	fails, wait, length, counters, kept := c.loop.fails, c.loop.waitRounds, c.loop.length, c.loop.counters, c.loop.kept
+	fails, wait, length, counters := c.loop.fails, c.loop.waitRounds, c.loop.length, c.loop.counters
 	clear(fails)
 	clear(wait)
 	clear(length)
 	clear(counters)
-	if kept != nil {
-		*kept = loopProof{}
-	}
-	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length, counters: counters, kept: kept} // keep the maps and the kept proof: a reset allocates nothing
-	c.loop.loopProof = &c.loop.first
+	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length, counters: counters} // keep the maps: a reset allocates nothing
 	c.loopChanged()
 }
 

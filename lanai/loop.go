@@ -120,80 +120,16 @@ type loopWatch struct {
 	n             int    // instructions of the iteration so far
 	gen           uint64 // CPU.loopGen when the watch began
 	specialWrites uint64 // the special registers' write count then
+	regs          [32]uint32
+	flags         isa.Flags
+	lastLoad      uint8
 	cycles        uint64
 	instret       uint64
 	stores        uint64
 	varying       uint64 // bit r: register r holds a varying value; bit 63: the flags
-	proved        bool   // the current proof's iteration from regs/flags/lastLoad is a fixed point
-	proofs        uint64 // iterations proved (tests count them)
-	devPending    bool   // the instruction being stepped loads a device register ...
-	devAddr       uint32 // ... at this address ...
-	devRd         isa.Reg
-	maxN          int    // instructions this watch may follow
-	headInstret   uint64 // Instret at the head of the proved iteration the core is in (set where a skip lands too)
-	stalled       uint64 // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
-	landed        uint64 // skips that ended inside an iteration (tests count them)
-	watchCalls    uint64 // watchLoop calls (tests count them)
-	revivals      uint64 // proofs taken again after they ended (loopRevive; tests count them)
-	tbuf          transferBuf
-	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
-	cur           [32]uint32                   // the registers after the last watched instruction
-	lastProved    uint32                       // the branch whose proof the current fields hold (0: none; it may not hold any more)
-	deferred      uint32                       // the branch whose watch was put off once after its proof failed
-	writes        [2]isa.Reg                   // the registers the instruction being watched may write
-	// The counted word (see the comment at the top): counting says the
-	// watch follows loads of cword as counted values; counted holds the
-	// registers holding one, cwritten those given one so far, readBefore
-	// those whose value at the iteration's start it read.
-	cword                         uint32
-	counting, countMisuse         bool
-	counted, cwritten, readBefore uint64
-	counters                      map[uint32]uint32 // the counted word per branch
-	// The transfers of stall-free skips not yet written to the history
-	// (see holdRange): a ring of up to maxHeld ranges, oldest first, from
-	// heldFirst on. The newest may be extended by the next skip when it
-	// goes on from where the newest ended (instruction extJ of the
-	// iteration beginning at extBase, the range's transfer number extG),
-	// with nothing recorded between (extOK); extBase begins the range's
-	// iteration extD. The held transfers are those of the current proof:
-	// they are written out before another proof becomes current.
-	held             [heldRing]heldRange
-	heldFirst, nheld int
-	extOK            bool
-	extJ             int
-	extBase, extG    uint64
-	heldSlots        int // the history slots the held ranges take together (their n)
-	extD             uint64
-	length           map[uint32]int // instructions of the last proved iteration per branch
-	fails            map[uint32]int // backoff rounds per branch
-	waitRounds       map[uint32]int // rounds left before the next watch
-	// The last counting proof (settleCount): its branch (0: none), and
-	// whether its skips skipped anything so far.
-	countBranch  uint32
-	countSkipped bool
-	// changed: the registers the watch changed so far; again: the watch
-	// was begun at once after one that failed on other registers only;
-	// rewatches counts such watches (tests count them).
-	changed   uint64
-	again     bool
-	rewatches uint64
-	// The current proof (or the iteration being watched): first or kept
-	// (made at the first watch that keeps a proof). The other holds the
-	// proof of the loop watched before, if any, for loopRevive.
-	*loopProof
-	first loopProof
-	kept  *loopProof
-}
-
-// loopProof is a watched iteration and, once proved, its proof: what a
-// skip, a resume and a check again need.
-type loopProof struct {
-	owner         uint32 // the branch it is a proof of (0: none, or being watched)
-	regs          [32]uint32
-	flags         isa.Flags
-	lastLoad      uint8
 	words         [maxLoopStores]loopWord
 	nwords        int
+	proved        bool // the iteration from regs/flags/lastLoad is a fixed point
 	iterCycles    uint64
 	iterInstret   uint64
 	iterStores    uint64
@@ -202,19 +138,53 @@ type loopProof struct {
 	reads         [maxLoopReads]loopRead
 	nreads        int
 	fragile       bool                         // a read that cannot be checked again: any change ends the proof
+	proofs        uint64                       // iterations proved (tests count them)
+	devPending    bool                         // the instruction being stepped loads a device register ...
+	devAddr       uint32                       // ... at this address ...
+	devRd         isa.Reg                      // ... into this register
+	maxN          int                          // instructions this watch may follow
 	trace         [maxLoopBody]loopStep        // the watched iteration, instruction by instruction
 	endR2         uint32                       // R[2] at the iteration's end (see sameState)
 	endStore      uint32                       // the iteration's last store (when it stores) ...
 	endStoreSize  uint8                        // ... and its size
+	headInstret   uint64                       // Instret at the head of the proved iteration the core is in (set where a skip lands too)
+	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
+	landed        uint64                       // skips that ended inside an iteration (tests count them)
+	watchCalls    uint64                       // watchLoop calls (tests count them)
 	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
+	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
+	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
 	nregLog       int
-	noLanding     bool // the register log overflowed: skips end at heads only
-	// A proof with counts (hasCount) adds cdelta to the counted word per
-	// iteration and leaves each register of cmask at its value plus coff.
-	hasCount bool
-	cmask    uint64
-	cdelta   uint32
-	coff     [32]uint32
+	cur           [32]uint32 // the registers after the last watched instruction
+	noLanding     bool       // the register log overflowed: skips end at heads only
+	lastProved    uint32     // the branch whose proof the fields hold (0: none; it may not hold any more)
+	deferred      uint32     // the branch whose watch was put off once after its proof failed
+	writes        [2]isa.Reg // the registers the instruction being watched may write
+	// The counted word (see the comment at the top): counting says the
+	// watch follows loads of cword as counted values; counted holds the
+	// registers holding one, cwritten those given one so far, readBefore
+	// those whose value at the iteration's start it read. A proof with
+	// counts (hasCount) adds cdelta to cword per iteration and leaves
+	// each register of cmask at cword's value plus coff.
+	cword                           uint32
+	counting, hasCount, countMisuse bool
+	counted, cwritten, readBefore   uint64
+	cmask                           uint64
+	cdelta                          uint32
+	coff                            [32]uint32
+	counters                        map[uint32]uint32 // the counted word per branch
+	// The transfers of stall-free skips not yet written to the history
+	// (see holdRange): a ring of up to maxHeld ranges, oldest first, from
+	// heldFirst on. The newest may be extended by the next skip when it
+	// goes on from where the newest ended (instruction extJ of the
+	// iteration beginning at extBase, the range's transfer number extG),
+	// with nothing recorded between (extOK); extBase begins the range's
+	// iteration extD (below).
+	held             [heldRing]heldRange
+	heldFirst, nheld int
+	extOK            bool
+	extJ             int
+	extBase, extG    uint64
 	// For each instruction (and the iteration's end), the transfers, stores
 	// and SRAM accesses of the iteration before it.
 	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
@@ -226,18 +196,29 @@ type loopProof struct {
 	accessSteps                             [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
 	naccessSteps                            int                 // ... and their number
 	lastSteady                              [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
-	// The first and last byte of the read set's SRAM words the loop does
-	// not store (loopRecheck).
+	length                                  map[uint32]int      // instructions of the last proved iteration per branch
+	fails                                   map[uint32]int      // backoff rounds per branch
+	waitRounds                              map[uint32]int      // rounds left before the next watch
+	// Kept after the rest so as not to move those: the first and last byte
+	// of the read set's SRAM words the loop does not store (loopRecheck),
+	// the history slots the held ranges take together (their n), and the
+	// held range's iteration that extBase begins.
 	readLo, readHi uint32
-	// liveIn: the registers the iteration read before it changed them
-	// (whose values at its start it used; a write of the value a register
-	// holds is not seen, which only makes loopDeadRegsOnly say no more
-	// often); mayWrite: those an instruction of it may write (Rd, Rs1).
-	liveIn, mayWrite uint64
-	// code: the instruction words the iteration executed (loopRevive
-	// compares them); revivable: all of them in SRAM.
-	code      [maxLoopBody]uint32
-	revivable bool
+	heldSlots      int
+	extD           uint64
+	// The last counting proof (settleCount): its branch (0: none), and
+	// whether its skips skipped anything so far.
+	countBranch  uint32
+	countSkipped bool
+	// liveIn: the registers the watched iteration read before it changed
+	// them (whose values at its start it used; a write of the value a
+	// register holds is not seen, which only makes loopDeadRegsOnly say
+	// no more often); changed: those it changed so far; again: the watch
+	// was begun at once after one that failed on other registers only;
+	// rewatches counts such watches (tests count them).
+	liveIn, changed uint64
+	again           bool
+	rewatches       uint64
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -353,10 +334,27 @@ func (c *CPU) loopDirty() bool {
 // peeks registers only, so it changes nothing the core or a device sees.
 func (c *CPU) loopRecheck() bool {
 	w := &c.loop
+	ok := w.proved && !w.fragile
 	// A word the loop reads and does not store changes only by a write
 	// from outside (invalidate): it is looked at only when one came near.
 	written := c.outLo <= w.readHi && w.readLo <= c.outHi
-	ok := w.proved && !w.fragile && c.readsHold(w.loopProof, written)
+	for i := 0; ok && i < w.nreads; i++ {
+		r := &w.reads[i]
+		if !r.dev {
+			if written || r.stored {
+				ok = c.sramWord(r.addr) == r.val
+			}
+			continue
+		}
+		until := c.Mem.Specials.StableUntil(r.addr - memsys.SpecialBase) // (the memory's first device)
+		v, err := c.Mem.Specials.Peek(r.addr - memsys.SpecialBase)
+		ok = until != 0 && until >= c.nextEvent() && err == nil && v == r.val
+	}
+	for i := 0; ok && i < w.nwords; i++ {
+		if wd := &w.words[i]; !wd.varying && !wd.counted {
+			ok = c.sramWord(wd.addr) == wd.before
+		}
+	}
 	if !ok {
 		w.proved = false
 		return false
@@ -366,44 +364,9 @@ func (c *CPU) loopRecheck() bool {
 	return true
 }
 
-// readsHold reports whether what proof p's iteration read, and the words
-// it stores a steady value to, hold the values they held then (the device
-// registers steady to the next event). The words it reads and does not
-// store are looked at only when all is true.
-func (c *CPU) readsHold(p *loopProof, all bool) bool {
-	for i := range p.nreads {
-		r := &p.reads[i]
-		if !r.dev {
-			if (all || r.stored) && c.sramWord(r.addr) != r.val {
-				return false
-			}
-			continue
-		}
-		until := c.Mem.Specials.StableUntil(r.addr - memsys.SpecialBase) // (the memory's first device)
-		v, err := c.Mem.Specials.Peek(r.addr - memsys.SpecialBase)
-		if until == 0 || until < c.nextEvent() || err != nil || v != r.val {
-			return false
-		}
-	}
-	for i := range p.nwords {
-		if wd := &p.words[i]; !wd.varying && !wd.counted && c.sramWord(wd.addr) != wd.before {
-			return false
-		}
-	}
-	return true
-}
-
-// loopCodeWritten ends the proof, and forgets the one kept for
-// loopRevive: something outside the core wrote SRAM that holds code (the
-// loops' instructions may have changed), or a breakpoint was set or
-// cleared.
-func (c *CPU) loopCodeWritten() {
-	c.loop.proved = false
-	c.loop.first.owner = 0
-	if c.loop.kept != nil {
-		c.loop.kept.owner = 0
-	}
-}
+// loopCodeWritten ends the proof: something outside the core wrote SRAM
+// that holds code (the loop's instructions may have changed).
+func (c *CPU) loopCodeWritten() { c.loop.proved = false }
 
 // stateWritten forgets every fixed point the core has evidence of (a
 // watched or proved loop, poll.go's iteration in flight): something
@@ -506,17 +469,6 @@ func (c *CPU) watchLoop(limit uint64) {
 			if w.proved && c.sameState() && (!c.loopDirty() || c.loopRecheck()) {
 				c.loopSkip(limit)
 				w.state = loopSkipped
-				return
-			}
-			switch c.loopRevive() {
-			case reviveNow:
-				c.loopSkip(limit)
-				w.state = loopSkipped
-				return
-			case reviveNext:
-				// The registers the proof's iteration only writes hold
-				// other values: after one iteration they hold its own.
-				w.deferred, w.state = w.branch, loopOff
 				return
 			}
 			if w.lastProved == w.branch && w.deferred != w.branch && c.sameState() {
@@ -662,19 +614,13 @@ func (c *CPU) loopStart() {
 	c.settleHistory() // before the proof the held transfers come from is written over
 	w := &c.loop
 	c.settleCount()
-	if w.owner != 0 && w.owner != w.branch {
-		// Keep another loop's proof for loopRevive: the watch writes over
-		// the one kept before.
-		w.loopProof = w.other()
-	}
-	w.owner = 0
 	w.lastProved = 0 // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
 	w.nreads, w.fragile, w.devPending = 0, false, false
 	w.cword, w.counting = w.counters[w.branch]
 	w.hasCount, w.countMisuse, w.cmask = false, false, 0
 	w.counted, w.cwritten, w.readBefore = 0, 0, 0
-	w.liveIn, w.changed, w.again, w.mayWrite = 0, 0, false, 0
+	w.liveIn, w.changed, w.again = 0, 0, false
 	w.maxN = maxLoopBody
 	if n := w.length[w.branch]; n > 0 {
 		w.maxN = min(4*n+16, maxLoopBody) // the loop has left: no need to follow 512 instructions
@@ -717,7 +663,6 @@ func (c *CPU) loopFollow() bool {
 	}
 	in := c.inst(pc)
 	w.writes = [2]isa.Reg{in.Rd, in.Rs1}
-	w.mayWrite |= 1<<in.Rd | 1<<in.Rs1
 	srcVary := w.varying&uint64(u.srcs) != 0
 	readsFlags := in.Class == isa.SCC || aluReadsCarry(in.ALU) ||
 		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel)
@@ -933,15 +878,7 @@ func (c *CPU) loopEnd(limit uint64) {
 		chunk := w.trace[i].pc / codeChunk
 		c.own[chunk/64] |= 1 << (chunk % 64)
 	}
-	w.lastProved, w.deferred, w.owner = w.branch, 0, w.branch
-	w.revivable = true
-	for i := range w.n {
-		if pc := w.trace[i].pc; c.Mem.InSRAM(pc, 4) {
-			w.code[i] = c.sramWord(pc)
-		} else {
-			w.revivable = false
-		}
-	}
+	w.lastProved, w.deferred = w.branch, 0
 	if w.length == nil {
 		w.length = map[uint32]int{}
 	}
@@ -983,94 +920,6 @@ func (c *CPU) loopEnd(limit uint64) {
 	}
 	c.loopSkip(limit)
 	w.state = loopSkipped
-}
-
-// other is the proof that is not the current one (made when first
-// asked for).
-func (w *loopWatch) other() *loopProof {
-	if w.loopProof != &w.first {
-		return &w.first
-	}
-	if w.kept == nil {
-		w.kept = new(loopProof)
-	}
-	return w.kept
-}
-
-// loopRevive outcomes.
-const (
-	reviveNo   = iota
-	reviveNow  // the proof holds again: skip
-	reviveNext // it may hold after one more iteration
-)
-
-// loopRevive takes a proof of the branch being watched again (the
-// current one, whose check failed, or the one kept when another loop was
-// watched after it), at the loop's head, instead of a watch: the proof
-// holds again when the iteration's code is what it executed, the
-// registers it reads before it changes them, the flags and the
-// interlock are as at the proof's head, and everything it read, the
-// words it stores a steady value to and the device registers it reads
-// hold what they held then (loopRecheck, every word looked at: the
-// core's own stores since may have changed them). A register the
-// iteration neither reads nor may write decides nothing and keeps its
-// value: the proof takes the core's. One it may write but did not read
-// first holds what the iteration leaves there only after an iteration:
-// reviveNext says to look again at the next head.
-func (c *CPU) loopRevive() int {
-	w := &c.loop
-	p := w.loopProof
-	if p.owner != w.branch {
-		if p = w.kept; p == w.loopProof || p == nil || p.owner != w.branch {
-			if p = &w.first; p == w.loopProof || p.owner != w.branch {
-				return reviveNo
-			}
-		}
-	}
-	if p.hasCount || p.fragile || !p.revivable || c.Flags != p.flags || c.lastLoad != p.lastLoad {
-		return reviveNo
-	}
-	next := false
-	for i := 3; i < 32; i++ {
-		if c.R[i] != p.regs[i] {
-			if p.liveIn&(1<<i) != 0 {
-				return reviveNo
-			}
-			next = next || p.mayWrite&(1<<i) != 0
-		}
-	}
-	// Every word looked at: the core's own stores since may have changed
-	// those it reads.
-	if !c.readsHold(p, true) {
-		return reviveNo
-	}
-	for i := range int(p.iterInstret) {
-		if c.sramWord(p.trace[i].pc) != p.code[i] {
-			return reviveNo
-		}
-	}
-	if next {
-		if w.deferred == w.branch {
-			return reviveNo // looked again already: watch it
-		}
-		return reviveNext
-	}
-	if p != w.loopProof {
-		c.settleHistory() // the held transfers are the current proof's
-		w.loopProof = p
-	}
-	for i := 3; i < 32; i++ {
-		p.regs[i] = c.R[i]
-	}
-	if !c.sameState() {
-		return reviveNo
-	}
-	w.proved = true
-	w.gen, w.specialWrites = c.loopGen, c.Mem.Specials.Writes()
-	c.outLo, c.outHi = ^uint32(0), 0
-	w.lastProved, w.deferred = w.branch, 0
-	w.revivals++
-	return reviveNow
 }
 
 // loopDeadRegsOnly reports whether the watched iteration failed only

@@ -12,15 +12,12 @@ import (
 // twoLoops waits in loop A for flag A (0x1000), then in loop B for flag
 // B (0x1004), and back, counting the rounds in r9, until the exit flag
 // (0x100c). A's pass sets r5 and r8 before it reads them (B leaves r5
-// holding the flag it consumed; A's pass ends with both 0), loads the word B stores the round count
-// to (0xffc, next to flag A: writes from outside to the other words do
-// not come near what A reads) and stores it on (0x1014), and stores a
-// heartbeat from an RTC-like register; r9 it stores too or not (the
-// variant). So when A comes back, its proof kept from before B was
-// watched may be taken again (loopRevive) only when the word B stored
-// and, in the variant that reads it, r9 hold what they held. B's loop
-// is one of poll.go's (no store): it is skipped from the iteration
-// before, and its load stalls on booked SRAM cycles.
+// holding the flag it consumed; A's pass ends with both 0), loads the
+// word B stores the round count to (0xffc) and stores it on (0x1014),
+// and stores a heartbeat from an RTC-like register; r9 it stores too or
+// not (the variant). A is one of loop.go's loops (it stores), B one of
+// poll.go's (no store): it is skipped from the iteration before, and its
+// load stalls on booked SRAM cycles.
 const twoLoops = `
 	mov 0x8000, %sp
 	mov 0, %r9
@@ -112,26 +109,19 @@ func twoLoopsCore(t *testing.T, rng *rand.Rand, variant int) *CPU {
 // steps, breakpoints set and cleared on the loops, register writes,
 // writes from outside to the flags, to what A stores and to a buffer,
 // the history read now and then, booked SRAM): the state at every run's
-// end is that of stepping, and loops are proved again from their kept
-// proofs (loopRevive) thousands of times. It fails when a breakpoint set
-// on a kept proof's loop does not forget it, and (B's loop) when poll.go
-// skips through booked SRAM cycles or from an iteration that a write
-// from outside between runs came after. (It does not fail when
-// loopRevive takes a register A reads as one it does not, nor when it
-// looks only at the words written from outside: in these loops the
-// registers A sets before it reads them, and A's own stores, differ
-// whenever those do, and refuse the proof as well.)
-func TestLoopReviveAgainstStepping(t *testing.T) {
-	var revivals, skipped uint64
+// end is that of stepping. It fails (B's loop) when poll.go skips
+// through booked SRAM cycles or from an iteration that a write from
+// outside between runs came after, as it did on main de3ed13.
+func TestTwoLoopsAgainstStepping(t *testing.T) {
+	var skipped uint64
 	for seed := int64(1); seed <= int64(*lockstepSeeds); seed++ {
 		variant := int(seed % 16)
 		fast, slow := twoLoopsCore(t, rand.New(rand.NewSource(seed)), variant), twoLoopsCore(t, rand.New(rand.NewSource(seed)), variant)
 		randomLockstep(t, seed, fast, slow, []uint32{0x1000, 0x1004, 0x1014, 0x3000})
-		revivals += fast.loop.revivals
 		skipped += fast.SkippedCycles
 	}
-	if revivals < uint64(*lockstepSeeds)*10 || skipped < uint64(*lockstepSeeds)*100_000 {
-		t.Errorf("%d proofs taken again, %d cycles skipped", revivals, skipped)
+	if skipped < uint64(*lockstepSeeds)*100_000 {
+		t.Errorf("%d cycles skipped", skipped)
 	}
-	t.Logf("%d proofs taken again, %d cycles skipped", revivals, skipped)
+	t.Logf("%d cycles skipped", skipped)
 }
