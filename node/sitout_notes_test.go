@@ -1,0 +1,87 @@
+package node
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"lanaiemu/board"
+	"lanaiemu/fabric"
+	"lanaiemu/sim"
+)
+
+// A board whose fabric interactions were noted while it was not running
+// (a host write of its receive limit re-arms its link between steps) and
+// that then lags, sitting a lead step out, and leads the next: as a
+// leader it starts where it lags, and its first run must not take the
+// old interaction for one of its own (which ends the lead step after
+// its first step of length Q). With sitting out on or off the world
+// takes the same steps and both cores end at the same cycles.
+func TestLaggingLeaderIgnoresOldNotes(t *testing.T) {
+	img := buildSource(t, "straddle.s", []byte(straddleLoop))
+	type seen struct {
+		End0, End1, Fired1                 uint64
+		Steps, Lead, Breaks, Lagged, Proved uint64
+	}
+	run := func(sitOut bool) (seen, Stats) {
+		q := &sim.Queue{}
+		f, err := fabric.BackToBack(q, nil, fabric.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var boards []*board.Board
+		for range 2 {
+			b, err := board.New(board.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Load(img); err != nil {
+				t.Fatal(err)
+			}
+			b.CPU().Schedule(1<<40, func() {})
+			boards = append(boards, b)
+		}
+		w, err := New(q, f, boards, Config{MaxIdleStep: f.MinLatency()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetSitOut(sitOut)
+		if err := w.Run(20 * sim.Microsecond); err != nil {
+			t.Fatal(err)
+		}
+		var s seen
+		c0, c1 := boards[0].CPU(), boards[1].CPU()
+		mid := w.Now() + 1*sim.Microsecond + 37*sim.Nanosecond
+		// The host arms node 1's receive buffer: a fabric interaction
+		// noted on its link.
+		q.Schedule(mid, 1, func() {
+			if err := boards[1].HostWriteSpecial(board.RegRML, 0x1000); err != nil {
+				t.Error(err)
+			}
+		})
+		clk := boards[0].Clock()
+		// Node 0 leads first (its event is nearer); node 1 sits that
+		// step out and leads the next.
+		c0.Schedule(clk.Cycles(mid+2*sim.Microsecond), func() {})
+		c1.Schedule(clk.Cycles(mid+6*sim.Microsecond), func() { s.Fired1 = c1.Cycles })
+		if err := w.Run(w.Now() + 12*sim.Microsecond); err != nil {
+			t.Fatal(err)
+		}
+		st := w.Stats()
+		s.End0, s.End1 = c0.Cycles, c1.Cycles
+		s.Steps, s.Lead, s.Breaks, s.Lagged, s.Proved = st.Steps, st.LeadSteps, st.LeadBreaks, st.Lagged, st.ProvedSteps
+		return s, st
+	}
+	off, _ := run(false)
+	on, st := run(true)
+	if off.Fired1 == 0 {
+		t.Fatal("node 1's event did not run")
+	}
+	if d := cmp.Diff(off, on); d != "" {
+		t.Errorf("sitting out changes the run (-off +on):\n%s", d)
+	}
+	if st.SatOut == 0 {
+		t.Errorf("no board sat a lead step out")
+	}
+	t.Logf("off %+v, on %+v (%d sat out)", off, on, st.SatOut)
+}
