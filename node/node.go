@@ -799,9 +799,12 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		// inside its run) and its first run starts where it is: a run
 		// through S gives what a run to S and one from S give, and a
 		// leader's runs are not measured (its counts are noted at the
-		// step's end).
+		// step's end). Interactions noted before it lagged (a host
+		// write that re-armed its link) are not its run's: they are
+		// taken, as the run to S would take them.
 		w.setLagging(lead, false)
 		w.owed[lead.ID] = 0
+		lead.notes.Take()
 	}
 	return w.runLead(lead, S, G, B), true
 }
