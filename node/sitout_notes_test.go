@@ -20,7 +20,7 @@ import (
 func TestLaggingLeaderIgnoresOldNotes(t *testing.T) {
 	img := buildSource(t, "straddle.s", []byte(straddleLoop))
 	type seen struct {
-		End0, End1, Fired1                 uint64
+		End0, End1, Fired1                  uint64
 		Steps, Lead, Breaks, Lagged, Proved uint64
 	}
 	run := func(sitOut bool) (seen, Stats) {
