@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/board"
-	"lanaiemu/fabric"
 	"lanaiemu/sim"
 )
 
@@ -24,31 +23,7 @@ func TestLaggingLeaderIgnoresOldNotes(t *testing.T) {
 		Steps, Lead, Breaks, Lagged, Proved uint64
 	}
 	run := func(sitOut bool) (seen, Stats) {
-		q := &sim.Queue{}
-		f, err := fabric.BackToBack(q, nil, fabric.DefaultConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var boards []*board.Board
-		for range 2 {
-			b, err := board.New(board.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.Load(img); err != nil {
-				t.Fatal(err)
-			}
-			b.CPU().Schedule(1<<40, func() {})
-			boards = append(boards, b)
-		}
-		w, err := New(q, f, boards, Config{MaxIdleStep: f.MinLatency()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.SetSitOut(sitOut)
-		if err := w.Run(20 * sim.Microsecond); err != nil {
-			t.Fatal(err)
-		}
+		q, boards, w := straddleWorld(t, img, sitOut, true)
 		var s seen
 		c0, c1 := boards[0].CPU(), boards[1].CPU()
 		mid := w.Now() + 1*sim.Microsecond + 37*sim.Nanosecond
