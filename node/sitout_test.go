@@ -109,18 +109,7 @@ func straddleWorld(t *testing.T, img []byte, sitOut, through bool) (*sim.Queue, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var boards []*board.Board
-	for range 2 {
-		b, err := board.New(board.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.Load(img); err != nil {
-			t.Fatal(err)
-		}
-		b.CPU().Schedule(1<<40, func() {}) // far: something for the loop to wait for
-		boards = append(boards, b)
-	}
+	boards := []*board.Board{waitingBoard(t, img), waitingBoard(t, img)}
 	w, err := New(q, f, boards, Config{MaxIdleStep: f.MinLatency()})
 	if err != nil {
 		t.Fatal(err)
@@ -131,4 +120,19 @@ func straddleWorld(t *testing.T, img []byte, sitOut, through bool) (*sim.Queue, 
 		t.Fatal(err)
 	}
 	return q, boards, w
+}
+
+// waitingBoard is a board loaded with img whose core has an event far off,
+// something for a polling loop to wait for.
+func waitingBoard(t *testing.T, img []byte) *board.Board {
+	t.Helper()
+	b, err := board.New(board.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Load(img); err != nil {
+		t.Fatal(err)
+	}
+	b.CPU().Schedule(1<<40, func() {})
+	return b
 }
