@@ -60,3 +60,45 @@ func TestLaggingLeaderIgnoresOldNotes(t *testing.T) {
 	}
 	t.Logf("off %+v, on %+v (%d sat out)", off, on, st.SatOut)
 }
+
+// A leader whose link noted an interaction just before its lead (a host
+// write of its receive limit at a step's end that falls on a cycle
+// boundary: the link's fabric call is made and run at that end) and
+// that has no event of its own before the step's end sits the rest of
+// the step out: the step counts as ended early (Stats.LeadBreaks), as
+// when the leader ran to the end and found the interaction there.
+func TestLeaderSittingOutCountsOldNotes(t *testing.T) {
+	img := buildSource(t, "straddle.s", []byte(straddleLoop))
+	sat := 0
+	for k := range uint64(12) { // node 1's event k cycles after a step end
+		var got [2][6]uint64
+		for i, sitOut := range []bool{false, true} {
+			q, boards, w := straddleWorld(t, img, sitOut, true)
+			c0, c1 := boards[0].CPU(), boards[1].CPU()
+			clk := boards[0].Clock()
+			mid := clk.Time(clk.Cycles(w.Now() + 1*sim.Microsecond))
+			q.Schedule(mid, 1, func() {
+				if err := boards[1].HostWriteSpecial(board.RegRML, 0x1000); err != nil {
+					t.Error(err)
+				}
+			})
+			x := clk.Cycles(mid+3*sim.Microsecond) + k
+			c1.Schedule(x, func() {})    // node 1 leads
+			c0.Schedule(x+10, func() {}) // node 0's event bounds the lead step
+			if err := w.Run(w.Now() + 12*sim.Microsecond); err != nil {
+				t.Fatal(err)
+			}
+			st := w.Stats()
+			got[i] = [6]uint64{c0.Cycles, c1.Cycles, st.Steps, st.LeadSteps, st.LeadBreaks, st.Lagged}
+			if sitOut && st.SatOut > st.LeadSteps {
+				sat++ // the leader sat out too
+			}
+		}
+		if got[0] != got[1] {
+			t.Errorf("event %d cycles on: cycles, steps, lead steps, ended early, lagged %v without sitting out, %v with", k, got[0], got[1])
+		}
+	}
+	if sat == 0 {
+		t.Error("no leader sat the rest of its step out")
+	}
+}
