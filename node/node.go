@@ -850,6 +850,12 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 		if next == G && w.sitOK && G < w.until && w.canLag(n, clk.Cycles(G)) {
 			// No event of its own up to G: it sits the rest out as the
 			// others do (the step's loop finds the same canLag answer).
+			// Interactions noted before its lead (a host write that
+			// re-armed its link at S) end the step early, as its run to
+			// G would have found them.
+			if k, _ := n.notes.Take(); k > 0 {
+				w.st.LeadBreaks++
+			}
 			return G
 		}
 		if next > t+Q {
