@@ -63,17 +63,20 @@ func TestLaggingLeaderIgnoresOldNotes(t *testing.T) {
 
 // A leader whose link noted an interaction just before its lead (a host
 // write of its receive limit at a step's end that falls on a cycle
-// boundary: the link's fabric call is made and run at that end) and
-// that has no event of its own before the step's end sits the rest of
-// the step out: the step counts as ended early (Stats.LeadBreaks), as
-// when the leader ran to the end and found the interaction there.
-func TestLeaderSittingOutCountsOldNotes(t *testing.T) {
+// boundary: the link's fabric call is made and run at that end) finds it
+// after its first run and ends the lead step there: a leader that sits
+// the rest of the step out (no event of its own before the step's end)
+// counts the step as ended early (Stats.LeadBreaks), and one that could
+// run through its event's step ends the step where its first run would
+// have. With sitting out, running through or both, the cores' cycles and
+// the world's steps are those with both off.
+func TestLeaderCountsOldNotes(t *testing.T) {
 	img := buildSource(t, "straddle.s", []byte(straddleLoop))
-	sat := 0
-	for k := range uint64(12) { // node 1's event k cycles after a step end
-		var got [2][6]uint64
-		for i, sitOut := range []bool{false, true} {
-			q, boards, w := straddleWorld(t, img, sitOut, true)
+	var sat, through uint64
+	for k := range uint64(40) { // node 1's event k cycles after a step end
+		var want [6]uint64
+		for i, on := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			q, boards, w := straddleWorld(t, img, on[0], on[1])
 			c0, c1 := boards[0].CPU(), boards[1].CPU()
 			clk := boards[0].Clock()
 			mid := clk.Time(clk.Cycles(w.Now() + 1*sim.Microsecond))
@@ -84,21 +87,24 @@ func TestLeaderSittingOutCountsOldNotes(t *testing.T) {
 			})
 			x := clk.Cycles(mid+3*sim.Microsecond) + k
 			c1.Schedule(x, func() {})    // node 1 leads
-			c0.Schedule(x+10, func() {}) // node 0's event bounds the lead step
+			c0.Schedule(x+40, func() {}) // node 0's event bounds the lead step
 			if err := w.Run(w.Now() + 12*sim.Microsecond); err != nil {
 				t.Fatal(err)
 			}
 			st := w.Stats()
-			got[i] = [6]uint64{c0.Cycles, c1.Cycles, st.Steps, st.LeadSteps, st.LeadBreaks, st.Lagged}
-			if sitOut && st.SatOut > st.LeadSteps {
-				sat++ // the leader sat out too
+			got := [6]uint64{c0.Cycles, c1.Cycles, st.Steps, st.LeadSteps, st.LeadBreaks, st.Lagged}
+			if st.SatOut > st.LeadSteps {
+				sat++ // some lead step's two boards sat out: its leader too
+			}
+			through += st.Through
+			if i == 0 {
+				want = got
+			} else if got != want {
+				t.Errorf("event %d cycles on, sit out %v, run through %v: cycles, steps, lead steps, ended early, lagged %v, with both off %v", k, on[0], on[1], got, want)
 			}
 		}
-		if got[0] != got[1] {
-			t.Errorf("event %d cycles on: cycles, steps, lead steps, ended early, lagged %v without sitting out, %v with", k, got[0], got[1])
-		}
 	}
-	if sat == 0 {
-		t.Error("no leader sat the rest of its step out")
+	if sat == 0 || through == 0 {
+		t.Errorf("leaders sat out %d times, ran through %d", sat, through)
 	}
 }
