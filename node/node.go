@@ -890,8 +890,8 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 // ways, and nothing else the leader does before it could end the lead
 // step.
 func (w *World) through(n *Member, c, cn uint64) bool {
-	if w.noThrough || cn+leadMargin > c {
-		return false
+	if w.noThrough || cn+leadMargin > c || n.notes.Inter > 0 {
+		return false // (an interaction noted before the lead ends it at cn)
 	}
 	cpu := n.cpu
 	return cpu.SRAMFree() >= cn+leadMargin && cpu.Polling()
