@@ -75,39 +75,41 @@ func TestLeaderCountsOldNotes(t *testing.T) {
 	img := buildSource(t, "straddle.s", []byte(straddleLoop))
 	var sat, through uint64
 	for k := range uint64(40) { // node 1's event k cycles after a step end
-		for _, write := range []bool{true, false} {
-			var want [6]uint64
-			for i, on := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
-				q, boards, w := straddleWorld(t, img, on[0], on[1])
-				c0, c1 := boards[0].CPU(), boards[1].CPU()
-				clk := boards[0].Clock()
-				mid := clk.Time(clk.Cycles(w.Now() + 1*sim.Microsecond))
-				q.Schedule(mid, 1, func() {
+		for _, gap := range []uint64{10, 40} { // node 0's event after node 1's
+			for _, write := range []bool{true, false} {
+				var want [6]uint64
+				for i, on := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+					q, boards, w := straddleWorld(t, img, on[0], on[1])
+					c0, c1 := boards[0].CPU(), boards[1].CPU()
+					clk := boards[0].Clock()
+					mid := clk.Time(clk.Cycles(w.Now() + 1*sim.Microsecond))
+					q.Schedule(mid, 1, func() {
+						if !write {
+							return
+						}
+						if err := boards[1].HostWriteSpecial(board.RegRML, 0x1000); err != nil {
+							t.Error(err)
+						}
+					})
+					x := clk.Cycles(mid+3*sim.Microsecond) + k
+					c1.Schedule(x, func() {})     // node 1 leads
+					c0.Schedule(x+gap, func() {}) // node 0's event bounds the lead step
+					if err := w.Run(w.Now() + 12*sim.Microsecond); err != nil {
+						t.Fatal(err)
+					}
+					st := w.Stats()
+					got := [6]uint64{c0.Cycles, c1.Cycles, st.Steps, st.LeadSteps, st.LeadBreaks, st.Lagged}
+					if write && st.SatOut > st.LeadSteps {
+						sat++ // some lead step's two boards sat out: its leader too
+					}
 					if !write {
-						return
+						through += st.Through
 					}
-					if err := boards[1].HostWriteSpecial(board.RegRML, 0x1000); err != nil {
-						t.Error(err)
+					if i == 0 {
+						want = got
+					} else if got != want {
+						t.Errorf("event %d cycles on, node 0's %d after, host write %v, sit out %v, run through %v: cycles, steps, lead steps, ended early, lagged %v, with both off %v", k, gap, write, on[0], on[1], got, want)
 					}
-				})
-				x := clk.Cycles(mid+3*sim.Microsecond) + k
-				c1.Schedule(x, func() {})    // node 1 leads
-				c0.Schedule(x+40, func() {}) // node 0's event bounds the lead step
-				if err := w.Run(w.Now() + 12*sim.Microsecond); err != nil {
-					t.Fatal(err)
-				}
-				st := w.Stats()
-				got := [6]uint64{c0.Cycles, c1.Cycles, st.Steps, st.LeadSteps, st.LeadBreaks, st.Lagged}
-				if write && st.SatOut > st.LeadSteps {
-					sat++ // some lead step's two boards sat out: its leader too
-				}
-				if !write {
-					through += st.Through
-				}
-				if i == 0 {
-					want = got
-				} else if got != want {
-					t.Errorf("event %d cycles on, host write %v, sit out %v, run through %v: cycles, steps, lead steps, ended early, lagged %v, with both off %v", k, write, on[0], on[1], got, want)
 				}
 			}
 		}
