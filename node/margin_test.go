@@ -62,14 +62,7 @@ func TestLeadMarginCoversStraddle(t *testing.T) {
 	// proved boots a board and runs it until the loop is proved: every
 	// board is at the same cycle in the same state then.
 	proved := func() *board.Board {
-		b, err := board.New(board.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.Load(img); err != nil {
-			t.Fatal(err)
-		}
-		b.CPU().Schedule(1<<40, func() {}) // far: something for the loop to wait for
+		b := waitingBoard(t, img)
 		b.Run(10_000)
 		if !b.CPU().Polling() {
 			t.Fatalf("the loop is not proved at pc %#x", b.CPU().PC)

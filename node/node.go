@@ -799,9 +799,12 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		// inside its run) and its first run starts where it is: a run
 		// through S gives what a run to S and one from S give, and a
 		// leader's runs are not measured (its counts are noted at the
-		// step's end).
+		// step's end). Interactions noted before it lagged (a host
+		// write that re-armed its link) are not its run's: they are
+		// taken, as the run to S would take them.
 		w.setLagging(lead, false)
 		w.owed[lead.ID] = 0
+		lead.notes.Take()
 	}
 	return w.runLead(lead, S, G, B), true
 }
@@ -847,6 +850,12 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 		if next == G && w.sitOK && G < w.until && w.canLag(n, clk.Cycles(G)) {
 			// No event of its own up to G: it sits the rest out as the
 			// others do (the step's loop finds the same canLag answer).
+			// Interactions noted before its lead (a host write that
+			// re-armed its link at S) end the step early, as its run to
+			// G would have found them.
+			if k, _ := n.notes.Take(); k > 0 {
+				w.st.LeadBreaks++
+			}
 			return G
 		}
 		if next > t+Q {
@@ -881,8 +890,8 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 // ways, and nothing else the leader does before it could end the lead
 // step.
 func (w *World) through(n *Member, c, cn uint64) bool {
-	if w.noThrough || cn+leadMargin > c {
-		return false
+	if w.noThrough || cn+leadMargin > c || n.notes.Inter > 0 {
+		return false // (an interaction noted before the lead ends it at cn)
 	}
 	cpu := n.cpu
 	return cpu.SRAMFree() >= cn+leadMargin && cpu.Polling()

@@ -44,32 +44,7 @@ func TestSitOutAndRunThroughAtEveryPhase(t *testing.T) {
 		imgs[p] = buildSource(t, "straddle.s", []byte(src))
 	}
 	run := func(p, d uint64, outside, sitOut, through bool) straddleSeen {
-		q := &sim.Queue{}
-		f, err := fabric.BackToBack(q, nil, fabric.DefaultConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var boards []*board.Board
-		for range 2 {
-			b, err := board.New(board.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.Load(imgs[p]); err != nil {
-				t.Fatal(err)
-			}
-			b.CPU().Schedule(1<<40, func() {}) // far: something for the loop to wait for
-			boards = append(boards, b)
-		}
-		w, err := New(q, f, boards, Config{MaxIdleStep: f.MinLatency()}) // no idle growth: steps of Q, proved and lead
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.SetSitOut(sitOut)
-		w.SetRunThrough(through)
-		if err := w.Run(20 * sim.Microsecond); err != nil {
-			t.Fatal(err)
-		}
+		q, boards, w := straddleWorld(t, imgs[p], sitOut, through)
 		c0, c1 := boards[0].CPU(), boards[1].CPU()
 		if !c0.Polling() || !c1.Polling() {
 			t.Fatal("the loops are not proved")
@@ -120,4 +95,44 @@ func TestSitOutAndRunThroughAtEveryPhase(t *testing.T) {
 		t.Fatalf("boards sat out %d steps, leaders ran through %d: the shortcuts were not tried", satOut, through)
 	}
 	t.Logf("boards sat out %d steps, leaders ran through %d", satOut, through)
+}
+
+// straddleWorld makes a world of two boards that run img (straddleLoop
+// or a variant), each core with an event far off for its loop to wait
+// for, steps of one link latency (no idle growth: steps of Q, proved and
+// lead), sitting out and running through set as given, and runs it for
+// 20 us (the loops are proved by then).
+func straddleWorld(t *testing.T, img []byte, sitOut, through bool) (*sim.Queue, []*board.Board, *World) {
+	t.Helper()
+	q := &sim.Queue{}
+	f, err := fabric.BackToBack(q, nil, fabric.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	boards := []*board.Board{waitingBoard(t, img), waitingBoard(t, img)}
+	w, err := New(q, f, boards, Config{MaxIdleStep: f.MinLatency()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetSitOut(sitOut)
+	w.SetRunThrough(through)
+	if err := w.Run(20 * sim.Microsecond); err != nil {
+		t.Fatal(err)
+	}
+	return q, boards, w
+}
+
+// waitingBoard is a board loaded with img whose core has an event far off,
+// something for a polling loop to wait for.
+func waitingBoard(t *testing.T, img []byte) *board.Board {
+	t.Helper()
+	b, err := board.New(board.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Load(img); err != nil {
+		t.Fatal(err)
+	}
+	b.CPU().Schedule(1<<40, func() {})
+	return b
 }

@@ -72,6 +72,29 @@ func stream2(t *testing.T) func(*Cluster) []*lib.EP {
 	return func(c *Cluster) []*lib.EP { return []*lib.EP{streamOn(t, c)} }
 }
 
+// leadCase is a cluster run that TestLeadStepsChangeNothing and
+// TestSitOutChangesNothing make with a shortcut on and off.
+type leadCase struct {
+	name  string
+	cfg   Config
+	d     sim.Time
+	setup func(*Cluster) []*lib.EP
+}
+
+// leadCases are the 2-node 64 KiB stream at 200 MHz, the busy 4-, 8- and
+// 64-node rings and two nodes with host activity.
+func leadCases(t *testing.T) []leadCase {
+	return []leadCase{
+		{"stream", Config{Nodes: 2, Frames: 1024, ClockHz: 200_000_000}, 3 * sim.Millisecond, stream2(t)},
+		{"ring", Config{Nodes: 4, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
+		{"ring8", Config{Nodes: 8, Frames: 256}, sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
+		{"host", Config{Nodes: 2, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return hostActivity(t, c) }},
+		// A Clos of 64: a third of the boards lag at any time, for
+		// hundreds of steps each (node.World's lagging set).
+		{"ring64", Config{Nodes: 64, Frames: 256}, 400 * sim.Microsecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
+	}
+}
+
 // Lead steps change nothing but the speed: the 2-node 64 KiB stream at
 // 200 MHz (both firmwares polling between DMA bursts and packets), the
 // busy 4- and 8-node rings (boards sitting out steps), and two nodes with host activity (processes that
@@ -81,21 +104,7 @@ func stream2(t *testing.T) func(*Cluster) []*lib.EP {
 // latency; traced, the same device events on every board in the same
 // order. The untraced stream takes far fewer steps with lead steps on.
 func TestLeadStepsChangeNothing(t *testing.T) {
-	cases := []struct {
-		name  string
-		cfg   Config
-		d     sim.Time
-		setup func(*Cluster) []*lib.EP
-	}{
-		{"stream", Config{Nodes: 2, Frames: 1024, ClockHz: 200_000_000}, 3 * sim.Millisecond, stream2(t)},
-		{"ring", Config{Nodes: 4, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
-		{"ring8", Config{Nodes: 8, Frames: 256}, sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
-		{"host", Config{Nodes: 2, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return hostActivity(t, c) }},
-		// A Clos of 64: a third of the boards lag at any time, for
-		// hundreds of steps each (node.World's lagging set).
-		{"ring64", Config{Nodes: 64, Frames: 256}, 400 * sim.Microsecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
-	}
-	for _, tc := range cases {
+	for _, tc := range leadCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, traced := range []bool{false, true} {
 				on, st := leadRun(t, tc.cfg, true, traced, tc.d, tc.setup)
@@ -192,19 +201,7 @@ func hostActivity(t *testing.T, c *Cluster) []*lib.EP {
 // boards sit out the lead steps of the stream and of the host activity
 // and the stream's leaders run through their events' steps.
 func TestSitOutChangesNothing(t *testing.T) {
-	cases := []struct {
-		name  string
-		cfg   Config
-		d     sim.Time
-		setup func(*Cluster) []*lib.EP
-	}{
-		{"stream", Config{Nodes: 2, Frames: 1024, ClockHz: 200_000_000}, 3 * sim.Millisecond, stream2(t)},
-		{"ring", Config{Nodes: 4, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
-		{"ring8", Config{Nodes: 8, Frames: 256}, sim.Millisecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
-		{"host", Config{Nodes: 2, Frames: 256}, 2 * sim.Millisecond, func(c *Cluster) []*lib.EP { return hostActivity(t, c) }},
-		{"ring64", Config{Nodes: 64, Frames: 256}, 400 * sim.Microsecond, func(c *Cluster) []*lib.EP { return ringStream(t, c) }},
-	}
-	for _, tc := range cases {
+	for _, tc := range leadCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, traced := range []bool{false, true} {
 				run := func(on bool) (leadResult, node.Stats) {
