@@ -120,6 +120,12 @@ func (c *CPU) pollable(head, branch uint32) bool {
 	if head > branch || (branch-head)/4+2 > maxPollBody {
 		return false
 	}
+	// loopInputsStable computes the loads' addresses from the registers at
+	// the branch: a base register must hold that value at the load, which
+	// a register the loop writes at most once does (a fixed point: before
+	// the write and after it, the value it has at the branch) and one
+	// written twice need not.
+	var once, twice, bases uint64
 	for a := head; a <= branch+4; a += 4 {
 		if a == branch {
 			continue
@@ -146,8 +152,26 @@ func (c *CPU) pollable(head, branch uint32) bool {
 				return false
 			}
 		}
+		if u.op == opNop {
+			continue
+		}
+		in := c.inst(a)
+		twice |= once & (1 << in.Rd)
+		once |= 1 << in.Rd
+		if isFastLoad(u.op) || u.op == opMem {
+			switch in.Class {
+			case isa.SLS:
+			case isa.RRM:
+				if aluReadsCarry(in.ALU) {
+					return false // the address depends on the flags at the load
+				}
+				bases |= 1<<in.Rs1 | 1<<in.Rs2
+			default:
+				bases |= 1 << in.Rs1
+			}
+		}
 	}
-	return true
+	return twice&bases == 0
 }
 
 // loopInputsStable is the first cycle at which something the loop loads
