@@ -58,9 +58,7 @@ func countCore(t *testing.T, src string, writes ...uint64) *CPU {
 
 // countDevices gives c countCore's devices, events and writes.
 func countDevices(c *CPU, writes ...uint64) {
-	var lastRead uint64
-	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / 37) }, nil)
-	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/37 + 1) * 37 })
+	hookClock(c, 37)
 	c.Schedule(300_003, func() { c.Mem.WriteIO(0xFFFFFE58, 4, 0x11) })
 	bufferWrites(c, func(n uint32) uint64 { return 29 + uint64(n%7)*100 })
 	for i, at := range writes {
@@ -187,9 +185,7 @@ func randomCountCore(t *testing.T, rng *rand.Rand) (*CPU, *[]uint32) {
 	binary.BigEndian.PutUint32(b[:], []uint32{0, 0xfffffff0, 0x7ffffffc, rng.Uint32()}[rng.Intn(4)])
 	c.Mem.Write(0x2000, b[:])
 	tick := uint64(20 + rng.Intn(200))
-	var lastRead uint64
-	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / tick) }, nil)
-	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/tick + 1) * tick })
+	hookClock(c, tick)
 	gap := []int{30, 300, 3000, 30000}[rng.Intn(4)]
 	var log []uint32
 	var event func()
@@ -298,9 +294,7 @@ func countReadCore(t *testing.T, rng *rand.Rand) (*CPU, *[]uint32) {
 	book := rng.Intn(2) == 0
 	c, _ := load(t, linkSources(t, asm.Source{Name: "count.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), bookedConfig(&booked))
 	tick := uint64(20 + rng.Intn(200))
-	var lastRead uint64
-	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / tick) }, nil)
-	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/tick + 1) * tick })
+	hookClock(c, tick)
 	gap := []int{30, 300, 1000}[rng.Intn(3)]
 	var log []uint32
 	var event func()

@@ -79,3 +79,12 @@ func stopMessage(st *Stop) string {
 	}
 	return st.Kind.String()
 }
+
+// hookClock makes special register 0x068 (-408) a clock that counts every
+// tick cycles and says, as a device register does (memsys.Stable), that
+// it keeps its value to the next tick after the core's last read.
+func hookClock(c *CPU, tick uint64) {
+	var lastRead uint64
+	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / tick) }, nil)
+	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/tick + 1) * tick })
+}

@@ -36,10 +36,7 @@ _start:
 
 func pollMovedBaseCore(t *testing.T) *CPU {
 	c, _ := load(t, linkSources(t, asm.Source{Name: "pb.s", Text: []byte(pollMovedBase)}), Config{})
-	const tick = 50
-	var lastRead uint64
-	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / tick) }, nil)
-	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/tick + 1) * tick })
+	hookClock(c, 50)
 	return c
 }
 

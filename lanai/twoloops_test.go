@@ -73,9 +73,7 @@ func twoLoopsCore(t *testing.T, rng *rand.Rand, variant int) *CPU {
 	var booked []window
 	c, _ := load(t, linkSources(t, asm.Source{Name: "two.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), bookedConfig(&booked))
 	tick := uint64(20 + rng.Intn(200))
-	var lastRead uint64
-	c.Mem.Specials.Hook(0x068, func() uint32 { lastRead = c.Cycles; return uint32(c.Cycles / tick) }, nil)
-	c.Mem.Specials.HookStable(0x068, func() uint64 { return (lastRead/tick + 1) * tick })
+	hookClock(c, tick)
 	gap := []int{300, 3000, 30000}[rng.Intn(3)]
 	n := uint32(0)
 	var event func()
