@@ -182,7 +182,9 @@ func (c *CPU) pollable(head, branch uint32) bool {
 
 // loopInputsStable is the first cycle at which something the loop loads
 // may change without an event: the minimum over its loads' addresses,
-// computed from the current (fixed-point) registers.
+// computed from the current (fixed-point) registers. A breakpoint set in
+// the loop since pollable looked makes it 0 (no skip: every pass stops
+// there).
 func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 	until := ^uint64(0)
 	for a := head; a <= branch+4; a += 4 {
@@ -194,8 +196,11 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 			// core's SRAM holds now.
 			var ok bool
 			if u, ok = c.slowFetch(u, a); !ok {
-				continue // a breakpoint
+				return 0 // a breakpoint
 			}
+		}
+		if u.op == opBreak {
+			return 0
 		}
 		if !isFastLoad(u.op) && u.op != opMem {
 			continue
