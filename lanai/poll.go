@@ -68,13 +68,11 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 		return 0, 0
 	}
 	t := &c.pollTrack
-	if t.valid && t.branch == pc && instret-t.instret != uint64((pc-u.imm)/4+2) {
-		// Not one pass (the branch, its delay slot and the body before
-		// it) since the last take: the core left the loop and came back,
-		// and what it did outside is no iteration of it.
-		t.valid = false
-	}
-	same := t.valid && t.branch == pc && t.flags == c.Flags && [32]uint32(c.R[:32]) == t.regs
+	// One pass since the last take (the branch, its delay slot and the
+	// body before it), or the core left the loop and came back: what it
+	// did outside is no iteration of it (counted as a failed test).
+	same := t.valid && t.branch == pc && t.flags == c.Flags && [32]uint32(c.R[:32]) == t.regs &&
+		instret-t.instret == uint64((pc-u.imm)/4+2)
 	if !same {
 		if t.valid && t.branch == pc {
 			if t.failures++; t.failures >= pollPatience {
