@@ -94,6 +94,13 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	if iterCycles == 0 || c.sramFreeFrom(measured) < cycles {
 		return 0, 0 // (the iteration met a cycle another master booked: it may have stalled)
 	}
+	if !c.pollable(u.imm, pc) {
+		// A write from outside changed the loop since pollable looked (a
+		// store, a jump, a breakpoint in it now): loop.go's.
+		*c.pollOf(pc >> 2) = pollWait + loopRetry
+		t.valid = false
+		return 0, 0
+	}
 	// Up to the next event, the run's limit, a change of what it loads,
 	// and the first SRAM cycle another master booked (its loads would
 	// stall there).
@@ -180,9 +187,8 @@ func (c *CPU) pollable(head, branch uint32) bool {
 
 // loopInputsStable is the first cycle at which something the loop loads
 // may change without an event: the minimum over its loads' addresses,
-// computed from the current (fixed-point) registers. A breakpoint set in
-// the loop since pollable looked makes it 0 (no skip: every pass stops
-// there).
+// computed from the current (fixed-point) registers (pollSkip had
+// pollable look at the loop again just before).
 func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 	until := ^uint64(0)
 	for a := head; a <= branch+4; a += 4 {
@@ -196,9 +202,6 @@ func (c *CPU) loopInputsStable(head, branch uint32) uint64 {
 			if u, ok = c.slowFetch(u, a); !ok {
 				return 0 // a breakpoint
 			}
-		}
-		if u.op == opBreak {
-			return 0
 		}
 		if !isFastLoad(u.op) && u.op != opMem {
 			continue
