@@ -142,8 +142,9 @@ type CPU struct {
 	outLo, outHi uint32
 
 	breakpoints map[uint32]bool
-	skipBreak   bool // Step executes an instruction even if it has a breakpoint
-	brk         uop  // the real instruction under a breakpoint, while stepping it
+	breakGen    uint64 // breakpoint changes (poll.go checks a loop again after one)
+	skipBreak   bool   // Step executes an instruction even if it has a breakpoint
+	brk         uop    // the real instruction under a breakpoint, while stepping it
 	simctl      simCtl
 }
 
@@ -335,6 +336,7 @@ func (c *CPU) SetBreakpoint(addr uint32, on bool) {
 	if c.breakpoints == nil {
 		c.breakpoints = map[uint32]bool{}
 	}
+	c.breakGen++
 	if on {
 		c.LeaveSharedCode() // a breakpoint changes the core's own uop
 		c.breakpoints[addr] = true

@@ -50,6 +50,12 @@ type pollTrack struct {
 	instret  uint64
 	failures int
 	valid    bool
+	// The loop's words (head to delay slot) and the breakpoint changes
+	// (CPU.breakGen) when pollable last passed it: while they hold, it
+	// holds.
+	checked    bool
+	code       [maxPollBody]uint32
+	checkedBrk uint64
 }
 
 // pollSkip is called when the backward branch u at pc is taken (before its
@@ -83,6 +89,7 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 		} else {
 			t.failures = 0
 		}
+		t.checked = t.checked && t.branch == pc // (its words are another loop's)
 		t.branch, t.flags, t.cycles, t.instret, t.valid = pc, c.Flags, cycles, instret, true
 		t.regs = [32]uint32(c.R[:32])
 		return 0, 0
@@ -94,7 +101,7 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	if iterCycles == 0 || c.sramFreeFrom(measured) < cycles {
 		return 0, 0 // (the iteration met a cycle another master booked: it may have stalled)
 	}
-	if !c.pollable(u.imm, pc) {
+	if !c.pollStillPollable(u.imm, pc) {
 		// A write from outside changed the loop since pollable looked (a
 		// store, a jump, a breakpoint in it now): loop.go's.
 		*c.pollOf(pc >> 2) = pollWait + loopRetry
@@ -115,6 +122,30 @@ func (c *CPU) pollSkip(u *uop, pc uint32, cycles, instret, deadline uint64) (uin
 	c.SkippedCycles += k * iterCycles
 	c.SkippedInstret += k * iterInstr
 	return k * iterCycles, k * iterInstr
+}
+
+// pollStillPollable checks pollable again for the loop [head, branch+4]
+// of the tracked branch, unless its words and the breakpoints are those
+// it passed with last.
+func (c *CPU) pollStillPollable(head, branch uint32) bool {
+	t := &c.pollTrack
+	n := int(branch-head)/4 + 2
+	same := t.checked && t.checkedBrk == c.breakGen
+	for i := 0; same && i < n; i++ {
+		same = t.code[i] == c.sramWord(head+uint32(i)*4)
+	}
+	if same {
+		return true
+	}
+	t.checked = false
+	if !c.pollable(head, branch) {
+		return false
+	}
+	for i := range n {
+		t.code[i] = c.sramWord(head + uint32(i)*4)
+	}
+	t.checked, t.checkedBrk = true, c.breakGen
+	return true
 }
 
 // recordTakes records the n takes of a skipped loop's branch from (to
