@@ -42,20 +42,6 @@ func TestPollLeftAndEnteredAgainstStepping(t *testing.T) {
 	slow, _ := load(t, img, Config{})
 	fast.Schedule(200_000, func() {}) // an event far off: a skip's limit
 	slow.Schedule(200_000, func() {})
-	for i := 0; i < 50; i++ {
-		fast.Run(997)
-		for slow.Cycles < fast.Cycles {
-			if s := slow.Step(); s.Kind != StopStep {
-				t.Fatal(s)
-			}
-		}
-		fr, sr := fast.R, slow.R
-		fr[2], sr[2] = 0, 0
-		if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fr != sr || fast.PC != slow.PC || fast.Flags != slow.Flags ||
-			fast.sramWord(0x2000) != slow.sramWord(0x2000) {
-			t.Fatalf("run %d: run at pc %#x after %d cycles %d instructions (count %d); stepped at pc %#x after %d cycles %d instructions (count %d)",
-				i, fast.PC, fast.Cycles, fast.Instret, fast.sramWord(0x2000), slow.PC, slow.Cycles, slow.Instret, slow.sramWord(0x2000))
-		}
-	}
-	t.Logf("%d cycles skipped, count %d", fast.SkippedCycles, fast.sramWord(0x2000))
+	runBesideStepping(t, fast, slow, 997, 50)
+	t.Logf("count %d", fast.sramWord(0x2000))
 }

@@ -42,20 +42,7 @@ func TestPollPatchedBodyAgainstStepping(t *testing.T) {
 		return c
 	}
 	fast, slow := core(), core()
-	for i := 0; i < 60; i++ {
-		fast.Run(1999)
-		for slow.Cycles < fast.Cycles {
-			if s := slow.Step(); s.Kind != StopStep {
-				t.Fatal(s)
-			}
-		}
-		_, _, n1 := fast.LastStore()
-		_, _, n2 := slow.LastStore()
-		if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fast.PC != slow.PC || n1 != n2 {
-			t.Fatalf("run %d: run at pc %#x after %d cycles %d instructions, %d stores; stepped at pc %#x after %d cycles %d instructions, %d stores",
-				i, fast.PC, fast.Cycles, fast.Instret, n1, slow.PC, slow.Cycles, slow.Instret, n2)
-		}
-	}
+	runBesideStepping(t, fast, slow, 1999, 60)
 	if _, _, n := fast.LastStore(); n == 0 {
 		t.Fatal("the patched loop stored nothing")
 	}
