@@ -147,9 +147,8 @@ func (c *CPU) runEvents() {
 		e := c.events.pop()
 		e.fn()
 		// An event may change what a polling loop reads between its load
-		// and its branch: the iteration in flight is no evidence of a
-		// fixed point any more.
-		c.pollTrack.valid = false
+		// and its branch: loopChanged ends poll.go's evidence of a fixed
+		// point and any watch.
 		c.loopChanged()
 	}
 	// A proved loop keeps its proof only if the change left what it reads

@@ -373,9 +373,8 @@ func (c *CPU) loopCodeWritten() { c.loop.proved = false }
 // outside the core wrote a register or pc, so the core may leave the loop
 // at once (Polling must not say otherwise).
 func (c *CPU) stateWritten() {
-	c.loopChanged()
+	c.loopChanged() // (also poll.go's evidence)
 	c.loop.proved = false
-	c.pollTrack.valid = false
 }
 
 // sramWord is the big-endian word of SRAM at a (4-aligned, in SRAM).
