@@ -195,12 +195,17 @@ func (c *CPU) Reset(entry uint32) {
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
 	c.events = newEventQueue()
-	fails, wait, length, counters := c.loop.fails, c.loop.waitRounds, c.loop.length, c.loop.counters
+	fails, wait, length, counters, debt, kept := c.loop.fails, c.loop.waitRounds, c.loop.length, c.loop.counters, c.loop.keepDebt, c.loop.kept
 	clear(fails)
 	clear(wait)
 	clear(length)
 	clear(counters)
-	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length, counters: counters} // keep the maps: a reset allocates nothing
+	clear(debt)
+	if kept != nil {
+		*kept = [keptSlots]keptProof{}
+	}
+	// Keep the maps and the kept proofs: a reset allocates nothing.
+	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length, counters: counters, keepDebt: debt, kept: kept}
 	c.loopChanged()
 }
 

@@ -219,6 +219,20 @@ type loopWatch struct {
 	liveIn, changed uint64
 	again           bool
 	rewatches       uint64
+	// Proofs kept to be taken again (loopRevive, docs/timing.md): keepable
+	// says the current proof may be (its code and mayWrite were noted at
+	// its end); kept holds up to two proofs a watch would have written
+	// over (made at the first keep), keepStamp counts the keeps; keepDebt per branch, the proofs made keepable
+	// less keepCredit per proof taken again (a branch at keepTrials or
+	// more is not kept: its proofs are not taken again); revivals counts
+	// proofs taken again (tests count them).
+	keepable  bool
+	mayWrite  uint64 // the registers an instruction of the proof's iteration may write (Rd, Rs1)
+	code      [maxLoopBody]uint32
+	kept      *[keptSlots]keptProof
+	keepStamp uint64
+	keepDebt  map[uint32]int
+	revivals  uint64
 }
 
 // loopWord is an SRAM word the watched iteration stored to.
@@ -334,28 +348,10 @@ func (c *CPU) loopDirty() bool {
 // peeks registers only, so it changes nothing the core or a device sees.
 func (c *CPU) loopRecheck() bool {
 	w := &c.loop
-	ok := w.proved && !w.fragile
 	// A word the loop reads and does not store changes only by a write
 	// from outside (invalidate): it is looked at only when one came near.
 	written := c.outLo <= w.readHi && w.readLo <= c.outHi
-	for i := 0; ok && i < w.nreads; i++ {
-		r := &w.reads[i]
-		if !r.dev {
-			if written || r.stored {
-				ok = c.sramWord(r.addr) == r.val
-			}
-			continue
-		}
-		until := c.Mem.Specials.StableUntil(r.addr - memsys.SpecialBase) // (the memory's first device)
-		v, err := c.Mem.Specials.Peek(r.addr - memsys.SpecialBase)
-		ok = until != 0 && until >= c.nextEvent() && err == nil && v == r.val
-	}
-	for i := 0; ok && i < w.nwords; i++ {
-		if wd := &w.words[i]; !wd.varying && !wd.counted {
-			ok = c.sramWord(wd.addr) == wd.before
-		}
-	}
-	if !ok {
+	if !w.proved || w.fragile || !c.readsHold(w.reads[:w.nreads], w.words[:w.nwords], written) {
 		w.proved = false
 		return false
 	}
@@ -364,9 +360,45 @@ func (c *CPU) loopRecheck() bool {
 	return true
 }
 
-// loopCodeWritten ends the proof: something outside the core wrote SRAM
-// that holds code (the loop's instructions may have changed).
-func (c *CPU) loopCodeWritten() { c.loop.proved = false }
+// readsHold reports whether what a proof's iteration read (reads), and
+// the words it stores a steady value to (words), hold the values they
+// held then, the device registers steady to the next event. The words it
+// reads and does not store are looked at only when all is true.
+func (c *CPU) readsHold(reads []loopRead, words []loopWord, all bool) bool {
+	for i := range reads {
+		r := &reads[i]
+		if !r.dev {
+			if (all || r.stored) && c.sramWord(r.addr) != r.val {
+				return false
+			}
+			continue
+		}
+		until := c.Mem.Specials.StableUntil(r.addr - memsys.SpecialBase) // (the memory's first device)
+		v, err := c.Mem.Specials.Peek(r.addr - memsys.SpecialBase)
+		if until == 0 || until < c.nextEvent() || err != nil || v != r.val {
+			return false
+		}
+	}
+	for i := range words {
+		if wd := &words[i]; !wd.varying && !wd.counted && c.sramWord(wd.addr) != wd.before {
+			return false
+		}
+	}
+	return true
+}
+
+// loopCodeWritten ends the proof and forgets the proofs kept to be taken
+// again (the current one too): something outside the core wrote SRAM
+// that holds code (the loops' instructions may have changed), or a
+// breakpoint was set or cleared (the words stay the same: loopRevive's
+// compare of them would not see it).
+func (c *CPU) loopCodeWritten() {
+	w := &c.loop
+	w.proved, w.keepable = false, false
+	for i := 0; w.kept != nil && i < keptSlots; i++ {
+		w.kept[i].owner = 0
+	}
+}
 
 // stateWritten forgets every fixed point the core has evidence of (a
 // watched or proved loop, poll.go's iteration in flight): something
@@ -468,6 +500,9 @@ func (c *CPU) watchLoop(limit uint64) {
 			if w.proved && c.sameState() && (!c.loopDirty() || c.loopRecheck()) {
 				c.loopSkip(limit)
 				w.state = loopSkipped
+				return
+			}
+			if c.loopRevive(limit) {
 				return
 			}
 			if w.lastProved == w.branch && w.deferred != w.branch && c.sameState() {
@@ -613,7 +648,10 @@ func (c *CPU) loopStart() {
 	c.settleHistory() // before the proof the held transfers come from is written over
 	w := &c.loop
 	c.settleCount()
-	w.lastProved = 0 // the proof's data is written over
+	if w.keepable && w.lastProved != 0 {
+		c.keepProof(-1)
+	}
+	w.lastProved, w.keepable = 0, false // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
 	w.nreads, w.fragile, w.devPending = 0, false, false
 	w.cword, w.counting = w.counters[w.branch]
@@ -878,6 +916,7 @@ func (c *CPU) loopEnd(limit uint64) {
 		c.own[chunk/64] |= 1 << (chunk % 64)
 	}
 	w.lastProved, w.deferred = w.branch, 0
+	c.noteKeepable()
 	if w.length == nil {
 		w.length = map[uint32]int{}
 	}

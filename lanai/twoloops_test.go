@@ -52,7 +52,15 @@ const twoLoops = `
 // twoLoopsCore loads a variant of twoLoops (bit 0: B stores the round
 // count only when its flag is odd; bit 1: A stores r9 too; bit 2: no
 // heartbeat; bit 3: B leaves r5 alone, so that A's proof may be taken
-// again at its first head) with events chosen by rng every 1 to gap cycles: flag A or
+// again at its first head; bit 4: B stores its flag, which makes it one
+// of loop.go's loops; bit 5: A's path depends on r9's parity, read (as
+// a second operand) before anything writes it: it stores to 0x1024 in
+// odd rounds only;
+// bit 6: A's pass that finds flag A at 2 is busy: it clears the flag,
+// stays in A and leaves r10 at 7, which the next pass sets to 0 before
+// it reads it; bit 7: no B, and nothing stores r9: A's rounds follow
+// each other)
+// with events chosen by rng every 1 to gap cycles: flag A or
 // B set (to 1-4) or a buffer the loops do not read written, each with
 // SRAM cycles booked; after cycle 300,000 both flags and the exit flag
 // set.
@@ -66,6 +74,20 @@ func twoLoopsCore(t *testing.T, rng *rand.Rand, variant int) *CPU {
 	}
 	if variant&8 != 0 {
 		src = strings.Replace(src, "\tmov %r7, %r5               ! leaves r5 with the flag's value\n", "", 1)
+	}
+	if variant&16 != 0 {
+		src = strings.Replace(src, "\tld 0x1004[%r0], %r7        ! flag B\n", "\tld 0x1004[%r0], %r7        ! flag B\n\tst %r7, 0x1020[%r0]\n", 1)
+	}
+	if variant&32 != 0 {
+		src = strings.Replace(src, "\tld 0x1000[%r0], %r5        ! flag A\n", "\tld 0x1000[%r0], %r5        ! flag A\n\tmov 1, %r11\n\tand.f %r11, %r9, %r0\n\tbeq 1f\n\tnop\n\tst %r0, 0x1024[%r0]\n1:\n", 1)
+	}
+	if variant&128 != 0 {
+		a, b := strings.Index(src, ".Lb:\n"), strings.Index(src, "\tld 0x100c[%r0], %r12")
+		src = src[:a] + src[b:]
+	}
+	if variant&64 != 0 {
+		src = strings.Replace(src, "\tld 0x1000[%r0], %r5        ! flag A\n", "\tld 0x1000[%r0], %r5        ! flag A\n"+
+			"\tsub.f %r5, 2, %r0\n\tbne 2f\n\tnop\n\tst %r0, 0x1000[%r0]\n\tmov 0, %r5\n\tmov 7, %r10\n\tbt 3f\n\tnop\n2:\n\tmov 0, %r10\n3:\n", 1)
 	}
 	if variant&4 != 0 {
 		src = strings.Replace(src, "\tld -408[%r0], %r6          ! heartbeat\n\tst %r6, 0x1010[%r0]\n\tmov 0, %r6\n", "", 1)
