@@ -187,9 +187,6 @@ func mvs[T any](a, b []T, ab bool) {
 // whether it did something instead of the watch: a skip (the proof holds
 // again), or letting the core execute one iteration first (reviveNext).
 func (c *CPU) loopRevive(limit uint64) bool {
-	if reviveOff {
-		return false
-	}
 	w := &c.loop
 	var k *keptProof
 	how, kept := reviveNo, -1
@@ -284,4 +281,3 @@ func (c *CPU) reviveHolds(regs *[32]uint32, flags isa.Flags, lastLoad uint8, liv
 	}
 	return reviveNow
 }
-var reviveOff = false
