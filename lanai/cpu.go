@@ -202,7 +202,7 @@ func (c *CPU) Reset(entry uint32) {
 	clear(counters)
 	clear(debt)
 	if kept != nil {
-		*kept = [keptSlots]keptProof{}
+		kept.owner = [keptSlots]uint32{}
 	}
 	// Keep the maps and the kept proofs: a reset allocates nothing.
 	c.loop = loopWatch{fails: fails, waitRounds: wait, length: length, counters: counters, keepDebt: debt, kept: kept}

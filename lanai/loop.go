@@ -219,17 +219,15 @@ type loopWatch struct {
 	liveIn, changed uint64
 	again           bool
 	rewatches       uint64
-	// Proofs kept to be taken again (loopRevive, docs/timing.md): keepable
-	// says the current proof may be (its code and mayWrite were noted at
-	// its end); kept holds up to two proofs a watch would have written
-	// over (made at the first keep), keepStamp counts the keeps; keepDebt per branch, the proofs made keepable
-	// less keepCredit per proof taken again (a branch at keepTrials or
-	// more is not kept: its proofs are not taken again); revivals counts
-	// proofs taken again (tests count them).
+	// Proofs kept to be taken again (loopRevive, lanai/revive.go):
+	// keepable says the current proof may be (noteKeepable noted its code
+	// and the registers it may write); kept holds the kept proofs (made at
+	// the first keepable one), keepStamp counts the keeps, keepDebt is
+	// each branch's debt (see keepTrials), revivals counts the proofs
+	// taken again (tests count them).
 	keepable  bool
-	mayWrite  uint64 // the registers an instruction of the proof's iteration may write (Rd, Rs1)
-	code      [maxLoopBody]uint32
-	kept      *[keptSlots]keptProof
+	mayWrite  uint64 // the registers an instruction of the iteration may write (Rd, Rs1)
+	kept      *keptStore
 	keepStamp uint64
 	keepDebt  map[uint32]int
 	revivals  uint64
@@ -395,8 +393,8 @@ func (c *CPU) readsHold(reads []loopRead, words []loopWord, all bool) bool {
 func (c *CPU) loopCodeWritten() {
 	w := &c.loop
 	w.proved, w.keepable = false, false
-	for i := 0; w.kept != nil && i < keptSlots; i++ {
-		w.kept[i].owner = 0
+	if w.kept != nil {
+		w.kept.owner = [keptSlots]uint32{}
 	}
 }
 

@@ -22,8 +22,15 @@ const (
 	keepCredit = 4
 	keepProbe  = 16
 	keepFloor  = -16
-	keptSlots  = 4 // proofs kept besides the current one
+	keptSlots  = 4   // proofs kept besides the current one
+	keptBody   = 128 // the most instructions of a kept proof's iteration
 )
+
+// keptMin is the fewest instructions of a kept proof's iteration: a
+// shorter loop is watched again for about what keeping and taking back
+// its proof cost (docs/performance.md, tenth pass). Tests that run short
+// loops lower it.
+var keptMin = 24
 
 // loopRevive outcomes.
 const (
@@ -32,12 +39,21 @@ const (
 	reviveNext // it may hold after one more iteration
 )
 
+// keptStore is what loopRevive keeps, made at the first proof it may
+// keep (a core whose loops are not kept allocates nothing): the kept
+// proofs with their branches (0: none) and when each was kept (keepStamp),
+// and the code words of the current proof (noteKeepable).
+type keptStore struct {
+	owner [keptSlots]uint32
+	stamp [keptSlots]uint64
+	code  [keptBody]uint32
+	slot  [keptSlots]keptProof
+}
+
 // keptProof is a proof kept for loopRevive: the notes of loopWatch that a
 // skip and a check use, for the n instructions of its iteration (the
 // rest of the arrays is not copied).
 type keptProof struct {
-	owner                                   uint32 // its branch (0: none)
-	stamp                                   uint64 // when it was kept (loopWatch.keepStamp)
 	n                                       int
 	regs                                    [32]uint32
 	flags                                   isa.Flags
@@ -56,24 +72,24 @@ type keptProof struct {
 	ntransfers, nstoreSteps, naccessSteps   int
 	readLo, readHi                          uint32
 	liveIn, mayWrite                        uint64
-	trace                                   [maxLoopBody]loopStep
-	regLog                                  [2*maxLoopBody + 32]regWrite
-	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
-	cycleAt                                 [maxLoopBody]uint32
-	transfers, storeSteps, accessSteps      [maxLoopBody]uint16
-	lastSteady                              [maxLoopBody]uint16
-	code                                    [maxLoopBody]uint32
+	trace                                   [keptBody]loopStep
+	regLog                                  [2 * keptBody]regWrite
+	transBefore, storesBefore, accessBefore [keptBody + 1]uint16
+	cycleAt                                 [keptBody]uint32
+	transfers, storeSteps, accessSteps      [keptBody]uint16
+	lastSteady                              [keptBody]uint16
+	code                                    [keptBody]uint32
 }
 
 // noteKeepable notes, at the end of a proof (loopEnd), what loopRevive
 // needs to take it again, when its branch is kept: the instruction words
 // its iteration executed and the registers they may write. A counting
-// proof, one with a read that cannot be checked again, and one with code
-// outside SRAM are not kept.
+// proof, one with a read that cannot be checked again, one longer than
+// keptBody instructions and one with code outside SRAM are not kept.
 func (c *CPU) noteKeepable() {
 	w := &c.loop
 	w.keepable = false
-	if w.hasCount || w.fragile {
+	if w.hasCount || w.fragile || w.n < keptMin || w.n > keptBody || w.nregLog > 2*keptBody {
 		return
 	}
 	if w.keepDebt == nil {
@@ -84,13 +100,16 @@ func (c *CPU) noteKeepable() {
 	if d > keepTrials && d%keepProbe != 0 {
 		return
 	}
+	if w.kept == nil {
+		w.kept = new(keptStore)
+	}
 	w.mayWrite = 0
 	for i := range w.n {
 		pc := w.trace[i].pc
 		if !c.Mem.InSRAM(pc, 4) {
 			return
 		}
-		w.code[i] = c.sramWord(pc)
+		w.kept.code[i] = c.sramWord(pc)
 		in := c.inst(pc)
 		w.mayWrite |= 1<<(in.Rd&31) | 1<<(in.Rs1&31)
 	}
@@ -102,23 +121,20 @@ func (c *CPU) noteKeepable() {
 // one kept longest; never slot avoid (-1: none).
 func (c *CPU) keepProof(avoid int) {
 	w := &c.loop
-	if w.kept == nil {
-		w.kept = new([keptSlots]keptProof)
-	}
+	ks := w.kept // (made by noteKeepable)
 	i := -1
-	for x := range w.kept {
+	for x := range keptSlots {
 		if x == avoid {
 			continue
 		}
-		if i < 0 || w.kept[x].owner == 0 && w.kept[i].owner != 0 ||
-			(w.kept[x].owner == 0) == (w.kept[i].owner == 0) && w.kept[x].stamp < w.kept[i].stamp {
+		if i < 0 || ks.owner[x] == 0 && ks.owner[i] != 0 ||
+			(ks.owner[x] == 0) == (ks.owner[i] == 0) && ks.stamp[x] < ks.stamp[i] {
 			i = x
 		}
 	}
 	w.keepStamp++
-	k := &w.kept[i]
-	k.owner, k.stamp = w.lastProved, w.keepStamp
-	w.trade(k, true)
+	ks.owner[i], ks.stamp[i] = w.lastProved, w.keepStamp
+	w.trade(&ks.slot[i], true)
 }
 
 // trade copies a proof's notes between the current proof and kept slot k:
@@ -160,7 +176,7 @@ func (w *loopWatch) trade(k *keptProof, keep bool) {
 	mvs(w.storeSteps[:w.nstoreSteps], k.storeSteps[:w.nstoreSteps], keep)
 	mvs(w.accessSteps[:w.naccessSteps], k.accessSteps[:w.naccessSteps], keep)
 	mvs(w.lastSteady[:n], k.lastSteady[:n], keep)
-	mvs(w.code[:n], k.code[:n], keep)
+	mvs(w.kept.code[:n], k.code[:n], keep)
 }
 
 // mv copies *a to *b when ab, *b to *a otherwise.
@@ -192,10 +208,10 @@ func (c *CPU) loopRevive(limit uint64) bool {
 	how, kept := reviveNo, -1
 	if w.lastProved == w.branch && w.keepable {
 		how = c.reviveHolds(&w.regs, w.flags, w.lastLoad, w.liveIn, w.mayWrite,
-			w.reads[:w.nreads], w.words[:w.nwords], w.trace[:w.n], w.code[:w.n])
+			w.reads[:w.nreads], w.words[:w.nwords], w.trace[:w.n], w.kept.code[:w.n])
 	}
-	for i := 0; how != reviveNow && w.kept != nil && i < len(w.kept); i++ {
-		if p := &w.kept[i]; p.owner == w.branch {
+	for i := 0; how != reviveNow && w.kept != nil && i < keptSlots; i++ {
+		if p := &w.kept.slot[i]; w.kept.owner[i] == w.branch {
 			if h := c.reviveHolds(&p.regs, p.flags, p.lastLoad, p.liveIn, p.mayWrite,
 				p.reads[:p.nreads], p.words[:p.nwords], p.trace[:p.n], p.code[:p.n]); h != reviveNo {
 				how = h
@@ -223,7 +239,7 @@ func (c *CPU) loopRevive(limit uint64) bool {
 		if w.keepable && w.lastProved != 0 {
 			c.keepProof(kept)
 		}
-		k.owner = 0 // its notes are the current proof's now
+		w.kept.owner[kept] = 0 // its notes are the current proof's now
 		w.trade(k, false)
 		w.hasCount, w.cmask = false, 0
 		w.lastProved, w.keepable = w.branch, true

@@ -22,6 +22,8 @@ import (
 // when a proof taken again from a slot does not write the held transfers
 // out first; with loopRevive off its count check fails (checked each).
 func TestLoopReviveAgainstStepping(t *testing.T) {
+	defer func(n int) { keptMin = n }(keptMin)
+	keptMin = 1 // the loops are short
 	var revivals, skipped uint64
 	for seed := int64(1); seed <= int64(*lockstepSeeds); seed++ {
 		variant := int(seed%16) | 16 | int(seed%2)<<5 | int(min(seed%3, 1))<<6
