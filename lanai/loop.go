@@ -219,7 +219,29 @@ type loopWatch struct {
 	liveIn, changed uint64
 	again           bool
 	rewatches       uint64
+	// The heartbeat's landing (loopGhost): a loop that stores varying
+	// values executes its span, instructions [vFirst, vPause) of an
+	// iteration (every varying store and device read, and what holds a
+	// varying value between), and moves over the rest where the plain
+	// rule executes it, counting it executed (ghostOK: the proof allows
+	// it). pausing: the core executes a span up to pauseIns (at cycle
+	// pauseAt) and then moves on to the first instruction at or after
+	// pauseStop; ghostExec: the run loop left exec after a take of the
+	// branch in a run too short to skip (from execStart, up to ghostStop),
+	// where the plain rule goes on executing. ghosts counts the moves
+	// (tests count them).
+	vFirst, vPause                 int
+	devSteps                       [maxLoopReads]uint16 // the iteration's device loads (trace indices) ...
+	ndevSteps                      int                  // ... and their number
+	ghostOK, pausing, ghostExec    bool
+	pauseIns, pauseAt, pauseStop   uint64
+	execStart, ghostStop, ghostGen uint64
+	ghosts                         uint64
 }
+
+// ghostOff turns the heartbeat's landing off (loopGhost): the tests
+// compare the counts of both rules.
+var ghostOff bool
 
 // loopWord is an SRAM word the watched iteration stored to.
 type loopWord struct {
@@ -439,6 +461,12 @@ func (c *CPU) loopTaken(u *uop, pc uint32) bool {
 		// Another loop's proof, or a run too short for a skip (going to
 		// the head and checking the proof would only cost time; c.Cycles
 		// is where this run began, so the test errs towards trying).
+		if w.branch == pc && w.ghostOK && !w.pausing && w.state != loopToHead {
+			// The plain rule executes on to the deadline: leave after
+			// the branch to move over what it need not (loopGhost).
+			w.ghostExec, w.ghostStop, w.ghostGen = true, c.deadline, c.loopGen
+			return true
+		}
 		return false
 	}
 	w.state, w.branch, w.head, w.toHead = loopToHead, pc, u.imm, 0
@@ -911,6 +939,7 @@ func (c *CPU) loopEnd(limit uint64) {
 		w.storesBefore[i+1] = uint16(w.nstoreSteps)
 		w.accessBefore[i+1] = uint16(w.naccessSteps)
 	}
+	c.noteSpan()
 	if w.fails != nil && !w.hasCount {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
 	}
@@ -984,6 +1013,8 @@ func (c *CPU) loopSkip(limit uint64) { c.loopRun(0, limit) }
 // core reached the run's deadline (nothing to execute before it).
 func (c *CPU) loopResume(limit uint64) bool {
 	w := &c.loop
+	pausing, ghostExec := w.pausing, w.ghostExec
+	w.pausing, w.ghostExec = false, false
 	if !w.proved || c.loopDirty() {
 		return false
 	}
@@ -997,6 +1028,23 @@ func (c *CPU) loopResume(limit uint64) bool {
 		// values, so it would leave this one's varying value where the
 		// watched iteration overwrote its own with the same steady one.
 		return false
+	}
+	if w.ghostOK {
+		// Where the plain rule executes up to the deadline in one go
+		// (loopGhost): the span a landing began, its end, a take of the
+		// branch in a run too short to skip (loopTaken), a run that
+		// begins before the iteration's last varying store.
+		switch stop := c.deadline; {
+		case pausing && w.pauseStop == stop && c.Instret < w.pauseIns && c.Cycles < w.pauseAt:
+			w.pausing = true
+			c.deadline = min(stop, w.pauseAt)
+			return false
+		case pausing && w.pauseStop == stop && c.Instret == w.pauseIns && c.Cycles == w.pauseAt,
+			ghostExec && w.ghostStop == stop && w.ghostGen == c.loopGen && c.Cycles < stop,
+			j > 0 && int(j) <= w.lastVarying && stop < c.Cycles+2*w.iterCycles:
+			c.loopGhost(int(j), stop)
+			return c.Cycles >= c.deadline
+		}
 	}
 	c.loopRun(int(j), limit)
 	return c.Cycles >= c.deadline
@@ -1049,6 +1097,8 @@ func (c *CPU) loopRun(j int, limit uint64) {
 			if c.loopCanLand(k) {
 				c.commitTransfers(tb)
 				c.loopLand(j, k, at)
+			} else if w.ghostOK {
+				c.loopGhost(j, stop) // the plain rule executes up to stop
 			}
 			return
 		}
@@ -1135,6 +1185,10 @@ func (c *CPU) loopRun(j int, limit uint64) {
 			c.commitTransfers(tb)
 			c.loopLand(0, k, at)
 		}
+	} else if w.ghostOK {
+		// The plain rule executes from this head up to stop in one go
+		// (the last whole iteration and the rest: shorter than two).
+		c.loopGhost(0, stop)
 	}
 }
 
@@ -1183,14 +1237,28 @@ func (c *CPU) loopRunFree(j int, stop, free uint64) bool {
 	if m == 0 && k <= j {
 		return false
 	}
-	// Registers and stores: iteration 0's from j on, then (m > 0) the
-	// head's state and iteration m's up to k.
 	at := base + m*iter
 	if k < n {
 		at += uint64(w.trace[k].at)
 	} else {
 		at += iter
 	}
+	c.loopGo(j, m, k, at, true)
+	return true
+}
+
+// loopGo moves the core from instruction j of the proved iteration it is
+// in to instruction k of the m-th iteration after it (k = n: the next
+// head), at cycle at, with no SRAM cycle booked on the way: the register
+// writes and stores of the instructions between, their transfers (held,
+// holdRange), and the flags, interlock and pc. The move counts as
+// skipped when skipped says so, as executed otherwise (loopGhost).
+func (c *CPU) loopGo(j int, m uint64, k int, at uint64, skipped bool) {
+	w := &c.loop
+	n := int(w.iterInstret)
+	base := c.Cycles - uint64(w.trace[j].at)
+	// Registers and stores: iteration 0's from j on, then (m > 0) the
+	// head's state and iteration m's up to k.
 	var stores uint64
 	if m == 0 {
 		stores = c.loopReplay(j, k, true)
@@ -1204,22 +1272,23 @@ func (c *CPU) loopRunFree(j int, stop, free uint64) bool {
 		stores += c.loopReplay(0, k, true)
 	}
 	c.holdRange(base, j, m, k, at)
-	c.loopArrive(k, at, m*w.iterInstret+uint64(k-j), stores)
-	return true
+	c.loopArrive(k, at, m*w.iterInstret+uint64(k-j), stores, skipped)
 }
 
 // loopArrive puts the core before instruction k of the proved iteration
 // (n: the next head) at cycle at, with the flags, interlock, R[2] and pc
 // the instruction before left, ins instructions and stores stores on
-// (skipped).
-func (c *CPU) loopArrive(k int, at, ins, stores uint64) {
+// (counted skipped when skipped says so, executed otherwise).
+func (c *CPU) loopArrive(k int, at, ins, stores uint64, skipped bool) {
 	w := &c.loop
 	s := &w.trace[k-1]
 	c.R[2], c.Flags, c.lastLoad = s.r2, s.flags, s.lastLoad
 	c.NPC, c.NNPC = s.npc, s.nnpc
 	c.PC = w.head
-	c.SkippedCycles += at - c.Cycles
-	c.SkippedInstret += ins
+	if skipped {
+		c.SkippedCycles += at - c.Cycles
+		c.SkippedInstret += ins
+	}
 	c.Cycles = at
 	c.Instret += ins
 	c.stores += stores
@@ -1405,6 +1474,155 @@ func (c *CPU) settleHistory() {
 	w.extOK = false
 }
 
+// noteSpan notes the span of a proved loop that stores varying values
+// (see loopGhost): from the first instruction that stores a varying
+// value or leaves a register or the flags varying to the first point
+// after the last such one where nothing is varying; and its device loads
+// (ghostTo makes them). The loop may move as loopGhost does when it has
+// a span, counts nothing (hasCount), noted every register write, loads
+// devices by words, and takes no backward branch but its own whose takes
+// the run loop counts (exec: a take of such a branch moved over would be
+// missing from its count).
+func (c *CPU) noteSpan() {
+	w := &c.loop
+	w.ghostOK, w.ndevSteps = false, 0
+	if !w.varyingStores || w.hasCount || w.noLanding || ghostOff {
+		return
+	}
+	n := int(w.iterInstret)
+	first, last := -1, -1
+	for i := range n {
+		st := &w.trace[i]
+		if st.kind&stepVarying != 0 || !st.steady {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+		if st.kind&stepSRAM == 0 && st.addr != 0 { // a device load (a device store ends the watch)
+			if st.size != 4 || w.ndevSteps == len(w.devSteps) {
+				return
+			}
+			w.devSteps[w.ndevSteps] = uint16(i)
+			w.ndevSteps++
+		}
+		if st.kind&stepTransfer != 0 && st.pc != w.branch && st.to < st.pc {
+			if u := c.uopAt(st.pc, false); u == nil || u.op == opBR {
+				return
+			}
+		}
+	}
+	p := last + 1
+	for p < n && !w.trace[p-1].steady {
+		p++
+	}
+	w.vFirst, w.vPause, w.ghostOK = first, p, first >= 0
+}
+
+// loopGhost is the heartbeat's landing (docs/timing.md). The core is at
+// instruction j of the proved iteration of a loop that stores varying
+// values (j = 0, or nothing is varying there), where the plain rule
+// executes in one go up to E, the first instruction at or after stop
+// (every take of the branch on the way is one in a run too short to
+// skip, which changes nothing). What E needs from that execution is the
+// last span before it (noteSpan): the varying words as the stores last
+// executed leave them, and the device registers read last when they were
+// read. So the core moves (loopGo) to the start of that span, executes
+// it, pausing at its end (pausing: loopResume), and moves on to E; a
+// span that E falls inside is executed from the one before up to E. The
+// moves count as executed: Cycles, Instret, SkippedCycles and
+// SkippedInstret are the plain rule's at every instruction the core
+// stops at, so every reader of them (node.World's idle test, the
+// scenario runner, the profiles) sees the plain rule's figures. It
+// reports whether it moved the core.
+func (c *CPU) loopGhost(j int, stop uint64) bool {
+	w := &c.loop
+	t := c.Cycles
+	if t >= stop || c.sramFreeFrom(t) < stop || *c.pollOf(w.branch / 4) != pollWatch {
+		return false
+	}
+	n, iter := int64(w.iterInstret), w.iterCycles
+	base := t - uint64(w.trace[j].at)
+	m, r := uint64(0), stop-base
+	if r >= iter {
+		m, r = r/iter, r%iter
+	}
+	k := int64(0) // E: instruction k of iteration m
+	for lo, hi := 0, int(n); ; {
+		if lo >= hi {
+			k = int64(lo)
+			break
+		}
+		if mid := int(uint(lo+hi) >> 1); uint64(w.cycleAt[mid]) >= r {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	e := int64(m)*n + k // positions count instructions from the head of the core's iteration
+	me, q := e/n, e%n
+	f, p := int64(w.vFirst), int64(w.vPause)
+	z, pe := me*n+f, me*n+p // the span to execute, and where the core pauses
+	switch {
+	case q >= p:
+	case q <= f:
+		z, pe = z-n, pe-n
+	default:
+		z, pe = z-n, e // E inside a span: executed from the one before
+	}
+	J := int64(j)
+	switch {
+	case J >= pe:
+		if e == J {
+			return false
+		}
+		c.ghostTo(j, base, e)
+		return true
+	case J < z:
+		c.ghostTo(j, base, z)
+	}
+	if pe < e {
+		at := base + uint64(pe/n)*iter + uint64(w.trace[pe%n].at)
+		w.pausing, w.pauseIns, w.pauseAt, w.pauseStop = true, c.Instret+uint64(pe-max(J, z)), at, stop
+		c.deadline = min(c.deadline, at)
+	}
+	return J < z
+}
+
+// ghostTo moves the core from instruction j of the iteration that began
+// at cycle base to position x (instructions from that head) for
+// loopGhost, counted executed.
+func (c *CPU) ghostTo(j int, base uint64, x int64) {
+	w := &c.loop
+	n := int64(w.iterInstret)
+	m, k := uint64(x/n), int(x%n)
+	if k == 0 { // a head: the end of the iteration before
+		m, k = m-1, int(n)
+	}
+	at := base + m*w.iterCycles + uint64(w.cycleAt[k%int(n)])
+	if k == int(n) {
+		at = base + (m+1)*w.iterCycles
+	}
+	// The device loads on the way, as executing makes them: with the
+	// cycle and count of each (a register's read hook may note them:
+	// the RTC's last read, ISR's hidden changes seen).
+	if w.ndevSteps > 0 {
+		t0, i0 := c.Cycles, c.Instret
+		for it := int64(0); it*n < x; it++ {
+			for _, d := range w.devSteps[:w.ndevSteps] {
+				if pos := it*n + int64(d); pos >= int64(j) && pos < x {
+					c.Cycles = base + uint64(it)*w.iterCycles + uint64(w.cycleAt[d])
+					c.Instret = i0 + uint64(pos-int64(j))
+					c.Mem.ReadIO(w.trace[d].addr, 4) //nolint:errcheck // it loaded without error when watched; the value is the watched one's
+				}
+			}
+		}
+		c.Cycles, c.Instret = t0, i0
+	}
+	w.ghosts++
+	c.loopGo(j, m, k, at, false)
+}
+
 // loopCanLand reports whether a skip may end before instruction k of the
 // iteration (k > 0): the loop stores no varying value and no register
 // holds one there.
@@ -1427,7 +1645,7 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 		w.stalled++
 	}
 	stores := c.loopReplay(j, k, true)
-	c.loopArrive(k, at, uint64(k-j), stores)
+	c.loopArrive(k, at, uint64(k-j), stores, true)
 }
 
 // loopWalk finds where a skip from instruction j of the proved
