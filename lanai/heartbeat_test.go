@@ -16,7 +16,8 @@ type devLog struct{ n, cycle, instret uint64 }
 // does (ld RTC; st HEARTBEAT): 1 to 9 calls of f2; the heartbeat at the
 // head, after the work flag's test, in f2 (stored once a call), before
 // the exit flag's load, or twice (0x1010 and 0x1014, the register held
-// across the calls), and a second chain in f1 or not; a steady device
+// across the calls), and a second chain in f1 or not; a counted loop
+// in f2 (three takes of its backward branch a call) or not; a steady device
 // register (0x050, ISR-like) read at the head, before the calls, after
 // them or not at all, whose reads go to log; with randomLoopCore's events.
 func heartbeatCore(t *testing.T, rng *rand.Rand, log *devLog) *CPU {
@@ -39,6 +40,9 @@ func heartbeatCore(t *testing.T, rng *rand.Rand, log *devLog) *CPU {
 	}
 	if rng.Intn(2) == 0 {
 		src = strings.Replace(src, "f1:\n\tst %rca, [--%sp]\n", "f1:\n\tst %rca, [--%sp]\n\tld -408[%r0], %r11\n\tst %r11, 0x1018[%r0]\n\tmov 0, %r11\n", 1)
+	}
+	if rng.Intn(2) == 0 { // a counted loop inside the pass: a backward branch the run loop counts takes of
+		src = strings.Replace(src, "f2:\n\tst %rca, [--%sp]\n", "f2:\n\tst %rca, [--%sp]\n\tmov 3, %r12\n.Lin:\n\tsub.f %r12, 1, %r12\n\tbne .Lin\n\tnop\n", 1)
 	}
 	dev := "\tld -432[%r0], %r10\n"
 	switch rng.Intn(4) {
