@@ -1570,24 +1570,30 @@ func (c *CPU) loopGhost(j int, stop uint64) bool {
 	default:
 		z, pe = z-n, e // E inside a span: executed from the one before
 	}
-	J := int64(j)
+	J, at := int64(j), int64(j) // the core's position
 	switch {
 	case J >= pe:
-		if e == J {
+		if e-J < minGhost {
 			return false
 		}
 		c.ghostTo(j, base, e)
 		return true
-	case J < z:
+	case z-J >= minGhost:
 		c.ghostTo(j, base, z)
+		at = z
 	}
-	if pe < e {
-		at := base + uint64(pe/n)*iter + uint64(w.trace[pe%n].at)
-		w.pausing, w.pauseIns, w.pauseAt, w.pauseStop = true, c.Instret+uint64(pe-max(J, z)), at, stop
-		c.deadline = min(c.deadline, at)
+	if e-pe >= minGhost {
+		t := base + uint64(pe/n)*iter + uint64(w.trace[pe%n].at)
+		w.pausing, w.pauseIns, w.pauseAt, w.pauseStop = true, c.Instret+uint64(pe-at), t, stop
+		c.deadline = min(c.deadline, t)
 	}
-	return J < z
+	return at > J
 }
+
+// minGhost is the fewest instructions loopGhost moves over at once: a
+// move costs what executing about as many does (the replay, the held
+// transfers, the device loads; a pause leaves exec and comes back).
+const minGhost = 16
 
 // ghostTo moves the core from instruction j of the iteration that began
 // at cycle base to position x (instructions from that head) for
