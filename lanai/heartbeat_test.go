@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"lanaiemu/internal/cputime"
 )
 
 // devLog is what a logged device register (0x050) saw of the core's
@@ -20,7 +22,7 @@ type devLog struct{ n, cycle, instret uint64 }
 // in f2 (three takes of its backward branch a call) or not; a steady device
 // register (0x050, ISR-like) read at the head, before the calls, after
 // them or not at all, whose reads go to log; with randomLoopCore's events.
-func heartbeatCore(t *testing.T, rng *rand.Rand, log *devLog) *CPU {
+func heartbeatCore(t testing.TB, rng *rand.Rand, log *devLog) *CPU {
 	src := workLoop
 	calls := []int{1, 2, 5, 9}[rng.Intn(4)]
 	src = strings.Replace(src, "\tbt f2\n\tadd %pc, 4, %rca\n", strings.Repeat("\tbt f2\n\tadd %pc, 4, %rca\n", calls), 1)
@@ -100,4 +102,39 @@ func TestHeartbeatLandingAgainstStepping(t *testing.T) {
 		t.Errorf("%d moves of the heartbeat's landing, %d cycles skipped", ghosts, skipped)
 	}
 	t.Logf("%d moves of the heartbeat's landing, %d cycles skipped", ghosts, skipped)
+}
+
+// BenchmarkHeartbeatLanding runs eight heartbeatCore loops (seeds 1 to 8,
+// about 400,000 cycles each, events every 1 to 300-30,000 cycles) in
+// runs of 20 and 200 cycles, as a cluster's steps run a busy board, with
+// the heartbeat's landing on and off (ghostOff). It reports the CPU time
+// per run.
+func BenchmarkHeartbeatLanding(b *testing.B) {
+	for _, run := range []uint64{20, 200} {
+		for _, off := range []bool{false, true} {
+			b.Run(fmt.Sprintf("run=%d/off=%v", run, off), func(b *testing.B) {
+				defer func() { ghostOff = false }()
+				var runs uint64
+				var cpu float64
+				for i := 0; i < b.N; i++ {
+					for seed := int64(1); seed <= 8; seed++ {
+						b.StopTimer()
+						var log devLog
+						c := heartbeatCore(b, rand.New(rand.NewSource(seed)), &log)
+						ghostOff = off
+						b.StartTimer()
+						cpu0 := cputime.Seconds()
+						for {
+							runs++
+							if st := c.Run(run); st.Kind != StopCycleLimit {
+								break
+							}
+						}
+						cpu += cputime.Seconds() - cpu0
+					}
+				}
+				b.ReportMetric(cpu*1e9/float64(runs), "ns-cpu/run")
+			})
+		}
+	}
 }

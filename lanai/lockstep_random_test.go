@@ -82,7 +82,7 @@ func randomLoopCore(t *testing.T, rng *rand.Rand) *CPU {
 
 // randomEvents loads the workLoop variant src with randomLoopCore's
 // events and SRAM bookings, chosen by rng.
-func randomEvents(t *testing.T, rng *rand.Rand, src string) *CPU {
+func randomEvents(t testing.TB, rng *rand.Rand, src string) *CPU {
 	var booked []window
 	book := rng.Intn(2) == 0
 	cfg := bookedConfig(&booked)
