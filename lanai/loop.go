@@ -1538,14 +1538,17 @@ func (c *CPU) noteSpan() {
 func (c *CPU) loopGhost(j int, stop uint64) bool {
 	w := &c.loop
 	t := c.Cycles
-	if t >= stop || c.sramFreeFrom(t) < stop || *c.pollOf(w.branch / 4) != pollWatch {
-		return false
+	if t+minGhost > stop || c.sramFreeFrom(t) < stop || *c.pollOf(w.branch / 4) != pollWatch {
+		return false // (a move of minGhost instructions takes as many cycles at least)
 	}
 	n, iter := int64(w.iterInstret), w.iterCycles
 	base := t - uint64(w.trace[j].at)
 	m, r := uint64(0), stop-base
+	for r >= iter && m < 3 { // (stop is less than two iterations on, but for a resume after a landing)
+		m, r = m+1, r-iter
+	}
 	if r >= iter {
-		m, r = r/iter, r%iter
+		m, r = m+r/iter, r%iter
 	}
 	k := int64(0) // E: instruction k of iteration m
 	for lo, hi := 0, int(n); ; {
