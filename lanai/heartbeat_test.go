@@ -18,7 +18,8 @@ type devLog struct{ n, cycle, instret uint64 }
 // does (ld RTC; st HEARTBEAT): 1 to 9 calls of f2; the heartbeat at the
 // head, after the work flag's test, in f2 (stored once a call), before
 // the exit flag's load, or twice (0x1010 and 0x1014, the register held
-// across the calls), and a second chain in f1 or not; a counted loop
+// across the calls), stored as loaded or plus 5, and a second chain in
+// f1 or not; a counted loop
 // in f2 (three takes of its backward branch a call) or not; a steady device
 // register (0x050, ISR-like) read at the head, before the calls, after
 // them or not at all, whose reads go to log; with randomLoopCore's events.
@@ -39,6 +40,9 @@ func heartbeatCore(t testing.TB, rng *rand.Rand, log *devLog) *CPU {
 	case 4:
 		src = strings.Replace(src, "\tld 0x1000[%r0], %r8", "\tld -408[%r0], %r6\n\tst %r6, 0x1010[%r0]\n\tld 0x1000[%r0], %r8", 1)
 		src = strings.Replace(src, "\tld 0x1004[%r0], %r7", "\tst %r6, 0x1014[%r0]\n\tmov 0, %r6\n\tld 0x1004[%r0], %r7", 1)
+	}
+	if rng.Intn(3) == 0 { // a heartbeat computed from the register's value (a store of no load's value as loaded)
+		src = strings.ReplaceAll(src, "\tld -408[%r0], %r6\n", "\tld -408[%r0], %r6\n\tadd %r6, 5, %r6\n")
 	}
 	if rng.Intn(2) == 0 {
 		src = strings.Replace(src, "f1:\n\tst %rca, [--%sp]\n", "f1:\n\tst %rca, [--%sp]\n\tld -408[%r0], %r11\n\tst %r11, 0x1018[%r0]\n\tmov 0, %r11\n", 1)

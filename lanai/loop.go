@@ -231,12 +231,21 @@ type loopWatch struct {
 	// where the plain rule goes on executing. ghosts counts the moves
 	// (tests count them).
 	vFirst, vPause                 int
-	devSteps                       [maxLoopReads]uint16 // the iteration's device loads (trace indices) ...
-	ndevSteps                      int                  // ... and their number
+	gsteps                         [maxLoopReads]ghostStep // the iteration's device loads and varying stores, in order ...
+	ngsteps                        int                     // ... and their number
+	pure                           bool                    // every varying store stores what a device load of the iteration loaded
 	ghostOK, pausing, ghostExec    bool
 	pauseIns, pauseAt, pauseStop   uint64
 	execStart, ghostStop, ghostGen uint64
 	ghosts                         uint64
+}
+
+// ghostStep is a device load of the proved iteration (src < 0), or a
+// varying store (src: the ghostStep of the load whose value it stores,
+// when pure) that loopGhost makes as executing would.
+type ghostStep struct {
+	i   uint16
+	src int16
 }
 
 // ghostOff turns the heartbeat's landing off (loopGhost): the tests
@@ -1485,7 +1494,7 @@ func (c *CPU) settleHistory() {
 // missing from its count).
 func (c *CPU) noteSpan() {
 	w := &c.loop
-	w.ghostOK, w.ndevSteps = false, 0
+	w.ghostOK, w.ngsteps, w.pure = false, 0, true
 	if !w.varyingStores || w.hasCount || w.noLanding || ghostOff {
 		return
 	}
@@ -1499,12 +1508,19 @@ func (c *CPU) noteSpan() {
 			}
 			last = i
 		}
-		if st.kind&stepSRAM == 0 && st.addr != 0 { // a device load (a device store ends the watch)
-			if st.size != 4 || w.ndevSteps == len(w.devSteps) {
-				return
-			}
-			w.devSteps[w.ndevSteps] = uint16(i)
-			w.ndevSteps++
+		dev := st.kind&stepSRAM == 0 && st.addr != 0 // a device load (a device store ends the watch)
+		if dev && st.size != 4 || (dev || st.kind&stepVarying != 0) && w.ngsteps == len(w.gsteps) {
+			return
+		}
+		if dev {
+			w.gsteps[w.ngsteps] = ghostStep{uint16(i), -1}
+			w.ngsteps++
+		}
+		if st.kind&stepVarying != 0 {
+			src := c.storedLoad(i)
+			w.pure = w.pure && src >= 0
+			w.gsteps[w.ngsteps] = ghostStep{uint16(i), int16(src)}
+			w.ngsteps++
 		}
 		if st.kind&stepTransfer != 0 && st.pc != w.branch && st.to < st.pc {
 			if u := c.uopAt(st.pc, false); u == nil || u.op == opBR {
@@ -1517,6 +1533,30 @@ func (c *CPU) noteSpan() {
 		p++
 	}
 	w.vFirst, w.vPause, w.ghostOK = first, p, first >= 0
+}
+
+// storedLoad finds the ghostStep of the device load whose value the
+// varying store at instruction s of the proved iteration stores
+// unchanged (the register it stores was loaded from a device earlier in
+// the iteration and nothing between may write it), or -1.
+func (c *CPU) storedLoad(s int) int {
+	w := &c.loop
+	r := c.inst(w.trace[s].pc).Rd
+	for i := s - 1; i >= 0; i-- {
+		pc := w.trace[i].pc
+		in := c.inst(pc)
+		for g := w.ngsteps - 1; g >= 0; g-- {
+			if int(w.gsteps[g].i) == i && w.gsteps[g].src < 0 && in.Rd == r && !in.Store {
+				return g
+			}
+		}
+		if u := c.uopAt(pc, false); u == nil {
+			return -1
+		} else if u.op != opNop && u.op != opBT && u.op != opBR && u.op != opBRR && (in.Rd == r || in.Rs1 == r) {
+			return -1 // (what loopFollow takes as what it may write)
+		}
+	}
+	return -1
 }
 
 // loopGhost is the heartbeat's landing (docs/timing.md). The core is at
@@ -1563,6 +1603,21 @@ func (c *CPU) loopGhost(j int, stop uint64) bool {
 		}
 	}
 	e := int64(m)*n + k // positions count instructions from the head of the core's iteration
+	J := int64(j)
+	if w.pure {
+		// Every varying store stores a device load's value: the core moves
+		// to the last point at or before E where nothing is varying,
+		// making the loads and those stores on the way (ghostTo).
+		l := e
+		if k < n {
+			l = int64(m)*n + int64(w.lastSteady[k])
+		}
+		if l-J < minGhost {
+			return false
+		}
+		c.ghostTo(j, base, l)
+		return true
+	}
 	me, q := e/n, e%n
 	f, p := int64(w.vFirst), int64(w.vPause)
 	z, pe := me*n+f, me*n+p // the span to execute, and where the core pauses
@@ -1573,7 +1628,7 @@ func (c *CPU) loopGhost(j int, stop uint64) bool {
 	default:
 		z, pe = z-n, e // E inside a span: executed from the one before
 	}
-	J, at := int64(j), int64(j) // the core's position
+	at := J // the core's position
 	switch {
 	case J >= pe:
 		if e-J < minGhost {
@@ -1612,24 +1667,43 @@ func (c *CPU) ghostTo(j int, base uint64, x int64) {
 	if k == int(n) {
 		at = base + (m+1)*w.iterCycles
 	}
+	i0 := c.Instret
+	w.ghosts++
+	c.loopGo(j, m, k, at, false)
 	// The device loads on the way, as executing makes them: with the
 	// cycle and count of each (a register's read hook may note them:
-	// the RTC's last read, ISR's hidden changes seen).
-	if w.ndevSteps > 0 {
-		t0, i0 := c.Cycles, c.Instret
-		for it := int64(0); it*n < x; it++ {
-			for _, d := range w.devSteps[:w.ndevSteps] {
-				if pos := it*n + int64(d); pos >= int64(j) && pos < x {
-					c.Cycles = base + uint64(it)*w.iterCycles + uint64(w.cycleAt[d])
-					c.Instret = i0 + uint64(pos-int64(j))
-					c.Mem.ReadIO(w.trace[d].addr, 4) //nolint:errcheck // it loaded without error when watched; the value is the watched one's
+	// the RTC's last read, ISR's hidden changes seen); and when the
+	// loop is pure, the varying stores with the values loaded (loopGo
+	// stored the watched iteration's).
+	t1, i1 := c.Cycles, c.Instret
+	var vals [maxLoopReads]uint32
+	for it := int64(0); it*n < x; it++ {
+		for g, gs := range w.gsteps[:w.ngsteps] {
+			pos := it*n + int64(gs.i)
+			if pos < int64(j) || pos >= x {
+				continue
+			}
+			st := &w.trace[gs.i]
+			if gs.src < 0 {
+				c.Cycles = base + uint64(it)*w.iterCycles + uint64(w.cycleAt[gs.i])
+				c.Instret = i0 + uint64(pos-int64(j))
+				vals[g], _ = c.Mem.ReadIO(st.addr, 4) // it loaded without error when watched
+				continue
+			}
+			if w.pure {
+				a, v := st.addr&^(uint32(st.size)-1), vals[gs.src]
+				switch st.size {
+				case 4:
+					binary.BigEndian.PutUint32(c.Mem.SRAM[a:], v)
+				case 2:
+					binary.BigEndian.PutUint16(c.Mem.SRAM[a:], uint16(v))
+				default:
+					c.Mem.SRAM[a] = byte(v)
 				}
 			}
 		}
-		c.Cycles, c.Instret = t0, i0
 	}
-	w.ghosts++
-	c.loopGo(j, m, k, at, false)
+	c.Cycles, c.Instret = t1, i1
 }
 
 // loopCanLand reports whether a skip may end before instruction k of the
