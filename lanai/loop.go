@@ -1072,6 +1072,7 @@ func (c *CPU) loopResume(limit uint64) bool {
 // (and one iteration earlier when it skipped whole ones, so that the
 // executed iteration leaves the varying words as executing every one
 // would); the rest of an iteration is skipped only if it stores none.
+// What that leaves to execute, loopGhost moves over counting it executed.
 //
 // A core access to SRAM in a cycle another master booked (Config.NextBooked)
 // stalls (Config.Contention): an iteration that may meet one is followed
@@ -1564,17 +1565,19 @@ func (c *CPU) storedLoad(s int) int {
 // values (j = 0, or nothing is varying there), where the plain rule
 // executes in one go up to E, the first instruction at or after stop
 // (every take of the branch on the way is one in a run too short to
-// skip, which changes nothing). What E needs from that execution is the
-// last span before it (noteSpan): the varying words as the stores last
-// executed leave them, and the device registers read last when they were
-// read. So the core moves (loopGo) to the start of that span, executes
-// it, pausing at its end (pausing: loopResume), and moves on to E; a
-// span that E falls inside is executed from the one before up to E. The
-// moves count as executed: Cycles, Instret, SkippedCycles and
-// SkippedInstret are the plain rule's at every instruction the core
-// stops at, so every reader of them (node.World's idle test, the
-// scenario runner, the profiles) sees the plain rule's figures. It
-// reports whether it moved the core.
+// skip, which changes nothing). E needs from that execution the varying
+// words as the stores last executed leave them and the device registers
+// read as executing reads them. A pure loop (every varying store stores
+// a device load's value as loaded) moves to the last point at or before
+// E where nothing is varying, making those loads and stores on the way
+// (ghostTo). Otherwise it needs the last span before E (noteSpan): the
+// core moves to the span's start, executes it, pausing at its end
+// (pausing: loopResume), and moves on to E; a span that E falls inside
+// is executed from the one before up to E. The moves count as executed:
+// Cycles, Instret, SkippedCycles and SkippedInstret are the plain rule's
+// at every instruction the core stops at, so every reader of them
+// (node.World's idle test, the scenario runner, the profiles) sees the
+// plain rule's figures. It reports whether it moved the core.
 func (c *CPU) loopGhost(j int, stop uint64) bool {
 	w := &c.loop
 	t := c.Cycles
@@ -1655,7 +1658,8 @@ const minGhost = 16
 
 // ghostTo moves the core from instruction j of the iteration that began
 // at cycle base to position x (instructions from that head) for
-// loopGhost, counted executed.
+// loopGhost, counted executed, and makes the device loads on the way
+// (and, for a pure loop, the varying stores of their values).
 func (c *CPU) ghostTo(j int, base uint64, x int64) {
 	w := &c.loop
 	n := int64(w.iterInstret)
