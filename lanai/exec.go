@@ -18,7 +18,6 @@ func (c *CPU) Run(budget uint64) *Stop {
 		limit = ^uint64(0)
 	}
 	c.stop = nil
-	c.loop.pausing, c.loop.ghostExec = false, false // (a run that stopped in a landing's span)
 	for {
 		c.runEvents()
 		if c.stop != nil {
@@ -51,7 +50,6 @@ func (c *CPU) Step() *Stop {
 		return c.stop
 	}
 	c.deadline = c.Cycles + 1 // every instruction costs at least one cycle
-	c.loop.pausing, c.loop.ghostExec = false, false
 	if c.loop.state == loopToHead || c.loop.state == loopRecord {
 		c.loop.state = loopOff // a watch follows every instruction of the iteration: this one it would miss
 	}

@@ -77,12 +77,6 @@ func randomLoopCore(t *testing.T, rng *rand.Rand) *CPU {
 		src = strings.Replace(src, "\tld 0x1000[%r0], %r8", "\tld -408[%r0], %r6\n\tst %r6, 0x1010[%r0]\n\tld 0x1000[%r0], %r8", 1)
 		src = strings.Replace(src, "\tld 0x1004[%r0], %r7", "\tst %r6, 0x1014[%r0]\n\tmov 0, %r6\n\tld 0x1004[%r0], %r7", 1)
 	}
-	return randomEvents(t, rng, src)
-}
-
-// randomEvents loads the workLoop variant src with randomLoopCore's
-// events and SRAM bookings, chosen by rng.
-func randomEvents(t testing.TB, rng *rand.Rand, src string) *CPU {
 	var booked []window
 	book := rng.Intn(2) == 0
 	cfg := bookedConfig(&booked)
@@ -144,32 +138,6 @@ func TestLoopSkipRandomAgainstStepping(t *testing.T) {
 // then between runs, and fails t at the first difference.
 func randomLockstep(t *testing.T, seed int64, fast, slow *CPU, outside []uint32) {
 	t.Helper()
-	randomLockstepTwin(t, seed, fast, slow, outside, nil)
-}
-
-// twin is a third core that randomLockstepTwin runs as it runs fast,
-// with the heartbeat's landing off (ghostOff), and the check of what
-// else both must agree on ("" when they do).
-type twin struct {
-	cpu  *CPU
-	same func() string
-}
-
-// randomLockstepTwin is randomLockstep that also runs plain as fast (its
-// runs, steps, breakpoints, register writes, writes from outside,
-// history reads) with the heartbeat's landing off, and fails t when its
-// counts (skipped ones included) or plain.same differ from fast's after
-// any run.
-func randomLockstepTwin(t *testing.T, seed int64, fast, slow *CPU, outside []uint32, plain *twin) {
-	t.Helper()
-	both := func(f func(c *CPU)) {
-		f(fast)
-		if plain != nil {
-			ghostOff = true
-			f(plain.cpu)
-			ghostOff = false
-		}
-	}
 	defer func(m int) { maxHeld = m }(maxHeld)
 	rng := rand.New(rand.NewSource(seed))
 	maxHeld = []int{heldRing, 4, 1}[seed%3]
@@ -178,24 +146,21 @@ func randomLockstepTwin(t *testing.T, seed int64, fast, slow *CPU, outside []uin
 	for i := 0; ; i++ {
 		what := fmt.Sprintf("seed %d, run %d", seed, i)
 		if rng.Intn(50) == 0 {
-			a := uint32(4 * rng.Intn(20))
-			both(func(c *CPU) { c.SetBreakpoint(a, true) })
+			fast.SetBreakpoint(uint32(4*rng.Intn(20)), true)
 		}
 		if rng.Intn(30) == 0 {
-			both(func(c *CPU) {
-				for _, a := range c.Breakpoints() {
-					c.SetBreakpoint(a, false)
-				}
-			})
+			for _, a := range fast.Breakpoints() {
+				fast.SetBreakpoint(a, false)
+			}
 		}
 		if rng.Intn(40) == 0 {
-			both(func(c *CPU) { c.SetReg(9, c.R[9]) })
+			fast.SetReg(9, fast.R[9])
 			slow.SetReg(9, slow.R[9])
 		}
 		if rng.Intn(60) == 0 {
 			a := outside[rng.Intn(len(outside))]
 			v := []byte{0, 0, 0, byte(rng.Intn(2))}
-			both(func(c *CPU) { c.Mem.Write(a, v) })
+			fast.Mem.Write(a, v)
 			slow.Mem.Write(a, v)
 		}
 		if rng.Intn(20) == 0 {
@@ -204,34 +169,13 @@ func randomLockstepTwin(t *testing.T, seed int64, fast, slow *CPU, outside []uin
 			if x != y || ok1 != ok2 {
 				t.Fatalf("%s: last transfer %v run, %v stepped", what, x, y)
 			}
-			if plain != nil {
-				plain.cpu.LastTransfer()
-			}
 		}
-		var st, ss, sp *Stop
+		var st, ss *Stop
 		stepped := rng.Intn(stepEvery) == 0
-		budget := uint64(1 + rng.Intn([]int{5, 40, 400, 5000}[rng.Intn(4)]))
-		run := func(c *CPU) *Stop {
-			if stepped {
-				return c.Step()
-			}
-			return c.Run(budget)
-		}
-		st = run(fast)
-		if plain != nil {
-			ghostOff = true
-			sp = run(plain.cpu)
-			ghostOff = false
-			p := plain.cpu
-			if p.Cycles != fast.Cycles || p.Instret != fast.Instret || p.SkippedCycles != fast.SkippedCycles ||
-				p.SkippedInstret != fast.SkippedInstret || p.PC != fast.PC || sp.Kind != st.Kind {
-				t.Fatalf("%s (%v): cycles %d, instructions %d, skipped %d cycles %d instructions, pc %#x; with the landing off %d, %d, %d, %d, %#x (%v)",
-					what, st.Kind, fast.Cycles, fast.Instret, fast.SkippedCycles, fast.SkippedInstret, fast.PC,
-					p.Cycles, p.Instret, p.SkippedCycles, p.SkippedInstret, p.PC, sp.Kind)
-			}
-			if d := plain.same(); d != "" {
-				t.Fatalf("%s (cycle %d): %s", what, fast.Cycles, d)
-			}
+		if stepped {
+			st = fast.Step()
+		} else {
+			st = fast.Run(uint64(1 + rng.Intn([]int{5, 40, 400, 5000}[rng.Intn(4)])))
 		}
 		for slow.Cycles < fast.Cycles {
 			if ss = slow.Step(); ss.Kind != StopStep {

@@ -219,38 +219,7 @@ type loopWatch struct {
 	liveIn, changed uint64
 	again           bool
 	rewatches       uint64
-	// The heartbeat's landing (loopGhost): a loop that stores varying
-	// values executes its span, instructions [vFirst, vPause) of an
-	// iteration (every varying store and device read, and what holds a
-	// varying value between), and moves over the rest where the plain
-	// rule executes it, counting it executed (ghostOK: the proof allows
-	// it). pausing: the core executes a span up to pauseIns (at cycle
-	// pauseAt) and then moves on to the first instruction at or after
-	// pauseStop; ghostExec: the run loop left exec after a take of the
-	// branch in a run too short to skip (from execStart, up to ghostStop),
-	// where the plain rule goes on executing. ghosts counts the moves
-	// (tests count them).
-	vFirst, vPause                 int
-	gsteps                         [maxLoopReads]ghostStep // the iteration's device loads and varying stores, in order ...
-	ngsteps                        int                     // ... and their number
-	pure                           bool                    // every varying store stores what a device load of the iteration loaded
-	ghostOK, pausing, ghostExec    bool
-	pauseIns, pauseAt, pauseStop   uint64
-	execStart, ghostStop, ghostGen uint64
-	ghosts                         uint64
 }
-
-// ghostStep is a device load of the proved iteration (src < 0), or a
-// varying store (src: the ghostStep of the load whose value it stores,
-// when pure) that loopGhost makes as executing would.
-type ghostStep struct {
-	i   uint16
-	src int16
-}
-
-// ghostOff turns the heartbeat's landing off (loopGhost): the tests
-// compare the counts of both rules.
-var ghostOff bool
 
 // loopWord is an SRAM word the watched iteration stored to.
 type loopWord struct {
@@ -470,12 +439,6 @@ func (c *CPU) loopTaken(u *uop, pc uint32) bool {
 		// Another loop's proof, or a run too short for a skip (going to
 		// the head and checking the proof would only cost time; c.Cycles
 		// is where this run began, so the test errs towards trying).
-		if w.branch == pc && w.ghostOK && !w.pausing && w.state != loopToHead {
-			// The plain rule executes on to the deadline: leave after
-			// the branch to move over what it need not (loopGhost).
-			w.ghostExec, w.ghostStop, w.ghostGen = true, c.deadline, c.loopGen
-			return true
-		}
 		return false
 	}
 	w.state, w.branch, w.head, w.toHead = loopToHead, pc, u.imm, 0
@@ -948,7 +911,6 @@ func (c *CPU) loopEnd(limit uint64) {
 		w.storesBefore[i+1] = uint16(w.nstoreSteps)
 		w.accessBefore[i+1] = uint16(w.naccessSteps)
 	}
-	c.noteSpan()
 	if w.fails != nil && !w.hasCount {
 		w.fails[w.branch] /= 2 // a loop that is idle only now and then is watched less often
 	}
@@ -1022,8 +984,6 @@ func (c *CPU) loopSkip(limit uint64) { c.loopRun(0, limit) }
 // core reached the run's deadline (nothing to execute before it).
 func (c *CPU) loopResume(limit uint64) bool {
 	w := &c.loop
-	pausing, ghostExec := w.pausing, w.ghostExec
-	w.pausing, w.ghostExec = false, false
 	if !w.proved || c.loopDirty() {
 		return false
 	}
@@ -1037,23 +997,6 @@ func (c *CPU) loopResume(limit uint64) bool {
 		// values, so it would leave this one's varying value where the
 		// watched iteration overwrote its own with the same steady one.
 		return false
-	}
-	if w.ghostOK {
-		// Where the plain rule executes up to the deadline in one go
-		// (loopGhost): the span a landing began, its end, a take of the
-		// branch in a run too short to skip (loopTaken), a run that
-		// begins before the iteration's last varying store.
-		switch stop := c.deadline; {
-		case pausing && w.pauseStop == stop && c.Instret < w.pauseIns && c.Cycles < w.pauseAt:
-			w.pausing = true
-			c.deadline = min(stop, w.pauseAt)
-			return false
-		case pausing && w.pauseStop == stop && c.Instret == w.pauseIns && c.Cycles == w.pauseAt,
-			ghostExec && w.ghostStop == stop && w.ghostGen == c.loopGen && c.Cycles < stop,
-			j > 0 && int(j) <= w.lastVarying && stop < c.Cycles+2*w.iterCycles:
-			c.loopGhost(int(j), stop)
-			return c.Cycles >= c.deadline
-		}
 	}
 	c.loopRun(int(j), limit)
 	return c.Cycles >= c.deadline
@@ -1072,7 +1015,6 @@ func (c *CPU) loopResume(limit uint64) bool {
 // (and one iteration earlier when it skipped whole ones, so that the
 // executed iteration leaves the varying words as executing every one
 // would); the rest of an iteration is skipped only if it stores none.
-// What that leaves to execute, loopGhost moves over counting it executed.
 //
 // A core access to SRAM in a cycle another master booked (Config.NextBooked)
 // stalls (Config.Contention): an iteration that may meet one is followed
@@ -1107,8 +1049,6 @@ func (c *CPU) loopRun(j int, limit uint64) {
 			if c.loopCanLand(k) {
 				c.commitTransfers(tb)
 				c.loopLand(j, k, at)
-			} else if w.ghostOK {
-				c.loopGhost(j, stop) // the plain rule executes up to stop
 			}
 			return
 		}
@@ -1195,10 +1135,6 @@ func (c *CPU) loopRun(j int, limit uint64) {
 			c.commitTransfers(tb)
 			c.loopLand(0, k, at)
 		}
-	} else if w.ghostOK {
-		// The plain rule executes from this head up to stop in one go
-		// (the last whole iteration and the rest: shorter than two).
-		c.loopGhost(0, stop)
 	}
 }
 
@@ -1247,28 +1183,14 @@ func (c *CPU) loopRunFree(j int, stop, free uint64) bool {
 	if m == 0 && k <= j {
 		return false
 	}
+	// Registers and stores: iteration 0's from j on, then (m > 0) the
+	// head's state and iteration m's up to k.
 	at := base + m*iter
 	if k < n {
 		at += uint64(w.trace[k].at)
 	} else {
 		at += iter
 	}
-	c.loopGo(j, m, k, at, true)
-	return true
-}
-
-// loopGo moves the core from instruction j of the proved iteration it is
-// in to instruction k of the m-th iteration after it (k = n: the next
-// head), at cycle at, with no SRAM cycle booked on the way: the register
-// writes and stores of the instructions between, their transfers (held,
-// holdRange), and the flags, interlock and pc. The move counts as
-// skipped when skipped says so, as executed otherwise (loopGhost).
-func (c *CPU) loopGo(j int, m uint64, k int, at uint64, skipped bool) {
-	w := &c.loop
-	n := int(w.iterInstret)
-	base := c.Cycles - uint64(w.trace[j].at)
-	// Registers and stores: iteration 0's from j on, then (m > 0) the
-	// head's state and iteration m's up to k.
 	var stores uint64
 	if m == 0 {
 		stores = c.loopReplay(j, k, true)
@@ -1282,23 +1204,22 @@ func (c *CPU) loopGo(j int, m uint64, k int, at uint64, skipped bool) {
 		stores += c.loopReplay(0, k, true)
 	}
 	c.holdRange(base, j, m, k, at)
-	c.loopArrive(k, at, m*w.iterInstret+uint64(k-j), stores, skipped)
+	c.loopArrive(k, at, m*w.iterInstret+uint64(k-j), stores)
+	return true
 }
 
 // loopArrive puts the core before instruction k of the proved iteration
 // (n: the next head) at cycle at, with the flags, interlock, R[2] and pc
 // the instruction before left, ins instructions and stores stores on
-// (counted skipped when skipped says so, executed otherwise).
-func (c *CPU) loopArrive(k int, at, ins, stores uint64, skipped bool) {
+// (skipped).
+func (c *CPU) loopArrive(k int, at, ins, stores uint64) {
 	w := &c.loop
 	s := &w.trace[k-1]
 	c.R[2], c.Flags, c.lastLoad = s.r2, s.flags, s.lastLoad
 	c.NPC, c.NNPC = s.npc, s.nnpc
 	c.PC = w.head
-	if skipped {
-		c.SkippedCycles += at - c.Cycles
-		c.SkippedInstret += ins
-	}
+	c.SkippedCycles += at - c.Cycles
+	c.SkippedInstret += ins
 	c.Cycles = at
 	c.Instret += ins
 	c.stores += stores
@@ -1484,232 +1405,6 @@ func (c *CPU) settleHistory() {
 	w.extOK = false
 }
 
-// noteSpan notes the span of a proved loop that stores varying values
-// (see loopGhost): from the first instruction that stores a varying
-// value or leaves a register or the flags varying to the first point
-// after the last such one where nothing is varying; and its device loads
-// (ghostTo makes them). The loop may move as loopGhost does when it has
-// a span, counts nothing (hasCount), noted every register write, loads
-// devices by words, and takes no backward branch but its own whose takes
-// the run loop counts (exec: a take of such a branch moved over would be
-// missing from its count).
-func (c *CPU) noteSpan() {
-	w := &c.loop
-	w.ghostOK, w.ngsteps, w.pure = false, 0, true
-	if !w.varyingStores || w.hasCount || w.noLanding || ghostOff {
-		return
-	}
-	n := int(w.iterInstret)
-	first, last := -1, -1
-	for i := range n {
-		st := &w.trace[i]
-		if st.kind&stepVarying != 0 || !st.steady {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-		dev := st.kind&stepSRAM == 0 && st.addr != 0 // a device load (a device store ends the watch)
-		if dev && st.size != 4 || (dev || st.kind&stepVarying != 0) && w.ngsteps == len(w.gsteps) {
-			return
-		}
-		if dev {
-			w.gsteps[w.ngsteps] = ghostStep{uint16(i), -1}
-			w.ngsteps++
-		}
-		if st.kind&stepVarying != 0 {
-			src := c.storedLoad(i)
-			w.pure = w.pure && src >= 0
-			w.gsteps[w.ngsteps] = ghostStep{uint16(i), int16(src)}
-			w.ngsteps++
-		}
-		if st.kind&stepTransfer != 0 && st.pc != w.branch && st.to < st.pc {
-			if u := c.uopAt(st.pc, false); u == nil || u.op == opBR {
-				return
-			}
-		}
-	}
-	p := last + 1
-	for p < n && !w.trace[p-1].steady {
-		p++
-	}
-	w.vFirst, w.vPause, w.ghostOK = first, p, first >= 0
-}
-
-// storedLoad finds the ghostStep of the device load whose value the
-// varying store at instruction s of the proved iteration stores
-// unchanged (the register it stores was loaded from a device earlier in
-// the iteration and nothing between may write it), or -1.
-func (c *CPU) storedLoad(s int) int {
-	w := &c.loop
-	r := c.inst(w.trace[s].pc).Rd
-	for i := s - 1; i >= 0; i-- {
-		pc := w.trace[i].pc
-		in := c.inst(pc)
-		for g := w.ngsteps - 1; g >= 0; g-- {
-			if int(w.gsteps[g].i) == i && w.gsteps[g].src < 0 && in.Rd == r && !in.Store {
-				return g
-			}
-		}
-		if u := c.uopAt(pc, false); u == nil {
-			return -1
-		} else if u.op != opNop && u.op != opBT && u.op != opBR && u.op != opBRR && (in.Rd == r || in.Rs1 == r) {
-			return -1 // (what loopFollow takes as what it may write)
-		}
-	}
-	return -1
-}
-
-// loopGhost is the heartbeat's landing (docs/timing.md). The core is at
-// instruction j of the proved iteration of a loop that stores varying
-// values (j = 0, or nothing is varying there), where the plain rule
-// executes in one go up to E, the first instruction at or after stop
-// (every take of the branch on the way is one in a run too short to
-// skip, which changes nothing). E needs from that execution the varying
-// words as the stores last executed leave them and the device registers
-// read as executing reads them. A pure loop (every varying store stores
-// a device load's value as loaded) moves to the last point at or before
-// E where nothing is varying, making those loads and stores on the way
-// (ghostTo). Otherwise it needs the last span before E (noteSpan): the
-// core moves to the span's start, executes it, pausing at its end
-// (pausing: loopResume), and moves on to E; a span that E falls inside
-// is executed from the one before up to E. The moves count as executed:
-// Cycles, Instret, SkippedCycles and SkippedInstret are the plain rule's
-// at every instruction the core stops at, so every reader of them
-// (node.World's idle test, the scenario runner, the profiles) sees the
-// plain rule's figures. It reports whether it moved the core.
-func (c *CPU) loopGhost(j int, stop uint64) bool {
-	w := &c.loop
-	t := c.Cycles
-	if t+minGhost > stop || c.sramFreeFrom(t) < stop || *c.pollOf(w.branch / 4) != pollWatch {
-		return false // (a move of minGhost instructions takes as many cycles at least)
-	}
-	n, iter := int64(w.iterInstret), w.iterCycles
-	base := t - uint64(w.trace[j].at)
-	m, r := uint64(0), stop-base
-	for r >= iter && m < 3 { // (stop is less than two iterations on, but for a resume after a landing)
-		m, r = m+1, r-iter
-	}
-	if r >= iter {
-		m, r = m+r/iter, r%iter
-	}
-	k := int64(0) // E: instruction k of iteration m
-	for lo, hi := 0, int(n); ; {
-		if lo >= hi {
-			k = int64(lo)
-			break
-		}
-		if mid := int(uint(lo+hi) >> 1); uint64(w.cycleAt[mid]) >= r {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	e := int64(m)*n + k // positions count instructions from the head of the core's iteration
-	J := int64(j)
-	if w.pure {
-		// Every varying store stores a device load's value: the core moves
-		// to the last point at or before E where nothing is varying,
-		// making the loads and those stores on the way (ghostTo).
-		l := e
-		if k < n {
-			l = int64(m)*n + int64(w.lastSteady[k])
-		}
-		if l-J < minGhost {
-			return false
-		}
-		c.ghostTo(j, base, l)
-		return true
-	}
-	me, q := e/n, e%n
-	f, p := int64(w.vFirst), int64(w.vPause)
-	z, pe := me*n+f, me*n+p // the span to execute, and where the core pauses
-	switch {
-	case q >= p:
-	case q <= f:
-		z, pe = z-n, pe-n
-	default:
-		z, pe = z-n, e // E inside a span: executed from the one before
-	}
-	at := J // the core's position
-	switch {
-	case J >= pe:
-		if e-J < minGhost {
-			return false
-		}
-		c.ghostTo(j, base, e)
-		return true
-	case z-J >= minGhost:
-		c.ghostTo(j, base, z)
-		at = z
-	}
-	if e-pe >= minGhost {
-		t := base + uint64(pe/n)*iter + uint64(w.trace[pe%n].at)
-		w.pausing, w.pauseIns, w.pauseAt, w.pauseStop = true, c.Instret+uint64(pe-at), t, stop
-		c.deadline = min(c.deadline, t)
-	}
-	return at > J
-}
-
-// minGhost is the fewest instructions loopGhost moves over at once: a
-// move costs what executing about as many does (the replay, the held
-// transfers, the device loads; a pause leaves exec and comes back).
-const minGhost = 16
-
-// ghostTo moves the core from instruction j of the iteration that began
-// at cycle base to position x (instructions from that head) for
-// loopGhost, counted executed, and makes the device loads on the way
-// (and, for a pure loop, the varying stores of their values).
-func (c *CPU) ghostTo(j int, base uint64, x int64) {
-	w := &c.loop
-	n := int64(w.iterInstret)
-	m, k := uint64(x/n), int(x%n)
-	if k == 0 { // a head: the end of the iteration before
-		m, k = m-1, int(n)
-	}
-	at := base + m*w.iterCycles + uint64(w.cycleAt[k%int(n)])
-	if k == int(n) {
-		at = base + (m+1)*w.iterCycles
-	}
-	i0 := c.Instret
-	w.ghosts++
-	c.loopGo(j, m, k, at, false)
-	// The device loads on the way, as executing makes them: with the
-	// cycle and count of each (a register's read hook may note them:
-	// the RTC's last read, ISR's hidden changes seen); and when the
-	// loop is pure, the varying stores with the values loaded (loopGo
-	// stored the watched iteration's).
-	t1, i1 := c.Cycles, c.Instret
-	var vals [maxLoopReads]uint32
-	for it := int64(0); it*n < x; it++ {
-		for g, gs := range w.gsteps[:w.ngsteps] {
-			pos := it*n + int64(gs.i)
-			if pos < int64(j) || pos >= x {
-				continue
-			}
-			st := &w.trace[gs.i]
-			if gs.src < 0 {
-				c.Cycles = base + uint64(it)*w.iterCycles + uint64(w.cycleAt[gs.i])
-				c.Instret = i0 + uint64(pos-int64(j))
-				vals[g], _ = c.Mem.ReadIO(st.addr, 4) // it loaded without error when watched
-				continue
-			}
-			if w.pure {
-				a, v := st.addr&^(uint32(st.size)-1), vals[gs.src]
-				switch st.size {
-				case 4:
-					binary.BigEndian.PutUint32(c.Mem.SRAM[a:], v)
-				case 2:
-					binary.BigEndian.PutUint16(c.Mem.SRAM[a:], uint16(v))
-				default:
-					c.Mem.SRAM[a] = byte(v)
-				}
-			}
-		}
-	}
-	c.Cycles, c.Instret = t1, i1
-}
-
 // loopCanLand reports whether a skip may end before instruction k of the
 // iteration (k > 0): the loop stores no varying value and no register
 // holds one there.
@@ -1732,7 +1427,7 @@ func (c *CPU) loopLand(j, k int, at uint64) {
 		w.stalled++
 	}
 	stores := c.loopReplay(j, k, true)
-	c.loopArrive(k, at, uint64(k-j), stores, true)
+	c.loopArrive(k, at, uint64(k-j), stores)
 }
 
 // loopWalk finds where a skip from instruction j of the proved
