@@ -151,6 +151,7 @@ type loopWatch struct {
 	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
 	landed        uint64                       // skips that ended inside an iteration (tests count them)
 	watchCalls    uint64                       // watchLoop calls (tests count them)
+	watched       uint64                       // instructions watches stepped (benchmarks count them)
 	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
 	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
 	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
@@ -496,6 +497,7 @@ func (c *CPU) watchLoop(limit uint64) {
 			c.loopFail()
 			return
 		}
+		w.watched++
 		hp := c.histPos
 		c.step1()
 		if c.stop != nil {
