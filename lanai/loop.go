@@ -498,10 +498,14 @@ func (c *CPU) watchLoop(limit uint64) {
 			c.loopEnd(limit)
 			return
 		}
-		if w.n++; w.n > w.maxN || !c.loopFollow() {
-			if w.n > w.maxN {
-				delete(w.length, w.branch) // longer than its last proof: the next watch follows it in full
-			}
+		if w.n == w.maxN {
+			w.n++
+			delete(w.length, w.branch) // longer than its last proof: the next watch follows it in full
+			c.loopFail()
+			return
+		}
+		st := &w.trace[w.n]
+		if w.n++; !c.loopFollow(st) {
 			c.loopFail()
 			return
 		}
@@ -512,7 +516,6 @@ func (c *CPU) watchLoop(limit uint64) {
 			w.state = loopOff
 			return
 		}
-		st := &w.trace[w.n-1]
 		if c.histPos != hp {
 			st.kind |= stepTransfer
 			st.to = c.hist[(c.histPos+historySize-1)%historySize].to
@@ -529,19 +532,14 @@ func (c *CPU) watchLoop(limit uint64) {
 // registers it wrote, the value it stored, flags, interlock and pc.
 func (c *CPU) loopNoteAfter(st *loopStep) {
 	w := &c.loop
-	for _, r := range w.writes { // what an instruction may write (0: none; writable)
-		if r == 0 {
-			break
+	if r := w.writes[0] & 31; r != 0 { // what an instruction may write (0: none; writable)
+		if v := c.R[r]; v != w.cur[r] {
+			w.noteWrite(r, v)
 		}
-		if v := c.R[r&31]; v != w.cur[r&31] {
-			w.cur[r&31] = v
-			w.changed |= 1 << r
-			if w.nregLog == len(w.regLog) {
-				w.noLanding = true
-				continue
+		if r := w.writes[1] & 31; r != 0 {
+			if v := c.R[r]; v != w.cur[r] {
+				w.noteWrite(r, v)
 			}
-			w.regLog[w.nregLog] = regWrite{uint8(r), v}
-			w.nregLog++
 		}
 	}
 	if st.kind&stepWrite != 0 {
@@ -558,6 +556,18 @@ func (c *CPU) loopNoteAfter(st *loopStep) {
 	st.regEnd, st.lastLoad, st.flags = uint16(w.nregLog), c.lastLoad, c.Flags
 	st.npc, st.nnpc, st.r2 = c.NPC, c.NNPC, c.R[2]
 	st.steady = w.varying == 0
+}
+
+// noteWrite notes that the watched instruction changed register r to v.
+func (w *loopWatch) noteWrite(r isa.Reg, v uint32) {
+	w.cur[r&31] = v
+	w.changed |= 1 << r
+	if w.nregLog == len(w.regLog) {
+		w.noLanding = true
+		return
+	}
+	w.regLog[w.nregLog] = regWrite{uint8(r), v}
+	w.nregLog++
 }
 
 // writable is r if an instruction's write of it may change it (not r0,
@@ -658,11 +668,11 @@ func (c *CPU) loopStart() {
 }
 
 // loopFollow follows the values through the instruction about to execute
-// at c.PC; false means the iteration is not provably side-effect free.
-func (c *CPU) loopFollow() bool {
+// at c.PC, and begins its note st; false means the iteration is not
+// provably side-effect free.
+func (c *CPU) loopFollow(st *loopStep) bool {
 	w := &c.loop
 	pc := c.PC
-	st := &w.trace[w.n-1]
 	*st = loopStep{pc: pc, at: uint32(c.Cycles - w.cycles)}
 	var u *uop
 	if i := pc >> 2; int(i) < len(c.pre) {
@@ -689,7 +699,7 @@ func (c *CPU) loopFollow() bool {
 		w.writes = [2]isa.Reg{}
 		return !flagsVary
 	}
-	in := c.inst(pc)
+	in := *c.inst(pc) // (a copy: the stores below need not be read back)
 	w.writes = [2]isa.Reg{writable(in.Rd), writable(in.Rs1)}
 	if w.writes[0] == 0 {
 		w.writes = [2]isa.Reg{w.writes[1]}
