@@ -151,6 +151,7 @@ type loopWatch struct {
 	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
 	landed        uint64                       // skips that ended inside an iteration (tests count them)
 	watchCalls    uint64                       // watchLoop calls (tests count them)
+	watched       uint64                       // instructions watches stepped (benchmarks count them)
 	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
 	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
 	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
@@ -219,6 +220,9 @@ type loopWatch struct {
 	liveIn, changed uint64
 	again           bool
 	rewatches       uint64
+	// readSeen has bit ea/4 mod 64 set for each word of the read set (a
+	// word whose bit is clear is not in it: loopNoteRead).
+	readSeen uint64
 	// Proofs kept to be taken again (loopRevive, lanai/revive.go):
 	// keepable says the current proof may be (noteKeepable noted its code
 	// and the registers it may write); kept holds the kept proofs (made at
@@ -432,9 +436,13 @@ func (c *CPU) loopNoteRead(ea uint32, inSRAM bool) {
 		w.fragile = true // another device: no side-effect-free look
 		return
 	}
-	for i := range w.nreads {
-		if w.reads[i].addr == ea {
-			return // the first read of a word is the one the iteration depends on
+	if bit := uint64(1) << (ea >> 2 & 63); w.readSeen&bit == 0 {
+		w.readSeen |= bit // no word noted yet has these address bits
+	} else {
+		for i := range w.nreads {
+			if w.reads[i].addr == ea {
+				return // the first read of a word is the one the iteration depends on
+			}
 		}
 	}
 	if w.nreads == maxLoopReads {
@@ -481,54 +489,60 @@ func (c *CPU) loopTaken(u *uop, pc uint32) bool {
 func (c *CPU) watchLoop(limit uint64) {
 	w := &c.loop
 	w.watchCalls++
-	for w.state == loopToHead || w.state == loopRecord {
+	for w.state == loopToHead {
 		if c.stop != nil || c.Cycles >= c.deadline {
 			return
 		}
-		atHead := c.PC == w.head && c.NPC == w.head+4
-		if w.state == loopToHead {
-			if !atHead {
-				if w.toHead++; w.toHead > 2 {
-					w.state = loopOff
-					return
-				}
-				c.step1()
-				continue
-			}
-			if w.proved && c.sameState() && (!c.loopDirty() || c.loopRecheck()) {
-				c.loopSkip(limit)
-				w.state = loopSkipped
+		if c.PC != w.head || c.NPC != w.head+4 {
+			if w.toHead++; w.toHead > 2 {
+				w.state = loopOff
 				return
 			}
-			if c.loopRevive(limit) {
-				return
-			}
-			if w.lastProved == w.branch && w.deferred != w.branch && c.sameState() {
-				// The state of the branch's last proof, which does not hold:
-				// what the loop reads changed, so it is likely to leave.
-				// Watching the iteration now would mostly follow the code
-				// after the loop until the watch gives up; the loop is
-				// watched the next time round instead.
-				w.deferred, w.state = w.branch, loopOff
-				if p := c.pollOf(w.branch / 4); *p == pollWatch {
-					*p = pollWait + loopDeferTakes
-				}
-				return
-			}
-			c.loopStart()
+			c.step1()
 			continue
 		}
-		if atHead && w.n > 0 {
+		if w.proved && c.sameState() && (!c.loopDirty() || c.loopRecheck()) {
+			c.loopSkip(limit)
+			w.state = loopSkipped
+			return
+		}
+		if c.loopRevive(limit) {
+			return
+		}
+		if w.lastProved == w.branch && w.deferred != w.branch && c.sameState() {
+			// The state of the branch's last proof, which does not hold:
+			// what the loop reads changed, so it is likely to leave.
+			// Watching the iteration now would mostly follow the code
+			// after the loop until the watch gives up; the loop is
+			// watched the next time round instead.
+			w.deferred, w.state = w.branch, loopOff
+			if p := c.pollOf(w.branch / 4); *p == pollWatch {
+				*p = pollWait + loopDeferTakes
+			}
+			return
+		}
+		c.loopStart()
+	}
+	for w.state == loopRecord {
+		if c.stop != nil || c.Cycles >= c.deadline {
+			return
+		}
+		if w.n > 0 && c.PC == w.head && c.NPC == w.head+4 {
 			c.loopEnd(limit)
 			return
 		}
-		if w.n++; w.n > w.maxN || !c.loopFollow() {
-			if w.n > w.maxN {
-				delete(w.length, w.branch) // longer than its last proof: the next watch follows it in full
-			}
+		if w.n == w.maxN {
+			w.n++
+			delete(w.length, w.branch) // longer than its last proof: the next watch follows it in full
 			c.loopFail()
 			return
 		}
+		st := &w.trace[w.n]
+		if w.n++; !c.loopFollow(st) {
+			c.loopFail()
+			return
+		}
+		w.watched++
 		hp := c.histPos
 		c.step1()
 		if c.stop != nil {
@@ -536,7 +550,6 @@ func (c *CPU) watchLoop(limit uint64) {
 			return
 		}
 		if c.histPos != hp {
-			st := &w.trace[w.n-1]
 			st.kind |= stepTransfer
 			st.to = c.hist[(c.histPos+historySize-1)%historySize].to
 		}
@@ -544,7 +557,7 @@ func (c *CPU) watchLoop(limit uint64) {
 			c.loopFail()
 			return
 		}
-		c.loopNoteAfter(&w.trace[w.n-1])
+		c.loopNoteAfter(st)
 	}
 }
 
@@ -552,16 +565,14 @@ func (c *CPU) watchLoop(limit uint64) {
 // registers it wrote, the value it stored, flags, interlock and pc.
 func (c *CPU) loopNoteAfter(st *loopStep) {
 	w := &c.loop
-	for _, r := range w.writes { // what an instruction may write
-		if v := c.R[r&31]; r > isa.PC && r < 32 && v != w.cur[r] {
-			w.cur[r] = v
-			w.changed |= 1 << r
-			if w.nregLog == len(w.regLog) {
-				w.noLanding = true
-				continue
+	if r := w.writes[0] & 31; r != 0 { // what an instruction may write (0: none; writable)
+		if v := c.R[r]; v != w.cur[r] {
+			w.noteWrite(r, v)
+		}
+		if r := w.writes[1] & 31; r != 0 {
+			if v := c.R[r]; v != w.cur[r] {
+				w.noteWrite(r, v)
 			}
-			w.regLog[w.nregLog] = regWrite{uint8(r), v}
-			w.nregLog++
 		}
 	}
 	if st.kind&stepWrite != 0 {
@@ -580,6 +591,27 @@ func (c *CPU) loopNoteAfter(st *loopStep) {
 	st.steady = w.varying == 0
 }
 
+// noteWrite notes that the watched instruction changed register r to v.
+func (w *loopWatch) noteWrite(r isa.Reg, v uint32) {
+	w.cur[r&31] = v
+	w.changed |= 1 << r
+	if w.nregLog == len(w.regLog) {
+		w.noLanding = true
+		return
+	}
+	w.regLog[w.nregLog] = regWrite{uint8(r), v}
+	w.nregLog++
+}
+
+// writable is r if an instruction's write of it may change it (not r0,
+// r1 or pc), else 0.
+func writable(r isa.Reg) isa.Reg {
+	if r > isa.PC && r < 32 {
+		return r
+	}
+	return 0
+}
+
 // loopDeviceRead follows the device register load the watched iteration
 // just executed: the value is steady when the register keeps it to the
 // next event, varying when it changes by itself before; a register that
@@ -587,7 +619,12 @@ func (c *CPU) loopNoteAfter(st *loopStep) {
 func (c *CPU) loopDeviceRead() bool {
 	w := &c.loop
 	w.devPending = false
-	until := c.Mem.StableUntil(w.devAddr)
+	var until uint64
+	if off := w.devAddr - memsys.SpecialBase; off < memsys.SpecialSize {
+		until = c.Mem.Specials.StableUntil(off) // (the memory's first device: what Mem.StableUntil finds)
+	} else {
+		until = c.Mem.StableUntil(w.devAddr)
+	}
 	if until == 0 {
 		return false
 	}
@@ -651,7 +688,7 @@ func (c *CPU) loopStart() {
 	}
 	w.lastProved, w.keepable = 0, false // the proof's data is written over
 	w.state, w.n, w.nwords, w.varying, w.proved = loopRecord, 0, 0, 0, false
-	w.nreads, w.fragile, w.devPending = 0, false, false
+	w.nreads, w.readSeen, w.fragile, w.devPending = 0, 0, false, false
 	w.cword, w.counting = w.counters[w.branch]
 	w.hasCount, w.countMisuse, w.cmask = false, false, 0
 	w.counted, w.cwritten, w.readBefore = 0, 0, 0
@@ -667,14 +704,16 @@ func (c *CPU) loopStart() {
 }
 
 // loopFollow follows the values through the instruction about to execute
-// at c.PC; false means the iteration is not provably side-effect free.
-func (c *CPU) loopFollow() bool {
+// at c.PC, and begins its note st; false means the iteration is not
+// provably side-effect free.
+func (c *CPU) loopFollow(st *loopStep) bool {
 	w := &c.loop
 	pc := c.PC
-	st := &w.trace[w.n-1]
 	*st = loopStep{pc: pc, at: uint32(c.Cycles - w.cycles)}
-	u := c.uopAt(pc, true) // between instructions: growing is safe
-	if u == nil {
+	var u *uop
+	if i := pc >> 2; int(i) < len(c.pre) {
+		u = &c.pre[i]
+	} else if u = c.uopAt(pc, true); u == nil { // between instructions: growing is safe
 		return false
 	}
 	if u.op == opUndecoded {
@@ -696,8 +735,11 @@ func (c *CPU) loopFollow() bool {
 		w.writes = [2]isa.Reg{}
 		return !flagsVary
 	}
-	in := c.inst(pc)
-	w.writes = [2]isa.Reg{in.Rd, in.Rs1}
+	in := *c.inst(pc) // (a copy: the stores below need not be read back)
+	w.writes = [2]isa.Reg{writable(in.Rd), writable(in.Rs1)}
+	if w.writes[0] == 0 {
+		w.writes = [2]isa.Reg{w.writes[1]}
+	}
 	srcVary := w.varying&uint64(u.srcs) != 0
 	readsFlags := in.Class == isa.SCC || aluReadsCarry(in.ALU) ||
 		in.Class == isa.RR && (in.Cond != isa.CondT || in.ALU == isa.Sel)
@@ -911,7 +953,9 @@ func (c *CPU) loopEnd(limit uint64) {
 		// it, and a write into the loop's code must end the proof
 		// (invalidate), as it does alone.
 		chunk := w.trace[i].pc / codeChunk
-		c.own[chunk/64] |= 1 << (chunk % 64)
+		if bit := uint64(1) << (chunk % 64); c.own[chunk/64]&bit == 0 {
+			c.own[chunk/64] |= bit // (a test first: no store for every instruction)
+		}
 	}
 	w.lastProved, w.deferred = w.branch, 0
 	c.noteKeepable()
