@@ -84,8 +84,10 @@ type keptProof struct {
 // noteKeepable notes, at the end of a proof (loopEnd), what loopRevive
 // needs to take it again, when its branch is kept: the instruction words
 // its iteration executed and the registers they may write. A counting
-// proof, one with a read that cannot be checked again, one longer than
-// keptBody instructions and one with code outside SRAM are not kept.
+// proof, one with a read that cannot be checked again, one shorter than
+// keptMin or longer than keptBody instructions, one with code outside
+// SRAM and (but for every keepProbe-th) one of a branch in debt are not
+// kept.
 func (c *CPU) noteKeepable() {
 	w := &c.loop
 	w.keepable = false
