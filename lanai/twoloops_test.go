@@ -59,7 +59,14 @@ const twoLoops = `
 // bit 6: A's pass that finds flag A at 2 is busy: it clears the flag,
 // stays in A and leaves r10 at 7, which the next pass sets to 0 before
 // it reads it; bit 7: no B, and nothing stores r9: A's rounds follow
-// each other)
+// each other; bit 8: A loads the word 0x1028, xors it with an immediate
+// (0) and stores it back, and B's exit flips that immediate's low bit in
+// A's code (A toggles the word while the bit is set); bit 10: A's pass
+// first reads the carry (it stores 0 to 0x1030 or 0x1034 by it), its
+// test keeps the carry (or.f), and the pass that leaves A sets it from
+// r9's parity, as the exit test (or.f) leaves it, so that A's idle
+// passes alternate between two fixed points that differ only in the
+// carry and the word they store 0 to)
 // with events chosen by rng every 1 to gap cycles: flag A or
 // B set (to 1-4) or a buffer the loops do not read written, each with
 // SRAM cycles booked; after cycle 300,000 both flags and the exit flag
@@ -91,6 +98,17 @@ func twoLoopsCore(t *testing.T, rng *rand.Rand, variant int) *CPU {
 	}
 	if variant&4 != 0 {
 		src = strings.Replace(src, "\tld -408[%r0], %r6          ! heartbeat\n\tst %r6, 0x1010[%r0]\n\tmov 0, %r6\n", "", 1)
+	}
+	if variant&256 != 0 {
+		src = strings.Replace(src, ".La:\n", ".La:\n\tld 0x1028[%r0], %r13\n.Lpatch:\n\txor %r13, 0, %r13\n\tst %r13, 0x1028[%r0]\n\tmov 0, %r13\n", 1)
+		src = strings.Replace(src, "\tst %r0, 0x1004[%r0]\n", "\tst %r0, 0x1004[%r0]\n"+
+			"\tmov .Lpatch, %r14\n\tld 0[%r14], %r15\n\txor %r15, 1, %r15\n\tst %r15, 0[%r14]\n\tmov 0, %r15\n", 1)
+	}
+	if variant&1024 != 0 {
+		src = strings.Replace(src, ".La:\n", ".La:\n\taddc %r0, 0, %r13\n\tsh %r13, 2, %r13\n\tst %r0, 0x1030[%r13]\n\tmov 0, %r13\n", 1)
+		src = strings.Replace(src, "\tsub.f %r5, 0, %r0\n\tbeq .La\n", "\tor.f %r5, %r0, %r0\n\tbeq .La\n", 1)
+		src = strings.Replace(src, "\tadd %r9, 1, %r9\n", "\tadd %r9, 1, %r9\n\tsh %r9, 31, %r11\n\tadd.f %r11, %r11, %r0\n\tmov 0, %r11\n", 1)
+		src = strings.Replace(src, "\tsub.f %r12, 0, %r0\n\tbeq .La\n", "\tor.f %r12, %r0, %r0\n\tbeq .La\n", 1)
 	}
 	var booked []window
 	c, _ := load(t, linkSources(t, asm.Source{Name: "two.s", Text: []byte("\t.globl _start\n_start:\n" + src)}), bookedConfig(&booked))
