@@ -194,7 +194,7 @@ func randomLockstep(t *testing.T, seed int64, fast, slow *CPU, outside []uint32)
 			}
 		}
 		// The program's registers: not the sink that takes writes to r0
-		// and r1 (no instruction reads it; a skip does not write it).
+		// and r1 (a skip does not replay them), nor R[2] (see lockstep).
 		fr, sr := [32]uint32(fast.R[:32]), [32]uint32(slow.R[:32])
 		fr[2], sr[2] = 0, 0
 		if fast.Cycles != slow.Cycles || fast.Instret != slow.Instret || fr != sr || fast.Flags != slow.Flags ||

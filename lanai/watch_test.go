@@ -54,48 +54,57 @@ func watchPrograms() []watchProgram {
 // instruction's note, the register log).
 func watchConclusions(c *CPU, chunk uint64) uint64 {
 	h := fnv.New64a()
-	put := func(h hash.Hash64, vs ...uint64) {
-		var b [8]byte
-		for _, v := range vs {
-			binary.LittleEndian.PutUint64(b[:], v)
-			h.Write(b[:])
+	proofs := uint64(0)
+	for c.Cycles < 600_000 {
+		st := c.Run(chunk)
+		hashWatch(h, c, &proofs)
+		if st.Kind != StopCycleLimit {
+			hashPut(h, uint64(st.Kind))
+			break
 		}
 	}
+	return h.Sum64()
+}
+
+// hashWatch adds to h what c's watch concluded so far (watchConclusions
+// says what), with the noted iteration when the proofs counted in
+// *proofs went up.
+func hashWatch(h hash.Hash64, c *CPU, proofs *uint64) {
 	b2u := func(b bool) uint64 {
 		if b {
 			return 1
 		}
 		return 0
 	}
-	proofs := uint64(0)
-	for c.Cycles < 600_000 {
-		st := c.Run(chunk)
-		w := &c.loop
-		put(h, c.Cycles, c.Instret, c.SkippedInstret, c.SkippedCycles, uint64(w.state), w.watchCalls, w.proofs, w.rewatches,
-			w.varying, uint64(w.nreads), uint64(w.nwords), b2u(w.proved), b2u(w.fragile), uint64(w.n))
-		for _, r := range w.reads[:w.nreads] {
-			put(h, uint64(r.addr), uint64(r.val), b2u(r.dev))
+	w := &c.loop
+	hashPut(h, c.Cycles, c.Instret, c.SkippedInstret, c.SkippedCycles, uint64(w.state), w.watchCalls, w.proofs, w.rewatches,
+		w.varying, uint64(w.nreads), uint64(w.nwords), b2u(w.proved), b2u(w.fragile), uint64(w.n))
+	for _, r := range w.reads[:w.nreads] {
+		hashPut(h, uint64(r.addr), uint64(r.val), b2u(r.dev))
+	}
+	for _, wd := range w.words[:w.nwords] {
+		hashPut(h, uint64(wd.addr), uint64(wd.before), b2u(wd.varying), b2u(wd.counted))
+	}
+	if w.proofs != *proofs {
+		*proofs = w.proofs
+		hashPut(h, w.iterCycles, w.iterInstret, w.iterStores, b2u(w.hasCount), uint64(w.cdelta), w.cmask, uint64(w.nregLog), b2u(w.noLanding))
+		for _, s := range w.trace[:w.n] {
+			hashPut(h, uint64(s.pc), uint64(s.at), uint64(s.addr), uint64(s.to), uint64(s.kind), uint64(s.size), uint64(s.value),
+				uint64(s.regEnd), uint64(s.lastLoad), b2u(s.steady), uint64(s.flags), uint64(s.npc), uint64(s.nnpc), uint64(s.r2))
 		}
-		for _, wd := range w.words[:w.nwords] {
-			put(h, uint64(wd.addr), uint64(wd.before), b2u(wd.varying), b2u(wd.counted))
-		}
-		if w.proofs != proofs {
-			proofs = w.proofs
-			put(h, w.iterCycles, w.iterInstret, w.iterStores, b2u(w.hasCount), uint64(w.cdelta), w.cmask, uint64(w.nregLog), b2u(w.noLanding))
-			for _, s := range w.trace[:w.n] {
-				put(h, uint64(s.pc), uint64(s.at), uint64(s.addr), uint64(s.to), uint64(s.kind), uint64(s.size), uint64(s.value),
-					uint64(s.regEnd), uint64(s.lastLoad), b2u(s.steady), uint64(s.flags), uint64(s.npc), uint64(s.nnpc), uint64(s.r2))
-			}
-			for _, rw := range w.regLog[:w.nregLog] {
-				put(h, uint64(rw.r), uint64(rw.v))
-			}
-		}
-		if st.Kind != StopCycleLimit {
-			put(h, uint64(st.Kind))
-			break
+		for _, rw := range w.regLog[:w.nregLog] {
+			hashPut(h, uint64(rw.r), uint64(rw.v))
 		}
 	}
-	return h.Sum64()
+}
+
+// hashPut adds vs to h, little-endian.
+func hashPut(h hash.Hash64, vs ...uint64) {
+	var b [8]byte
+	for _, v := range vs {
+		binary.LittleEndian.PutUint64(b[:], v)
+		h.Write(b[:])
+	}
 }
 
 // What every watch concludes (the proofs, the failures and where they
