@@ -120,36 +120,7 @@ type loopWatch struct {
 	n             int    // instructions of the iteration so far
 	gen           uint64 // CPU.loopGen when the watch began
 	specialWrites uint64 // the special registers' write count then
-	// What a resume of the proved loop reads and writes (loopResume,
-	// loopRun, loopRunFree, loopWalk, holdRange), together on a few cache
-	// lines: between two resumes the core and the other boards run, and
-	// these were spread over the watch's 40 KB.
-	proved        bool // the iteration from regs/flags/lastLoad is a fixed point
-	varyingStores bool
-	noLanding     bool   // the register log overflowed: skips end at heads only
-	hasCount      bool   // the proof counts (see the counted word below)
-	extOK         bool   // see held below
-	endStoreSize  uint8  // the size of endStore
-	endStore      uint32 // the iteration's last store (when it stores)
-	iterCycles    uint64
-	iterInstret   uint64
-	iterStores    uint64
-	headInstret   uint64 // Instret at the head of the proved iteration the core is in (set where a skip lands too)
-	lastVarying   int    // the last instruction that stores a varying value (-1: none)
-	ntransfers    int    // the iteration's transfers (below)
-	naccessSteps  int    // its SRAM accesses
-	nstoreSteps   int    // its stores
-	heldFirst     int    // see held below
-	nheld         int
-	heldSlots     int // the history slots the held ranges take together (their n)
-	extJ          int
-	extBase, extG uint64
-	extD          uint64 // the held range's iteration that extBase begins
-	stalled       uint64 // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
-	landed        uint64 // skips that ended inside an iteration (tests count them)
 	regs          [32]uint32
-	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
-	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
 	flags         isa.Flags
 	lastLoad      uint8
 	cycles        uint64
@@ -158,6 +129,12 @@ type loopWatch struct {
 	varying       uint64 // bit r: register r holds a varying value; bit 63: the flags
 	words         [maxLoopStores]loopWord
 	nwords        int
+	proved        bool // the iteration from regs/flags/lastLoad is a fixed point
+	iterCycles    uint64
+	iterInstret   uint64
+	iterStores    uint64
+	varyingStores bool
+	lastVarying   int // the last instruction that stores a varying value (-1: none)
 	reads         [maxLoopReads]loopRead
 	nreads        int
 	fragile       bool                         // a read that cannot be checked again: any change ends the proof
@@ -168,11 +145,19 @@ type loopWatch struct {
 	maxN          int                          // instructions this watch may follow
 	trace         [maxLoopBody]loopStep        // the watched iteration, instruction by instruction
 	endR2         uint32                       // R[2] at the iteration's end (see sameState)
+	endStore      uint32                       // the iteration's last store (when it stores) ...
+	endStoreSize  uint8                        // ... and its size
+	headInstret   uint64                       // Instret at the head of the proved iteration the core is in (set where a skip lands too)
+	stalled       uint64                       // skipped iterations (or rests of one) that met a booked SRAM cycle (tests count them)
+	landed        uint64                       // skips that ended inside an iteration (tests count them)
 	watchCalls    uint64                       // watchLoop calls (tests count them)
 	watched       uint64                       // instructions watches stepped (benchmarks count them)
 	regLog        [2*maxLoopBody + 32]regWrite // the watched iteration's register writes, in order
+	tbuf          transferBuf                  // the transfers of the skip being worked out (newTransferBuf)
+	skipped       [historySize + 1]skippedIter // the last whole iterations it skipped (loopRun)
 	nregLog       int
 	cur           [32]uint32 // the registers after the last watched instruction
+	noLanding     bool       // the register log overflowed: skips end at heads only
 	lastProved    uint32     // the branch whose proof the fields hold (0: none; it may not hold any more)
 	deferred      uint32     // the branch whose watch was put off once after its proof failed
 	writes        [2]isa.Reg // the registers the instruction being watched may write
@@ -182,35 +167,46 @@ type loopWatch struct {
 	// those whose value at the iteration's start it read. A proof with
 	// counts (hasCount) adds cdelta to cword per iteration and leaves
 	// each register of cmask at cword's value plus coff.
-	cword                         uint32
-	counting, countMisuse         bool
-	counted, cwritten, readBefore uint64
-	cmask                         uint64
-	cdelta                        uint32
-	coff                          [32]uint32
-	counters                      map[uint32]uint32 // the counted word per branch
+	cword                           uint32
+	counting, hasCount, countMisuse bool
+	counted, cwritten, readBefore   uint64
+	cmask                           uint64
+	cdelta                          uint32
+	coff                            [32]uint32
+	counters                        map[uint32]uint32 // the counted word per branch
 	// The transfers of stall-free skips not yet written to the history
 	// (see holdRange): a ring of up to maxHeld ranges, oldest first, from
 	// heldFirst on. The newest may be extended by the next skip when it
 	// goes on from where the newest ended (instruction extJ of the
 	// iteration beginning at extBase, the range's transfer number extG),
 	// with nothing recorded between (extOK); extBase begins the range's
-	// iteration extD (these are above, with the resume's fields).
-	held [heldRing]heldRange
+	// iteration extD (below).
+	held             [heldRing]heldRange
+	heldFirst, nheld int
+	extOK            bool
+	extJ             int
+	extBase, extG    uint64
 	// For each instruction (and the iteration's end), the transfers, stores
 	// and SRAM accesses of the iteration before it.
 	transBefore, storesBefore, accessBefore [maxLoopBody + 1]uint16
 	cycleAt                                 [maxLoopBody]uint32 // each instruction's first cycle (trace[i].at), packed for the searches
-	transfers                               [maxLoopBody]uint16 // the iteration's transfers (trace indices), ntransfers of them
-	storeSteps                              [maxLoopBody]uint16 // its stores (trace indices), nstoreSteps of them
-	accessSteps                             [maxLoopBody]uint16 // its SRAM accesses (trace indices), naccessSteps of them
+	transfers                               [maxLoopBody]uint16 // the iteration's transfers (trace indices) ...
+	ntransfers                              int                 // ... and their number
+	storeSteps                              [maxLoopBody]uint16 // its stores (trace indices) ...
+	nstoreSteps                             int                 // ... and their number
+	accessSteps                             [maxLoopBody]uint16 // its SRAM accesses (trace indices) ...
+	naccessSteps                            int                 // ... and their number
 	lastSteady                              [maxLoopBody]uint16 // for each instruction, the last at or before it where no register holds a varying value
 	length                                  map[uint32]int      // instructions of the last proved iteration per branch
 	fails                                   map[uint32]int      // backoff rounds per branch
 	waitRounds                              map[uint32]int      // rounds left before the next watch
-	// The first and last byte of the read set's SRAM words the loop does
-	// not store (loopRecheck).
+	// Kept after the rest so as not to move those: the first and last byte
+	// of the read set's SRAM words the loop does not store (loopRecheck),
+	// the history slots the held ranges take together (their n), and the
+	// held range's iteration that extBase begins.
 	readLo, readHi uint32
+	heldSlots      int
+	extD           uint64
 	// The last counting proof (settleCount): its branch (0: none), and
 	// whether its skips skipped anything so far.
 	countBranch  uint32
