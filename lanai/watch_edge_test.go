@@ -1,14 +1,12 @@
 package lanai
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"hash"
 	"hash/fnv"
 	"math"
 	"math/rand"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -324,29 +322,7 @@ func TestWatchEdgeConclusions(t *testing.T) {
 	if proofs < 100 {
 		t.Errorf("%d proofs: the loops are not proved", proofs)
 	}
-	if *update {
-		if err := os.WriteFile(file, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	defer f.Close()
-	var want []string
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		want = append(want, sc.Text())
-	}
-	if len(want) != len(got) {
-		t.Fatalf("%d hashes, the golden has %d", len(got), len(want))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Errorf("%s, want %s", got[i], want[i])
-		}
-	}
+	compareHashGolden(t, file, got)
 	t.Logf("%d proofs alone", proofs)
 }
 
