@@ -7,22 +7,27 @@ import (
 	"lanaiemu/sim"
 )
 
-// A crew runs the boards of a step on several goroutines (Config.Jobs):
-// the calling goroutine runs the first share of the nodes, each worker
-// one of the others (contiguous, so a node always runs on the same one).
-// While they run, every board defers its calls into shared models
-// (board.SetDeferred); after all have finished, the calls are replayed
-// node by node, in node order, which is the order in which the serial
-// loop makes them. Nothing a board does in its run reads what another
-// board's call changes (the fabric, the queue, the host models and the
-// trace recorders are only read and written between steps), so the
-// world's results are those of the serial run, bit for bit.
+// A crew runs the boards of an ordinary step on several goroutines
+// (Config.Jobs), making the serial step's decisions: the calling goroutine
+// takes the first share of the nodes, each worker one of the others
+// (contiguous, so a node always runs on the same one), and each looks at
+// the members of its share that do not lag, in node order, as the serial
+// loop does (canLag, an owed run settled, runStep). What a look changes
+// outside its node waits for the step's end: a board that may lag is
+// marked (Member.lagNow), and every board defers its calls into shared
+// models (board.SetDeferred). After all have finished, the caller goes
+// through the members once more in node order, making a marked one lag
+// (setLagging) or replaying the other's calls, which is the order in which
+// the serial loop makes them. Nothing a board does in its run reads what
+// another board's call changes (the fabric, the queue, the host models and
+// the trace recorders are only read and written between steps), so the
+// world's results are those of the serial run, bit for bit
+// (docs/timeline.md, "Both cores").
 //
 // The hand-over is a step number: the caller publishes it, a worker spins
-// on it for a while (a step is a fraction of a microsecond of work) and
-// then sleeps on a channel; the same the other way for the end of a
-// share. The workers live from the first shared step of a World.Run to
-// its end.
+// on it for a while (a step is a few microseconds of work) and then
+// sleeps on a channel; the same the other way for the end of a share. The
+// workers live from the first shared step of a World.Run to its end.
 type crew struct {
 	w       *World
 	first   int // the caller's share: nodes [0, first)
@@ -33,9 +38,18 @@ type crew struct {
 type worker struct {
 	c      *crew
 	lo, hi int
-	T      sim.Time // the step's end, written before posted
-	quit   bool     // leave instead (stop)
+	// The step's orders, written before posted: its end, the share's
+	// members that do not lag, whether its first looks for a wake
+	// (runStep's quiet); quit: leave instead (stop).
+	T     sim.Time
+	awake []*Member
+	quiet bool
+	quit  bool
+	cyc   cyclesMemo // the worker's own (World.cyc is the caller's)
+	// (the counters on their own cache lines: the other side polls them)
+	_      [64]byte
 	posted atomic.Uint64
+	_      [56]byte
 	done   atomic.Uint64
 	// asleep: the worker (or, for done, the caller) waits on the channel
 	// and must be woken by whoever changes the counter.
@@ -63,37 +77,32 @@ func newCrew(w *World, jobs int) *crew {
 }
 
 // DefaultParallelCycles is the least work, in core cycles summed over the
-// running nodes that are not in a proved polling loop (whose cycles cost
-// next to nothing), for which a step is shared out
-// (Config.ParallelCycles). A hand-over costs about a microsecond on the
-// loaded development machine, a busy board's cycle 15-45 ns of host time;
-// sharing out 8 busy boards' steps (100-160 cycles) there was slower than
-// running them serially (docs/performance.md).
+// running nodes that do not lag and are not in a proved polling loop
+// (whose cycles cost next to nothing), for which a step is shared out
+// (Config.ParallelCycles). MEASURED BELOW.
 const DefaultParallelCycles = 1000
 
-// runShared runs every running node from S to T: on the crew (started at
-// the first step worth it) when the step has work enough, else on the
-// calling goroutine.
-func (w *World) runShared(S, T sim.Time) {
+// runShared runs the ordinary step from S to T on the crew (started at the
+// first step worth it) if its work is enough, and reports whether it did;
+// quiet is the serial loop's at its start. Called only with the lagging
+// set on (not SetLagSet(false)).
+func (w *World) runShared(S, T sim.Time, quiet bool) bool {
+	awake := w.awakeList()
 	busy, clk := uint64(0), sim.Clock{}
-	for _, n := range w.Nodes {
+	for _, n := range awake {
 		if n.Stop == nil && !n.cpu.Polling() {
 			busy++
 			clk = n.clk // an estimate: the clocks rarely differ
 		}
 	}
 	if busy*clk.Cycles(T-S) < w.cfg.ParallelCycles {
-		for _, n := range w.Nodes {
-			if n.Stop == nil {
-				w.runStep(n, T, n.clk.Cycles(T), true)
-			}
-		}
-		return
+		return false
 	}
 	if w.crew == nil {
 		w.crew = newCrew(w, min(w.cfg.Jobs, len(w.Nodes)))
 	}
-	w.crew.run(T)
+	w.crew.run(T, awake, quiet)
+	return true
 }
 
 // stopCrew ends the crew's workers, if they were started.
@@ -104,33 +113,67 @@ func (w *World) stopCrew() {
 	}
 }
 
-// run runs every running node to T on the crew and replays their
-// deferred calls.
-func (c *crew) run(T sim.Time) {
+// run runs the ordinary step to T on the crew: awake is the members that
+// do not lag (World.awakeList), quiet the serial loop's at its start.
+func (c *crew) run(T sim.Time, awake []*Member, quiet bool) {
 	w := c.w
-	for _, n := range w.Nodes {
-		n.Board.SetDeferred(true)
-	}
 	w.st.ParallelSteps++
 	c.step++
+	lo := len(awake) // where the workers' shares begin in awake
+	for i, n := range awake {
+		if n.ID >= c.first {
+			lo = i
+			break
+		}
+	}
+	mine := awake[:lo]
 	for _, wk := range c.workers {
-		wk.T = T
+		hi := lo
+		for hi < len(awake) && awake[hi].ID < wk.hi {
+			hi++
+		}
+		wk.T, wk.awake, wk.quiet = T, awake[lo:hi], quiet
+		lo = hi
 		wk.posted.Store(c.step)
 		if wk.workerAsleep.CompareAndSwap(true, false) {
 			wk.wake <- struct{}{}
 		}
 	}
-	for _, n := range w.Nodes[:c.first] {
-		if n.Stop == nil {
-			w.runStep(n, T, n.clk.Cycles(T), true)
-		}
-	}
+	w.look(mine, T, quiet, &w.cyc)
 	for _, wk := range c.workers {
 		await(&wk.done, c.step, &wk.callerAsleep, wk.finished)
+		wk.awake = nil
 	}
-	for _, n := range w.Nodes {
-		n.Board.SetDeferred(false)
-		n.Board.RunDeferred()
+	for _, n := range awake {
+		if n.lagNow {
+			n.lagNow = false
+			w.setLagging(n, true)
+		} else {
+			n.Board.RunDeferred()
+		}
+	}
+}
+
+// look is the serial step's loop over the members that do not lag (in
+// World.Run) for one share of them, on the goroutine that runs the share:
+// a board that may lag is marked (lagNow), the others run deferring their
+// calls.
+func (w *World) look(awake []*Member, T sim.Time, quiet bool, cyc *cyclesMemo) {
+	for _, n := range awake {
+		if n.Stop != nil {
+			continue
+		}
+		c := cyc.get(n.clk, T)
+		if w.canLag(n, c) {
+			n.lagNow = true
+			quiet = false
+			continue
+		}
+		b := n.Board
+		b.SetDeferred(true)
+		w.runStep(n, T, c, quiet)
+		b.SetDeferred(false)
+		quiet = quiet && !n.busy
 	}
 }
 
@@ -151,13 +194,9 @@ func (wk *worker) loop() {
 	w := wk.c.w
 	for step := uint64(1); ; step++ {
 		await(&wk.posted, step, &wk.workerAsleep, wk.wake)
-		T, quit := wk.T, wk.quit
+		quit := wk.quit
 		if !quit {
-			for _, n := range w.Nodes[wk.lo:wk.hi] {
-				if n.Stop == nil {
-					w.runStep(n, T, n.clk.Cycles(T), true)
-				}
-			}
+			w.look(wk.awake, wk.T, wk.quiet, &wk.cyc)
 		}
 		wk.done.Store(step)
 		if wk.callerAsleep.CompareAndSwap(true, false) {

@@ -89,7 +89,10 @@ type Member struct {
 	// direct is the board's Direct (kept by its run hook): the board's
 	// Run is the core's, which runCycles then calls without reading the
 	// board (two cache lines per run of a board that a step visits).
-	direct   bool
+	direct bool
+	// lagNow: in a step run on the crew, canLag said yes; the world
+	// makes it lag after the step, in node order (crew.run).
+	lagNow   bool
 	lagUntil sim.Time
 	// (128 bytes: a member is two cache lines, which every step reads.)
 }
@@ -265,7 +268,7 @@ func (w *World) Run(until sim.Time) error {
 		defer w.stopCrew()
 	}
 	live := w.Running() // some node runs: kept by the steps' loops over the nodes
-	w.sitOK, w.until = !shared && !w.noSitOut, until
+	w.sitOK, w.until = !w.noSitOut, until
 	for w.now < until && live {
 		S := w.now
 		var J sim.Time
@@ -348,12 +351,10 @@ func (w *World) Run(until sim.Time) error {
 		}
 		grown := T-S > Q
 		idle := true
-		if shared {
-			w.runShared(S, T)
-		} else {
-			// quiet: no board of the step was busy so far; once one is,
-			// the step is not idle and the others' wake is not needed.
-			quiet := w.lagN == 0 || w.lookAll
+		// quiet: no board of the step was busy so far; once one is, the
+		// step is not idle and the others' wake is not needed.
+		quiet := w.lagN == 0 || w.lookAll
+		if !shared || w.lookAll || !w.runShared(S, T, quiet) {
 			for _, n := range w.awakeList() {
 				if n.Stop != nil {
 					continue
@@ -374,16 +375,12 @@ func (w *World) Run(until sim.Time) error {
 					quiet = false
 					continue
 				}
-				n.lagUntil = 0
-				if w.owed[n.ID] != 0 {
-					w.settle(n)
-				}
 				w.runStep(n, T, c, quiet)
 				quiet = quiet && !n.busy
 			}
-			w.st.Lagged += uint64(w.lagN)
-			w.stepEnd = T // the shared queue's events bring a lagging board there (catchUpNode)
 		}
+		w.st.Lagged += uint64(w.lagN)
+		w.stepEnd = T // the shared queue's events bring a lagging board there (catchUpNode)
 		live = w.lagN > 0 // a lagging board runs and counts as busy
 		if live {
 			idle = false
@@ -428,14 +425,19 @@ func (w *World) Run(until sim.Time) error {
 }
 
 // runStep runs node n to the first cycle at or after T in a step of the
-// normal kind and notes what the step's end needs to know from it. It
-// reads and writes nothing but the node's own board and fields, so that
+// normal kind, after the run it owes if it sat out a lead step (settle),
+// and notes what the step's end needs to know from it. It reads and writes
+// nothing but the node's own board and fields (and its w.owed), so that
 // nodes may run it in parallel (crew).
 //
 // c is clk.Cycles(T) for the node's clock. n.wake is found only when
 // quiet (no board busy so far in the step): else the step is not idle
 // and n.wake is not used.
 func (w *World) runStep(n *Member, T sim.Time, c uint64, quiet bool) {
+	n.lagUntil = 0
+	if w.owed[n.ID] != 0 {
+		w.settle(n)
+	}
 	cpu := n.cpu
 	clk := n.clk
 	n.ran = true

@@ -1,62 +1,70 @@
 package cluster
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"lanaiemu/board"
+	"lanaiemu/netvm/lib"
 	"lanaiemu/node"
-	"lanaiemu/sim"
 )
 
 // Boards run in parallel (Config.Jobs) give the serial run's results bit
-// for bit (every step shared out, however short): four nodes streaming 16 KiB WRITEs round a ring for 3 ms, with
-// every board's device trace recorded, give the same trace (same events,
-// same order), the same counts of every node, the same fabric and
-// endpoint totals and the same WRITE counters with 1, 2 and 3 jobs.
+// for bit, with the serial run's decisions: in every lead case (the
+// 2-node stream and host activity, whose boards sit out lead steps and
+// settle the runs they owe in ordinary steps; the busy 4-, 8- and 64-node
+// rings, whose boards lag), untraced and traced, every ordinary step
+// shared out however short, 2 and 3 jobs give the same counts of every
+// node, fabric and endpoint totals, WRITE counters every 50 us, device
+// trace of every board, and every world counter (steps, lead steps, boards
+// lagged and sat out) but ParallelSteps as 1 job.
 func TestJobsChangeNothing(t *testing.T) {
-	type result struct {
-		Stats    node.Stats
-		Counters []uint64
-		Trace    []string
+	for _, tc := range leadCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.name == "ring64" {
+				t.Skip("-short")
+			}
+			for _, traced := range []bool{false, true} {
+				run := func(jobs int) (leadResult, node.Stats) {
+					cfg := tc.cfg
+					cfg.Jobs = jobs
+					r, st := leadRun(t, cfg, true, traced, tc.d, func(c *Cluster) []*lib.EP {
+						c.World.SetParallelCycles(1) // every ordinary step in parallel, however short
+						return tc.setup(c)
+					})
+					st.Time, st.Nodes, st.Endpoints = 0, nil, nil // (compared in the result)
+					return r, st
+				}
+				serial, st1 := run(1)
+				if st1.ParallelSteps != 0 {
+					t.Fatalf("1 job: %d steps in parallel", st1.ParallelSteps)
+				}
+				if (tc.name == "stream" || tc.name == "host") && st1.SatOut == 0 || tc.name != "host" && st1.Lagged == 0 {
+					t.Fatalf("the serial run tests little: boards sat out %d lead steps, lagged %d steps", st1.SatOut, st1.Lagged)
+				}
+				for _, jobs := range []int{2, 3} {
+					par, st := run(jobs)
+					if d := cmp.Diff(serial, par); d != "" {
+						t.Fatalf("traced %v, jobs %d: the run differs from the serial one (-serial +parallel):\n%s", traced, jobs, d)
+					}
+					// Every ordinary step with a board that runs outside a
+					// proved loop (all but the lead steps and proved jumps,
+					// and those whose boards all lag or poll) is shared.
+					ordinary := st.Steps - st.ProvedSteps
+					if st.ParallelSteps < ordinary/4 {
+						t.Fatalf("traced %v, jobs %d: %d of %d ordinary steps in parallel", traced, jobs, st.ParallelSteps, ordinary)
+					}
+					par0 := st.ParallelSteps
+					st.ParallelSteps = 0
+					if d := cmp.Diff(st1, st); d != "" {
+						t.Fatalf("traced %v, jobs %d: the world's counters differ (-serial +parallel):\n%s", traced, jobs, d)
+					}
+					if jobs == 2 {
+						t.Logf("traced %v: %d steps (%d ordinary, %d of them in parallel), boards lagged %d steps, sat out %d lead steps",
+							traced, st.Steps, ordinary, par0, st.Lagged, st.SatOut)
+					}
+				}
+			}
+		})
 	}
-	run := func(jobs int) result {
-		var r result
-		c, err := New(Config{Nodes: 4, Frames: 256, Jobs: jobs, Trace: func(n int, e board.Event) {
-			r.Trace = append(r.Trace, fmt.Sprintf("%d %v", n, e))
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Shutdown()
-		c.World.SetParallelCycles(1) // every step in parallel, however short
-		c.World.SetLeadSteps(false)  // (a lead step runs its boards one by one)
-		eps := ringStream(t, c)
-		if err := c.Run(c.Now() + 3*sim.Millisecond); err != nil {
-			t.Fatal(err)
-		}
-		r.Stats = c.World.Stats()
-		// The boot ran at the default threshold, and a step in which every
-		// board is in a proved loop has no work to share out.
-		if jobs > 1 && r.Stats.ParallelSteps < r.Stats.Steps/8 {
-			t.Fatalf("jobs %d: %d of %d steps in parallel", jobs, r.Stats.ParallelSteps, r.Stats.Steps)
-		}
-		r.Stats.ParallelSteps = 0
-		for _, ep := range eps {
-			r.Counters = append(r.Counters, ep.Counter(0))
-		}
-		return r
-	}
-	serial := run(1)
-	if serial.Counters[0] == 0 || len(serial.Trace) < 1000 {
-		t.Fatalf("the ring did not run: counters %v, %d trace events", serial.Counters, len(serial.Trace))
-	}
-	for _, jobs := range []int{2, 3} {
-		if d := cmp.Diff(serial, run(jobs)); d != "" {
-			t.Fatalf("jobs %d differ from the serial run (-serial +parallel):\n%s", jobs, d)
-		}
-	}
-	t.Logf("%d steps, %d trace events, counters %v", serial.Stats.Steps, len(serial.Trace), serial.Counters)
 }

@@ -57,9 +57,11 @@ func leadRun(t *testing.T, cfg Config, lead, traced bool, d sim.Time, setup func
 	}
 	st := c.World.Stats()
 	r.Nodes, r.Fabric, r.Endpoints, r.Time = st.Nodes, st.Fabric, st.Endpoints, st.Time
-	st.Steps -= boot.Steps
-	st.LeadSteps -= boot.LeadSteps
-	st.Lagged -= boot.Lagged
+	for _, p := range [][2]*uint64{{&st.Steps, &boot.Steps}, {&st.IdleSteps, &boot.IdleSteps}, {&st.LateRisk, &boot.LateRisk},
+		{&st.ProvedSteps, &boot.ProvedSteps}, {&st.LeadSteps, &boot.LeadSteps}, {&st.LeadBreaks, &boot.LeadBreaks},
+		{&st.Lagged, &boot.Lagged}, {&st.SatOut, &boot.SatOut}, {&st.Through, &boot.Through}, {&st.ParallelSteps, &boot.ParallelSteps}} {
+		*p[0] -= *p[1] // the world's counters of the run after the set-up
+	}
 	for i := range r.Nodes { // skipping instead of executing is the one difference wanted
 		r.Nodes[i].SkippedCycles = 0
 	}
