@@ -380,7 +380,7 @@ func (w *World) Run(until sim.Time) error {
 			}
 		}
 		w.st.Lagged += uint64(w.lagN)
-		w.stepEnd = T // the shared queue's events bring a lagging board there (catchUpNode)
+		w.stepEnd = T     // the shared queue's events bring a lagging board there (catchUpNode)
 		live = w.lagN > 0 // a lagging board runs and counts as busy
 		if live {
 			idle = false
