@@ -76,10 +76,10 @@ func newCrew(w *World, jobs int) *crew {
 	return c
 }
 
-// DefaultParallelCycles is the least work, in core cycles summed over the
-// running nodes that do not lag and are not in a proved polling loop
-// (whose cycles cost next to nothing), for which a step is shared out
-// (Config.ParallelCycles). MEASURED BELOW.
+// DefaultParallelCycles is the least work for which a step is shared out
+// (Config.ParallelCycles): the step's core cycles summed over the running
+// boards that do not lag and are not in a proved polling loop, and one for
+// each that is (its cycles cost next to nothing). MEASURED BELOW.
 const DefaultParallelCycles = 1000
 
 // runShared runs the ordinary step from S to T on the crew (started at the
@@ -88,14 +88,21 @@ const DefaultParallelCycles = 1000
 // set on (not SetLagSet(false)).
 func (w *World) runShared(S, T sim.Time, quiet bool) bool {
 	awake := w.awakeList()
-	busy, clk := uint64(0), sim.Clock{}
+	work, c := uint64(0), uint64(0)
 	for _, n := range awake {
-		if n.Stop == nil && !n.cpu.Polling() {
-			busy++
-			clk = n.clk // an estimate: the clocks rarely differ
+		if n.Stop != nil {
+			continue
 		}
+		if n.cpu.Polling() {
+			work++ // its look and its run in the loop: a few cycles' worth
+			continue
+		}
+		if c == 0 {
+			c = n.clk.Cycles(T - S) // an estimate: the clocks rarely differ
+		}
+		work += c
 	}
-	if busy*clk.Cycles(T-S) < w.cfg.ParallelCycles {
+	if work < w.cfg.ParallelCycles {
 		return false
 	}
 	if w.crew == nil {
