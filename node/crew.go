@@ -3,6 +3,7 @@ package node
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"lanaiemu/sim"
 )
@@ -24,10 +25,16 @@ import (
 // world's results are those of the serial run, bit for bit
 // (docs/timeline.md, "Both cores").
 //
-// The hand-over is a step number: the caller publishes it, a worker spins
-// on it for a while (a step is a few microseconds of work) and then
-// sleeps on a channel; the same the other way for the end of a share. The
-// workers live from the first shared step of a World.Run to its end.
+// The hand-over is a step number: the caller publishes it and runs its own
+// share; a worker spins on it for a while and then sleeps on a channel.
+// Whoever comes first claims the worker's share of the step (a
+// compare-and-swap of the step number): the worker, or the caller once its
+// own share is done, so a worker that the machine does not run at once
+// (another process on the other core, a wake-up from its sleep) delays the
+// step by nothing but the hand-over, and a step is never much slower than
+// the serial one. The caller waits for a share the worker claimed the
+// same way (spin, then sleep). The workers live from the first shared
+// step of a World.Run to its end.
 type crew struct {
 	w       *World
 	first   int // the caller's share: nodes [0, first)
@@ -46,10 +53,13 @@ type worker struct {
 	quiet bool
 	quit  bool
 	cyc   cyclesMemo // the worker's own (World.cyc is the caller's)
-	// (the counters on their own cache lines: the other side polls them)
+	// posted is the step published, claim the last step whose share was
+	// claimed, done the last step the worker ran its share of (on their
+	// own cache lines: the other side polls them).
 	_      [64]byte
 	posted atomic.Uint64
-	_      [56]byte
+	claim  atomic.Uint64
+	_      [48]byte
 	done   atomic.Uint64
 	// asleep: the worker (or, for done, the caller) waits on the channel
 	// and must be woken by whoever changes the counter.
@@ -57,9 +67,13 @@ type worker struct {
 	wake, finished             chan struct{}
 }
 
-// spins is how many times a waiting side polls its counter before it
-// sleeps.
-const spins = 4000
+// spinFor is how long a waiting side polls its counter before it sleeps.
+// Waking a sleeping worker costs tens of microseconds on the development
+// machine (a virtual one), longer than a busy ring's step and the gaps
+// between its shared steps, so the worker spins through those gaps; a
+// world whose steps are not shared for longer (idle boards, proved jumps)
+// lets it sleep after spinFor (docs/performance.md, "Eleventh pass").
+const spinFor = 50 * time.Microsecond
 
 // newCrew starts jobs-1 workers for w's nodes (2 <= jobs <= nodes).
 func newCrew(w *World, jobs int) *crew {
@@ -148,7 +162,11 @@ func (c *crew) run(T sim.Time, awake []*Member, quiet bool) {
 	}
 	w.look(mine, T, quiet, &w.cyc)
 	for _, wk := range c.workers {
-		await(&wk.done, c.step, &wk.callerAsleep, wk.finished)
+		if wk.claim.CompareAndSwap(c.step-1, c.step) {
+			w.look(wk.awake, T, quiet, &wk.cyc) // the worker has not begun: the caller runs its share
+		} else {
+			await(&wk.done, c.step, &wk.callerAsleep, wk.finished)
+		}
 		wk.awake = nil
 	}
 	for _, n := range awake {
@@ -184,7 +202,7 @@ func (w *World) look(awake []*Member, T sim.Time, quiet bool, cyc *cyclesMemo) {
 	}
 }
 
-// stop ends the workers.
+// stop ends the workers (each claims its quit step: the caller does not).
 func (c *crew) stop() {
 	c.step++
 	for _, wk := range c.workers {
@@ -197,15 +215,21 @@ func (c *crew) stop() {
 	}
 }
 
+// loop is a worker: it claims the last step posted, if the caller has not
+// (it may have missed steps the caller claimed), and runs its share.
 func (wk *worker) loop() {
 	w := wk.c.w
-	for step := uint64(1); ; step++ {
-		await(&wk.posted, step, &wk.workerAsleep, wk.wake)
+	for seen := uint64(0); ; {
+		await(&wk.posted, seen+1, &wk.workerAsleep, wk.wake)
+		seen = wk.posted.Load()
+		if !wk.claim.CompareAndSwap(seen-1, seen) {
+			continue // the caller took the share
+		}
 		quit := wk.quit
 		if !quit {
 			w.look(wk.awake, wk.T, wk.quiet, &wk.cyc)
 		}
-		wk.done.Store(step)
+		wk.done.Store(seen)
 		if wk.callerAsleep.CompareAndSwap(true, false) {
 			wk.finished <- struct{}{}
 		}
@@ -215,18 +239,24 @@ func (wk *worker) loop() {
 	}
 }
 
-// await waits until *v reaches step: it spins, then sleeps on ch after
+// await waits until *v reaches step: it spins (spinFor), then sleeps on ch after
 // setting *asleep; the other side, after storing a step, clears *asleep
 // and, if it was set, sends on ch. A token may come from the other side's
 // previous step (it stored that step, then this side went on to wait for
 // the next before the other side looked at *asleep), so a woken waiter
 // checks again. Every token sent is received.
 func await(v *atomic.Uint64, step uint64, asleep *atomic.Bool, ch chan struct{}) {
-	for i := 0; i < spins; i++ {
+	var t0 time.Time
+	for i := 0; ; i++ {
 		if v.Load() >= step {
 			return
 		}
 		if i%256 == 255 {
+			if i == 255 {
+				t0 = time.Now()
+			} else if time.Since(t0) > spinFor {
+				break
+			}
 			runtime.Gosched()
 		}
 	}

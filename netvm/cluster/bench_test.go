@@ -73,6 +73,10 @@ func runUntil(tb testing.TB, c *Cluster, done *int, n int) {
 // benchJobs is BenchmarkCluster's Config.Jobs.
 var benchJobs = flag.Int("cluster.jobs", 1, "goroutines that run the boards in BenchmarkCluster")
 
+// benchParallel is BenchmarkCluster's node.Config.ParallelCycles (0: the
+// default).
+var benchParallel = flag.Uint64("cluster.parallel", 0, "least work of a step shared out in BenchmarkCluster (node.Config.ParallelCycles; 0: default)")
+
 // BenchmarkCluster runs clusters of 2, 8 and 64 nodes for one simulated
 // millisecond per iteration, idle (firmware polling, hosts asleep) and
 // busy (every node streaming 16 KiB WRITEs to the next). It reports
@@ -80,7 +84,8 @@ var benchJobs = flag.Int("cluster.jobs", 1, "goroutines that run the boards in B
 // should not fall with the node count) and per second of the process's
 // CPU time (node-s/cpu-s), simulated seconds per host second
 // (sim-s/s) and, busy, the WRITEs delivered per simulated millisecond.
-// -cluster.jobs N runs the boards on N goroutines.
+// -cluster.jobs N runs the boards on N goroutines, -cluster.parallel C
+// shares out the steps with C cycles of work or more.
 func BenchmarkCluster(b *testing.B) {
 	for _, nodes := range []int{2, 8, 64} {
 		for _, busy := range []bool{false, true} {
@@ -94,6 +99,7 @@ func BenchmarkCluster(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer c.Shutdown()
+				c.World.SetParallelCycles(*benchParallel)
 				var eps []*lib.EP
 				if busy {
 					eps = ringStream(b, c)
@@ -148,6 +154,7 @@ func BenchmarkClusterRatio(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer c.Shutdown()
+		c.World.SetParallelCycles(*benchParallel)
 		ringStream(b, c)
 		if err := c.Run(c.Now() + 2*sim.Millisecond); err != nil { // settle
 			b.Fatal(err)
