@@ -52,7 +52,11 @@ type worker struct {
 	awake []*Member
 	quiet bool
 	quit  bool
-	cyc   cyclesMemo // the worker's own (World.cyc is the caller's)
+	// wokenAt is when the caller woke it from its sleep (or started it)
+	// the first time after it last ran a share (ran: it has since).
+	wokenAt time.Time
+	ran     bool
+	cyc     cyclesMemo // the worker's own (World.cyc is the caller's)
 	// posted is the step published, claim the last step whose share was
 	// claimed, done the last step the worker ran its share of (on their
 	// own cache lines: the other side polls them).
@@ -82,7 +86,7 @@ func newCrew(w *World, jobs int) *crew {
 	c := &crew{w: w, first: first}
 	for k := 1; k < jobs; k++ {
 		lo, hi := share(k, n, jobs)
-		wk := &worker{c: c, lo: lo, hi: hi,
+		wk := &worker{c: c, lo: lo, hi: hi, wokenAt: time.Now(),
 			wake: make(chan struct{}, 1), finished: make(chan struct{}, 1)}
 		c.workers = append(c.workers, wk)
 		go wk.loop()
@@ -117,6 +121,10 @@ func (w *World) runShared(S, T sim.Time, quiet bool) bool {
 		work += c
 	}
 	if work < w.cfg.ParallelCycles {
+		return false
+	}
+	if w.hold > 0 {
+		w.hold--
 		return false
 	}
 	if w.crew == nil {
@@ -158,16 +166,27 @@ func (c *crew) run(T sim.Time, awake []*Member, quiet bool) {
 		wk.posted.Store(c.step)
 		if wk.workerAsleep.CompareAndSwap(true, false) {
 			wk.wake <- struct{}{}
+			if wk.ran {
+				wk.wokenAt, wk.ran = time.Now(), false
+			}
 		}
 	}
 	w.look(mine, T, quiet, &w.cyc)
+	late, woken := false, false
 	for _, wk := range c.workers {
 		if wk.claim.CompareAndSwap(c.step-1, c.step) {
 			w.look(wk.awake, T, quiet, &wk.cyc) // the worker has not begun: the caller runs its share
+			waking := time.Since(wk.wokenAt) < wakeGrace
+			late = late || !waking
+			woken = woken || waking
 		} else {
-			await(&wk.done, c.step, &wk.callerAsleep, wk.finished)
+			wk.ran = true
+			late = await(&wk.done, c.step, &wk.callerAsleep, wk.finished) || late
 		}
 		wk.awake = nil
+	}
+	if late || !woken {
+		w.backOff(late)
 	}
 	for _, n := range awake {
 		if n.lagNow {
@@ -178,6 +197,35 @@ func (c *crew) run(T sim.Time, awake []*Member, quiet bool) {
 		}
 	}
 }
+
+// backOff follows a shared step: if a worker was late (the caller ran the
+// share of a worker that was awake, or slept waiting for one), the next
+// w.backoff steps worth sharing (w.hold) run serially, twice as many as
+// after the last late step if no step since was shared in time (at least
+// minBackoff, at most maxBackoff); a step shared in time ends the
+// backoff. (A worker woken from its sleep less than wakeGrace before is
+// not late: it takes tens of microseconds to wake, and meanwhile the
+// caller runs its share; such a step changes nothing here. Only its first
+// wake after it ran a share counts: one that the machine does not run
+// for long is late however often it is woken.) A machine whose other core is taken
+// (the worker's thread time-sliced with the caller's or another
+// process's) so shares a step now and then, and its worker mostly sleeps.
+func (w *World) backOff(late bool) {
+	if !late {
+		w.backoff = 0
+		return
+	}
+	w.backoff = min(max(2*w.backoff, minBackoff), maxBackoff)
+	w.hold = w.backoff
+}
+
+// The least and the most steps a late worker makes the world run serially
+// (backOff), and how long after its wake a worker is not late.
+const (
+	wakeGrace  = 500 * time.Microsecond
+	minBackoff = 8
+	maxBackoff = 4096
+)
 
 // look is the serial step's loop over the members that do not lag (in
 // World.Run) for one share of them, on the goroutine that runs the share:
@@ -245,11 +293,13 @@ func (wk *worker) loop() {
 // previous step (it stored that step, then this side went on to wait for
 // the next before the other side looked at *asleep), so a woken waiter
 // checks again. Every token sent is received.
-func await(v *atomic.Uint64, step uint64, asleep *atomic.Bool, ch chan struct{}) {
+//
+// It reports whether it slept.
+func await(v *atomic.Uint64, step uint64, asleep *atomic.Bool, ch chan struct{}) bool {
 	var t0 time.Time
 	for i := 0; ; i++ {
 		if v.Load() >= step {
-			return
+			return false
 		}
 		if i%256 == 255 {
 			if i == 255 {
@@ -266,7 +316,7 @@ func await(v *atomic.Uint64, step uint64, asleep *atomic.Bool, ch chan struct{})
 			if !asleep.CompareAndSwap(true, false) {
 				<-ch // the other side cleared it: its token is on the way
 			}
-			return
+			return true
 		}
 		<-ch
 	}

@@ -173,6 +173,9 @@ type World struct {
 	until      sim.Time
 	noThrough  bool // SetRunThrough(false)
 	crew       *crew
+	// hold is the steps worth sharing that run serially after a late
+	// worker, backoff how many the last late one asked (crew.backOff).
+	hold, backoff int
 	// codeShared: ShareCode was called (SetJobs regroups the cores).
 	codeShared bool
 }
