@@ -211,7 +211,7 @@ func (c *crew) run(T sim.Time, awake []*Member, quiet bool) {
 // (the worker's thread time-sliced with the caller's or another
 // process's) so shares a step now and then, and its worker mostly sleeps.
 func (w *World) backOff(late bool) {
-	if !late {
+	if !late || w.noBackoff {
 		w.backoff = 0
 		return
 	}

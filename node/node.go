@@ -176,6 +176,7 @@ type World struct {
 	// hold is the steps worth sharing that run serially after a late
 	// worker, backoff how many the last late one asked (crew.backOff).
 	hold, backoff int
+	noBackoff     bool // SetBackoff(false)
 	// codeShared: ShareCode was called (SetJobs regroups the cores).
 	codeShared bool
 }
@@ -918,6 +919,11 @@ func (w *World) SetParallelCycles(c uint64) {
 	}
 	w.cfg.ParallelCycles = c
 }
+
+// SetBackoff turns on or off the serial steps after a late worker
+// (backOff); on by default. Off, every step worth sharing is shared,
+// however the machine runs the workers: tests turn it off.
+func (w *World) SetBackoff(on bool) { w.noBackoff = !on }
 
 // Jobs is the number of goroutines that run the boards of a step.
 func (w *World) Jobs() int { return max(w.cfg.Jobs, 1) }

@@ -36,7 +36,8 @@ func TestJobsChangeNothing(t *testing.T) {
 						cfg.Trace = func(n int, e board.Event) { trace = append(trace, fmt.Sprint(n, " ", e)) }
 					}
 					r, st := leadRun(t, cfg, true, false, tc.d, func(c *Cluster) []*lib.EP {
-						c.World.SetParallelCycles(1) // every ordinary step in parallel, however short
+						c.World.SetParallelCycles(1) // every ordinary step in parallel, however short,
+						c.World.SetBackoff(false)    // and however late the worker
 						return tc.setup(c)
 					})
 					r.Trace = [][]string{trace}
