@@ -73,9 +73,9 @@ func runUntil(tb testing.TB, c *Cluster, done *int, n int) {
 // benchJobs is BenchmarkCluster's Config.Jobs.
 var benchJobs = flag.Int("cluster.jobs", 1, "goroutines that run the boards in BenchmarkCluster")
 
-// benchParallel is BenchmarkCluster's node.Config.ParallelCycles (0: the
+// benchParallel is the benchmarks' node.Config.ParallelCycles (0: the
 // default).
-var benchParallel = flag.Uint64("cluster.parallel", 0, "least work of a step shared out in BenchmarkCluster (node.Config.ParallelCycles; 0: default)")
+var benchParallel = flag.Uint64("cluster.parallel", 0, "least work of a step shared out in BenchmarkCluster, BenchmarkClusterRatio and BenchmarkStream (node.Config.ParallelCycles; 0: default)")
 
 // BenchmarkCluster runs clusters of 2, 8 and 64 nodes for one simulated
 // millisecond per iteration, idle (firmware polling, hosts asleep) and

@@ -83,6 +83,7 @@ func benchStream(b *testing.B, clockHz uint64, jobs int) {
 		b.Fatal(err)
 	}
 	defer c.Shutdown()
+	c.World.SetParallelCycles(*benchParallel)
 	b.ReportAllocs()
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cputime.Seconds()
