@@ -123,19 +123,23 @@ const pollingWork = 8
 // set on (not SetLagSet(false)).
 func (w *World) runShared(S, T sim.Time, quiet bool) bool {
 	awake := w.awakeList()
-	work, c := uint64(0), uint64(0)
+	if len(awake) == 0 || T-S > w.cfg.Quantum {
+		return false // (a grown step follows an idle one: its boards do little whatever its length)
+	}
+	c := awake[0].clk.Cycles(T - S) // an estimate: the clocks rarely differ
+	if uint64(len(awake))*max(c, pollingWork) < w.cfg.ParallelCycles {
+		return false // not even if every board were busy
+	}
+	work := uint64(0)
 	for _, n := range awake {
 		if n.Stop != nil {
 			continue
 		}
 		if n.cpu.Polling() {
 			work += pollingWork
-			continue
+		} else {
+			work += c
 		}
-		if c == 0 {
-			c = n.clk.Cycles(T - S) // an estimate: the clocks rarely differ
-		}
-		work += c
 	}
 	if work < w.cfg.ParallelCycles {
 		return false
@@ -149,6 +153,22 @@ func (w *World) runShared(S, T sim.Time, quiet bool) bool {
 	}
 	w.crew.run(T, awake, quiet)
 	return true
+}
+
+// mayShare reports whether a step of this World.Run may be shared: there
+// are jobs and nodes for it, and a step of length Quantum (a longer one,
+// grown, is not shared) in which every board were busy would be worth it.
+// Else (the 2- to 8-node clusters at the default ParallelCycles) the Run
+// takes the serial steps alone.
+func (w *World) mayShare() bool {
+	if min(w.cfg.Jobs, len(w.Nodes)) < 2 {
+		return false
+	}
+	c := uint64(0)
+	for _, n := range w.Nodes {
+		c = max(c, n.clk.Cycles(w.cfg.Quantum))
+	}
+	return uint64(len(w.Nodes))*max(c, pollingWork) >= w.cfg.ParallelCycles
 }
 
 // stopCrew ends the crew's workers, if they were started.

@@ -267,7 +267,7 @@ func (w *World) Running() bool {
 // if a node trapped.
 func (w *World) Run(until sim.Time) error {
 	Q := w.cfg.Quantum
-	shared := min(w.cfg.Jobs, len(w.Nodes)) > 1
+	shared := w.mayShare()
 	if shared {
 		defer w.stopCrew()
 	}
