@@ -923,7 +923,12 @@ func (w *World) SetParallelCycles(c uint64) {
 // SetBackoff turns on or off the serial steps after a late worker
 // (backOff); on by default. Off, every step worth sharing is shared,
 // however the machine runs the workers: tests turn it off.
-func (w *World) SetBackoff(on bool) { w.noBackoff = !on }
+func (w *World) SetBackoff(on bool) {
+	w.noBackoff = !on
+	if !on {
+		w.hold, w.backoff = 0, 0
+	}
+}
 
 // Jobs is the number of goroutines that run the boards of a step.
 func (w *World) Jobs() int { return max(w.cfg.Jobs, 1) }
