@@ -93,7 +93,7 @@ func run(args []string, stderr io.Writer) int {
 	progress := fs.Bool("progress", false, "print progress on standard error every second")
 	quiet := fs.Bool("quiet", false, "no summary")
 	noHost := fs.Bool("no-host-times", false, "leave the host timing figures out of --stats (byte-identical output)")
-	jobs := fs.Int("jobs", 1, "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on large busy clusters with free cores)")
+	jobs := fs.Int("jobs", 1, "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on busy clusters of many nodes, such as 64, with a free core; small clusters run serially)")
 	// Flags may follow the scenario file.
 	var files []string
 	for {

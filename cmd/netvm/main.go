@@ -100,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // jobsUsage is the --jobs flag's help; maxJobs bounds it.
 const (
-	jobsUsage = "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on large busy clusters with free cores)"
+	jobsUsage = "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on busy clusters of many nodes, such as 64, with a free core; small clusters run serially)"
 	maxJobs   = 256
 )
 
