@@ -441,15 +441,6 @@ func (b *Board) takeSRAM(from, to uint64) {
 	b.cpu.BookSRAM(to)
 }
 
-// SRAMBooked is the run of core cycles [from, to) in which the DMA engine
-// uses SRAM that holds cycle at or, if the engine does not use SRAM at
-// at, the first run after it (^0, ^0 when there is none). The runs are
-// maximal: the cycles just before from and at to are free.
-func (b *Board) SRAMBooked(at uint64) (from, to uint64) {
-	w := b.sramCal.runFrom(at)
-	return w.from, w.to
-}
-
 // SRAMContention is the board's SRAM arbiter, in the form of the core's
 // lanai.SRAMContention hook: the DMA engine has priority, so a core access
 // to SRAM in a cycle the engine uses waits until the engine's run of SRAM

@@ -171,17 +171,6 @@ func (c *calendar) nextBusy(t uint64) uint64 {
 	return ^uint64(0)
 }
 
-// runFrom is the busy interval that holds t or, if t is free, the first
-// after it ([^0, ^0) when none ends after t).
-func (c *calendar) runFrom(t uint64) window {
-	for _, w := range c.iv {
-		if w.to > t {
-			return w
-		}
-	}
-	return window{^uint64(0), ^uint64(0)}
-}
-
 // busyUntil is the end of the interval holding t, or 0 if t is free.
 func (c *calendar) busyUntil(t uint64) uint64 {
 	for _, w := range c.iv {

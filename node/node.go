@@ -527,11 +527,11 @@ func (w *World) canLag(n *Member, cT uint64) bool {
 	if !cpu.Polling() {
 		return false
 	}
-	c, ok := n.lagEnd()
-	if !ok || cT > c {
+	c := n.nextChange()
+	if c < leadMargin || cT > c-leadMargin {
 		return false
 	}
-	n.lagUntil = n.clk.Time(c)
+	n.lagUntil = n.clk.Time(c - leadMargin)
 	return true
 }
 
@@ -633,34 +633,12 @@ func (m *cyclesMemo) get(clk sim.Clock, t sim.Time) uint64 {
 	return m.cycles
 }
 
-// lagEnd is the last cycle to which node n's core may run, in one go or
-// cut anywhere, without running its next event (its core's or its
-// link's): quietEnd of the first of them. It reports false when there is
-// none.
-func (n *Member) lagEnd() (uint64, bool) {
-	return n.quietEnd(min(n.cpu.NextEvent(), n.clk.Cycles(n.link.NextEvent())))
-}
-
-// quietEnd is the last cycle c such that a run of node n's core to c (or
-// to any cycle before it) cannot reach cycle e: it ends before e, so it
-// runs no event due at e. A run to c ends at the end of the instruction
-// that began before c and ends at or after it. That instruction takes at
-// most three cycles, plus, if it accesses SRAM in a cycle the DMA engine
-// booked (the access comes in its first cycle), a stall to the end of
-// that run of booked cycles (Board.SRAMContention). So c is e-leadMargin,
-// unless the cycle before that is booked: then it is the first cycle of
-// that run, and an instruction before it is stalled by an earlier run at
-// most, which ends before it (docs/timeline.md, "Lagging through booked
-// SRAM"). It reports false when e < leadMargin.
-func (n *Member) quietEnd(e uint64) (uint64, bool) {
-	if e < leadMargin {
-		return 0, false
-	}
-	c := e - leadMargin
-	if from, _ := n.Board.SRAMBooked(c - 1); from < c {
-		c = from
-	}
-	return c, true
+// nextChange is the first cycle at which node n's board may change
+// anything by itself: its core's next event, its link's next event or the
+// next SRAM cycle booked by its DMA engine (which may stall the core).
+func (n *Member) nextChange() uint64 {
+	cpu, clk := n.cpu, n.clk
+	return min(cpu.NextEvent(), cpu.SRAMFree(), clk.Cycles(n.link.NextEvent()))
 }
 
 // catchUp runs every lagging node to T.
@@ -802,11 +780,11 @@ func (w *World) leadStep(S, until sim.Time) (sim.Time, bool) {
 		if n.Stop != nil || n == lead {
 			continue
 		}
-		c, ok := n.lagEnd()
-		if !ok {
+		c := n.nextChange()
+		if c < leadMargin {
 			return 0, false
 		}
-		lim = min(lim, n.clk.Time(c))
+		lim = min(lim, n.clk.Time(c-leadMargin))
 	}
 	if first >= lim || lim <= S || (lim-S)/Q < 2 {
 		return 0, false
@@ -912,11 +890,11 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 // ways, and nothing else the leader does before it could end the lead
 // step.
 func (w *World) through(n *Member, c, cn uint64) bool {
-	if w.noThrough || n.notes.Inter > 0 {
+	if w.noThrough || cn+leadMargin > c || n.notes.Inter > 0 {
 		return false // (an interaction noted before the lead ends it at cn)
 	}
-	q, ok := n.quietEnd(c)
-	return ok && cn <= q && n.cpu.Polling()
+	cpu := n.cpu
+	return cpu.SRAMFree() >= cn+leadMargin && cpu.Polling()
 }
 
 // SetJobs sets the number of goroutines that run the boards of a step
