@@ -71,6 +71,17 @@ type worker struct {
 	wake, finished             chan struct{}
 }
 
+// claimTest, set by tests, makes one side claim every worker's share:
+// claimCaller the caller (before it posts the step), claimWorker the
+// worker (the caller waits for its claim); else whoever comes first.
+var claimTest int
+
+const (
+	claimFirst = iota
+	claimCaller
+	claimWorker
+)
+
 // spinFor is how long a waiting side polls its counter before it sleeps.
 // Waking a sleeping worker costs tens of microseconds on the development
 // machine (a virtual one), longer than a busy ring's step and the gaps
@@ -200,6 +211,9 @@ func (c *crew) run(T sim.Time, awake []*Member, quiet bool) {
 		}
 		wk.T, wk.awake, wk.quiet = T, awake[lo:hi], quiet
 		lo = hi
+		if claimTest == claimCaller {
+			wk.claim.Store(c.step) // before it is posted: the worker skips it
+		}
 		wk.posted.Store(c.step)
 		if wk.workerAsleep.CompareAndSwap(true, false) {
 			wk.wake <- struct{}{}
@@ -211,7 +225,10 @@ func (c *crew) run(T sim.Time, awake []*Member, quiet bool) {
 	w.look(mine, T, quiet, &w.cyc)
 	late, woken := false, false
 	for _, wk := range c.workers {
-		if wk.claim.CompareAndSwap(c.step-1, c.step) {
+		for claimTest == claimWorker && wk.claim.Load() < c.step {
+			runtime.Gosched()
+		}
+		if claimTest == claimCaller || wk.claim.CompareAndSwap(c.step-1, c.step) {
 			w.look(wk.awake, T, quiet, &wk.cyc) // the worker has not begun: the caller runs its share
 			waking := time.Since(wk.wokenAt) < wakeGrace
 			late = late || !waking

@@ -17,8 +17,9 @@
 // grown step more than Q after its start is counted in Stats.LateRisk
 // (its packet may reach a node that already ran past its arrival).
 //
-// With Config.Jobs > 1 the boards of a long enough step run on several
-// goroutines, with the same results (crew.go).
+// With Config.Jobs > 1 the boards of an ordinary step with work enough run
+// on several goroutines, with the serial step's decisions and results
+// (crew.go).
 package node
 
 import (
@@ -47,9 +48,11 @@ type Config struct {
 	// or 1: the calling one alone). The results do not depend on it
 	// (docs/timeline.md, "Both cores").
 	Jobs int
-	// ParallelCycles is the least work (the step's core cycles times the
-	// running nodes not in a proved polling loop) for which a step's
-	// boards are shared out among the Jobs (0: DefaultParallelCycles).
+	// ParallelCycles is the least work for which an ordinary step's
+	// boards are shared out among the Jobs (0: DefaultParallelCycles): the
+	// step's core cycles for each running board that does not lag and is
+	// outside a proved polling loop, plus pollingWork for each that is in
+	// one.
 	ParallelCycles uint64
 }
 
