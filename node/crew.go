@@ -108,24 +108,25 @@ func newCrew(w *World, jobs int) *crew {
 // DefaultParallelCycles is the least work for which a step is shared out
 // (Config.ParallelCycles): the step's core cycles summed over the running
 // boards that do not lag and are not in a proved polling loop, plus
-// pollingWork for each that is. Measured on the development machine with
-// its other core free (docs/performance.md, "Eleventh pass"): a hand-over
-// and back costs 0.12-0.16 us, but a shared step costs the caller about
-// 0.8 us more than a serial one (the deferred calls replayed, the workers'
-// boards' state read from the other core's cache by the step's serial
-// parts), so the 8-node busy ring's steps (about 1.7 us of boards' work)
-// gain nothing shared (0.87-0.90 node-s per wall second against
-// 0.91-0.93 serial) and the 64-node ring's (about 8 us) gain a third
-// (0.85-0.87 against 0.66). At 250 the first are never shared and most of
-// the second are.
-const DefaultParallelCycles = 250
+// pollingWork for each that is. Measured on the development machine
+// (docs/performance.md, "Eleventh pass"): a hand-over and back costs
+// 0.12-0.16 us, but a shared step costs the caller about 0.8 us more than
+// a serial one (the deferred calls replayed, the workers' boards' state
+// read from the other core's cache by the step's serial parts), so the
+// 8-node busy ring's steps (about 1.7 us of boards' work, at most 160
+// cycles) gain nothing shared (0.87-0.90 node-s per wall second against
+// 0.91-0.93 serial), while the 64-node ring gains the more the more of
+// its steps are shared (0.84-0.88 at 170, 0.78-0.82 at 250, 0.85-0.88 at
+// 120, against 0.65-0.69 serial). At 170 the first are never shared
+// (mayShare) and most of the second are.
+const DefaultParallelCycles = 170
 
 // pollingWork is what a running board that does not lag and is in a
 // proved polling loop adds to a step's work (runShared), in cycles: its
 // look and its run, which resumes the loop (about 0.1-0.3 us). Weighed so,
 // the busy 64-node ring's steps (30-35 boards that do not lag, most of
-// them polling) reach DefaultParallelCycles and the 8-node ring's (at
-// most 8 x 20 cycles) do not (docs/performance.md, "Eleventh pass").
+// them polling) mostly reach DefaultParallelCycles and the 8-node ring's
+// (at most 8 x 20 cycles) do not (docs/performance.md, "Eleventh pass").
 const pollingWork = 8
 
 // runShared runs the ordinary step from S to T on the crew (started at the
