@@ -17,9 +17,9 @@ import (
 // outside its node waits for the step's end: a board that may lag is
 // marked (Member.lagNow), and every board defers its calls into shared
 // models (board.SetDeferred). After all have finished, the caller goes
-// through the members once more in node order, making a marked one lag
-// (setLagging) or replaying the other's calls, which is the order in which
-// the serial loop makes them. Nothing a board does in its run reads what
+// through the members once more in node order, making each marked one lag
+// (setLagging) and replaying each other one's calls, which is the order in
+// which the serial loop makes them. Nothing a board does in its run reads what
 // another board's call changes (the fabric, the queue, the host models and
 // the trace recorders are only read and written between steps), so the
 // world's results are those of the serial run, bit for bit
@@ -56,7 +56,7 @@ type worker struct {
 	// the first time after it last ran a share (ran: it has since).
 	wokenAt time.Time
 	ran     bool
-	cyc     cyclesMemo // the worker's own (World.cyc is the caller's)
+	cyc     cyclesMemo // the share's, for whoever runs it (World.cyc is the caller's share's)
 	// posted is the step published, claim the last step whose share was
 	// claimed, done the last step the worker ran its share of (on their
 	// own cache lines: the other side polls them).
