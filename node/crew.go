@@ -1,7 +1,9 @@
 package node
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +59,9 @@ type worker struct {
 	wokenAt time.Time
 	ran     bool
 	cyc     cyclesMemo // the share's, for whoever runs it (World.cyc is the caller's share's)
+	// panicked: the worker's run of its share panicked (runShare); the
+	// caller raises it again (run).
+	panicked *workerPanic
 	// posted is the step published, claim the last step whose share was
 	// claimed, done the last step the worker ran its share of (on their
 	// own cache lines: the other side polls them).
@@ -240,6 +245,12 @@ func (c *crew) run(T sim.Time, awake []*Member, quiet bool) {
 		}
 		wk.awake = nil
 	}
+	for _, wk := range c.workers {
+		if p := wk.panicked; p != nil {
+			wk.panicked = nil
+			panic(p)
+		}
+	}
 	if late || !woken {
 		w.backOff(late)
 	}
@@ -306,7 +317,13 @@ func (w *World) look(awake []*Member, T sim.Time, quiet bool, cyc *cyclesMemo) {
 }
 
 // stop ends the workers (each claims its quit step: the caller does not).
+// A worker's share of the last step that no side claimed (the caller's
+// own share panicked first) is claimed here, so that the worker goes on
+// to its quit step.
 func (c *crew) stop() {
+	for _, wk := range c.workers {
+		wk.claim.CompareAndSwap(c.step-1, c.step)
+	}
 	c.step++
 	for _, wk := range c.workers {
 		wk.quit = true
@@ -321,7 +338,6 @@ func (c *crew) stop() {
 // loop is a worker: it claims the last step posted, if the caller has not
 // (it may have missed steps the caller claimed), and runs its share.
 func (wk *worker) loop() {
-	w := wk.c.w
 	for seen := uint64(0); ; {
 		await(&wk.posted, seen+1, &wk.workerAsleep, wk.wake)
 		seen = wk.posted.Load()
@@ -330,7 +346,7 @@ func (wk *worker) loop() {
 		}
 		quit := wk.quit
 		if !quit {
-			w.look(wk.awake, wk.T, wk.quiet, &wk.cyc)
+			wk.runShare()
 		}
 		wk.done.Store(seen)
 		if wk.callerAsleep.CompareAndSwap(true, false) {
@@ -340,6 +356,30 @@ func (wk *worker) loop() {
 			return
 		}
 	}
+}
+
+// runShare runs the worker's share of the step posted. A panic in it is
+// kept for the caller, which raises it again once every share of the step
+// is done (run): so it reaches the goroutine that called World.Run, as
+// with one job, and the crew still stops.
+func (wk *worker) runShare() {
+	defer func() {
+		if r := recover(); r != nil {
+			wk.panicked = &workerPanic{value: r, stack: debug.Stack()}
+		}
+	}()
+	wk.c.w.look(wk.awake, wk.T, wk.quiet, &wk.cyc)
+}
+
+// workerPanic is a panic in a worker's share, raised again by the caller:
+// the value and the worker's stack.
+type workerPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *workerPanic) Error() string {
+	return fmt.Sprintf("%v\n\nin a worker of node.World's crew:\n%s", p.value, p.stack)
 }
 
 // await waits until *v reaches step: it spins (spinFor), then sleeps on ch after

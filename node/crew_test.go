@@ -1,9 +1,15 @@
 package node
 
 import (
+	"fmt"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"lanaiemu/lanai"
+	"lanaiemu/lanai/profile"
 	"lanaiemu/sim"
 )
 
@@ -94,4 +100,73 @@ func TestMayShare(t *testing.T) {
 			t.Errorf("%d nodes, %d jobs, threshold %d: mayShare %v", tc.nodes, tc.jobs, tc.parallel, got)
 		}
 	}
+}
+
+// panicking is an observer that panics at its board's limit-th instruction.
+type panicking struct{ left int }
+
+func (p *panicking) Observe(*lanai.CPU, *profile.Step) {
+	if p.left--; p.left == 0 {
+		panic("board run panics")
+	}
+}
+
+// A panic in a board's run inside a shared step is raised on the goroutine
+// that called World.Run, as with one job, whichever goroutine ran the board
+// (the caller's share, a worker's share claimed by either side), and the
+// workers end: Run neither hangs (the caller's share once panicked before
+// the worker claimed its share, and the crew's stop then waited for a
+// worker that waited for the next step) nor takes the process down (a
+// panic on a worker's goroutine). GOMAXPROCS 1 keeps the worker from
+// claiming a share while the caller runs its own, as a busy machine does.
+func TestPanicInShare(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer func() { claimTest = claimFirst }()
+	img := build(t, "stream.s")
+	for _, mode := range []int{claimFirst, claimCaller, claimWorker} {
+		for id := range 2 {
+			claimTest = mode
+			base := runtime.NumGoroutine()
+			p := map[string]uint32{"iters": 30, "len": 1000, "bufsize": 65536 + 8}
+			q := map[string]uint32{"role": 1, "iters": 30, "len": 1000, "bufsize": 65536 + 8}
+			s := world(t, img, []map[string]uint32{p, q})
+			s.w.SetJobs(2)
+			s.w.SetParallelCycles(1)
+			s.w.SetBackoff(false)
+			s.w.SetProvedJumps(false) // every step ordinary, and shared
+			s.w.Nodes[id].Board.Observe(&panicking{left: 3000})
+			got := make(chan any, 1)
+			go func() {
+				defer func() { got <- recover() }()
+				if err := s.w.Run(sim.Second); err != nil {
+					panic(err)
+				}
+			}()
+			select {
+			case r := <-got:
+				if r == nil || !strings.Contains(fmt.Sprint(r), "board run panics") {
+					t.Fatalf("claim mode %d, node %d: Run recovered %v", mode, id, r)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("claim mode %d, node %d: Run hangs after a panic", mode, id)
+			}
+			if s.w.Stats().ParallelSteps == 0 {
+				t.Fatalf("claim mode %d, node %d: no step shared", mode, id)
+			}
+			waitGoroutines(t, base)
+		}
+	}
+}
+
+// waitGoroutines fails unless the goroutines are back to base within a
+// second (a worker ends soon after the crew's stop has seen it quit).
+func waitGoroutines(t *testing.T, base int) {
+	t.Helper()
+	for range 1000 {
+		if runtime.NumGoroutine() <= base {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("%d goroutines, %d before the run", runtime.NumGoroutine(), base)
 }
