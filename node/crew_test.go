@@ -1,12 +1,17 @@
 package node
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/profile"
@@ -169,4 +174,59 @@ func waitGoroutines(t *testing.T, base int) {
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatalf("%d goroutines, %d before the run", runtime.NumGoroutine(), base)
+}
+
+// A board that traps in a shared step right after a send (made in the
+// same run, so deferred): Run reports the same trap, and the world the
+// same counts, with 1, 2 and 3 jobs and each claim mode (the ponger of
+// pingpong.s, node 1 in the worker's share, runs an invalid instruction
+// right after its first reply). The send is replayed although the board
+// has stopped: the pinger gets the reply.
+func TestJobsTrap(t *testing.T) {
+	defer func() { claimTest = claimFirst }()
+	src, err := os.ReadFile(filepath.Join("..", "fixtures", "firmware", "pingpong.s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reply = "st\t%r15, SMLT[%r0]\t\t! reply\n"
+	if !bytes.Contains(src, []byte(reply)) {
+		t.Fatal("pingpong.s changed")
+	}
+	img := buildSource(t, "trap.s", bytes.Replace(src, []byte(reply), []byte(reply+"\t.word\t0xd6b00772\n"), 1))
+	type result struct {
+		Err   string
+		Stats Stats
+	}
+	run := func(jobs, mode int) result {
+		claimTest = mode
+		p := map[string]uint32{"role": 0, "iters": 20, "len": 32}
+		q := map[string]uint32{"role": 1, "iters": 20, "len": 32}
+		s := world(t, img, []map[string]uint32{p, q})
+		s.w.SetJobs(jobs)
+		s.w.SetParallelCycles(1)
+		s.w.SetBackoff(false)
+		s.w.SetProvedJumps(false) // no lead step: the ponger traps in an ordinary step
+		err := s.w.Run(10 * sim.Millisecond)
+		if err == nil {
+			t.Fatalf("jobs %d: no trap", jobs)
+		}
+		st := s.w.Stats()
+		if jobs > 1 && st.ParallelSteps == 0 {
+			t.Fatalf("jobs %d: no step shared", jobs)
+		}
+		st.ParallelSteps = 0
+		return result{err.Error(), st}
+	}
+	serial := run(1, claimFirst)
+	if a := serial.Stats.Nodes[0]; a.Link.PacketsRecv != 1 {
+		t.Fatalf("the pinger did not get the reply: %+v", a)
+	}
+	for _, jobs := range []int{2, 3} {
+		for _, mode := range []int{claimFirst, claimCaller, claimWorker} {
+			if d := cmp.Diff(serial, run(jobs, mode)); d != "" {
+				t.Fatalf("jobs %d, claim mode %d (-serial +parallel):\n%s", jobs, mode, d)
+			}
+		}
+	}
+	t.Logf("%s after %d steps", serial.Err, serial.Stats.Steps)
 }
