@@ -9,6 +9,7 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/node"
+	"lanaiemu/sim"
 )
 
 // Boards run in parallel (Config.Jobs) give the serial run's results bit
@@ -76,4 +77,56 @@ func TestJobsChangeNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The jobs may change between runs (World.SetJobs, which regroups the
+// boards' shared code to the new shares): the busy 8-node ring, its jobs
+// set to 2, 3, 1, 3, 2, ... for each 50 us run, with every ordinary step
+// shared or only those worth it (the default threshold) in turn, gives the
+// run with one job bit for bit: every node's counts, the totals, the WRITE
+// counters after each run, and every board's device events in order.
+// Under -race it checks that no code-sharing set spans two goroutines
+// after a change.
+func TestJobsChangeBetweenRuns(t *testing.T) {
+	type result struct {
+		Stats    node.Stats
+		Counters [][]uint64
+		Trace    []string
+	}
+	run := func(change bool) result {
+		var r result
+		c, err := New(Config{Nodes: 8, Frames: 256, Trace: func(n int, e board.Event) { r.Trace = append(r.Trace, fmt.Sprint(n, " ", e)) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Shutdown()
+		eps := ringStream(t, c)
+		c.World.SetBackoff(false)
+		for k := 0; k < 20; k++ {
+			if change {
+				c.World.SetJobs([]int{2, 3, 1, 3, 2}[k%5])
+				c.World.SetParallelCycles(uint64(k % 2)) // 1: every step; 0: the default
+			}
+			if err := c.Run(c.Now() + 50*sim.Microsecond); err != nil {
+				t.Fatal(err)
+			}
+			var cs []uint64
+			for _, ep := range eps {
+				cs = append(cs, ep.Counter(0))
+			}
+			r.Counters = append(r.Counters, cs)
+		}
+		r.Stats = c.World.Stats()
+		return r
+	}
+	serial := run(false)
+	changed := run(true)
+	if changed.Stats.ParallelSteps == 0 {
+		t.Fatal("no step shared")
+	}
+	changed.Stats.ParallelSteps = 0
+	if d := cmp.Diff(serial, changed); d != "" {
+		t.Fatalf("the run differs from the serial one (-serial +jobs changed):\n%s", d)
+	}
+	t.Logf("%d steps, %d device events", serial.Stats.Steps, len(serial.Trace))
 }
