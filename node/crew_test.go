@@ -181,7 +181,7 @@ func waitGoroutines(t *testing.T, base int) {
 // same counts, with 1, 2 and 3 jobs and each claim mode (the ponger of
 // pingpong.s, node 1 in the worker's share, runs an invalid instruction
 // right after its first reply). The send is replayed although the board
-// has stopped: the pinger gets the reply.
+// has stopped: the pinger gets the reply. The workers end with the Run.
 func TestJobsTrap(t *testing.T) {
 	defer func() { claimTest = claimFirst }()
 	src, err := os.ReadFile(filepath.Join("..", "fixtures", "firmware", "pingpong.s"))
@@ -199,6 +199,8 @@ func TestJobsTrap(t *testing.T) {
 	}
 	run := func(jobs, mode int) result {
 		claimTest = mode
+		base := runtime.NumGoroutine()
+		defer waitGoroutines(t, base) // the workers end with the Run
 		p := map[string]uint32{"role": 0, "iters": 20, "len": 32}
 		q := map[string]uint32{"role": 1, "iters": 20, "len": 32}
 		s := world(t, img, []map[string]uint32{p, q})
