@@ -9,7 +9,6 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/netvm/lib"
 	"lanaiemu/node"
-	"lanaiemu/sim"
 )
 
 // Boards run in parallel (Config.Jobs) give the serial run's results bit
@@ -107,14 +106,7 @@ func TestJobsChangeBetweenRuns(t *testing.T) {
 				c.World.SetJobs([]int{2, 3, 1, 3, 2}[k%5])
 				c.World.SetParallelCycles(uint64(k % 2)) // 1: every step; 0: the default
 			}
-			if err := c.Run(c.Now() + 50*sim.Microsecond); err != nil {
-				t.Fatal(err)
-			}
-			var cs []uint64
-			for _, ep := range eps {
-				cs = append(cs, ep.Counter(0))
-			}
-			r.Counters = append(r.Counters, cs)
+			r.Counters = append(r.Counters, runCounting(t, c, eps))
 		}
 		r.Stats = c.World.Stats()
 		return r
