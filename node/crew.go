@@ -302,16 +302,15 @@ func (w *World) look(awake []*Member, T sim.Time, quiet bool, cyc *cyclesMemo) {
 		if n.Stop != nil {
 			continue
 		}
-		c := cyc.get(n.clk, T)
-		if w.canLag(n, c) {
+		b := n.Board
+		b.SetDeferred(true) // (canLag makes no call)
+		lag := w.visit(n, T, cyc, quiet)
+		b.SetDeferred(false)
+		if lag {
 			n.lagNow = true
 			quiet = false
 			continue
 		}
-		b := n.Board
-		b.SetDeferred(true)
-		w.runStep(n, T, c, quiet)
-		b.SetDeferred(false)
 		quiet = quiet && !n.busy
 	}
 }

@@ -373,8 +373,7 @@ func (w *World) Run(until sim.Time) error {
 					}
 					w.setLagging(n, false)
 				}
-				c := w.cyc.get(n.clk, T)
-				if w.canLag(n, c) {
+				if w.visit(n, T, &w.cyc, quiet) {
 					// In a proved loop with no event before T: it runs
 					// later, in one go (catchUp), and sits out the
 					// steps up to its lagUntil without a look.
@@ -382,7 +381,6 @@ func (w *World) Run(until sim.Time) error {
 					quiet = false
 					continue
 				}
-				w.runStep(n, T, c, quiet)
 				quiet = quiet && !n.busy
 			}
 		}
@@ -429,6 +427,19 @@ func (w *World) Run(until sim.Time) error {
 		}
 	}
 	return nil
+}
+
+// visit is an ordinary step's look at member n, which does not lag, for
+// the step to T (serial or on the crew): it reports whether n may lag
+// instead (canLag), and else runs n's step (runStep). cyc is the memo of
+// the goroutine that looks.
+func (w *World) visit(n *Member, T sim.Time, cyc *cyclesMemo, quiet bool) (lag bool) {
+	c := cyc.get(n.clk, T)
+	if w.canLag(n, c) {
+		return true
+	}
+	w.runStep(n, T, c, quiet)
+	return false
 }
 
 // runStep runs node n to the first cycle at or after T in a step of the
