@@ -210,6 +210,18 @@ func (c *CPU) exec() {
 		if c.NNPC != npc+4 {
 			goto slow // a delay slot of a load into pc
 		}
+		if useThreaded { // the common instructions in assembly (threaded.go), the others below
+			switch runThreaded(c, &sram[0], min(c.deadline, c.Cycles+threadedSlice)) {
+			case threadedLimit:
+				if c.Cycles >= c.deadline {
+					return
+				}
+				continue
+			case threadedIO:
+				goto io
+			}
+			goto slow
+		}
 		for cycles < c.deadline {
 			idx := pc >> 2
 			if idx >= uint32(len(pre)) {

@@ -1,0 +1,22 @@
+//go:build amd64 && !purego
+
+package lanai
+
+// haveThreaded reports that this build has the threaded run loop in
+// assembly (run_amd64.s); build with -tags purego to leave it out.
+const haveThreaded = true
+
+// runThreaded runs the common instructions from c's state (c.NNPC is
+// c.NPC+4) until the cycle count reaches limit, or an instruction the
+// threaded loop does not do, or one of its fast conditions fails, comes
+// next (run_amd64.s). It writes the state back and says which.
+//
+//go:noescape
+func runThreaded(c *CPU, sram *byte, limit uint64) threadedExit
+
+// fillThreaded writes the handler of each op into threadedTable.
+//
+//go:noescape
+func fillThreaded(t *[opCount]uintptr)
+
+func init() { fillThreaded(&threadedTable) }
