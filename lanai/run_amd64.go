@@ -14,9 +14,17 @@ const haveThreaded = true
 //go:noescape
 func runThreaded(c *CPU, sram *byte, limit uint64) threadedExit
 
-// fillThreaded writes the handler of each op into threadedTable.
+// fillThreadedHand writes the hand-over to Go into every entry of t, then
+// the handlers written in run_amd64.s; fillThreadedGen the generated ones
+// (run_gen_amd64.s).
 //
 //go:noescape
-func fillThreaded(t *[opCount]uintptr)
+func fillThreadedHand(t *[opCount]uintptr)
 
-func init() { fillThreaded(&threadedTable) }
+//go:noescape
+func fillThreadedGen(t *[opCount]uintptr)
+
+func init() {
+	fillThreadedHand(&threadedTable)
+	fillThreadedGen(&threadedTable)
+}

@@ -12,8 +12,9 @@ import (
 // the operation sets (docs/isa.md, "Semantics"). The generator (go
 // generate; internal/opgen) reads this table and writes, for every row,
 // the run loop's fast cases (RI and RR, with and without .f, conditional
-// RR), the general dispatcher alu, and the predecoder's tables
-// (exec_gen.go): the expressions are pasted into the cases, so the fast
+// RR), the general dispatcher alu, the predecoder's tables (exec_gen.go),
+// and the threaded loop's handlers on amd64 (run_gen_amd64.s, from the
+// Asm columns): the expressions are pasted into the cases, so the fast
 // path does not depend on what the compiler inlines. Select (RR only) and
 // the SPECIAL counts are written in the loop's template
 // (internal/opgen/exec.tmpl) and in special below.
@@ -23,16 +24,25 @@ var aluSemantics = []struct {
 	Flags    string // the flags, from x, y, cin and r
 	ReadsC   bool   // the operation reads the carry flag
 	RRKeepsC bool   // its RR form with .f keeps C (the RR logic operations)
+	// The threaded run loop's handlers (amd64 assembly, run_amd64.h): Asm
+	// is the x86 instruction computing r from x and y, "" leaving the
+	// operation to Go; AsmFlags the macro setting the flags from x86's
+	// after it, "" leaving the .f forms to Go; Shift marks a shift by a
+	// signed amount, whose Asm is the right shift (amounts of 32 or more
+	// are left to Go).
+	Asm      string
+	AsmFlags string
+	Shift    bool
 }{
-	{Op: "Add", Value: "x + y", Flags: "addFlags(x, y, 0)"},
+	{Op: "Add", Value: "x + y", Flags: "addFlags(x, y, 0)", Asm: "ADDL", AsmFlags: "ARITHF(SETCS)"},
 	{Op: "Addc", Value: "x + y + cin", Flags: "addFlags(x, y, cin)", ReadsC: true},
-	{Op: "Sub", Value: "x - y", Flags: "addFlags(x, ^y, 1)"}, // C set when there is no borrow
+	{Op: "Sub", Value: "x - y", Flags: "addFlags(x, ^y, 1)", Asm: "SUBL", AsmFlags: "ARITHF(SETCC)"}, // C set when there is no borrow
 	{Op: "Subb", Value: "x + ^y + cin", Flags: "addFlags(x, ^y, cin)", ReadsC: true},
-	{Op: "And", Value: "x & y", Flags: "zn(r)", RRKeepsC: true}, // C and V cleared (RI)
-	{Op: "Or", Value: "x | y", Flags: "zn(r)", RRKeepsC: true},
-	{Op: "Xor", Value: "x ^ y", Flags: "zn(r)", RRKeepsC: true},
-	{Op: "Sh", Value: "shl(x, y)", Flags: "zn(r) | shiftCarry(x, y)"},
-	{Op: "Sha", Value: "sha(x, y)", Flags: "zn(r) | shiftCarry(x, y)"},
+	{Op: "And", Value: "x & y", Flags: "zn(r)", RRKeepsC: true, Asm: "ANDL", AsmFlags: "LOGICF"}, // C and V cleared (RI)
+	{Op: "Or", Value: "x | y", Flags: "zn(r)", RRKeepsC: true, Asm: "ORL", AsmFlags: "LOGICF"},
+	{Op: "Xor", Value: "x ^ y", Flags: "zn(r)", RRKeepsC: true, Asm: "XORL", AsmFlags: "LOGICF"},
+	{Op: "Sh", Value: "shl(x, y)", Flags: "zn(r) | shiftCarry(x, y)", Asm: "SHRL", Shift: true},
+	{Op: "Sha", Value: "sha(x, y)", Flags: "zn(r) | shiftCarry(x, y)", Asm: "SARL", Shift: true},
 }
 
 // addFlags gives the flags of x + y + cin: C the carry out, V a signed

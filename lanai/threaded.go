@@ -1,6 +1,10 @@
 package lanai
 
-import "lanaiemu/isa"
+import (
+	"unsafe"
+
+	"lanaiemu/isa"
+)
 
 // The threaded run loop (run_amd64.s) runs the common instructions of
 // exec's fast path: one handler per op, each ending in the dispatch of the
@@ -13,6 +17,19 @@ import "lanaiemu/isa"
 // useThreaded makes exec use the threaded loop; tests turn it off to run
 // the Go loop, the reference the threaded one is compared with.
 var useThreaded = haveThreaded
+
+// The assembly assumes these sizes (run_amd64.h: NEXT and RECORD index by
+// shifts, CODE divides by codeChunk, RECORD wraps the ring with a mask):
+// a change fails to compile here.
+var (
+	_ [unsafe.Sizeof(uop{}) - 16]struct{}
+	_ [16 - unsafe.Sizeof(uop{})]struct{}
+	_ [unsafe.Sizeof(transfer{}) - 16]struct{}
+	_ [16 - unsafe.Sizeof(transfer{})]struct{}
+	_ [codeChunk - 256]struct{}
+	_ [256 - codeChunk]struct{}
+	_ [-(historySize & (historySize - 1))]struct{}
+)
 
 // threadedSlice is the most cycles one call of runThreaded runs: Go cannot
 // preempt assembly, so a garbage collection waits for it to return.

@@ -1,8 +1,10 @@
 // Command opgen writes the core's run loop and instruction tables
-// (lanai/exec_gen.go) from the semantics of the ALU operations
-// (lanai/semantics.go) and the loop's template (exec.tmpl): each operation
-// is said once, and its fast cases, its general dispatcher and the
-// predecoder's tables follow from it. Run it with go generate in lanai.
+// (lanai/exec_gen.go) and the threaded loop's generated handlers
+// (lanai/run_gen_amd64.s) from the semantics of the ALU operations
+// (lanai/semantics.go) and the templates (exec.tmpl, asm.tmpl): each
+// operation is said once, and its fast cases, its general dispatcher, the
+// predecoder's tables and its assembly handlers follow from it. Run it
+// with go generate in lanai.
 package main
 
 import (
@@ -24,6 +26,9 @@ import (
 //go:embed exec.tmpl
 var execTemplate string
 
+//go:embed asm.tmpl
+var asmTemplate string
+
 // aluOp is a row of semantics.go's aluSemantics.
 type aluOp struct {
 	Op       string // the isa.ALU constant, e.g. "Add"
@@ -31,6 +36,9 @@ type aluOp struct {
 	Flags    string // Go expression of x, y, cin and r: the flags
 	ReadsC   bool
 	RRKeepsC bool
+	Asm      string // x86 instruction of the threaded handlers, or ""
+	AsmFlags string // macro setting the flags after it, or ""
+	Shift    bool   // a shift by a signed amount (Asm shifts right)
 }
 
 // UsesCarry reports whether the value or the flags read cin.
@@ -218,6 +226,10 @@ func parseSemantics(path string) ([]aluOp, error) {
 						op.Value = str
 					case "Flags":
 						op.Flags = str
+					case "Asm":
+						op.Asm = str
+					case "AsmFlags":
+						op.AsmFlags = str
 					}
 				case *ast.Ident:
 					switch key {
@@ -225,6 +237,8 @@ func parseSemantics(path string) ([]aluOp, error) {
 						op.ReadsC = v.Name == "true"
 					case "RRKeepsC":
 						op.RRKeepsC = v.Name == "true"
+					case "Shift":
+						op.Shift = v.Name == "true"
 					}
 				}
 			}
@@ -245,11 +259,84 @@ func parseSemantics(path string) ([]aluOp, error) {
 	return ops, nil
 }
 
-// generate renders the template.
-func generate(semantics string) ([]byte, error) {
+// handler is a generated op's handler in the threaded loop: the macro of
+// run_amd64.h that writes it, and the op it is for.
+type handler struct {
+	Op    string // the op constant, e.g. "opAddRI"
+	Name  string // the handler's symbol, e.g. "·tAddRI<>"
+	Macro string // the macro call that writes it
+}
+
+// threadedHandlers lists the handlers of the generated ops the threaded
+// loop runs: every ALU form of an operation with an Asm instruction but the
+// conditional .f forms (and a shift's .f and conditional forms, and the .f
+// forms without AsmFlags), and every fast load and store.
+func threadedHandlers(cases []aluCase, loads, loadsUpdate, stores []memOp) ([]handler, error) {
+	var hs []handler
+	add := func(op, format string, args ...any) {
+		name := "·t" + strings.TrimPrefix(op, "op") + "<>"
+		hs = append(hs, handler{op, name, fmt.Sprintf(format, append([]any{name}, args...)...)})
+	}
+	for _, c := range cases {
+		a, f := c.A, c.F
+		op := "op" + a.Op + f.Suffix
+		y := map[bool]string{false: "YIMM", true: "YRR"}[f.Reg]
+		switch {
+		case a.Asm == "" || f.Cond && f.Flags || f.Flags && a.AsmFlags == "":
+		case a.Shift:
+			if !f.Flags && !f.Cond {
+				add(op, "SHIFT(%s, %s, %s)", y, a.Asm)
+			}
+		case f.Cond:
+			add(op, "ALURRC(%s, %s)", a.Asm)
+		case f.Flags:
+			flags := a.AsmFlags
+			if f.Reg && a.RRKeepsC {
+				if flags != "LOGICF" {
+					return nil, fmt.Errorf("%s keeps C in its RR form, but its AsmFlags is %s, not LOGICF", a.Op, flags)
+				}
+				flags = "LOGICKEEPCF"
+			}
+			add(op, "ALU"+f.Suffix+"(%s, %s, %s)", a.Asm, flags)
+		default:
+			add(op, "ALU"+f.Suffix+"(%s, %s)", a.Asm)
+		}
+	}
+	access := map[int]string{4: "W", 2: "H", 1: "B"}
+	for _, m := range append(append(append([]memOp(nil), loads...), loadsUpdate...), stores...) {
+		kind := access[m.Size]
+		if !m.Store && m.Size < 4 && !m.Signed {
+			kind += "U"
+		}
+		addr := map[bool]string{false: "AI", true: "AR"}[m.Reg]
+		switch {
+		case m.Update() && (m.Size != 4 || m.Reg):
+			return nil, fmt.Errorf("%s: the threaded loop updates the base of word accesses with an immediate offset only", m.Name)
+		case m.Update():
+			addr, base := "AI", "NEWPRE"
+			if m.Mode == "Post" {
+				addr, base = "XOP", "NEWPOST"
+			}
+			if m.Store {
+				add(m.Name, "STOREUPDATE(%s, %s, %s)", addr, base)
+			} else {
+				add(m.Name, "LOADUPDATE(%s, %s, %s)", addr, base)
+			}
+		case m.Store:
+			add(m.Name, "STORE(%s, %s, %d, ST%s, %d)", addr, m.Size-1, kind, m.Size)
+		default:
+			add(m.Name, "LOAD(%s, %s, %d, LD%s)", addr, m.Size-1, kind)
+		}
+	}
+	return hs, nil
+}
+
+// generate renders the templates: the Go run loop and the generated
+// handlers of the threaded one.
+func generate(semantics string) (goSrc, asmSrc []byte, err error) {
 	ops, err := parseSemantics(semantics)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	loads, loadsUpdate, stores := memOps()
 	data := map[string]any{
@@ -277,24 +364,37 @@ func generate(semantics string) ([]byte, error) {
 		},
 	}).Parse(execTemplate)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, data); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out, err := format.Source(b.Bytes())
+	goSrc, err = format.Source(b.Bytes())
 	if err != nil {
-		return b.Bytes(), fmt.Errorf("generated code does not parse: %v", err)
+		return b.Bytes(), nil, fmt.Errorf("generated code does not parse: %v", err)
 	}
-	return out, nil
+	hs, err := threadedHandlers(aluCases(ops), loads, loadsUpdate, stores)
+	if err != nil {
+		return nil, nil, err
+	}
+	atmpl, err := template.New("asm").Parse(asmTemplate)
+	if err != nil {
+		return nil, nil, err
+	}
+	var a bytes.Buffer
+	if err := atmpl.Execute(&a, hs); err != nil {
+		return nil, nil, err
+	}
+	return goSrc, a.Bytes(), nil
 }
 
 func main() {
 	semantics := flag.String("semantics", "semantics.go", "the file holding aluSemantics")
-	out := flag.String("o", "exec_gen.go", "output file")
+	out := flag.String("o", "exec_gen.go", "output file of the Go run loop")
+	asmOut := flag.String("asm", "run_gen_amd64.s", "output file of the threaded loop's generated handlers")
 	flag.Parse()
-	src, err := generate(*semantics)
+	src, asmSrc, err := generate(*semantics)
 	if err != nil {
 		if src != nil {
 			os.WriteFile(*out, src, 0o644)
@@ -302,6 +402,9 @@ func main() {
 		log.Fatal(err)
 	}
 	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(*asmOut, asmSrc, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
