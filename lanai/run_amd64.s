@@ -88,8 +88,8 @@ TEXT ·tJumpAdd<>(SB), NOSPLIT|NOFRAME, $0
 	DONETO(DX)
 	NEXT
 
-// tReturn is exec's opReturn, a load of the return address into pc: it
-// leaves its first delay slot, where nnpc is not npc+4, to Go.
+// tReturn is exec's opReturn, a load of the return address into pc,
+// which has two delay slots: nnpc becomes the address loaded.
 TEXT ·tReturn<>(SB), NOSPLIT|NOFRAME, $0
 	XOP
 	ADDL uop_imm(BX), AX
@@ -99,17 +99,13 @@ TEXT ·tReturn<>(SB), NOSPLIT|NOFRAME, $0
 	BSWAPL AX
 	ANDL $~3, AX
 	RECORD(AX)
-	MOVL AX, CPU_NNPC(SI)
-	MOVL R11, CPU_PC(SI)
-	LEAL 4(R11), AX
-	MOVL AX, CPU_NPC(SI)
+	MOVL AX, DX
 	COST
-	MOVQ R12, CPU_Cycles(SI)
+	MOVQ $const_noLoad, R14
+	MOVL R11, R10
+	MOVL R15, R11
+	MOVL DX, R15
 	INCQ R13
-	MOVQ R13, CPU_Instret(SI)
-	MOVB $const_noLoad, CPU_lastLoad(SI)
-	MOVQ $const_threadedHand, 32(SP)
-	RET
 	NEXT
 
 EXITS
@@ -123,10 +119,10 @@ TEXT ·threadedIO<>(SB), NOSPLIT|NOFRAME, $0
 TEXT ·runThreaded(SB), NOSPLIT, $0-32
 	MOVQ c+0(FP), SI
 	MOVQ sram+8(FP), R9
-	MOVQ limit+16(FP), R15
 	MOVQ CPU_pre(SI), DI
 	MOVL CPU_PC(SI), R10
 	MOVL CPU_NPC(SI), R11
+	MOVL CPU_NNPC(SI), R15
 	MOVQ CPU_Cycles(SI), R12
 	MOVQ CPU_Instret(SI), R13
 	MOVBQZX CPU_lastLoad(SI), R14
