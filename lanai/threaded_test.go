@@ -73,64 +73,115 @@ func wordBytes(seed int64, prog []uint32) []byte {
 // diffData is where the random programs' address registers point.
 const diffData = 0x8000
 
-// randomProgram makes n random valid instructions (now and then an
-// invalid word), steered so that the program mostly stays in itself and
+// randomProgram makes n random instructions of every class (now and then
+// an invalid word), steered so that the program mostly stays in itself and
 // its loads and stores mostly reach SRAM: branch targets lie in the
 // program, memory accesses go through the address registers r4-r7 (with
 // offset registers r8, r9), at times through r0 to a special register,
-// and writes to pc are rare.
+// results mostly go elsewhere, and writes to pc are rare but for word
+// loads (returns).
 func randomProgram(rng *rand.Rand, n int) []uint32 {
 	prog := make([]uint32, 0, n)
 	for len(prog) < n {
-		w := rng.Uint32()
-		in := isa.Decode(w)
-		if !in.Valid() {
-			if rng.Intn(400) == 0 {
+		if rng.Intn(300) == 0 {
+			if w := rng.Uint32(); !isa.Decode(w).Valid() {
 				prog = append(prog, w)
 			}
 			continue
 		}
-		if in.Rd == isa.PC && rng.Intn(8) != 0 || in.Rd >= 4 && in.Rd <= 9 && !in.Store && rng.Intn(16) != 0 {
-			in.Rd = isa.Reg(10 + rng.Intn(22)) // keep the address and offset registers
+		in := randomInst(rng, n, uint32(4*len(prog)))
+		if w, err := isa.Encode(in); err == nil {
+			prog = append(prog, w)
 		}
-		here := uint32(4 * len(prog))
-		switch in.Class {
-		case isa.RM, isa.RRM, isa.SPLS:
-			in.Rs1 = isa.Reg(4 + rng.Intn(4))
-			in.Rs2 = isa.Reg(8 + rng.Intn(2))
-			switch in.Class {
-			case isa.RRM:
-				if rng.Intn(4) != 0 {
-					in.ALU = isa.Add // the fast loop's address operation
-				}
-			case isa.RM:
-				in.Imm = uint32(rng.Intn(128)*4 - 256)
-				if rng.Intn(12) == 0 {
-					in.Rs1, in.Imm = isa.R0, memsys.SpecialBase+uint32(4*rng.Intn(128))
-				}
-			case isa.SPLS:
-				in.Imm = uint32(rng.Intn(64) - 32)
-			}
-			if in.Class != isa.RRM && rng.Intn(16) == 0 {
-				in.Imm++ // unaligned
-			}
-		case isa.SLS:
-			in.Imm = diffData + uint32(4*rng.Intn(256))
-		case isa.BR:
-			in.Imm = uint32(4 * rng.Intn(n))
-		case isa.BRR:
-			in.Imm = uint32(4*rng.Intn(n)) - here
-		}
-		w, err := isa.Encode(in)
-		if err != nil {
-			continue
-		}
-		prog = append(prog, w)
 	}
 	return prog
 }
 
-// diffCore is a core for threadedAgainstGo: the program at 0, registers
+// randomInst is an instruction for randomProgram (perhaps not encodable:
+// the caller draws again), at address here in a program of n words.
+func randomInst(rng *rand.Rand, n int, here uint32) isa.Inst {
+	dst := func() isa.Reg {
+		switch {
+		case rng.Intn(40) == 0:
+			return isa.PC
+		case rng.Intn(16) == 0:
+			return isa.Reg(rng.Intn(32))
+		}
+		return isa.Reg(10 + rng.Intn(22))
+	}
+	src := func() isa.Reg {
+		if rng.Intn(10) == 0 {
+			return isa.Reg(rng.Intn(3)) // r0, r1, pc
+		}
+		return isa.Reg(3 + rng.Intn(29))
+	}
+	addr, off := isa.Reg(4+rng.Intn(4)), isa.Reg(8+rng.Intn(2))
+	cond := isa.Cond(rng.Intn(16))
+	alu := isa.ALU(rng.Intn(int(isa.Sha) + 1))
+	modes := []isa.Mode{isa.ModeOffset, isa.ModeOffset, isa.ModeOffset, isa.ModeBase, isa.ModePre, isa.ModePost}
+	mode := modes[rng.Intn(len(modes))]
+	sizes := []isa.Size{isa.Word, isa.Half, isa.Byte}
+	store := rng.Intn(3) == 0
+	data := dst()
+	if store {
+		data = isa.Reg(rng.Intn(32))
+	} else if data == isa.PC {
+		data = isa.Reg(10 + rng.Intn(22))
+	}
+	unaligned := uint32(0)
+	if rng.Intn(16) == 0 {
+		unaligned = 1
+	}
+	switch w := rng.Intn(100); {
+	case w < 25:
+		imm := rng.Uint32() & 0xFFFF
+		switch {
+		case alu == isa.Sh || alu == isa.Sha:
+			imm = uint32(rng.Intn(70) - 35)
+		case rng.Intn(3) == 0:
+			imm <<= 16
+		}
+		return isa.Inst{Class: isa.RI, ALU: alu, F: rng.Intn(3) == 0, Rd: dst(), Rs1: src(), Imm: imm}
+	case w < 45:
+		if rng.Intn(10) == 0 {
+			alu = isa.Sel
+		}
+		if rng.Intn(2) == 0 {
+			cond = isa.CondT
+		}
+		return isa.Inst{Class: isa.RR, ALU: alu, Cond: cond, F: alu != isa.Sel && rng.Intn(3) == 0, Rd: dst(), Rs1: src(), Rs2: src()}
+	case w < 60:
+		in := isa.Inst{Class: isa.RM, Size: isa.Word, Mode: mode, Store: store, Rd: data, Rs1: addr, Imm: uint32(rng.Intn(128)*4-256) + unaligned}
+		switch rng.Intn(12) {
+		case 0: // a special register
+			in.Mode, in.Rs1, in.Imm = isa.ModeOffset, isa.R0, memsys.SpecialBase+uint32(4*rng.Intn(128))
+		case 1: // a return
+			in.Rd, in.Store, in.Mode = isa.PC, false, isa.ModeOffset
+		}
+		return in
+	case w < 68:
+		if rng.Intn(4) == 0 {
+			alu = isa.Add
+		}
+		return isa.Inst{Class: isa.RRM, ALU: alu, Size: sizes[rng.Intn(3)], Zext: rng.Intn(2) == 0, Mode: mode, Store: store, Rd: data, Rs1: addr, Rs2: off}
+	case w < 73:
+		return isa.Inst{Class: isa.SPLS, Size: sizes[1+rng.Intn(2)], Zext: rng.Intn(2) == 0, Mode: mode, Store: store, Rd: data, Rs1: addr, Imm: uint32(2*rng.Intn(32)-32) + unaligned}
+	case w < 76:
+		return isa.Inst{Class: isa.SLS, Store: store, Rd: data, Imm: diffData + uint32(4*rng.Intn(256))}
+	case w < 78:
+		return isa.Inst{Class: isa.SLI, Rd: dst(), Imm: uint32(rng.Intn(1 << 21))}
+	case w < 88:
+		return isa.Inst{Class: isa.BR, Cond: cond, Imm: uint32(4 * rng.Intn(n))}
+	case w < 93:
+		return isa.Inst{Class: isa.BRR, Cond: cond, Imm: uint32(4*rng.Intn(n)) - here}
+	case w < 97:
+		return isa.Inst{Class: isa.SCC, Cond: cond, Rd: dst()}
+	}
+	return isa.Inst{Class: isa.Special, ALU: isa.Popc + isa.ALU(rng.Intn(3)), Rd: dst(), Rs1: src()}
+}
+
+// diffCore is a core for threadedAgainstGo: the program at 0, data words
+// half of which are addresses in it (a load into pc jumps there), registers
 // from rng (address registers into the data area, now and then unaligned,
 // near the end of SRAM or in the program), booked contention, unaligned
 // accesses mostly ignoring the low bits.
@@ -142,6 +193,13 @@ func diffCore(prog []uint32, rng *rand.Rand) *CPU {
 	}
 	for i, w := range prog {
 		binary.BigEndian.PutUint32(c.Mem.SRAM[4*i:], w)
+	}
+	for a := diffData; a < diffData+4*1024; a += 4 { // words to load into pc among others
+		v := rng.Uint32()
+		if rng.Intn(2) == 0 {
+			v = uint32(4 * rng.Intn(len(prog)+1))
+		}
+		binary.BigEndian.PutUint32(c.Mem.SRAM[a:], v)
 	}
 	c.Reset(0)
 	for r := 3; r < 32; r++ {
@@ -157,7 +215,7 @@ func diffCore(prog []uint32, rng *rand.Rand) *CPU {
 			c.R[r] = diffData + uint32(4*rng.Intn(512)+rng.Intn(4)/3)
 		}
 	}
-	c.R[8], c.R[9] = uint32(rng.Intn(64)-32), uint32(4*rng.Intn(16))
+	c.R[8], c.R[9] = uint32(2*rng.Intn(32)-32+rng.Intn(8)/7), uint32(4*rng.Intn(16))
 	c.Flags = isa.Flags(rng.Intn(16))
 	return c
 }
@@ -188,8 +246,8 @@ func threadedAgainstGo(prog []uint32, seed int64) error {
 		cs[i] = c
 	}
 	rng := rand.New(rand.NewSource(seed ^ 0x5eed))
-	for part := 0; part < 40; part++ {
-		budget, step := uint64(1+rng.Intn(2000)), rng.Intn(8) == 0
+	for part := 0; part < 100; part++ {
+		budget, step := uint64(1+rng.Intn(500)), rng.Intn(8) == 0
 		var stops [2]*Stop
 		for i, c := range cs {
 			useThreaded = i == 1
