@@ -617,7 +617,7 @@ func TestCsumAddWords(t *testing.T) {
 }
 
 // BenchmarkCsumAdd sums one 256-byte DMA burst (docs/performance.md,
-// "Sixth pass").
+// "Device events").
 func BenchmarkCsumAdd(b *testing.B) {
 	p := make([]byte, 256)
 	for i := range p {

@@ -844,7 +844,7 @@ func crc8Update(c byte, data []byte) byte {
 // after shifting b and then k zero bytes. The CRC is linear, so sixteen
 // bytes at once are the XOR of their lookups (slicing by 16): a link
 // packet's CRC took a tenth of a streaming run byte by byte, and slicing
-// by 16 takes a fifth less than by 8 (docs/performance.md, "Sixth pass").
+// by 16 takes a fifth less than by 8 (docs/performance.md, "Device events").
 var crc8Slices = func() (t [16][256]byte) {
 	for i := range t[0] {
 		t[0][i] = crc8Bitwise([]byte{byte(i)})

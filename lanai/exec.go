@@ -93,7 +93,7 @@ func (c *CPU) sync(pc, npc, nnpc uint32, cycles, instret uint64, lastLoad uint8)
 // the access stops the run before the instruction (stoppedBefore). It
 // leaves out execSlow's set-up and the general decoding: the firmware
 // reads ISR and RTC in every pass of its main loop (docs/performance.md,
-// "Ninth pass").
+// "The run loop").
 func (c *CPU) accessIO() {
 	pc := c.PC
 	u := c.pre[pc>>2] // a copy: a device store may forget the word

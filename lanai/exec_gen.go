@@ -198,7 +198,7 @@ var memForms = [2][5][2][4]op{
 // only some cases or the loop's test read (the deadline, the SRAM
 // booking, the code bitmap, the address limit) it reads from c rather
 // than from locals, which leaves the register allocator room for the
-// loop's state (docs/performance.md, fifth round).
+// loop's state (docs/performance.md, "The run loop").
 func (c *CPU) exec() {
 	for {
 		R := &c.R

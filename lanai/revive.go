@@ -28,8 +28,8 @@ const (
 
 // keptMin is the fewest instructions of a kept proof's iteration: a
 // shorter loop is watched again for about what keeping and taking back
-// its proof cost (docs/performance.md, tenth pass). Tests that run short
-// loops lower it.
+// its proof cost (docs/performance.md, "Tried and not kept"). Tests that
+// run short loops lower it.
 var keptMin = 24
 
 // loopRevive outcomes.

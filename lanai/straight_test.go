@@ -8,7 +8,7 @@ import (
 )
 
 // The run loop may treat straight-line code as a unit (docs/performance.md,
-// fifth round). These tests pin down what it must do at the edges of such
+// "Tried and not kept": predecoded basic blocks). These tests pin down what it must do at the edges of such
 // a unit, each by comparing a run with the same program stepped one
 // instruction at a time: the counts, registers, flags, pc, SRAM and the
 // history of transfers (whose cycles a trap report shows) must be the same.

@@ -92,7 +92,7 @@ const (
 // machine (a virtual one), longer than a busy ring's step and the gaps
 // between its shared steps, so the worker spins through those gaps; a
 // world whose steps are not shared for longer (idle boards, proved jumps)
-// lets it sleep after spinFor (docs/performance.md, "Eleventh pass").
+// lets it sleep after spinFor (docs/performance.md, "Both cores").
 const spinFor = 50 * time.Microsecond
 
 // newCrew starts jobs-1 workers for w's nodes (2 <= jobs <= nodes).
@@ -114,7 +114,7 @@ func newCrew(w *World, jobs int) *crew {
 // (Config.ParallelCycles): the step's core cycles summed over the running
 // boards that do not lag and are not in a proved polling loop, plus
 // pollingWork for each that is. Measured on the development machine
-// (docs/performance.md, "Eleventh pass"): a hand-over and back costs
+// (docs/performance.md, "Both cores"): a hand-over and back costs
 // 0.12-0.16 us, but a shared step costs the caller about 0.8 us more than
 // a serial one (the deferred calls replayed, the workers' boards' state
 // read from the other core's cache by the step's serial parts), so the
@@ -131,7 +131,7 @@ const DefaultParallelCycles = 170
 // look and its run, which resumes the loop (about 0.1-0.3 us). Weighed so,
 // the busy 64-node ring's steps (30-35 boards that do not lag, most of
 // them polling) mostly reach DefaultParallelCycles and the 8-node ring's
-// (at most 8 x 20 cycles) do not (docs/performance.md, "Eleventh pass").
+// (at most 8 x 20 cycles) do not (docs/performance.md, "Both cores").
 const pollingWork = 8
 
 // runShared runs the ordinary step from S to T on the crew (started at the

@@ -143,7 +143,7 @@ func streamOn(t *testing.T, c *Cluster) (epB *lib.EP) {
 // millisecond of a running 2-node 64 KiB WRITE stream at 200 MHz (about 48
 // packets, 1,024 DMA bursts of 256 bytes, the host's wake-ups and the
 // firmware's events) may allocate at most 100 objects. Before the pooled
-// events of docs/performance.md ("Fourth pass") it allocated about 4,000:
+// events of docs/performance.md ("Allocations") it allocated about 4,000:
 // a closure per DMA burst, per fabric step and per packet; then 116, half
 // of them the fabric's copies of the packets, which it now reuses once the
 // receiving board has stored them (fabric.Recycle). It measures 67: the
