@@ -1,7 +1,9 @@
 // Package lanai is the LANai 9.2 core: the architectural state, the
 // semantics of every instruction of package isa, the cycle model
 // (timing.go), and the run loop that predecodes each SRAM word once and
-// checks its deadline with one compare per instruction.
+// checks its deadline with one compare per instruction. On amd64 the
+// common instructions run in a threaded loop in assembly (threaded.go,
+// run_amd64.s), the rest in Go; -tags purego builds the Go loop alone.
 //
 // The semantics follow LLVM's Lanai target where the LANai documents
 // disagree (docs/isa.md): reading pc gives the address of the instruction
