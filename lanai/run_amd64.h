@@ -102,43 +102,47 @@ hand: \
 	MOVBLZX uop_rd(BX), CX; \
 	MOVL AX, CPU_R(SI)(CX*4)
 
-// ZN ors the Z and N flags of AX into CX (DX is lost).
-#define ZN \
-	MOVL $0, DX; \
-	TESTL AX, AX; \
-	SETMI DL; \
-	SHLL $1, DX; \
-	ORL DX, CX; \
-	MOVL $0, DX; \
-	TESTL AX, AX; \
-	SETEQ DL; \
-	ORL DX, CX
-
-// ADDF sets c.Flags after an add: carry as x86's (SETCS) for add, its
-// complement (SETCC) for subtract, whose C means no borrow.
+// The flags macros set c.Flags from x86's flags right after the
+// operation (result in AX): ARITHF after an add or a subtract, with C
+// given by setc (SETCS for an add; SETCC for a subtract, whose C means no
+// borrow), V from OF, N from SF, Z from ZF. SETcc writes the low or high
+// byte of CX and DX (CX may hold the second operand): CX = C | N<<8 and
+// DX = V | Z<<8 give C<<3 | N<<11 | V<<2 | Z<<10, and its bits 10 and 11
+// shifted down give N<<1 | Z.
 #define ARITHF(setc) \
-	MOVL $0, CX; \
-	MOVL $0, DX; \
 	setc CL; \
+	SETMI CH; \
 	SETOS DL; \
+	SETEQ DH; \
+	ANDL $0x101, CX; \
+	ANDL $0x101, DX; \
 	SHLL $3, CX; \
-	SHLL $2, DX; \
+	LEAL (CX)(DX*4), CX; \
+	MOVL CX, DX; \
+	SHRL $10, DX; \
 	ORL DX, CX; \
-	ZN; \
 	MOVB CX, CPU_Flags(SI)
 
 // LOGICF sets c.Flags after a logic operation of RI form: Z and N, C and V clear.
 #define LOGICF \
-	MOVL $0, CX; \
-	ZN; \
+	SETMI CL; \
+	SETEQ DL; \
+	ANDL $1, CX; \
+	ANDL $1, DX; \
+	LEAL (DX)(CX*2), CX; \
 	MOVB CX, CPU_Flags(SI)
 
 // LOGICKEEPCF sets c.Flags after a logic operation of RR form: Z and N, C
 // kept, V clear (semantics.go's RRKeepsC).
 #define LOGICKEEPCF \
-	MOVBLZX CPU_Flags(SI), CX; \
-	ANDL $8, CX; \
-	ZN; \
+	SETMI CL; \
+	SETEQ DL; \
+	ANDL $1, CX; \
+	ANDL $1, DX; \
+	LEAL (DX)(CX*2), CX; \
+	MOVBLZX CPU_Flags(SI), DX; \
+	ANDL $8, DX; \
+	ORL DX, CX; \
 	MOVB CX, CPU_Flags(SI)
 
 // ALU handlers: RI, RI.f, RR, RR.f, conditional RR.
