@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // Registers across handlers:
-//   SI  c (*CPU)            R8  &threadedTable    R9  &sram[0]
+//   SI  c (*CPU)            R8  c.Flags           R9  &sram[0]
 //   DI  &c.pre[0]           R10 pc                R11 npc
 //   R12 cycles              R13 instret           R14 lastLoad of the previous instruction
 //   R15 nnpc                BX  the uop being run AX, CX, DX scratch
@@ -24,7 +24,8 @@
 	SHLQ $4, AX; \
 	LEAQ (DI)(AX*1), BX; \
 	MOVBLZX uop_op(BX), AX; \
-	MOVQ (R8)(AX*8), AX; \
+	LEAQ ·threadedTable(SB), CX; \
+	MOVQ (CX)(AX*8), AX; \
 	JMP AX; \
 lim: \
 	JMP ·threadedLimit<>(SB); \
@@ -78,13 +79,13 @@ hand: \
 	ANDQ $(const_historySize-1), CX; \
 	MOVQ CX, CPU_histPos(SI)
 
-// HOLDS jumps to no unless u.cond holds for c.Flags.
+// HOLDS jumps to no unless u.cond holds for the flags.
 #define HOLDS(no) \
 	MOVBLZX uop_cond(BX), AX; \
 	ANDL $15, AX; \
 	LEAQ ·condTable(SB), CX; \
 	MOVWLZX (CX)(AX*2), AX; \
-	MOVBLZX CPU_Flags(SI), CX; \
+	MOVL R8, CX; \
 	ANDL $15, CX; \
 	BTL CX, AX; \
 	JCC no
@@ -102,7 +103,7 @@ hand: \
 	MOVBLZX uop_rd(BX), CX; \
 	MOVL AX, CPU_R(SI)(CX*4)
 
-// The flags macros set c.Flags from x86's flags right after the
+// The flags macros set the flags (R8) from x86's flags right after the
 // operation (result in AX): ARITHF after an add or a subtract, with C
 // given by setc (SETCS for an add; SETCC for a subtract, whose C means no
 // borrow), V from OF, N from SF, Z from ZF. SETcc writes the low or high
@@ -121,18 +122,17 @@ hand: \
 	MOVL CX, DX; \
 	SHRL $10, DX; \
 	ORL DX, CX; \
-	MOVB CX, CPU_Flags(SI)
+	MOVBLZX CX, R8
 
-// LOGICF sets c.Flags after a logic operation of RI form: Z and N, C and V clear.
+// LOGICF sets the flags after a logic operation of RI form: Z and N, C and V clear.
 #define LOGICF \
 	SETMI CL; \
 	SETEQ DL; \
 	ANDL $1, CX; \
 	ANDL $1, DX; \
-	LEAL (DX)(CX*2), CX; \
-	MOVB CX, CPU_Flags(SI)
+	LEAL (DX)(CX*2), R8
 
-// LOGICKEEPCF sets c.Flags after a logic operation of RR form: Z and N, C
+// LOGICKEEPCF sets the flags after a logic operation of RR form: Z and N, C
 // kept, V clear (semantics.go's RRKeepsC).
 #define LOGICKEEPCF \
 	SETMI CL; \
@@ -140,10 +140,8 @@ hand: \
 	ANDL $1, CX; \
 	ANDL $1, DX; \
 	LEAL (DX)(CX*2), CX; \
-	MOVBLZX CPU_Flags(SI), DX; \
-	ANDL $8, DX; \
-	ORL DX, CX; \
-	MOVB CX, CPU_Flags(SI)
+	ANDL $8, R8; \
+	ORL CX, R8
 
 // ALU handlers: RI, RI.f, RR, RR.f, conditional RR.
 #define ALURI(name, insn) \
@@ -340,6 +338,7 @@ TEXT name(SB), NOSPLIT|NOFRAME, $0; \
 	MOVL R15, CPU_NNPC(SI); \
 	MOVQ R12, CPU_Cycles(SI); \
 	MOVQ R13, CPU_Instret(SI); \
+	MOVB R8, CPU_Flags(SI); \
 	MOVB R14, CPU_lastLoad(SI)
 
 // EXITS writes the exits, once in each file (they are its own symbols).

@@ -126,7 +126,7 @@ TEXT ·runThreaded(SB), NOSPLIT, $0-32
 	MOVQ CPU_Cycles(SI), R12
 	MOVQ CPU_Instret(SI), R13
 	MOVBQZX CPU_lastLoad(SI), R14
-	LEAQ ·threadedTable(SB), R8
+	MOVBLZX CPU_Flags(SI), R8
 	NEXT
 
 // func fillThreadedHand(t *[opCount]uintptr)
