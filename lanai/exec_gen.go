@@ -213,6 +213,7 @@ func (c *CPU) exec() {
 				if c.Cycles >= c.deadline {
 					return
 				}
+				preemptPoint() // where the runtime can stop the goroutine (threaded_preempt.go)
 				continue
 			case threadedIO:
 				goto io
