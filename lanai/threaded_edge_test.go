@@ -243,3 +243,29 @@ func TestThreadedLongAndTracedRuns(t *testing.T) {
 		t.Errorf("the traces differ, or are short (%d and %d bytes)", traces[0].Len(), traces[1].Len())
 	}
 }
+
+// A run whose deadline has passed (0, or the cycle count) executes
+// nothing, in delay slots too: exec called so after every part of random
+// programs' runs.
+func TestThreadedDeadlinePassed(t *testing.T) {
+	needThreaded(t)
+	for seed := int64(0); seed < 100; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		prog := randomProgram(rng, 16+rng.Intn(200))
+		bothLoops(t, 40, func() []*CPU {
+			return []*CPU{diffCore(prog, rand.New(rand.NewSource(seed)))}
+		}, func(n int, cs []*CPU) []*Stop {
+			c := cs[0]
+			st := c.Run(partBudget(seed, n, 100))
+			cycles, instret := c.Cycles, c.Instret
+			for _, d := range []uint64{0, c.Cycles} {
+				c.deadline = d
+				c.exec()
+			}
+			if c.Cycles != cycles || c.Instret != instret {
+				t.Fatalf("seed %d: exec past its deadline ran from %d to %d cycles (threaded %v)", seed, cycles, c.Cycles, useThreaded)
+			}
+			return []*Stop{st}
+		})
+	}
+}
