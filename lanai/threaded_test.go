@@ -90,8 +90,18 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 			continue
 		}
 		in := randomInst(rng, n, uint32(4*len(prog)))
-		if w, err := isa.Encode(in); err == nil {
-			prog = append(prog, w)
+		w, err := isa.Encode(in)
+		if err != nil {
+			continue
+		}
+		prog = append(prog, w)
+		if in.Class == isa.RM && in.Rd == isa.PC && !in.Store && rng.Intn(2) == 0 {
+			// A return's first delay slot as compilers fill it (the
+			// threaded loop runs this add itself).
+			slot := isa.Inst{Class: isa.RI, ALU: isa.Add, Rd: isa.Reg(10 + rng.Intn(22)), Rs1: isa.Reg(rng.Intn(32)), Imm: uint32(rng.Intn(16))}
+			if w, err := isa.Encode(slot); err == nil {
+				prog = append(prog, w)
+			}
 		}
 	}
 	return prog
