@@ -207,6 +207,9 @@ func (c *CPU) exec() {
 		pc, npc := c.PC, c.NPC // nnpc is npc+4 here: exec hands the other case to execSlow
 		cycles, instret := c.Cycles, c.Instret
 		lastLoad := c.lastLoad
+		if c.NNPC != npc+4 {
+			goto slow // a delay slot of a load into pc
+		}
 		if useThreaded { // the common instructions in assembly (threaded.go), the others below
 			switch runThreaded(c, &sram[0], min(c.deadline, c.Cycles+threadedSlice)) {
 			case threadedLimit:
@@ -219,9 +222,6 @@ func (c *CPU) exec() {
 				goto io
 			}
 			goto slow
-		}
-		if c.NNPC != npc+4 {
-			goto slow // a delay slot of a load into pc
 		}
 		for cycles < c.deadline {
 			idx := pc >> 2

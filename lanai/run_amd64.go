@@ -9,7 +9,9 @@ const haveThreaded = true
 // runThreaded runs the common instructions from c's state (c.NNPC is
 // c.NPC+4) until the cycle count reaches limit, or an instruction the
 // threaded loop does not do, or one of its fast conditions fails, comes
-// next (run_amd64.s). It writes the state back and says which.
+// next (run_amd64.s). It writes the state back and says which; a return
+// whose first delay slot it leaves to Go hands over after the return
+// (c.NNPC its target), as exec's Go loop does.
 //
 //go:noescape
 func runThreaded(c *CPU, sram *byte, limit uint64) threadedExit

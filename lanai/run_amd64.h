@@ -6,16 +6,14 @@
 
 // Registers across handlers:
 //   SI  c (*CPU)            R8  c.Flags           R9  &sram[0]
-//   DI  &c.pre[0]           R10 pc                R11 npc
+//   DI  &c.pre[0]           R10 pc                R11 npc (nnpc is npc+4)
 //   R12 cycles              R13 instret           R14 lastLoad of the previous instruction
-//   R15 nnpc                BX  the uop being run AX, CX, DX scratch
-// and the limit (cycles) is runThreaded's argument, at 24(SP): no handler
-// moves SP.
+//   R15 limit (cycles)      BX  the uop being run AX, CX, DX scratch
 
 // NEXT dispatches the next instruction, or leaves at the limit or for a
 // word past pre. Once per handler (it defines the labels lim and hand).
 #define NEXT \
-	CMPQ R12, 24(SP); \
+	CMPQ R12, R15; \
 	JAE lim; \
 	MOVL R10, AX; \
 	SHRL $2, AX; \
@@ -45,8 +43,7 @@ hand: \
 	COST; \
 	MOVQ $const_noLoad, R14; \
 	MOVL R11, R10; \
-	MOVL R15, R11; \
-	LEAL 4(R15), R15; \
+	ADDL $4, R11; \
 	INCQ R13
 
 // DONELOAD ends a load into register rd.
@@ -54,8 +51,7 @@ hand: \
 	COST; \
 	MOVBQZX uop_rd(BX), R14; \
 	MOVL R11, R10; \
-	MOVL R15, R11; \
-	LEAL 4(R15), R15; \
+	ADDL $4, R11; \
 	INCQ R13
 
 // DONETO ends a taken branch to the address in reg (DX).
@@ -64,7 +60,6 @@ hand: \
 	MOVQ $const_noLoad, R14; \
 	MOVL R11, R10; \
 	MOVL reg, R11; \
-	LEAL 4(reg), R15; \
 	INCQ R13
 
 // RECORD notes a transfer from pc to reg (not CX or DX) in c.hist (c.record).
@@ -331,11 +326,12 @@ TEXT name(SB), NOSPLIT|NOFRAME, $0; \
 	DONE; \
 	NEXT
 
-// SYNC writes the state back: c.sync(pc, npc, nnpc, cycles, instret, lastLoad).
+// SYNC writes the state back: c.sync(pc, npc, npc+4, cycles, instret, lastLoad).
 #define SYNC \
 	MOVL R10, CPU_PC(SI); \
 	MOVL R11, CPU_NPC(SI); \
-	MOVL R15, CPU_NNPC(SI); \
+	LEAL 4(R11), AX; \
+	MOVL AX, CPU_NNPC(SI); \
 	MOVQ R12, CPU_Cycles(SI); \
 	MOVQ R13, CPU_Instret(SI); \
 	MOVB R8, CPU_Flags(SI); \

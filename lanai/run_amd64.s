@@ -89,7 +89,12 @@ TEXT ·tJumpAdd<>(SB), NOSPLIT|NOFRAME, $0
 	NEXT
 
 // tReturn is exec's opReturn, a load of the return address into pc,
-// which has two delay slots: nnpc becomes the address loaded.
+// which has two delay slots: after it nnpc is the address loaded, not
+// npc+4. A compiled function's first slot is "add %fp, 0, %sp" (LLVM's
+// epilogue): an add of an immediate (opAddRI, which reads no pc) there
+// runs here, after which nnpc is npc+4 again. Any other first slot, or
+// the limit reached, leaves the state after the return to Go, which runs
+// the slot (the Go loop hands both slots' first to execSlow).
 TEXT ·tReturn<>(SB), NOSPLIT|NOFRAME, $0
 	XOP
 	ADDL uop_imm(BX), AX
@@ -99,14 +104,40 @@ TEXT ·tReturn<>(SB), NOSPLIT|NOFRAME, $0
 	BSWAPL AX
 	ANDL $~3, AX
 	RECORD(AX)
-	MOVL AX, DX
+	MOVL AX, DX // the address loaded, the slots' nnpc
 	COST
 	MOVQ $const_noLoad, R14
 	MOVL R11, R10
-	MOVL R15, R11
-	MOVL DX, R15
+	ADDL $4, R11
+	INCQ R13
+	CMPQ R12, R15
+	JAE slot
+	MOVL R10, AX
+	SHRL $2, AX
+	CMPQ AX, CPU_pre+8(SI)
+	JAE slot
+	SHLQ $4, AX
+	LEAQ (DI)(AX*1), BX
+	CMPB uop_op(BX), $const_opAddRI
+	JNE slot
+	XOP
+	ADDL uop_imm(BX), AX
+	SETRD
+	COST
+	MOVL R11, R10
+	MOVL DX, R11
 	INCQ R13
 	NEXT
+slot: // Go runs the first slot
+	MOVL R10, CPU_PC(SI)
+	MOVL R11, CPU_NPC(SI)
+	MOVL DX, CPU_NNPC(SI)
+	MOVQ R12, CPU_Cycles(SI)
+	MOVQ R13, CPU_Instret(SI)
+	MOVB R14, CPU_lastLoad(SI)
+	MOVB R8, CPU_Flags(SI)
+	MOVQ $const_threadedHand, 32(SP)
+	RET
 
 EXITS
 
@@ -122,7 +153,7 @@ TEXT ·runThreaded(SB), NOSPLIT, $0-32
 	MOVQ CPU_pre(SI), DI
 	MOVL CPU_PC(SI), R10
 	MOVL CPU_NPC(SI), R11
-	MOVL CPU_NNPC(SI), R15
+	MOVQ limit+16(FP), R15
 	MOVQ CPU_Cycles(SI), R12
 	MOVQ CPU_Instret(SI), R13
 	MOVBQZX CPU_lastLoad(SI), R14

@@ -45,7 +45,8 @@ const (
 )
 
 // threadedTable is the address of each op's handler in run_amd64.s (the
-// hand-over's for the ops it leaves to Go), filled by fillThreaded.
+// hand-over's for the ops it leaves to Go), filled by fillThreadedHand and
+// fillThreadedGen.
 var threadedTable [opCount]uintptr
 
 // condTable is isa.Cond.Holds as a table for the threaded loop:

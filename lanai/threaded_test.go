@@ -90,8 +90,18 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 			continue
 		}
 		in := randomInst(rng, n, uint32(4*len(prog)))
-		if w, err := isa.Encode(in); err == nil {
-			prog = append(prog, w)
+		w, err := isa.Encode(in)
+		if err != nil {
+			continue
+		}
+		prog = append(prog, w)
+		if in.Class == isa.RM && in.Rd == isa.PC && !in.Store && rng.Intn(2) == 0 {
+			// A return's first delay slot as compilers fill it (the
+			// threaded loop runs this add itself).
+			slot := isa.Inst{Class: isa.RI, ALU: isa.Add, Rd: isa.Reg(10 + rng.Intn(22)), Rs1: isa.Reg(rng.Intn(32)), Imm: uint32(rng.Intn(16))}
+			if w, err := isa.Encode(slot); err == nil {
+				prog = append(prog, w)
+			}
 		}
 	}
 	return prog
@@ -334,5 +344,41 @@ func TestThreadedRuns(t *testing.T) {
 	t.Logf("%d of %d instructions threaded", threaded, c.Instret)
 	if threaded < c.Instret*9/10 {
 		t.Errorf("only %d of %d instructions threaded", threaded, c.Instret)
+	}
+}
+
+// runThreaded returns at the limit exec gives it (at most threadedSlice
+// cycles on) however much code lies ahead: Go cannot preempt it, so a
+// garbage collection waits for that return.
+func TestThreadedSlice(t *testing.T) {
+	if !haveThreaded {
+		t.Skip("this build has no threaded run loop")
+	}
+	c, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nop, err := isa.Encode(isa.Inst{Class: isa.RI, ALU: isa.Add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const words = 4 * threadedSlice
+	for i := range words {
+		binary.BigEndian.PutUint32(c.Mem.SRAM[4*i:], nop)
+	}
+	c.Reset(0)
+	if st := c.Run(words); st.Kind != StopCycleLimit { // predecodes them
+		t.Fatalf("stopped: %s", stopMessage(st))
+	}
+	c.Reset(0)
+	for range 3 {
+		start, instret := c.Cycles, c.Instret
+		limit := start + threadedSlice
+		if exit := runThreaded(c, &c.Mem.SRAM[0], limit); exit != threadedLimit {
+			t.Fatalf("runThreaded returned %d at pc %#x, not at the limit", exit, c.PC)
+		}
+		if c.Cycles != limit || c.Instret-instret != threadedSlice || c.PC != uint32(4*c.Instret) {
+			t.Fatalf("ran from cycle %d to %d (%d instructions, pc %#x) for a limit of %d", start, c.Cycles, c.Instret-instret, c.PC, limit)
+		}
 	}
 }
