@@ -269,3 +269,34 @@ func TestThreadedDeadlinePassed(t *testing.T) {
 		})
 	}
 }
+
+// The core's other configurations: no contention (the fast accesses never
+// booked), contention charged on every access (no fast access: every
+// load and store and return to Go), and LANai 3/4 RRR instructions.
+func TestThreadedConfigs(t *testing.T) {
+	needThreaded(t)
+	for name, set := range map[string]func(*Config){
+		"plain":    func(cfg *Config) { cfg.Contention, cfg.ContentionBooked = nil, false },
+		"unbooked": func(cfg *Config) { cfg.ContentionBooked = false },
+		"rrr":      func(cfg *Config) { cfg.RRR = true },
+	} {
+		t.Run(name, func(t *testing.T) {
+			for seed := int64(0); seed < 100; seed++ {
+				rng := rand.New(rand.NewSource(seed))
+				prog := randomProgram(rng, 16+rng.Intn(200))
+				for i := range prog {
+					if name == "rrr" && rng.Intn(20) == 0 {
+						prog[i] = 0xD<<28 | rng.Uint32()>>4 // an RRR word, or not
+					}
+				}
+				bothLoops(t, 60, func() []*CPU {
+					c := diffCore(prog, rand.New(rand.NewSource(seed)))
+					set(&c.cfg) // before anything is predecoded
+					return []*CPU{c}
+				}, func(n int, cs []*CPU) []*Stop {
+					return []*Stop{cs[0].Run(partBudget(seed, n, 300))}
+				})
+			}
+		})
+	}
+}
