@@ -164,7 +164,8 @@ func New(cfg Config) (*CPU, error) {
 		return nil, err
 	}
 	n := min(cfg.SRAMSize/4, initialUops)
-	code := make([]uint64, (cfg.SRAMSize/codeChunk+63)/64)
+	chunks := (cfg.SRAMSize + codeChunk - 1) / codeChunk // a partial last chunk included
+	code := make([]uint64, (chunks+63)/64)
 	c := &CPU{Mem: mem, cfg: cfg, pre: make([]uop, n), ins: make([]isa.Inst, n), decoded: make([]op, n), poll: make([]uint8, n), code: code, own: code}
 	c.simctl.cpu = c
 	c.wordLimit = uint32(len(mem.SRAM) - 3)
