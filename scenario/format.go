@@ -417,7 +417,31 @@ const (
 	maxSwitchPorts = 64
 	// maxLinkRate is 10 GB/s, far above any Myrinet link.
 	maxLinkRate = 10_000_000_000
+	// MaxDuration bounds every duration of the base format (time,
+	// sample, the latencies and fault delays): one simulated day, so that
+	// the runner's sums of a time and a step stay far below 2^64 ps (a
+	// link latency near it once made the runner loop for ever).
+	MaxDuration = 24 * 3600 * sim.Second
+	// minClockMHz is 1 Hz: a slower clock would round to 0 Hz.
+	minClockMHz = 0.000001
 )
+
+// checkDurations refuses a duration over MaxDuration, naming its field.
+func (s *Scenario) checkDurations() error {
+	for _, d := range []struct {
+		name string
+		v    *Duration
+	}{
+		{"time", &s.Time}, {"sample", s.Sample},
+		{"topology.link_latency", s.Topology.LinkLatency}, {"topology.switch_latency", s.Topology.SwitchLatency},
+		{"faults.detour_delay", s.Faults.DetourDelay}, {"faults.jitter_max", s.Faults.JitterMax},
+	} {
+		if d.v != nil && sim.Time(*d.v) > MaxDuration {
+			return s.Errorf("%s: %v: at most one simulated day", d.name, sim.Time(*d.v))
+		}
+	}
+	return nil
+}
 
 // Check validates a scenario of the base format: CheckBase, and every
 // node has firmware.
@@ -503,6 +527,9 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	if s.Sample != nil && *s.Sample == 0 {
 		return nil, s.Errorf("sample: zero")
 	}
+	if err := s.checkDurations(); err != nil {
+		return nil, err
+	}
 	if err := s.checkEntries(); err != nil {
 		return nil, err
 	}
@@ -512,8 +539,8 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 		if n.Firmware != "" && len(n.Asm) > 0 {
 			return nil, s.Errorf("nodes[%d]: both firmware and asm", i)
 		}
-		if n.ClockMHz < 0 || n.ClockMHz > 10000 {
-			return nil, s.Errorf("nodes[%d].clock_mhz: %v", i, n.ClockMHz)
+		if n.ClockMHz != 0 && (n.ClockMHz < minClockMHz || n.ClockMHz > 10000) {
+			return nil, s.Errorf("nodes[%d].clock_mhz: %v: 0 (the board's) or 0.000001..10000", i, n.ClockMHz)
 		}
 		if n.Board != "" {
 			if _, err := hostbus.BoardFor(n.Board, 1); err != nil {

@@ -37,6 +37,16 @@ func TestBadInputRefusedAtOnce(t *testing.T) {
 		{[]string{variant("sram.json", `"sram": "256K"`, `"sram": "4G"`)}, "sram: 4294967296"},
 		{[]string{variant("param.json", `"0x81080001"`, `"0x1ffffffff"`)}, "txbuf = 0x1ffffffff does not fit"},
 		{[]string{variant("hostmem.json", `"host_memory": "64K"`, `"host_memory": "64G"`)}, "host_memory: 68719476736"},
+		// Durations that are legal numbers but that the runner's step
+		// (now + the smallest link latency) or the fabric would carry past
+		// 2^64 ps: once a hang, now refused by name.
+		{[]string{variant("latency.json", `"spines": 8}`, `"spines": 8, "link_latency": "18446744073709000000ps"}`)}, "topology.link_latency: 18446744.073709s: at most one simulated day"},
+		{[]string{variant("switch.json", `"spines": 8}`, `"spines": 8, "switch_latency": "86401s"}`)}, "topology.switch_latency: 86401.000000s: at most one simulated day"},
+		{[]string{variant("jitter.json", `"time"`, `"faults": {"jitter_ppm": 1, "jitter_max": "100000s"}, "time"`)}, "faults.jitter_max: 100000.000000s: at most one simulated day"},
+		{[]string{variant("long.json", `"time": "5ms"`, `"time": "86401s"`)}, "time: 86401.000000s: at most one simulated day"},
+		{[]string{"--time", "18446744s", filepath.Join(sc, "stream.json")}, "time: 18446744.000000s: at most one simulated day"},
+		// A clock so slow it rounds to 0 Hz was the board's default clock.
+		{[]string{variant("clock.json", `"sram": "256K"`, `"sram": "256K", "clock_mhz": 0.0000004`)}, "clock_mhz: 4e-07: 0 (the board's) or 0.000001..10000"},
 	} {
 		st, out := lsim(t, append([]string{"--quiet"}, c.args...)...)
 		if st != 64 && st != 66 || !strings.Contains(out, c.want) {

@@ -65,6 +65,7 @@ func TestRunBadScenarios(t *testing.T) {
 "workloads":[{"kind":"stream","from":0,"to":1,"size":4,"count":1000000000000}]}`, 1, "never.json:2: workloads[0]: stream did not finish in the scenario's time, 20000.000 us"},
 		{"long.json", `{"count":2,"topology":{"kind":"star"},"time":"18446744073709us","workloads":[]}`, 2, "time = 18446744.073709s: at most one simulated hour"},
 		{"frames.json", `{"count":2,"topology":{"kind":"star"},"time":"1s","frames":1000000000000}`, 2, "frames = 1000000000000: 64.."},
+		{"latency.json", `{"count":2,"topology":{"kind":"star","link_latency":"18446744073709000000ps"},"time":"1s"}`, 2, "topology.link_latency: 18446744.073709s: at most one simulated day"},
 		{"touch.json", `{"count":2,"topology":{"kind":"star"},"time":"1s","workloads":[{"kind":"touch","node":0,"pages":4000000000}]}`, 2, "pages = 4000000000: 1.."},
 		// netvm run's format before it became an extension of lanai-sim's:
 		// each old field says what replaced it.

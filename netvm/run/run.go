@@ -143,6 +143,9 @@ func (sc *Scenario) Check() error {
 	if sc.Stop != "" || sc.ExitCodes != "" || sc.Sample != nil {
 		return sc.Errorf("stop, exit_codes, sample: not netvm run's (its run ends when the workloads are done, or at time)")
 	}
+	if sim.Time(sc.Time) > MaxTime { // before CheckBase's looser bound
+		return sc.Errorf("time = %v: at most one simulated hour", sim.Time(sc.Time))
+	}
 	if err := sc.CheckBase(); err != nil {
 		return err
 	}
@@ -157,9 +160,6 @@ func (sc *Scenario) Check() error {
 	}
 	if c := sc.Defaults.ClockMHz; c != 0 && (c < 10 || c > 1000) {
 		return sc.Errorf("defaults.clock_mhz = %v: 10..1000", c)
-	}
-	if sim.Time(sc.Time) > MaxTime {
-		return sc.Errorf("time = %v: at most one simulated hour", sim.Time(sc.Time))
 	}
 	if sc.Frames == 0 {
 		sc.Frames = 4096
