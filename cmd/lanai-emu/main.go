@@ -140,8 +140,8 @@ func (m *machine) register(fs *flag.FlagSet) {
 // config checks the machine flags.
 func (m *machine) config(console io.Writer) (lanai.Config, error) {
 	var cfg lanai.Config
-	if m.clockMHz <= 0 || m.clockMHz > 1e6 || math.IsNaN(m.clockMHz) {
-		return cfg, fmt.Errorf("--clock %g: want a positive number of MHz", m.clockMHz)
+	if !(m.clockMHz >= 0.000001 && m.clockMHz <= 1e6) { // 1 Hz at least: less rounds to 0 Hz, the default clock
+		return cfg, fmt.Errorf("--clock %g: want 0.000001..1000000 MHz", m.clockMHz)
 	}
 	cfg.ClockHz = uint64(m.clockMHz*1e6 + 0.5)
 	size, err := parseSize(m.sramSize)

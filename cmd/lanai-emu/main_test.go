@@ -243,6 +243,7 @@ func TestRunBadImageAndUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"frob"}, {"run"}, {"run", img, img}, {"run", "--frob", img}, {"run", "--max-cycles", "x", img},
 		{"run", "--max-cycles", "0", img}, {"run", "--align", "maybe", img}, {"run", "--clock", "-1", img},
+		{"run", "--clock", "0.0000004", img}, {"run", "--clock", "1e-9", img}, // round to 0 Hz: was 133 MHz in silence
 		{"run", "--sram-size", "3", img}, {"run", "--load-addr", "zz", img}, {"debug"}, {"debug", "--max-cycles", "1.5", img},
 	} {
 		if st, _, _ := emu(t, "", args...); st != exitUsage {
