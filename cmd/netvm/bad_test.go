@@ -50,6 +50,21 @@ func TestRunBadScenarios(t *testing.T) {
 	if code, _, e := runCmd("stress", "--quiet", "--writes", "10", "--json", "/dev/full"); code != 2 || !strings.Contains(e, "no space left on device") {
 		t.Errorf("stress --json /dev/full: exit %d %q", code, e)
 	}
+	// Values the flags' types take but a run cannot: more host memory
+	// than 32 bits address (once a fatal out-of-memory crash, or a host
+	// memory cut to 32 bits), an eviction so frequent the run never ends.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stress", "--frames", "1099511627776"}, "--frames 1099511627776: 0 (two thirds of what a process touches) or 1..1048576"},
+		{[]string{"stress", "--frames", "4294967396"}, "--frames 4294967396: 0 (two thirds of what a process touches) or 1..1048576"},
+		{[]string{"stress", "--evict-every", "1ps"}, "--evict-every 1ps: 0s (never) or at least 1us"},
+	} {
+		if code, _, e := runCmd(append(c.args, "--quiet", "--writes", "20")...); code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("%q: exit %d %q, want 2 and %q", c.args, code, e, c.want)
+		}
+	}
 	// A flag that was renamed names its successor, wherever it stands.
 	for _, args := range [][]string{{"stress", "--evict-every-us", "200"}, {"stress", "--seed", "4", "-evict-every-us=200"}} {
 		if code, _, e := runCmd(args...); code != 2 || !strings.Contains(e, "renamed: --evict-every takes a duration") {

@@ -50,6 +50,7 @@ import (
 	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
+	"lanaiemu/netvm/cluster"
 	"lanaiemu/netvm/freebsd"
 	nvmrun "lanaiemu/netvm/run"
 	"lanaiemu/netvm/stress"
@@ -122,14 +123,14 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
 	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
 	fs.IntVar(&c.Atomics, "atomics", 0, "remote fetch-and-adds and compare-and-swaps in all, spread over the nodes (docs/netvm.md §5.5)")
-	fs.IntVar(&c.Frames, "frames", 0, "VM memory per host in 4 KiB pages (0: two thirds of what a process touches)")
+	fs.IntVar(&c.Frames, "frames", 0, "VM memory per host in 4 KiB pages, up to 1048576 (0: two thirds of what a process touches)")
 	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
 	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
 	fs.StringVar(&c.Board, "board", hostbus.DefaultPart, "every node's board (M2L-PCI64B at 133 MHz, M2L-PCI64C at 200 MHz, any LANai 9 PCI64B/C part; docs/hardware.md)")
 	fs.Uint64Var(&opts.clock, "clock", 0, "the LANai's clock in `MHz` (0: the board's)")
 	c.EvictEvery = 200 * sim.Microsecond
-	fs.Func("evict-every", "each host forces a random region page out about this often, a `duration` with its unit as in a scenario's time (default 200us; 0s: never)", func(s string) error {
+	fs.Func("evict-every", "each host forces a random region page out about this often, a `duration` with its unit as in a scenario's time (default 200us; 0s: never; else at least 1us)", func(s string) error {
 		t, err := sim.ParseDuration(s)
 		c.EvictEvery = t
 		return err
@@ -182,6 +183,14 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	c := opts.cfg
 	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 || c.Atomics < 0 || c.Jobs < 1 || c.Jobs > maxJobs {
 		fmt.Fprintf(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, --jobs 1..%d, the others >= 0\n", maxJobs)
+		return 2
+	}
+	if c.Frames > cluster.MaxFrames {
+		fmt.Fprintf(stderr, "netvm stress: --frames %d: 0 (two thirds of what a process touches) or 1..%d\n", c.Frames, cluster.MaxFrames)
+		return 2
+	}
+	if c.EvictEvery != 0 && c.EvictEvery < sim.Microsecond { // more often, the evictions leave the run no time
+		fmt.Fprintf(stderr, "netvm stress: --evict-every %v: 0s (never) or at least 1us\n", c.EvictEvery)
 		return 2
 	}
 	if err := checkBoard(c.Board, opts.clock); err != nil {

@@ -120,6 +120,10 @@ func (c *Cluster) Profile() ([]*profile.Profiler, error) {
 	return ps, nil
 }
 
+// MaxFrames is the most VM memory a host may have, in pages: 4 GiB, the
+// 32-bit host's physical address space.
+const MaxFrames = 1 << 20
+
 // New builds the cluster, loads the firmware into every board and
 // attaches every driver (the boot handshake runs on the timeline).
 func New(cfg Config) (*Cluster, error) {
@@ -134,6 +138,9 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	if cfg.Frames <= 0 {
 		cfg.Frames = 4096
+	}
+	if cfg.Frames > MaxFrames {
+		return nil, fmt.Errorf("cluster: %d frames per host (at most %d: 4 GiB, the 32-bit host's physical memory)", cfg.Frames, MaxFrames)
 	}
 	fcfg := fabric.DefaultConfig()
 	if cfg.Fabric != nil {

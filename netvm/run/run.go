@@ -115,9 +115,8 @@ func (sc *Scenario) where(i int) string {
 // (a longer one would take days of host time).
 const MaxTime = sim.Second * 3600
 
-// maxFrames is the most host memory a node may have: 4 GiB, the 32-bit
-// host's physical address space.
-const maxFrames = 1 << 20
+// maxFrames is the most host memory a node may have.
+const maxFrames = cluster.MaxFrames
 
 // maxTouchPages bounds a touch workload's region to 1 GiB of the 32-bit
 // address space.
