@@ -469,8 +469,12 @@ func (l *linker) layout() error {
 
 	cur := uint64(l.opt.TextAddr)
 	for c, o := range l.outs {
+		given := c == clsText // an address given by the options is used as it is, or refused
 		if c == clsData && l.opt.DataAddr != nil {
-			cur = uint64(*l.opt.DataAddr)
+			cur, given = uint64(*l.opt.DataAddr), true
+		}
+		if given && cur%o.align != 0 {
+			return fmt.Errorf("address (0x%x) of section %s is not a multiple of its alignment (%d)", cur, classNames[c], o.align)
 		}
 		cur = alignUp(cur, o.align)
 		o.addr = cur

@@ -439,6 +439,10 @@ func TestLayoutLimits(t *testing.T) {
 		{"address space", obj(text(4, 1), nobits(".bss", 4, 0x100)), Options{DataAddr: new(uint32(0xffffff80)), SRAMSize: 0xffffffff}, "32-bit address space"},
 		{"huge alignment", obj(text(1<<31, 1), nobits(".bss", 1<<31, 4)), Options{}, "does not fit"},
 		{"bad alignment", obj(text(3, 1)), Options{}, "power of two"},
+		// A given address the section's alignment would move: it was
+		// moved up in silence (-Ttext 2 put _start at 4).
+		{"unaligned text address", obj(text(4, 1)), Options{TextAddr: 2}, "address (0x2) of section .text is not a multiple of its alignment (4)"},
+		{"unaligned data address", obj(text(4, 1), progbits(".data", objfile.SHF_ALLOC|objfile.SHF_WRITE, 8, make([]byte, 8))), Options{DataAddr: new(uint32(0x104))}, "address (0x104) of section .data is not a multiple of its alignment (8)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 
 	"lanaiemu/asm/link"
 	"lanaiemu/internal/readfile"
+	"lanaiemu/memsys"
 	"lanaiemu/objfile"
 )
 
@@ -115,6 +116,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	if sram.set && (sram.v == 0 || sram.v%4 != 0 || sram.v > memsys.MaxSRAMSize) {
+		errorf("-sram-size %#x: want a non-zero multiple of 4 up to %#x (the emulator's SRAM sizes)", sram.v, memsys.MaxSRAMSize)
+		return 2
+	}
 	inputs := make([]link.Input, 0, len(files))
 	bad := false
 	for _, name := range files {

@@ -89,6 +89,11 @@ func TestExitCodes(t *testing.T) {
 		{"duplicate", []string{"-o", out, ex, ex}, 1, []string{"lanai-ld: error: duplicate symbol: add\n>>> defined in " + ex, "lanai-ld: error: duplicate symbol: main"}},
 		{"bad entry", []string{"-o", out, "-e", "nope", crt0, ex}, 1, []string{"lanai-ld: error: entry symbol nope is not defined"}},
 		{"too big", []string{"-o", out, "-sram-size", "16", crt0, ex}, 1, []string{"does not fit in the 0x10-byte SRAM"}},
+		// SRAM sizes the emulator cannot have: 0 was the default 2 MiB.
+		{"zero SRAM", []string{"-o", out, "-sram-size", "0", crt0, ex}, 2, []string{"-sram-size 0x0: want a non-zero multiple of 4 up to 0x2000000"}},
+		{"odd SRAM", []string{"-o", out, "-sram-size", "0x10002", crt0, ex}, 2, []string{"-sram-size 0x10002: want a non-zero multiple of 4 up to 0x2000000"}},
+		{"SRAM over 32 MiB", []string{"-o", out, "-sram-size", "0x2000004", crt0, ex}, 2, []string{"-sram-size 0x2000004: want a non-zero multiple of 4 up to 0x2000000"}},
+		{"unaligned text", []string{"-o", out, "-Ttext", "2", crt0, ex}, 1, []string{"lanai-ld: error: address (0x2) of section .text is not a multiple of its alignment (4)"}},
 		{"unwritable", []string{"-o", filepath.Join(dir, "no", "such", "dir"), crt0, ex}, 1, []string{"lanai-ld: error: open "}},
 	}
 	for _, tc := range tests {
