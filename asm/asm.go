@@ -221,7 +221,8 @@ type assembler struct {
 	conds    []cond
 	locals   map[string]int // numeric local label definitions so far
 	temps    int
-	expand   int // macro expansions so far (for \@)
+	expand   int   // macro expansions so far (for \@)
+	contents int64 // bytes of contents in all sections (at most maxSection)
 	// including is the chain of files being included (absolute paths),
 	// outermost first, for cycle detection.
 	including []string
@@ -393,11 +394,17 @@ func (a *assembler) emit(b ...byte) {
 		s.size += uint32(len(b))
 		return
 	}
+	if a.contents+int64(len(b)) > maxSection {
+		a.errorf(a.line.pos, "section %s: the sections hold more than %d MiB in all", s.name, maxSection>>20)
+		return
+	}
+	a.contents += int64(len(b))
 	s.data = append(s.data, b...)
 }
 
-// maxSection caps a section's size: far above the LANai's 32 MiB code reach,
-// low enough that bad input cannot exhaust memory.
+// maxSection caps a section's size, and the contents of all sections
+// together: far above the LANai's 32 MiB code reach, low enough that bad
+// input cannot exhaust memory.
 const maxSection = 64 << 20
 
 // emitFill appends n fill bytes.
@@ -414,6 +421,11 @@ func (a *assembler) emitFill(n int64, fill byte) {
 		s.size += uint32(n)
 		return
 	}
+	if a.contents+n > maxSection {
+		a.errorf(a.line.pos, "fill size %d out of range (the sections may hold at most %d MiB in all)", n, maxSection>>20)
+		return
+	}
+	a.contents += n
 	for i := int64(0); i < n; i++ {
 		s.data = append(s.data, fill)
 	}
@@ -437,7 +449,12 @@ func (a *assembler) alignTo(n uint32, fill *byte, maxSkip int64) {
 	if maxSkip > 0 && int64(pad) > maxSkip {
 		return
 	}
+	if !s.nobits() && (int64(off)+int64(pad) > maxSection || a.contents+int64(pad) > maxSection) {
+		a.errorf(a.line.pos, "alignment %d: %d bytes of padding out of range (the sections may hold at most %d MiB)", n, pad, maxSection>>20)
+		return
+	}
 	if s.isCode() && fill == nil && !s.nobits() {
+		start := len(s.data)
 		for pad > 0 && off%4 != 0 {
 			s.data = append(s.data, 0)
 			off++
@@ -446,6 +463,7 @@ func (a *assembler) alignTo(n uint32, fill *byte, maxSkip int64) {
 		for ; pad >= 4; pad -= 4 {
 			s.data = append(s.data, codePad>>24, codePad>>16&255, codePad>>8&255, codePad&255)
 		}
+		a.contents += int64(len(s.data) - start)
 		a.emitFill(int64(pad), 0)
 		return
 	}

@@ -30,6 +30,10 @@ func TestHostileSources(t *testing.T) {
 		write(filepathName(i), ".include \""+filepathName(i+1)+"\"\n")
 	}
 	write(filepathName(30), "\tnop\n")
+	// Each section under the cap, all of them far over it: a hundred such
+	// sections once took 6.4 GB and crashed out of memory.
+	write("align.s", "\tnop\n\t.p2align 30\n") // a GiB of code padding: a crash out of memory
+	write("sections.s", ".section .d0,\"aw\"\n.space 0x3000000\n.section .d1,\"aw\"\n.space 0x3000000\n.section .d2,\"aw\"\n.space 0x3000000\n")
 	for _, c := range []struct{ file, want string }{
 		{"self.s", ".include cycle: " + filepath.Join(dir, "self.s") + " -> " + filepath.Join(dir, "self.s")},
 		{"a.s", ".include cycle: " + filepath.Join(dir, "a.s") + " -> " + filepath.Join(dir, "b.s") + " -> " + filepath.Join(dir, "a.s")},
@@ -37,6 +41,8 @@ func TestHostileSources(t *testing.T) {
 		{"minus.s", "expression nests more than 100 deep"},
 		{"paren.s", "expression nests more than 100 deep"},
 		{"da.s", ".include nests more than 20 deep"},
+		{"align.s", "align.s:2:0: error: alignment 1073741824: 1073741820 bytes of padding out of range (the sections may hold at most 64 MiB)"},
+		{"sections.s", "sections.s:4:0: error: fill size 50331648 out of range (the sections may hold at most 64 MiB in all)"},
 	} {
 		_, err := AssembleFile(filepath.Join(dir, c.file), Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
