@@ -437,7 +437,11 @@ func (s *Scenario) checkDurations() error {
 		{"faults.detour_delay", s.Faults.DetourDelay}, {"faults.jitter_max", s.Faults.JitterMax},
 	} {
 		if d.v != nil && sim.Time(*d.v) > MaxDuration {
-			return s.Errorf("%s: %v: at most one simulated day", d.name, sim.Time(*d.v))
+			shown := fmt.Sprint(sim.Time(*d.v))
+			if sim.Time(*d.v) == sim.Never { // which String calls "never"
+				shown = fmt.Sprintf("%dps", uint64(*d.v))
+			}
+			return s.Errorf("%s: %s: at most one simulated day", d.name, shown)
 		}
 	}
 	return nil

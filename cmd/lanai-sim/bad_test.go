@@ -41,6 +41,7 @@ func TestBadInputRefusedAtOnce(t *testing.T) {
 		// (now + the smallest link latency) or the fabric would carry past
 		// 2^64 ps: once a hang, now refused by name.
 		{[]string{variant("latency.json", `"spines": 8}`, `"spines": 8, "link_latency": "18446744073709000000ps"}`)}, "topology.link_latency: 18446744.073709s: at most one simulated day"},
+		{[]string{variant("never.json", `"spines": 8}`, `"spines": 8, "link_latency": "18446744073709551615ps"}`)}, "topology.link_latency: 18446744073709551615ps: at most one simulated day"},
 		{[]string{variant("switch.json", `"spines": 8}`, `"spines": 8, "switch_latency": "86401s"}`)}, "topology.switch_latency: 86401.000000s: at most one simulated day"},
 		{[]string{variant("jitter.json", `"time"`, `"faults": {"jitter_ppm": 1, "jitter_max": "100000s"}, "time"`)}, "faults.jitter_max: 100000.000000s: at most one simulated day"},
 		{[]string{variant("long.json", `"time": "5ms"`, `"time": "86401s"`)}, "time: 86401.000000s: at most one simulated day"},
