@@ -647,13 +647,13 @@ func (h *nodeHost) exec(t *thread, st *step, now sim.Time) (next sim.Time, wait 
 		if err != nil {
 			break
 		}
-		buf := make([]byte, n)
+		var buf []byte // made only for a range that fits
 		if a.Space == "sram" {
-			var d []byte
-			if d, err = h.b.CPU().Mem.Read(addr, n); err == nil {
-				copy(buf, d)
-			}
+			buf, err = h.b.CPU().Mem.Read(addr, n)
+		} else if size := h.mem.Size(); uint64(addr)+uint64(n) > size {
+			err = &hostbus.AddressError{Addr: uint64(addr), Len: int(n), Size: size}
 		} else {
+			buf = make([]byte, n)
 			err = h.mem.Read(uint64(addr), buf)
 		}
 		if err == nil {

@@ -185,6 +185,10 @@ func TestHostScriptErrors(t *testing.T) {
 		{`{"main":[{"op":"sram_read","addr":"nosuch","var":"x"}]}`, `no symbol "nosuch"`},
 		{`{"main":[{"op":"host_fill","addr":"0xFFFF0","len":"64","pattern":"zero"}]}`, "outside host memory"},
 		{`{"main":[{"op":"pointer_write","word":"16","value":"0"}]}`, "pointer word 16"},
+		// 4 GiB dumps: the buffer was made before the range was checked
+		// (a crash out of memory, or 4 GiB taken to say no).
+		{`{"main":[{"op":"dump","space":"host","addr":"0","len":"0xffffffff","file":"never-written"}]}`, "outside host memory"},
+		{`{"main":[{"op":"dump","space":"sram","addr":"0","len":"0xffffffff","file":"never-written"}]}`, "outside SRAM"},
 	} {
 		w := runHost(t, c.host, "")
 		if err := w.HostErr(); err == nil || !strings.Contains(err.Error(), c.want) {
