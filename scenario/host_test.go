@@ -166,6 +166,10 @@ func TestHostScriptErrors(t *testing.T) {
 		{`{"main":[{"op":"if","value":"1","then":[{"op":"nop"}]}]}`, "", "main[0] (if).then[0] (nop): unknown op"},
 		{`{"main":[],"bogus":1}`, "", "bogus"},
 		{`{"main":[]}`, `,"nodes":[{"params":{"mbox":1}}]`, "params with a host script"},
+		// Polls so frequent that a wait of the run's length takes hours
+		// (1ps: 10^12 checks a simulated second).
+		{`{"poll":"1ps","main":[]}`, "", "nodes[0].host.poll: 1ps: at least 10.000ns"},
+		{`{"main":[{"op":"wait","space":"host","addr":"0","value":"1","every":"9ns"}]}`, "", "main[0] (wait): every 9.000ns: at least 10.000ns"},
 	}
 	for _, c := range cases {
 		_, err := hostScenario(t, c.host, c.extra)
