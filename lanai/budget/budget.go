@@ -156,6 +156,9 @@ func Parse(name string, data []byte) (*File, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	if len(f.Paths) == 0 { // checking nothing would pass: likely the wrong file
+		return nil, fmt.Errorf("%s: no paths (a line: name start end cycles tolerance)", name)
+	}
 	return f, nil
 }
 

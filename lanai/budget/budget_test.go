@@ -136,6 +136,10 @@ func TestNeverRanAndBadFiles(t *testing.T) {
 		"\tfoo 3\n":                "b.txt:1: a routine's cycles before any path",
 		"a x y 10 0\n\tfoo\n":      "b.txt:2: want: routine cycles",
 		"a x y 10 0\n\tfoo many\n": "b.txt:2: cycles \"many\"",
+		// No path: check measured nothing and passed (exit 0), as it
+		// would with the wrong file.
+		"":                   "b.txt: no paths (a line: name start end cycles tolerance)",
+		"# only a comment\n": "b.txt: no paths",
 	} {
 		if _, err := Parse("b.txt", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", src, err, want)
