@@ -47,6 +47,13 @@ func TestRunBadScenarios(t *testing.T) {
 	if code, _, e := runCmd("run", "--quiet", "--json", filepath.Join(shared, "x.json"), shared); code != 2 || !strings.Contains(e, "not a directory") {
 		t.Errorf("--json under a file: exit %d %q", code, e)
 	}
+	// A debugger script that is a device or a directory is refused before
+	// the run (/dev/zero was read as one 1 MiB line: "token too long").
+	for _, script := range []string{"/dev/zero", dir} {
+		if code, _, e := runCmd("run", "--quiet", "--debug-script", script, shared); code != 2 || !strings.Contains(e, "netvm run: --debug-script: read "+script+": ") {
+			t.Errorf("--debug-script %s: exit %d %q", script, code, e)
+		}
+	}
 	if code, _, e := runCmd("stress", "--quiet", "--writes", "10", "--json", "/dev/full"); code != 2 || !strings.Contains(e, "no space left on device") {
 		t.Errorf("stress --json /dev/full: exit %d %q", code, e)
 	}

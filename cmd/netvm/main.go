@@ -47,6 +47,7 @@ import (
 
 	"lanaiemu/dap"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/readfile"
 	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/netvm/bench"
@@ -308,13 +309,12 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	var res *nvmrun.Result
 	debugErrs := 0
 	if *debugScript != "" {
-		f, err := os.Open(*debugScript)
+		script, err := readfile.Read(*debugScript, readfile.Text) // a device or a directory is refused by name
 		if err != nil {
-			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			fmt.Fprintf(stderr, "netvm run: --debug-script: %v\n", err)
 			return 2
 		}
-		res, debugErrs, err = nvmrun.Debug(sc, f, stdout, nvmrun.DebugConfig{Root: *root, Timeline: tl})
-		f.Close()
+		res, debugErrs, err = nvmrun.Debug(sc, bytes.NewReader(script), stdout, nvmrun.DebugConfig{Root: *root, Timeline: tl})
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm run: %v\n", err)
 			return 3
