@@ -111,10 +111,11 @@ const maxCost = sim.Second
 
 // Set parses assignments of costs, "name=duration" separated by commas
 // ("signal-delivery=17us,wakeup=5us"; sim.ParseDuration's syntax), into
-// tm. A name it does not know, a bad duration or one over a second is an
-// error naming the known costs, and leaves tm unchanged.
+// tm. A name it does not know, a name given twice, a bad duration or one
+// over a second is an error naming the cost, and leaves tm unchanged.
 func (tm *Timing) Set(list string) error {
 	next := *tm
+	given := make([]bool, len(timingCosts))
 	for _, item := range strings.Split(list, ",") {
 		name, val, ok := strings.Cut(strings.TrimSpace(item), "=")
 		if !ok {
@@ -124,6 +125,10 @@ func (tm *Timing) Set(list string) error {
 		if i < 0 {
 			return fmt.Errorf("host cost %q: unknown (known: %s)", name, strings.Join(TimingCostNames(), ", "))
 		}
+		if given[i] {
+			return fmt.Errorf("host cost %s: given twice", name)
+		}
+		given[i] = true
 		d, err := sim.ParseDuration(val)
 		if err != nil {
 			return fmt.Errorf("host cost %s: %v", name, err)

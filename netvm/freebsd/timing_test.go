@@ -18,7 +18,7 @@ func TestTimingSet(t *testing.T) {
 	if d := cmp.Diff(want, tm); d != "" {
 		t.Errorf("after Set (-want +got):\n%s", d)
 	}
-	for _, bad := range []string{"signal=17us", "wakeup", "wakeup=5", "wakeup=2s", "syscall=1us,nope=1us", ""} {
+	for _, bad := range []string{"signal=17us", "wakeup", "wakeup=5", "wakeup=2s", "syscall=1us,nope=1us", "", "syscall=1ps,syscall=2ps", "wakeup=1us, wakeup=1us"} {
 		before := tm
 		require.Error(t, tm.Set(bad), bad)
 		require.Equal(t, before, tm, "%q changed the costs", bad)
