@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"lanaiemu/lanai/profile"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // netvm run on scenarios that are legitimate but were mishandled (two
@@ -43,9 +45,29 @@ func TestRunBadScenarios(t *testing.T) {
 	if code, _, e := runCmd("run", "--quiet", crowd); code != 1 || !strings.Contains(e, "open: netvm: no free endpoint") {
 		t.Errorf("seventeen endpoints on one node: exit %d %q", code, e)
 	}
-	// An output that cannot be written fails before the run.
-	if code, _, e := runCmd("run", "--quiet", "--json", filepath.Join(shared, "x.json"), shared); code != 2 || !strings.Contains(e, "not a directory") {
-		t.Errorf("--json under a file: exit %d %q", code, e)
+	// An output that cannot be written fails before the run, naming its
+	// flag (--profile failed only after the run, with exit 3).
+	for _, flag := range []string{"--json", "--trace", "--profile"} {
+		start := time.Now()
+		code, out, e := runCmd("run", "--quiet", flag, filepath.Join(shared, "x.json"), shared)
+		if code != 2 || out != "" || !strings.HasPrefix(e, "netvm run: "+flag+": ") || !strings.Contains(e, "not a directory") || time.Since(start) > time.Second {
+			t.Errorf("%s under a file: exit %d after %v, stdout %q, stderr %q; want exit 2 at once", flag, code, time.Since(start), out, e)
+		}
+	}
+	prof := filepath.Join(dir, "p.pb.gz")
+	if code, _, e := runCmd("run", "--quiet", "--profile", prof, shared); code != 0 {
+		t.Errorf("--profile: exit %d %q", code, e)
+	}
+	for i := 0; i < 4; i++ {
+		if st, err := os.Stat(profile.NodeFile(prof, i)); err != nil || st.Size() == 0 {
+			t.Errorf("node %d's profile: %v", i, err)
+		}
+	}
+	// An explicitly empty output path is an error, not "no output".
+	for _, flag := range []string{"--json=", "--trace=", "--profile="} {
+		if code, _, e := runCmd("run", "--quiet", flag, shared); code != 2 || !strings.Contains(e, "netvm run: "+strings.TrimSuffix(flag, "=")+": ") {
+			t.Errorf("%s: exit %d %q; want 2", flag, code, e)
+		}
 	}
 	// A debugger script that is a device or a directory is refused before
 	// the run (/dev/zero was read as one 1 MiB line: "token too long").

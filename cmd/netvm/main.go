@@ -36,17 +36,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	pprof "github.com/google/pprof/profile"
-
 	"lanaiemu/dap"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/internal/timeline"
 	"lanaiemu/lanai/profile"
@@ -199,14 +197,14 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c.ClockHz = opts.clock * 1_000_000
-	var jsonFile *outFile
+	var jsonFile *outfile.File
 	if opts.json != "" { // opened before the run: an unwritable file fails now
 		var err error
-		if jsonFile, err = createOut(opts.json); err != nil {
+		if jsonFile, err = outfile.Create(opts.json); err != nil {
 			fmt.Fprintf(stderr, "netvm stress: --json: %v\n", err)
 			return 2
 		}
-		defer func() { jsonFile.abandon() }() // the file as it is at the end: nil once written
+		defer func() { jsonFile.Abandon() }() // the file as it is at the end: nil once written
 	}
 	if !opts.quiet {
 		c.Progress = stderr
@@ -220,7 +218,7 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 	out = append(out, '\n')
 	stdout.Write(out)
 	if jsonFile != nil {
-		err := jsonFile.write(out)
+		err := jsonFile.Write(out)
 		jsonFile = nil
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm stress: %v\n", err)
@@ -277,26 +275,30 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	}
 	// The outputs are opened before the run, so that an unwritable one
 	// fails now rather than after it.
-	outs := map[*string]*outFile{}
-	for _, path := range []*string{jsonOut, traceOut} {
-		if *path == "" {
-			continue
-		}
-		o, err := createOut(*path)
-		if err != nil {
-			for _, o := range outs {
-				o.abandon()
-			}
-			fmt.Fprintf(stderr, "netvm run: %v\n", err)
-			return 2
-		}
-		outs[path] = o
+	if err := outfile.CheckEmpty(fs, "json", "trace", "profile"); err != nil {
+		fmt.Fprintf(stderr, "netvm run: %v\n", err)
+		return 2
 	}
-	defer func() {
-		for _, o := range outs {
-			o.abandon()
-		}
-	}()
+	var outs outfile.Set
+	defer outs.Abandon()
+	var jsonFile, traceFile *outfile.File
+	var profFiles []*outfile.File
+	err = nil
+	if *jsonOut != "" {
+		jsonFile, err = outs.Open("json", *jsonOut)
+	}
+	if err == nil && *traceOut != "" {
+		traceFile, err = outs.Open("trace", *traceOut)
+	}
+	for i := 0; err == nil && *profFile != "" && i < sc.Count; i++ {
+		var o *outfile.File
+		o, err = outs.Open("profile", profile.NodeFile(*profFile, i))
+		profFiles = append(profFiles, o)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "netvm run: %v\n", err)
+		return 2
+	}
 	sc.Profile = *profFile != ""
 	var tl *timeline.Recorder
 	if *traceOut != "" {
@@ -326,30 +328,21 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	out, _ := json.MarshalIndent(res, "", "  ")
 	out = append(out, '\n')
 	stdout.Write(out)
-	if o := outs[jsonOut]; o != nil {
-		delete(outs, jsonOut)
-		if err := o.write(out); err != nil {
-			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+	if jsonFile != nil {
+		if err := jsonFile.Write(out); err != nil {
+			fmt.Fprintf(stderr, "netvm run: --json: %v\n", err)
 			return 3
 		}
 	}
-	if o := outs[traceOut]; o != nil {
-		delete(outs, traceOut)
-		var buf bytes.Buffer
-		err := tl.Write(&buf)
-		if err == nil {
-			err = o.write(buf.Bytes())
-		} else {
-			o.abandon()
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+	if traceFile != nil {
+		if err := traceFile.WriteFrom(tl.Write); err != nil {
+			fmt.Fprintf(stderr, "netvm run: --trace: %v\n", err)
 			return 3
 		}
 	}
 	for i, p := range res.Profiles {
-		if err := writeProfile(profile.NodeFile(*profFile, i), p, res.ClockHz); err != nil {
-			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+		if err := profFiles[i].WriteFrom(p.Profile(res.ClockHz).Write); err != nil {
+			fmt.Fprintf(stderr, "netvm run: --profile: %v\n", err)
 			return 3
 		}
 	}
@@ -412,19 +405,33 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// The outputs are made ready before the run: a path that cannot be
-	// written fails now, not after it.
-	var jsonFile *outFile
+	// written fails now, not after it. Every experiment has nodes 0 and
+	// 1; their profiles are opened now, a third node's (sync) after the run
+	// in the same directory.
+	if err := outfile.CheckEmpty(fs, "json", "plots", "profile"); err != nil {
+		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+		return 2
+	}
+	var outs outfile.Set
+	defer outs.Abandon()
+	var jsonFile *outfile.File
+	var profFiles []*outfile.File
+	var err error
 	if *jsonOut != "" {
-		var err error
-		if jsonFile, err = createOut(*jsonOut); err != nil {
-			fmt.Fprintf(stderr, "netvm bench: --json: %v\n", err)
-			return 2
-		}
+		jsonFile, err = outs.Open("json", *jsonOut)
+	}
+	for i := 0; err == nil && *profFile != "" && i < 2; i++ {
+		var o *outfile.File
+		o, err = outs.Open("profile", profile.NodeFile(*profFile, i))
+		profFiles = append(profFiles, o)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
+		return 2
 	}
 	if *plots != "" {
 		if err := bench.PreparePlotDir(*plots); err != nil {
 			fmt.Fprintf(stderr, "netvm bench: --plots: %v\n", err)
-			jsonFile.abandon()
 			return 2
 		}
 	}
@@ -436,7 +443,6 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		tm := freebsd.DefaultTiming()
 		if err := tm.Set(*hostCosts); err != nil {
 			fmt.Fprintf(stderr, "netvm bench: --host-timing: %v\n", err)
-			jsonFile.abandon()
 			return 2
 		}
 		cfg.HostTiming = &tm
@@ -447,18 +453,25 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	res, err := bench.Run(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
-		jsonFile.abandon()
+		jsonFile.Abandon()
 		return 3
 	}
 	bench.WriteTable(stdout, res.Figures)
 	if cfg.Profiles != nil {
 		profs, err := cfg.Profiles.Merged(res.Config.ClockHz)
 		for i := 0; err == nil && i < len(profs); i++ {
-			err = writePprof(profile.NodeFile(*profFile, i), profs[i])
+			if i >= len(profFiles) {
+				var o *outfile.File
+				if o, err = outs.Open("profile", profile.NodeFile(*profFile, i)); err != nil {
+					break
+				}
+				profFiles = append(profFiles, o)
+			}
+			err = profFiles[i].WriteFrom(profs[i].Write)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
-			jsonFile.abandon()
+			fmt.Fprintf(stderr, "netvm bench: --profile: %v\n", err)
+			jsonFile.Abandon()
 			return 3
 		}
 	}
@@ -466,14 +479,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		files, err := bench.WritePlots(*plots, res.Curves)
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
-			jsonFile.abandon()
+			jsonFile.Abandon()
 			return 3
 		}
 		fmt.Fprintf(stderr, "netvm bench: %d plots in %s\n", len(files), *plots)
 	}
 	if jsonFile != nil {
 		out, _ := json.MarshalIndent(res, "", "  ")
-		if err := jsonFile.write(append(out, '\n')); err != nil {
+		if err := jsonFile.Write(append(out, '\n')); err != nil {
 			fmt.Fprintf(stderr, "netvm bench: --json: %v\n", err)
 			return 3
 		}
@@ -509,72 +522,6 @@ func runDAP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// outFile is an output file named on the command line, opened before a
-// long run so that a path that cannot be written fails at once, and
-// written after the run.
-type outFile struct {
-	f       *os.File
-	regular bool
-	created bool // it did not exist: abandon removes it
-}
-
-// createOut opens path for writing, creating it if needed; an existing
-// regular file keeps its contents until write. A device or pipe gets a
-// newline (white space before the JSON) to find out whether it takes
-// writes: /dev/full does not.
-func createOut(path string) (*outFile, error) {
-	_, err := os.Lstat(path)
-	created := errors.Is(err, os.ErrNotExist)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	o := &outFile{f: f, created: created}
-	st, err := f.Stat()
-	if err == nil {
-		if o.regular = st.Mode().IsRegular(); !o.regular {
-			_, err = f.Write([]byte("\n"))
-		}
-	}
-	if err != nil {
-		o.abandon()
-		return nil, err
-	}
-	return o, nil
-}
-
-// write replaces the file's contents with b and closes the file.
-func (o *outFile) write(b []byte) error {
-	var err error
-	if o.regular {
-		err = o.f.Truncate(0)
-	}
-	if err == nil {
-		_, err = o.f.Write(b)
-	}
-	if cerr := o.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// abandon closes the file, and removes it if createOut created it. A nil
-// *outFile has nothing to abandon.
-func (o *outFile) abandon() {
-	if o == nil {
-		return
-	}
-	o.f.Close()
-	if o.created {
-		os.Remove(o.f.Name())
-	}
-}
-
-// writeProfile writes one board's profile, its cycles at hz.
-func writeProfile(name string, p *profile.Profiler, hz uint64) error {
-	return writePprof(name, p.Profile(hz))
-}
-
 // checkBoard refuses a board no product names and a clock (MHz, 0 for
 // the board's) outside 10..1000.
 func checkBoard(name string, clockMHz uint64) error {
@@ -588,17 +535,4 @@ func checkBoard(name string, clockMHz uint64) error {
 		return fmt.Errorf("--clock %d: 10..1000 MHz", clockMHz)
 	}
 	return nil
-}
-
-// writePprof writes a pprof profile to a file.
-func writePprof(name string, p *pprof.Profile) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	err = p.Write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -81,7 +81,7 @@ func TestCommand(t *testing.T) {
 // each curve as SVG and PNG.
 func TestBenchCommand(t *testing.T) {
 	for _, args := range [][]string{{"bench", "--clock", "5"}, {"bench", "--link-rate", "0"}, {"bench", "--pin-cache", "0"}, {"bench", "--warp"},
-		{"bench", "--host-timing", "signal=17us"}, {"bench", "--host-timing", "wakeup=9999s"},
+		{"bench", "--host-timing", "signal=17us"}, {"bench", "--host-timing", "wakeup=9999s"}, {"bench", "--host-timing", "syscall=1ps,syscall=2ps"},
 		{"bench", "--board", "M9X-PCI64Z"}, {"stress", "--board", "PCI64"}, {"run", "--board", "M2L", "../../fixtures/netvm/scenarios/tour.json"},
 		{"run", "--clock", "5000", "../../fixtures/netvm/scenarios/tour.json"}} {
 		if code, _, _ := runCmd(args...); code != 2 {
@@ -99,6 +99,9 @@ func TestBenchCommand(t *testing.T) {
 		{"--json", filepath.Join(file, "b.json")},
 		{"--plots", filepath.Join(file, "plots")},
 		{"--json", filepath.Join(dir, "new.json"), "--plots", filepath.Join(file, "plots")},
+		{"--profile", filepath.Join(file, "p.pb.gz")},
+		{"--json", filepath.Join(dir, "new.json"), "--profile", filepath.Join(file, "p.pb.gz")},
+		{"--json="}, {"--plots="}, {"--profile="},
 	}
 	if _, err := os.Stat("/dev/full"); err == nil {
 		bad = append(bad, []string{"--json", "/dev/full"})

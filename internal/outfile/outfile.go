@@ -1,0 +1,126 @@
+// Package outfile opens the output files named on a tool's command line
+// before a long run, so that a path that cannot be written fails at once,
+// not after the run, and writes them when the run is done. An existing
+// regular file keeps its contents until Write, so a failed run leaves it
+// as it was.
+package outfile
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// File is an output file opened before the run and written after it.
+type File struct {
+	f       *os.File
+	regular bool
+	created bool // it did not exist: Abandon removes it
+}
+
+// Create opens path for writing, creating it if needed; an existing
+// regular file keeps its contents until Write. An empty path is an error.
+// A device or pipe gets a newline (white space before JSON) to find out
+// whether it takes writes: /dev/full does not.
+func Create(path string) (*File, error) {
+	if path == "" {
+		return nil, errors.New("an empty file name")
+	}
+	_, err := os.Lstat(path)
+	created := errors.Is(err, os.ErrNotExist)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	o := &File{f: f, created: created}
+	st, err := f.Stat()
+	if err == nil {
+		if o.regular = st.Mode().IsRegular(); !o.regular {
+			_, err = f.Write([]byte("\n"))
+		}
+	}
+	if err != nil {
+		o.Abandon()
+		return nil, err
+	}
+	return o, nil
+}
+
+// Write replaces the file's contents with b and closes the file.
+func (o *File) Write(b []byte) error {
+	var err error
+	if o.regular {
+		err = o.f.Truncate(0)
+	}
+	if err == nil {
+		_, err = o.f.Write(b)
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// WriteFrom replaces the file's contents with what write produces (a
+// profile's or a timeline's writer) and closes the file. If write fails
+// the file is abandoned.
+func (o *File) WriteFrom(write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		o.Abandon()
+		return err
+	}
+	return o.Write(buf.Bytes())
+}
+
+// Abandon closes the file, and removes it if Create created it. A nil
+// *File has nothing to abandon; abandoning a written file does nothing
+// more.
+func (o *File) Abandon() {
+	if o == nil {
+		return
+	}
+	if o.f.Close() == nil && o.created {
+		os.Remove(o.f.Name())
+	}
+}
+
+// CheckEmpty refuses an output flag among names that fs was given with an
+// empty value ("--json="): an output named as nothing is a mistake, not a
+// request for no output. The error names the flag.
+func CheckEmpty(fs *flag.FlagSet, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && f.Value.String() == "" && slices.Contains(names, f.Name) {
+			err = fmt.Errorf("--%s: an empty file name", f.Name)
+		}
+	})
+	return err
+}
+
+// Set is the output files of one run, opened together before it.
+type Set struct{ files []*File }
+
+// Open opens path for flag (its name, for the error) and adds it to the
+// set; an error names the flag.
+func (s *Set) Open(flag, path string) (*File, error) {
+	o, err := Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	s.files = append(s.files, o)
+	return o, nil
+}
+
+// Abandon abandons every file of the set not yet written: those made for
+// the run are removed, those that existed keep their contents.
+func (s *Set) Abandon() {
+	for _, o := range s.files {
+		o.Abandon()
+	}
+	s.files = nil
+}
