@@ -20,6 +20,7 @@ import (
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
+	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/objfile"
 )
@@ -55,6 +56,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		return 2
+	}
+	if err := outfile.CheckEmpty(fs, "-o", "-l"); err != nil {
+		fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
 		return 2
 	}
 	files := fs.Args()

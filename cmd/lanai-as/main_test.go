@@ -67,4 +67,14 @@ func TestLanaiAs(t *testing.T) {
 	if st, msg := runAs(t, "-c", filepath.Join(dir, "missing.s")); st != 1 || !strings.Contains(msg, "missing.s") {
 		t.Errorf("missing file: status %d, %q", st, msg)
 	}
+	// An output named as nothing is a usage error: -o "" silently wrote
+	// a.out (or NAME.o), -l "" wrote no listing.
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{{"-o", []string{"-o", "", good}}, {"-o", []string{"-c", "-o=", good}}, {"-l", []string{"-l", "", good}}} {
+		if st, msg := runAs(t, c.args...); st != 2 || !strings.Contains(msg, "lanai-as: error: "+c.flag+": an empty file name") {
+			t.Errorf("%q: status %d, %q; want 2 naming %s", c.args, st, msg, c.flag)
+		}
+	}
 }

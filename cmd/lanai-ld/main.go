@@ -24,6 +24,7 @@ import (
 	"os"
 
 	"lanaiemu/asm/link"
+	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/memsys"
 	"lanaiemu/objfile"
@@ -109,6 +110,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			files = append(files, args[1:]...)
 			break
 		}
+	}
+	if err := outfile.CheckEmpty(fs, "-o", "-Map"); err != nil {
+		errorf("%v", err)
+		return 2
 	}
 	if len(files) == 0 {
 		errorf("no input files")

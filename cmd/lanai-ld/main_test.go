@@ -95,6 +95,9 @@ func TestExitCodes(t *testing.T) {
 		{"SRAM over 32 MiB", []string{"-o", out, "-sram-size", "0x2000004", crt0, ex}, 2, []string{"-sram-size 0x2000004: want a non-zero multiple of 4 up to 0x2000000"}},
 		{"unaligned text", []string{"-o", out, "-Ttext", "2", crt0, ex}, 1, []string{"lanai-ld: error: address (0x2) of section .text is not a multiple of its alignment (4)"}},
 		{"unwritable", []string{"-o", filepath.Join(dir, "no", "such", "dir"), crt0, ex}, 1, []string{"lanai-ld: error: open "}},
+		// An output named as nothing: -Map "" wrote no map in silence.
+		{"empty output", []string{"-o", "", crt0, ex}, 2, []string{"lanai-ld: error: -o: an empty file name"}},
+		{"empty map", []string{"-o", out, "-Map=", crt0, ex}, 2, []string{"lanai-ld: error: -Map: an empty file name"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

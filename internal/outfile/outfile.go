@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"strings"
 )
 
 // File is an output file opened before the run and written after it.
@@ -89,14 +89,20 @@ func (o *File) Abandon() {
 	}
 }
 
-// CheckEmpty refuses an output flag among names that fs was given with an
-// empty value ("--json="): an output named as nothing is a mistake, not a
-// request for no output. The error names the flag.
-func CheckEmpty(fs *flag.FlagSet, names ...string) error {
+// CheckEmpty refuses an output flag among flags that fs was given with
+// an empty value ("--json="): an output named as nothing is a mistake, not
+// a request for no output. Each flag is written as the tool's help writes
+// it ("-o", "--json"); the error names it so.
+func CheckEmpty(fs *flag.FlagSet, flags ...string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		if err == nil && f.Value.String() == "" && slices.Contains(names, f.Name) {
-			err = fmt.Errorf("--%s: an empty file name", f.Name)
+		if err != nil || f.Value.String() != "" {
+			return
+		}
+		for _, name := range flags {
+			if strings.TrimLeft(name, "-") == f.Name {
+				err = fmt.Errorf("%s: an empty file name", name)
+			}
 		}
 	})
 	return err

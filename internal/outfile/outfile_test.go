@@ -75,7 +75,7 @@ func TestCheckEmpty(t *testing.T) {
 		want string
 	}{
 		{nil, ""}, {[]string{"--json", "a"}, ""}, {[]string{"--json="}, "--json: an empty file name"},
-		{[]string{"--other="}, ""}, {[]string{"--json", "a", "--trace", ""}, "--trace: an empty file name"},
+		{[]string{"--other="}, ""}, {[]string{"--json", "a", "--trace", ""}, "-trace: an empty file name"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.String("json", "", "")
@@ -84,7 +84,7 @@ func TestCheckEmpty(t *testing.T) {
 		if err := fs.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
-		err := CheckEmpty(fs, "json", "trace")
+		err := CheckEmpty(fs, "--json", "-trace")
 		if got := ""; err != nil {
 			got = err.Error()
 			if got != c.want {
