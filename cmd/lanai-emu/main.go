@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"lanaiemu/debugger"
+	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai"
 	budgetpkg "lanaiemu/lanai/budget"
@@ -324,6 +325,8 @@ func (t *traceFlag) Set(v string) error {
 		t.on, t.file = true, ""
 	case "false":
 		t.on, t.file = false, ""
+	case "":
+		return errors.New("an empty file name (--trace alone traces to standard error)")
 	default:
 		t.on, t.file = true, v
 	}
@@ -365,6 +368,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
+	if err := outfile.CheckEmpty(fs, "--stats", "--profile"); err != nil {
+		fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+		return exitUsage
+	}
 	console := bufio.NewWriterSize(stdout, 4096)
 	defer console.Flush()
 	c, img, err := m.load(path, console)
@@ -377,11 +384,23 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lanai-emu run: --trace and --profile cannot be combined")
 		return exitUsage
 	}
+	// The outputs are opened before the run: an unwritable one fails now.
+	// The stats file keeps its old contents until the run is done; the
+	// profile and trace files are made empty now (a trace is written as
+	// the run goes).
+	var statsOut *outfile.File
+	if *statsFile != "" {
+		if statsOut, err = outfile.Create(*statsFile); err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: --stats: %v\n", err)
+			return exitImage
+		}
+		defer statsOut.Abandon()
+	}
 	var prof *profile.Profiler
 	var profOut *os.File
 	if *profileFile != "" {
-		if profOut, err = os.Create(*profileFile); err != nil { // before the run: an unwritable file fails now
-			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+		if profOut, err = os.Create(*profileFile); err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: --profile: %v\n", err)
 			return exitImage
 		}
 		defer profOut.Close()
@@ -393,7 +412,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var traceFile *os.File
 	if trace.on && trace.file != "" {
 		if traceFile, err = os.Create(trace.file); err != nil {
-			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+			fmt.Fprintf(stderr, "lanai-emu run: --trace: %v\n", err)
 			return exitImage
 		}
 		traceOut = traceFile
@@ -464,10 +483,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lanai-emu: %d instructions, %d cycles, CPI %.3f, simulated %s at %g MHz; host %.3f s, %.1f MIPS\n",
 			s.Instructions, s.Cycles, s.CPI, debugger.FormatSeconds(s.SimSeconds), float64(s.ClockHz)/1e6, s.HostSeconds, s.MIPS)
 	}
-	if *statsFile != "" {
+	if statsOut != nil {
 		b, _ := json.MarshalIndent(s, "", "  ")
-		if err := os.WriteFile(*statsFile, append(b, '\n'), 0o644); err != nil {
-			fmt.Fprintf(stderr, "lanai-emu run: %v\n", err)
+		if err := statsOut.Write(append(b, '\n')); err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: --stats: %v\n", err)
 			return exitImage
 		}
 	}

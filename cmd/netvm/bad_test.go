@@ -2,12 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"lanaiemu/lanai/profile"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"lanaiemu/lanai/profile"
 )
 
 // netvm run on scenarios that are legitimate but were mishandled (two
