@@ -55,3 +55,45 @@ func TestBadInputRefusedAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// Outputs that cannot be written are refused before the run, naming their
+// flag (they failed after it, the summary already out); an output named as
+// nothing and an explicit --nodes 0 are usage errors.
+func TestUnwritableOutputsRefusedAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stream := filepath.Join(sc, "stream.json")
+	for _, flag := range []string{"--stats", "--timeline", "--profile"} {
+		st, out := lsim(t, flag, filepath.Join(file, "x.json"), stream)
+		if st != 66 || !strings.HasPrefix(out, "lanai-sim: "+flag+": ") || !strings.Contains(out, "not a directory") || strings.Contains(out, "lanai-sim: node 0:") {
+			t.Errorf("%s under a file: status %d %q, want 66 before the run", flag, st, out)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--stats=", stream}, "--stats: an empty file name"},
+		{[]string{"--timeline=", stream}, "--timeline: an empty file name"},
+		{[]string{"--profile=", stream}, "--profile: an empty file name"},
+		// --nodes 0 was the topology's count in silence.
+		{[]string{"--nodes", "0", "--firmware", filepath.Join(sc, "dma.s")}, "--nodes 0: 1..4096"},
+		{[]string{"--nodes", "0", stream}, "--nodes 0: 1..4096"},
+	} {
+		st, out := lsim(t, c.args...)
+		if st != 64 || !strings.Contains(out, c.want) || strings.Contains(out, "lanai-sim: node 0:") {
+			t.Errorf("%v: status %d %q, want 64 and %q", c.args, st, out, c.want)
+		}
+	}
+	// A run's profiles, one per node, are written after it.
+	prof := filepath.Join(dir, "p.pb.gz")
+	if st, out := lsim(t, "--quiet", "--profile", prof, stream); st != 0 {
+		t.Fatalf("--profile: status %d %q", st, out)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "p-node1.pb.gz")); err != nil || st.Size() == 0 {
+		t.Errorf("node 1's profile: %v", err)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"lanaiemu/internal/outfile"
 	"lanaiemu/lanai/budget"
 	"lanaiemu/lanai/profile"
 	"lanaiemu/scenario"
@@ -116,6 +117,14 @@ func run(args []string, stderr io.Writer) int {
 		}
 		return status
 	}
+	nodesSet := false
+	fs.Visit(func(f *flag.Flag) { nodesSet = nodesSet || f.Name == "nodes" })
+	if nodesSet && (*nodes < 1 || *nodes > scenario.MaxNodes) {
+		return fail(scenario.StatusUsage, fmt.Errorf("--nodes %d: 1..%d (leave it out for the topology's count)", *nodes, scenario.MaxNodes))
+	}
+	if err := outfile.CheckEmpty(fs, "--stats", "--timeline", "--profile"); err != nil {
+		return fail(scenario.StatusUsage, err)
+	}
 	var s *scenario.Scenario
 	var err error
 	switch len(files) {
@@ -173,6 +182,26 @@ func run(args []string, stderr io.Writer) int {
 			meters = append(meters, m)
 		}
 	}
+	// The outputs are opened before the run: an unwritable one fails now.
+	// Existing files keep their contents until the run is done.
+	var outs outfile.Set
+	defer outs.Abandon()
+	var statsOut, tlOut *outfile.File
+	var profOuts []*outfile.File
+	if *statsFile != "" {
+		statsOut, err = outs.Open("stats", *statsFile)
+	}
+	if err == nil && *tlFile != "" {
+		tlOut, err = outs.Open("timeline", *tlFile)
+	}
+	for i := 0; err == nil && *profFile != "" && i < len(w.Boards); i++ {
+		var o *outfile.File
+		o, err = outs.Open("profile", profile.NodeFile(*profFile, i))
+		profOuts = append(profOuts, o)
+	}
+	if err != nil {
+		return fail(scenario.StatusBadInput, err)
+	}
 	var profs []*profile.Profiler
 	if *profFile != "" {
 		specs := s.NodeSpecs()
@@ -214,8 +243,8 @@ func run(args []string, stderr io.Writer) int {
 			st.Host = nil
 		}
 		data, _ := json.MarshalIndent(st, "", "  ")
-		if err := os.WriteFile(*statsFile, append(data, '\n'), 0o644); err != nil {
-			return fail(scenario.StatusBadInput, err)
+		if err := statsOut.Write(append(data, '\n')); err != nil {
+			return fail(scenario.StatusBadInput, fmt.Errorf("--stats: %w", err))
 		}
 	}
 	if check && status == 0 {
@@ -236,36 +265,16 @@ func run(args []string, stderr io.Writer) int {
 		}
 	}
 	for i, p := range profs {
-		if err := writeProfile(profile.NodeFile(*profFile, i), p, w.Boards[i].Clock().Hz); err != nil {
-			return fail(scenario.StatusBadInput, err)
+		if err := profOuts[i].WriteFrom(func(f io.Writer) error { return p.Write(f, w.Boards[i].Clock().Hz) }); err != nil {
+			return fail(scenario.StatusBadInput, fmt.Errorf("--profile: %w", err))
 		}
 	}
-	if *tlFile != "" {
-		f, err := os.Create(*tlFile)
-		if err == nil {
-			err = w.Timeline().Write(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
-			return fail(scenario.StatusBadInput, err)
+	if tlOut != nil {
+		if err := tlOut.WriteFrom(w.Timeline().Write); err != nil {
+			return fail(scenario.StatusBadInput, fmt.Errorf("--timeline: %w", err))
 		}
 	}
 	return status
-}
-
-// writeProfile writes one node's profile.
-func writeProfile(name string, p *profile.Profiler, hz uint64) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	err = p.Write(f, hz)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // firmwareFile names a node's firmware for its profile.
