@@ -80,6 +80,9 @@ func TestRunBadScenarios(t *testing.T) {
 	if code, _, e := runCmd("stress", "--quiet", "--writes", "10", "--json", "/dev/full"); code != 2 || !strings.Contains(e, "no space left on device") {
 		t.Errorf("stress --json /dev/full: exit %d %q", code, e)
 	}
+	if code, _, e := runCmd("stress", "--quiet", "--writes", "10", "--json="); code != 2 || !strings.Contains(e, "netvm stress: --json: an empty file name") {
+		t.Errorf("stress --json=: exit %d %q", code, e)
+	}
 	// Values the flags' types take but a run cannot: more host memory
 	// than 32 bits address (once a fatal out-of-memory crash, or a host
 	// memory cut to 32 bits), an eviction so frequent the run never ends.

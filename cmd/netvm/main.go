@@ -197,6 +197,10 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c.ClockHz = opts.clock * 1_000_000
+	if err := outfile.CheckEmpty(fs, "--json"); err != nil {
+		fmt.Fprintf(stderr, "netvm stress: %v\n", err)
+		return 2
+	}
 	var jsonFile *outfile.File
 	if opts.json != "" { // opened before the run: an unwritable file fails now
 		var err error
@@ -275,7 +279,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	}
 	// The outputs are opened before the run, so that an unwritable one
 	// fails now rather than after it.
-	if err := outfile.CheckEmpty(fs, "json", "trace", "profile"); err != nil {
+	if err := outfile.CheckEmpty(fs, "--json", "--trace", "--profile"); err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
 	}
@@ -408,7 +412,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	// written fails now, not after it. Every experiment has nodes 0 and
 	// 1; their profiles are opened now, a third node's (sync) after the run
 	// in the same directory.
-	if err := outfile.CheckEmpty(fs, "json", "plots", "profile"); err != nil {
+	if err := outfile.CheckEmpty(fs, "--json", "--plots", "--profile"); err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 		return 2
 	}
