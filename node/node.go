@@ -62,6 +62,12 @@ const (
 	DefaultIdleInstructions = 64
 )
 
+// MaxStep bounds the quantum (so the fabric's least latency) and
+// Config.MaxIdleStep: one simulated day. The world adds a step to the time
+// of a step's start; with steps this short that sum cannot wrap sim.Time
+// (2^64 ps is about 213 simulated days) before a run ends.
+const MaxStep = 24 * 3600 * sim.Second
+
 // Member is one board of a World: its number, the board, and why it
 // stopped.
 type Member struct {
@@ -199,11 +205,14 @@ func New(q *sim.Queue, f *fabric.Fabric, boards []*board.Board, cfg Config) (*Wo
 	if cfg.Quantum == 0 {
 		cfg.Quantum = L
 	}
-	if cfg.Quantum == 0 || cfg.Quantum > L {
-		return nil, fmt.Errorf("%w: quantum %v, min latency %v", ErrBadConfig, cfg.Quantum, L)
+	if cfg.Quantum == 0 || cfg.Quantum > L || cfg.Quantum > MaxStep {
+		return nil, fmt.Errorf("%w: quantum %v, min latency %v (at most %v)", ErrBadConfig, cfg.Quantum, L, MaxStep)
 	}
 	if cfg.MaxIdleStep == 0 {
 		cfg.MaxIdleStep = DefaultMaxIdleStep
+	}
+	if cfg.MaxIdleStep > MaxStep {
+		return nil, fmt.Errorf("%w: max idle step %v over %v", ErrBadConfig, cfg.MaxIdleStep, MaxStep)
 	}
 	if cfg.IdleInstructions == 0 {
 		cfg.IdleInstructions = DefaultIdleInstructions
