@@ -194,10 +194,8 @@ func run(args []string, stderr io.Writer) int {
 	if err == nil && *tlFile != "" {
 		tlOut, err = outs.Open("timeline", *tlFile)
 	}
-	for i := 0; err == nil && *profFile != "" && i < len(w.Boards); i++ {
-		var o *outfile.File
-		o, err = outs.Open("profile", profile.NodeFile(*profFile, i))
-		profOuts = append(profOuts, o)
+	if err == nil && *profFile != "" {
+		profOuts, err = outs.OpenNodes("profile", len(w.Boards), func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
 	if err != nil {
 		return fail(scenario.StatusBadInput, err)

@@ -294,10 +294,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if err == nil && *traceOut != "" {
 		traceFile, err = outs.Open("trace", *traceOut)
 	}
-	for i := 0; err == nil && *profFile != "" && i < sc.Count; i++ {
-		var o *outfile.File
-		o, err = outs.Open("profile", profile.NodeFile(*profFile, i))
-		profFiles = append(profFiles, o)
+	if err == nil && *profFile != "" {
+		profFiles, err = outs.OpenNodes("profile", sc.Count, func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
@@ -424,10 +422,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if *jsonOut != "" {
 		jsonFile, err = outs.Open("json", *jsonOut)
 	}
-	for i := 0; err == nil && *profFile != "" && i < 2; i++ {
-		var o *outfile.File
-		o, err = outs.Open("profile", profile.NodeFile(*profFile, i))
-		profFiles = append(profFiles, o)
+	if err == nil && *profFile != "" { // every experiment has nodes 0 and 1; others are opened after theirs
+		profFiles, err = outs.OpenNodes("profile", 2, func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)

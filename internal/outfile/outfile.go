@@ -122,6 +122,20 @@ func (s *Set) Open(flag, path string) (*File, error) {
 	return o, nil
 }
 
+// OpenNodes opens one file per node, name(0) to name(n-1), for flag (a
+// profile per board) and adds them to the set.
+func (s *Set) OpenNodes(flag string, n int, name func(node int) string) ([]*File, error) {
+	files := make([]*File, 0, n)
+	for i := range n {
+		o, err := s.Open(flag, name(i))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, o)
+	}
+	return files, nil
+}
+
 // Abandon abandons every file of the set not yet written: those made for
 // the run are removed, those that existed keep their contents.
 func (s *Set) Abandon() {

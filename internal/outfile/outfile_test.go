@@ -95,3 +95,37 @@ func TestCheckEmpty(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenNodes(t *testing.T) {
+	dir := t.TempDir()
+	var s Set
+	name := func(i int) string { return filepath.Join(dir, "p-node"+string(rune('0'+i))+".pb.gz") }
+	files, err := s.OpenNodes("profile", 3, name)
+	if err != nil || len(files) != 3 {
+		t.Fatalf("got %d files, %v", len(files), err)
+	}
+	for i, o := range files {
+		if err := o.Write([]byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(name(i)); len(b) != 1 || b[0] != byte(i) {
+			t.Fatalf("node %d's file holds %v", i, b)
+		}
+	}
+	// A node whose file cannot be made fails the lot, naming the flag, and
+	// the files made before it are removed by Abandon.
+	bad := func(i int) string {
+		if i == 1 {
+			return filepath.Join(dir, "p-node0.pb.gz", "x")
+		}
+		return filepath.Join(dir, "q-node"+string(rune('0'+i)))
+	}
+	var s2 Set
+	if _, err := s2.OpenNodes("profile", 3, bad); err == nil || !strings.HasPrefix(err.Error(), "--profile: ") {
+		t.Fatalf("got %v, want an error naming --profile", err)
+	}
+	s2.Abandon()
+	if _, err := os.Stat(bad(0)); !os.IsNotExist(err) {
+		t.Fatalf("node 0's file left behind: %v", err)
+	}
+}
