@@ -34,6 +34,8 @@
 // programs gives the same image (up to equivalent constant-load
 // encodings); and, when a host C compiler is present, run hosttest/driver.c,
 // which checks the helpers' C sources against the host's native operators.
+// TestLanai9C and TestLanai9Asm run the headers' examples (testdata/it0.c
+// through its clang output it0.s, and testdata/dma9.s) on a board.
 package crt
 
 //go:generate go run ./internal/lanai9gen
