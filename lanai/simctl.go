@@ -1,10 +1,6 @@
 package lanai
 
-import (
-	"fmt"
-
-	"lanaiemu/memsys"
-)
+import "lanaiemu/memsys"
 
 // Registers of the simulation-control device (docs/runtime.md), as offsets
 // from memsys.SimCtlBase; SimCtlRegisters says what each does.
@@ -61,5 +57,5 @@ func (s *simCtl) Write32(off uint32, v uint32) error {
 		}
 		return nil
 	}
-	return &memsys.AccessError{Addr: memsys.SimCtlBase + off, Size: 4, Write: true, Why: fmt.Sprintf("no writable simulation-control register here")}
+	return &memsys.AccessError{Addr: memsys.SimCtlBase + off, Size: 4, Write: true, Why: "no writable simulation-control register here"}
 }
