@@ -98,7 +98,10 @@
 #define LANAI9_DESC_TERMINAL 0x2u /* flag in DESC_NEXT: the engine stops at this descriptor; set on each completed one */
 #define LANAI9_DESC_WAKE     0x4u /* flag in DESC_NEXT: raise ISR WAKE0_INT when this block completes */
 
-/* A descriptor as the engine reads it (the LANai is big-endian, as the engine). */
+/* A descriptor as the engine reads it (the LANai is big-endian, as the engine).
+ * The engine writes next (TERMINAL) and the checksums back: read them through a
+ * volatile lvalue (volatile struct lanai9_dma_desc *): through a plain one the
+ * compiler may read them once, and a polling loop never sees the engine finish. */
 struct __attribute__((aligned(8))) lanai9_dma_desc {
 	unsigned int next; /* next descriptor address (bits 31..3) | WAKE | TERMINAL | E2L */
 	unsigned short csum0; /* the block's ones'-complement sum (RFC 1071, not complemented), written by the engine */
@@ -108,14 +111,14 @@ struct __attribute__((aligned(8))) lanai9_dma_desc {
 	unsigned int eah; /* host (PCI bus) address bits 63..32 */
 	unsigned int eal; /* host address bits 31..0 */
 };
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, next) == LANAI9_DESC_NEXT, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, csum0) == LANAI9_DESC_CSUM0, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, csum1) == LANAI9_DESC_CSUM1, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, len) == LANAI9_DESC_LEN, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, lar) == LANAI9_DESC_LAR, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, eah) == LANAI9_DESC_EAH, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, eal) == LANAI9_DESC_EAL, "descriptor layout");
-_Static_assert(sizeof(struct lanai9_dma_desc) == LANAI9_DESC_SIZE, "descriptor size");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, next) == LANAI9_DESC_NEXT, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, csum0) == LANAI9_DESC_CSUM0, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, csum1) == LANAI9_DESC_CSUM1, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, len) == LANAI9_DESC_LEN, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, lar) == LANAI9_DESC_LAR, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, eah) == LANAI9_DESC_EAH, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, eal) == LANAI9_DESC_EAL, "descriptor layout");
+__extension__ _Static_assert(sizeof(struct lanai9_dma_desc) == LANAI9_DESC_SIZE, "descriptor size");
 
 /* ---- DMA channel pointers: EMULATOR EXTENSION
  * Not on the LANai 9.2: the real board's channel pointers are written by the host

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -129,10 +130,7 @@ var cDefine = regexp.MustCompile(`(?m)^#define (LANAI9_\w+)\s+(?:LANAI9_REG\((0x
 
 // TestHeaderValues reads the committed lanai9.h: it defines LANAI9_ and
 // each name of the Go tables, registers as LANAI9_REG(address), constants
-// as unsigned literals, with the tables' values and nothing else. When
-// clang-14 is installed the header also compiles for the LANai with
-// -Wall -Werror -pedantic, its descriptor struct checked against the
-// offsets by its _Static_asserts.
+// as unsigned literals, with the tables' values and nothing else.
 func TestHeaderValues(t *testing.T) {
 	text, err := os.ReadFile(filepath.Join(crtDir, headerFile))
 	if err != nil {
@@ -161,17 +159,79 @@ func TestHeaderValues(t *testing.T) {
 			t.Errorf("lanai9.h does not define %s%s", cPrefix, name)
 		}
 	}
+}
+
+// headerUse includes lanai9.h twice and with lanai.h (before or after it,
+// by %s and %s) and uses its registers, bits and descriptor struct.
+const headerUse = `%s
+#include "lanai9.h"
+#include "lanai9.h"
+%s
+static struct lanai9_dma_desc ring[2];
+
+unsigned int use(void)
+{
+	volatile struct lanai9_dma_desc *d = &ring[0];
+	d->next = (unsigned int)&ring[1] | LANAI9_DESC_E2L | LANAI9_DESC_WAKE;
+	d->len = LANAI9_DESC_SIZE;
+	d->lar = 0;
+	d->eah = 0;
+	d->eal = 0x100;
+	LANAI9_DMAPTR2 = (unsigned int)d;
+	LANAI9_PULSE = LANAI9_PULSE_CH2;
+	LANAI9_IT0 = 1;
+	lanai_putchar('x');
+	while ((d->next & LANAI9_DESC_TERMINAL) == 0)
+		;
+	return (LANAI9_ISR & (LANAI9_ISR_TIME0_INT | LANAI9_ISR_DEBUG)) + d->csum0;
+}
+`
+
+// TestHeaderCompiles (with clang-14): lanai9.h compiles for the LANai
+// without a warning under -Wall -Wextra -pedantic in C99 and C11 (plain
+// and GNU), included twice and with lanai.h in either order; and its
+// _Static_asserts are live: a copy with one offset off by 4 is rejected.
+func TestHeaderCompiles(t *testing.T) {
 	if _, err := exec.LookPath("clang-14"); err != nil {
 		t.Skip("clang-14 not installed: the header's compile check is skipped")
 	}
-	c := filepath.Join(t.TempDir(), "check.c")
-	prog := fmt.Sprintf("#include %q\nunsigned int f(void) { LANAI9_IT0 = 1; return LANAI9_ISR & LANAI9_ISR_TIME0_INT; }\n", headerFile)
-	if err := os.WriteFile(c, []byte(prog), 0o644); err != nil {
+	dir := t.TempDir()
+	compile := func(std, prog string, inc ...string) ([]byte, error) {
+		c := filepath.Join(dir, "use.c")
+		if err := os.WriteFile(c, []byte(prog), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"--target=lanai", "-std=" + std, "-O2", "-ffreestanding", "-Wall", "-Wextra", "-pedantic", "-Werror", "-S", "-o", os.DevNull}
+		for _, d := range inc {
+			args = append(args, "-I", d)
+		}
+		return exec.Command("clang-14", append(args, c)...).CombinedOutput()
+	}
+	for _, std := range []string{"c99", "gnu99", "c11", "gnu11"} {
+		for _, order := range [][2]string{{"#include \"lanai.h\"", ""}, {"", "#include \"lanai.h\""}} {
+			prog := fmt.Sprintf(headerUse, order[0], order[1])
+			if out, err := compile(std, prog, crtDir); err != nil {
+				t.Errorf("-std=%s, lanai.h %s lanai9.h: %v\n%s", std, map[bool]string{true: "before", false: "after"}[order[0] != ""], err, out)
+			}
+		}
+	}
+	text, err := os.ReadFile(filepath.Join(crtDir, headerFile))
+	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("clang-14", "--target=lanai", "-std=gnu11", "-ffreestanding", "-Wall", "-Wextra", "-pedantic", "-Werror",
-		"-fsyntax-only", "-I", crtDir, c).CombinedOutput()
-	if err != nil {
-		t.Fatalf("clang-14 rejects lanai9.h: %v\n%s", err, out)
+	const good, bad = "#define LANAI9_DESC_LAR      0xCu", "#define LANAI9_DESC_LAR      0x10u"
+	if !bytes.Contains(text, []byte(good)) {
+		t.Fatalf("lanai9.h has no line %q to break", good)
+	}
+	broken := filepath.Join(dir, "broken")
+	if err := os.Mkdir(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, headerFile), bytes.Replace(text, []byte(good), []byte(bad), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := compile("c99", "#include \"lanai9.h\"\n", broken)
+	if err == nil || !bytes.Contains(out, []byte("static_assert failed")) || !bytes.Contains(out, []byte("lar)")) {
+		t.Errorf("lanai9.h with DESC_LAR moved compiles (%v): its _Static_asserts check nothing\n%s", err, out)
 	}
 }
