@@ -235,3 +235,120 @@ func TestHeaderCompiles(t *testing.T) {
 		t.Errorf("lanai9.h with DESC_LAR moved compiles (%v): its _Static_asserts check nothing\n%s", err, out)
 	}
 }
+
+// cplantIncludeEnv names the Cplant tree's folder of vendored Myricom
+// headers (Myrinet/include); they are evidence, never part of the
+// repository.
+const cplantIncludeEnv = "LANAI_CPLANT_INCLUDE"
+
+var (
+	myriReg    = regexp.MustCompile(`(?m)^#define\s+(\w+)\s+MM_REG_FULLWORD(?:_P)?\s*\((0x[0-9A-Fa-f]+)\)`)
+	myriBit    = regexp.MustCompile(`(?m)^#define\s+(\w+?)_BIT\s+\(1<<(\d+)\)`)
+	myriFlag   = regexp.MustCompile(`(?m)^#define\s+DMA_(\w+)\s+(0x[0-9A-Fa-f]+)`)
+	myriStruct = regexp.MustCompile(`(?s)struct %s \{(.*?)\n\};`)
+	myriField  = regexp.MustCompile(`(?m)^\s*(?:volatile\s+)?unsigned\s+(int|short)\s+(\w+)(?:\[(\d+)\])?;`)
+)
+
+// structFields lays out struct name of a Myricom header: each field's
+// upper-case name (an array's elements get 0, 1, ...) and byte offset, and
+// the struct's size. Fields are unsigned int or short, naturally aligned.
+func structFields(t *testing.T, text []byte, name string) (map[string]uint32, uint32) {
+	t.Helper()
+	m := regexp.MustCompile(fmt.Sprintf(myriStruct.String(), name)).FindSubmatch(text)
+	if m == nil {
+		t.Fatalf("no struct %s", name)
+	}
+	fields, off := map[string]uint32{}, uint32(0)
+	for _, f := range myriField.FindAllSubmatch(m[1], -1) {
+		size := map[string]uint32{"int": 4, "short": 2}[string(f[1])]
+		off = (off + size - 1) &^ (size - 1)
+		n := strings.ToUpper(string(f[2]))
+		if len(f[3]) == 0 {
+			fields[n] = off
+			off += size
+			continue
+		}
+		count, _ := strconv.Atoi(string(f[3]))
+		for i := range count {
+			fields[n+strconv.Itoa(i)] = off
+			off += size
+		}
+	}
+	return fields, off
+}
+
+// TestMyricomHeaders (with LANAI_CPLANT_INCLUDE) holds the headers' LANai
+// 9.2 groups to Myricom's own headers: every register of lanai9_def.h is a
+// special register at the same address and every special register is in
+// lanai_device.h's struct LANAI9_REG at its offset; the ISR bits are
+// exactly lanai9_def.h's *_BIT names and values; the descriptor's fields,
+// size and flags are struct DMA_BLOCK's and DMA_E2L, DMA_TERMINAL,
+// DMA_WAKE.
+func TestMyricomHeaders(t *testing.T) {
+	dir := os.Getenv(cplantIncludeEnv)
+	if dir == "" {
+		t.Skipf("%s is not set: the headers are not checked against Myricom's lanai9_def.h", cplantIncludeEnv)
+	}
+	def, err := os.ReadFile(filepath.Join(dir, "lanai9_def.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	device, err := os.ReadFile(filepath.Join(dir, "lanai_device.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tableValues()
+	check := func(name string, got uint32, what string) {
+		t.Helper()
+		if w, ok := want[name]; !ok {
+			t.Errorf("%s (%s = %#x): the headers do not define it", name, what, got)
+		} else if w.v != got {
+			t.Errorf("%s = %#x, %s says %#x", name, w.v, what, got)
+		}
+	}
+	regs := myriReg.FindAllSubmatch(def, -1)
+	for _, m := range regs {
+		off, _ := strconv.ParseUint(string(m[2]), 0, 32)
+		check(string(m[1]), memsys.SpecialBase+uint32(off), "lanai9_def.h")
+	}
+	l9, _ := structFields(t, device, "LANAI9_REG")
+	for _, r := range memsys.SpecialRegisters {
+		if off, ok := l9[r.Name]; !ok || off != r.Off {
+			t.Errorf("%s at %#x: lanai_device.h's struct LANAI9_REG has it at %#x (present %v)", r.Name, r.Off, off, ok)
+		}
+	}
+	isrDefs := def
+	if i := bytes.Index(def, []byte("Bits in the IMR and ISR")); i >= 0 {
+		isrDefs = def[i:]
+	}
+	if i := bytes.Index(isrDefs, []byte("Bits in the MYRINET register")); i >= 0 {
+		isrDefs = isrDefs[:i] // the MYRINET register's bits are named *_BIT too
+	}
+	isr := map[string]bool{}
+	for _, m := range myriBit.FindAllSubmatch(isrDefs, -1) {
+		n, _ := strconv.Atoi(string(m[2]))
+		name := "ISR_" + string(m[1])
+		check(name, 1<<n, "lanai9_def.h")
+		isr[name] = true
+	}
+	for _, b := range board.ISRBits {
+		if !isr["ISR_"+b.Name] {
+			t.Errorf("ISR_%s: lanai9_def.h has no %s_BIT", b.Name, b.Name)
+		}
+	}
+	flags := myriFlag.FindAllSubmatch(def, -1)
+	for _, m := range flags {
+		v, _ := strconv.ParseUint(string(m[2]), 0, 32)
+		if string(m[1]) != "L2E" { // 0: the absence of E2L
+			check("DESC_"+string(m[1]), uint32(v), "lanai9_def.h")
+		}
+	}
+	desc, size := structFields(t, def, "DMA_BLOCK")
+	for n, off := range desc {
+		check("DESC_"+n, off, "struct DMA_BLOCK")
+	}
+	check("DESC_SIZE", size, "struct DMA_BLOCK")
+	if len(desc) != len(board.DescriptorFields) || len(regs) < 20 || len(isr) != len(board.ISRBits) || len(flags) != 4 {
+		t.Errorf("read %d descriptor fields, %d registers, %d ISR bits, %d flags: the headers' format changed?", len(desc), len(regs), len(isr), len(flags))
+	}
+}
