@@ -474,6 +474,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		status = exitTrap
 	case lanai.StopCycleLimit:
 		fmt.Fprintf(stderr, "lanai-emu: cycle limit of %d cycles reached at %s (raise it with --max-cycles)\n", budget, loc.where(c.PC))
+		if hint := boardHint(img); hint != "" {
+			fmt.Fprintf(stderr, "lanai-emu: %s\n", hint)
+		}
 		status = exitCycles
 	default:
 		fmt.Fprintf(stderr, "lanai-emu: the run stopped unexpectedly (%s) at %s\n", stop.Kind, loc.where(c.PC))
