@@ -253,7 +253,7 @@ func TestRunBadImageAndUsage(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"help"}, {"run", "--help"}, {"debug", "-h"}} {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"run", "--help"}, {"debug", "-h"}, {"check", "-h"}, {"dap", "-h"}} {
 		st, out, errs := emu(t, "", args...)
 		text := out + errs
 		if st != 0 {
@@ -264,6 +264,10 @@ func TestHelp(t *testing.T) {
 				t.Errorf("%q: help lacks %q", args, w)
 			}
 		}
+	}
+	// A subcommand's help gives its own flags after the tool's text.
+	if _, out, errs := emu(t, "", "dap", "-h"); !strings.Contains(out+errs, "Flags of dap:") || !strings.Contains(out+errs, "-listen") {
+		t.Errorf("dap -h:\n%s%s", out, errs)
 	}
 }
 
