@@ -259,7 +259,7 @@ func TestHelp(t *testing.T) {
 		if st != 0 {
 			t.Errorf("%q: status %d", args, st)
 		}
-		for _, w := range []string{"Exit status of run", "70", "71", "66", "64", "low 8 bits", "--trace", "standard error"} {
+		for _, w := range []string{"Exit status of run", "70", "71", "66", "64", "low 8 bits", "--trace", "--profile file could not be written", "standard error"} {
 			if !strings.Contains(text, w) {
 				t.Errorf("%q: help lacks %q", args, w)
 			}
