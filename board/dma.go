@@ -49,15 +49,16 @@ var PulseBits = [3]PulseBit{
 // raises, on every channel: WAKE0 (GM: DMA_INT_BIT = WAKE0_INT_BIT on L8/L9).
 const DMAWakeBit = Wake0IntBit
 
-// Offsets of a descriptor's fields in SRAM (docs/hardware.md "Descriptors").
+// Offsets of a descriptor's fields in SRAM (docs/hardware.md "Descriptors");
+// DescriptorFields says what each holds.
 const (
-	DescNext  = 0  // next descriptor address (bits 31..3) | DMAWake | DMATerminal | DMAE2L
-	DescCsum0 = 4  // csum[0], 16 bits: written by the engine
-	DescCsum1 = 6  // csum[1], 16 bits: written by the engine
-	DescLen   = 8  // bytes to move
-	DescLAR   = 12 // SRAM address
-	DescEAH   = 16 // host (PCI bus) address bits 63..32
-	DescEAL   = 20 // host address bits 31..0
+	DescNext  = 0
+	DescCsum0 = 4
+	DescCsum1 = 6
+	DescLen   = 8
+	DescLAR   = 12
+	DescEAH   = 16
+	DescEAL   = 20
 )
 
 // Field is one named value of the descriptor layout, for the generated

@@ -6,14 +6,24 @@ import (
 	"go/token"
 	"math/bits"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 var headerName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
-// isrBitConsts returns the names declared in board.go's const block that
-// holds HeadIntBit, in order.
-func isrBitConsts(t *testing.T) []string {
+// isrBitConst is one constant of board.go's ISR bit block: its name and
+// its value, written 1 << n.
+type isrBitConst struct {
+	name string
+	mask uint32
+}
+
+// isrBitConsts returns the constants declared in board.go's const block
+// that holds HeadIntBit, in order.
+func isrBitConsts(t *testing.T) []isrBitConst {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "board.go", nil, 0)
 	if err != nil {
@@ -24,22 +34,48 @@ func isrBitConsts(t *testing.T) []string {
 		if !ok || g.Tok != token.CONST {
 			continue
 		}
-		var names []string
+		var consts []isrBitConst
 		for _, s := range g.Specs {
-			for _, n := range s.(*ast.ValueSpec).Names {
-				names = append(names, n.Name)
+			v := s.(*ast.ValueSpec)
+			for i, n := range v.Names {
+				c := isrBitConst{name: n.Name}
+				if i < len(v.Values) {
+					if e, ok := v.Values[i].(*ast.BinaryExpr); ok && e.Op == token.SHL {
+						x, _ := e.X.(*ast.BasicLit)
+						y, _ := e.Y.(*ast.BasicLit)
+						if x != nil && y != nil && x.Value == "1" {
+							k, _ := strconv.Atoi(y.Value)
+							c.mask = 1 << k
+						}
+					}
+				}
+				consts = append(consts, c)
 			}
 		}
-		if len(names) > 0 && names[0] == "HeadIntBit" {
-			return names
+		if len(consts) > 0 && consts[0].name == "HeadIntBit" {
+			return consts
 		}
 	}
 	t.Fatal("no const block starting with HeadIntBit in board.go")
 	return nil
 }
 
+// headerNameOf is the header name of an ISR bit constant: Time0IntBit is
+// TIME0_INT, RxTooLongIntBit RX_TOO_LONG_INT.
+func headerNameOf(constName string) string {
+	var b strings.Builder
+	for i, r := range strings.TrimSuffix(constName, "Bit") {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}
+
 // ISRBits lists every ISR bit constant once, in bit order, with a header
-// name and a doc line.
+// name and a doc line: entry i is the i-th constant, its mask the
+// constant's 1 << n and its name the constant's (Time0IntBit: TIME0_INT).
 func TestISRBitsTable(t *testing.T) {
 	consts := isrBitConsts(t)
 	if len(ISRBits) != len(consts) {
@@ -48,6 +84,9 @@ func TestISRBitsTable(t *testing.T) {
 	seen := map[string]bool{}
 	var prev uint32
 	for i, b := range ISRBits {
+		if c := consts[i]; b.Mask != c.mask || b.Name != headerNameOf(c.name) {
+			t.Errorf("ISRBits[%d] = %s %#x, want %s %#x (the constant %s)", i, b.Name, b.Mask, headerNameOf(c.name), c.mask, c.name)
+		}
 		if bits.OnesCount32(b.Mask) != 1 || (i > 0 && b.Mask <= prev) {
 			t.Errorf("ISRBits[%d] %s: mask %#x is not one bit above the previous %#x", i, b.Name, b.Mask, prev)
 		}

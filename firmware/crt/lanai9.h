@@ -46,7 +46,7 @@
  * docs/hardware.md "ISR bits" (evidence: Myricom's include/lanai9_def.h). Latched
  * bits are cleared by writing 1; level bits follow the link engines.
  */
-#define LANAI9_ISR_HEAD_INT             0x1u /* receive engine: a packet's header arrived (level) */
+#define LANAI9_ISR_HEAD_INT             0x1u /* receive engine: a packet's header arrived (level; the model never sets it: poll RECV_INT) */
 #define LANAI9_ISR_RECV_INT             0x2u /* receive engine: a packet's tail arrived (level) */
 #define LANAI9_ISR_BUFF_INT             0x4u /* receive engine: the receive buffer is full (level) */
 #define LANAI9_ISR_SEND_INT             0x8u /* send engine ready for the next packet (level) */
@@ -62,15 +62,15 @@
 #define LANAI9_ISR_TIME2_INT            0x2000u /* IT2 reached 0 (latched; write 1 to clear) */
 #define LANAI9_ISR_MEM_INT              0x4000u /* memory error: a DMA or link-engine fault (latched) */
 #define LANAI9_ISR_PAR_INT              0x8000u /* SRAM parity error (latched; never set) */
-#define LANAI9_ISR_LINK_DOWN            0x10000u /* link engines: the link is down (level) */
-#define LANAI9_ISR_DATA_SENT_INT        0x20000u /* link engines: data sent (latched) */
-#define LANAI9_ISR_DATA_RECEIVED_INT    0x40000u /* link engines: data received (latched) */
-#define LANAI9_ISR_BEAT_RECEIVED_INT    0x80000u /* link engines: a beat received (latched) */
-#define LANAI9_ISR_ILLEGAL_RECEIVED_INT 0x100000u /* link engines: an illegal symbol received (latched) */
-#define LANAI9_ISR_RX_TOO_LONG_INT      0x200000u /* link engines: a received packet was too long (latched) */
+#define LANAI9_ISR_LINK_DOWN            0x10000u /* link engines: the link is down (level; the model never sets it) */
+#define LANAI9_ISR_DATA_SENT_INT        0x20000u /* link engines: data sent (latched; the model never sets it) */
+#define LANAI9_ISR_DATA_RECEIVED_INT    0x40000u /* link engines: data received (latched; the model never sets it) */
+#define LANAI9_ISR_BEAT_RECEIVED_INT    0x80000u /* link engines: a beat received (latched; the model never sets it) */
+#define LANAI9_ISR_ILLEGAL_RECEIVED_INT 0x100000u /* link engines: an illegal symbol received (latched; the model never sets it) */
+#define LANAI9_ISR_RX_TOO_LONG_INT      0x200000u /* link engines: a received packet was too long (latched; the model never sets it) */
 #define LANAI9_ISR_TX_TOO_LONG_INT      0x400000u /* send engine: a send over 16 MiB was cut (latched) */
 #define LANAI9_ISR_TX_BLOCKED_INT       0x800000u /* send engine: a send blocked past the network timeout (latched) */
-#define LANAI9_ISR_BEAT_MISSED_INT      0x1000000u /* link engines: a beat missed (latched) */
+#define LANAI9_ISR_BEAT_MISSED_INT      0x1000000u /* link engines: a beat missed (latched; the model never sets it) */
 #define LANAI9_ISR_LANAI_SIG            0x20000000u /* host -> LANai signal: the host sets it, the LANai writes 1 to clear it */
 #define LANAI9_ISR_HOST_SIG             0x40000000u /* LANai -> host signal: the LANai writes 1 to set it, the host clears it */
 #define LANAI9_ISR_DEBUG                0x80000000u /* debug signal (latched; never set) */
@@ -98,7 +98,10 @@
 #define LANAI9_DESC_TERMINAL 0x2u /* flag in DESC_NEXT: the engine stops at this descriptor; set on each completed one */
 #define LANAI9_DESC_WAKE     0x4u /* flag in DESC_NEXT: raise ISR WAKE0_INT when this block completes */
 
-/* A descriptor as the engine reads it (the LANai is big-endian, as the engine). */
+/* A descriptor as the engine reads it (the LANai is big-endian, as the engine).
+ * The engine writes next (TERMINAL) and the checksums back: read them through a
+ * volatile lvalue (volatile struct lanai9_dma_desc *): through a plain one the
+ * compiler may read them once, and a polling loop never sees the engine finish. */
 struct __attribute__((aligned(8))) lanai9_dma_desc {
 	unsigned int next; /* next descriptor address (bits 31..3) | WAKE | TERMINAL | E2L */
 	unsigned short csum0; /* the block's ones'-complement sum (RFC 1071, not complemented), written by the engine */
@@ -108,14 +111,14 @@ struct __attribute__((aligned(8))) lanai9_dma_desc {
 	unsigned int eah; /* host (PCI bus) address bits 63..32 */
 	unsigned int eal; /* host address bits 31..0 */
 };
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, next) == LANAI9_DESC_NEXT, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, csum0) == LANAI9_DESC_CSUM0, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, csum1) == LANAI9_DESC_CSUM1, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, len) == LANAI9_DESC_LEN, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, lar) == LANAI9_DESC_LAR, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, eah) == LANAI9_DESC_EAH, "descriptor layout");
-_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, eal) == LANAI9_DESC_EAL, "descriptor layout");
-_Static_assert(sizeof(struct lanai9_dma_desc) == LANAI9_DESC_SIZE, "descriptor size");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, next) == LANAI9_DESC_NEXT, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, csum0) == LANAI9_DESC_CSUM0, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, csum1) == LANAI9_DESC_CSUM1, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, len) == LANAI9_DESC_LEN, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, lar) == LANAI9_DESC_LAR, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, eah) == LANAI9_DESC_EAH, "descriptor layout");
+__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, eal) == LANAI9_DESC_EAL, "descriptor layout");
+__extension__ _Static_assert(sizeof(struct lanai9_dma_desc) == LANAI9_DESC_SIZE, "descriptor size");
 
 /* ---- DMA channel pointers: EMULATOR EXTENSION
  * Not on the LANai 9.2: the real board's channel pointers are written by the host

@@ -57,9 +57,14 @@ func header(gs []group) []byte {
 }
 
 // descriptorStruct writes struct lanai9_dma_desc from board.DescriptorFields
-// and a compile-time check of each field's offset and of the size.
+// and a compile-time check of each field's offset and of the size. The
+// checks are C11's _Static_assert marked __extension__, so that C99 with
+// -pedantic takes them without a warning.
 func descriptorStruct(b *bytes.Buffer) {
-	b.WriteString("\n/* A descriptor as the engine reads it (the LANai is big-endian, as the engine). */\n")
+	b.WriteString("\n/* A descriptor as the engine reads it (the LANai is big-endian, as the engine).\n" +
+		" * The engine writes next (TERMINAL) and the checksums back: read them through a\n" +
+		" * volatile lvalue (volatile struct lanai9_dma_desc *): through a plain one the\n" +
+		" * compiler may read them once, and a polling loop never sees the engine finish. */\n")
 	b.WriteString("struct __attribute__((aligned(8))) lanai9_dma_desc {\n")
 	types := map[int]string{2: "unsigned short", 4: "unsigned int"}
 	for _, f := range board.DescriptorFields {
@@ -67,10 +72,10 @@ func descriptorStruct(b *bytes.Buffer) {
 	}
 	b.WriteString("};\n")
 	for _, f := range board.DescriptorFields {
-		fmt.Fprintf(b, "_Static_assert(__builtin_offsetof(struct lanai9_dma_desc, %s) == %sDESC_%s, \"descriptor layout\");\n",
+		fmt.Fprintf(b, "__extension__ _Static_assert(__builtin_offsetof(struct lanai9_dma_desc, %s) == %sDESC_%s, \"descriptor layout\");\n",
 			strings.ToLower(f.Name), cPrefix, f.Name)
 	}
-	fmt.Fprintf(b, "_Static_assert(sizeof(struct lanai9_dma_desc) == %sDESC_SIZE, \"descriptor size\");\n", cPrefix)
+	fmt.Fprintf(b, "__extension__ _Static_assert(sizeof(struct lanai9_dma_desc) == %sDESC_SIZE, \"descriptor size\");\n", cPrefix)
 }
 
 // include renders lanai9.inc: the same names as .set symbols; registers
