@@ -284,17 +284,21 @@ func TestRunBadImageAndUsage(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"help"}, {"run", "--help"}, {"debug", "-h"}} {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"run", "--help"}, {"debug", "-h"}, {"check", "-h"}, {"dap", "-h"}} {
 		st, out, errs := emu(t, "", args...)
 		text := out + errs
 		if st != 0 {
 			t.Errorf("%q: status %d", args, st)
 		}
-		for _, w := range []string{"Exit status of run", "70", "71", "66", "64", "low 8 bits", "--trace", "standard error"} {
+		for _, w := range []string{"Exit status of run", "70", "71", "66", "64", "low 8 bits", "--trace", "--profile file could not be written", "standard error"} {
 			if !strings.Contains(text, w) {
 				t.Errorf("%q: help lacks %q", args, w)
 			}
 		}
+	}
+	// A subcommand's help gives its own flags after the tool's text.
+	if _, out, errs := emu(t, "", "dap", "-h"); !strings.Contains(out+errs, "Flags of dap:") || !strings.Contains(out+errs, "-listen") {
+		t.Errorf("dap -h:\n%s%s", out, errs)
 	}
 }
 
