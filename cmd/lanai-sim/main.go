@@ -350,6 +350,14 @@ func fromFlags(nodes int, topo, firmware string) (*scenario.Scenario, error) {
 	if s.Count == 0 { // a star without --nodes: one node per firmware
 		s.Count = len(fw)
 	}
+	if len(fw) > 1 && len(fw) != s.Count {
+		return nil, fmt.Errorf("--firmware names %d firmwares for %d nodes: name one for every node, or one per node", len(fw), s.Count)
+	}
+	for _, p := range fw {
+		if p == "" {
+			return nil, fmt.Errorf("--firmware %q: an empty name in the list", firmware)
+		}
+	}
 	spec := func(p string) scenario.NodeSpec {
 		if strings.HasSuffix(p, ".s") {
 			return scenario.NodeSpec{Asm: []string{p}}
