@@ -2,7 +2,7 @@
 // the NetVM firmware, FreeBSD 4.6 host models with the NetVM driver, on a
 // Myrinet fabric, all on one deterministic timeline.
 //
-//	netvm run [--json FILE] [--trace FILE] SCENARIO
+//	netvm run [--json FILE] [--trace FILE] [flags] SCENARIO
 //
 // runs the cluster and workloads a scenario file describes (lanai-sim's
 // format with the NetVM extension, docs/scenarios.md; package netvm/run)
@@ -60,11 +60,12 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // runUsage is netvm run's synopsis, in the tool's usage and in run's own
 // usage error.
-const runUsage = "netvm run [--json FILE] [--trace FILE] [--profile FILE] [--debug-script FILE] [--board PART] [--clock MHz] [--jobs N] SCENARIO"
+const runUsage = "netvm run [--json FILE] [--trace FILE] [--profile FILE] [--debug-script FILE] [--root DIR] [--board PART] [--clock MHz] [--jobs N] [--quiet] SCENARIO"
 
 const usage = `usage: ` + runUsage + `
        netvm dap [--listen ADDR]   (the cluster debugger for editors; the launch request names the scenario)
-       netvm bench [--quick] [--json FILE] [--plots DIR] [--board PART] [--clock MHz] [--link-rate MB/s] [--pin-cache pages] [--pci-burst bytes]
+       netvm bench [--quick] [--json FILE] [--plots DIR] [--profile FILE] [--board PART] [--clock MHz] [--link-rate MB/s]
+                   [--pin-cache pages] [--pci-burst bytes] [--back-to-back] [--no-inline] [--host-timing NAME=DURATION,...]
        netvm stress [flags]
 
 Examples:

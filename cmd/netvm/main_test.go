@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +182,26 @@ func TestProgressInLog(t *testing.T) {
 		lines := strings.Count(e, "\n")
 		if code != 0 || strings.Contains(e, "\r") || lines == 0 || lines > 12 {
 			t.Errorf("%v: exit %d, %d progress lines %q", args, code, lines, e)
+		}
+	}
+}
+
+// The tool's help names every flag of run and bench, as `-h` of each
+// lists them (it left out run's --quiet and --root and bench's
+// --profile, --host-timing, --back-to-back and --no-inline).
+func TestHelpNamesEveryFlag(t *testing.T) {
+	_, _, help := runCmd("--help")
+	flagName := regexp.MustCompile(`(?m)^  -([a-z-]+)`)
+	for _, cmd := range []string{"run", "bench"} {
+		code, _, flags := runCmd(cmd, "-h")
+		names := flagName.FindAllStringSubmatch(flags, -1)
+		if code != 0 || len(names) < 5 {
+			t.Fatalf("netvm %s -h: status %d, %d flags:\n%s", cmd, code, len(names), flags)
+		}
+		for _, m := range names {
+			if !strings.Contains(help, "[--"+m[1]) {
+				t.Errorf("netvm --help does not name %s's --%s", cmd, m[1])
+			}
 		}
 	}
 }
