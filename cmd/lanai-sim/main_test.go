@@ -268,3 +268,16 @@ func TestFirmwareListAgainstNodes(t *testing.T) {
 		}
 	}
 }
+
+// lanai-sim dap -h gives dap's synopsis and its flags, as lanai-sim -h
+// gives the tool's (it printed Go's bare "Usage of lanai-sim dap:"); a
+// stray argument gives the synopsis with status 64.
+func TestDAPHelp(t *testing.T) {
+	st, out := lsim(t, "dap", "-h")
+	if st != 0 || !strings.Contains(out, "usage: lanai-sim dap [--listen ADDR]") || !strings.Contains(out, "Flags of dap:") || !strings.Contains(out, "-listen") {
+		t.Errorf("dap -h: status %d\n%s", st, out)
+	}
+	if st, out := lsim(t, "dap", "scenario.json"); st != 64 || !strings.Contains(out, "usage: lanai-sim dap") {
+		t.Errorf("dap scenario.json: status %d\n%s", st, out)
+	}
+}

@@ -504,10 +504,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// dapUsage is netvm dap's synopsis, for -h and a stray argument.
+const dapUsage = "usage: netvm dap [--listen ADDR]   (the cluster debugger for editors; the scenario is the launch request's \"scenario\"; docs/debugging.md)\n"
+
 // runDAP serves the Debug Adapter Protocol for clusters.
 func runDAP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("netvm dap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, dapUsage+"\nFlags of dap:\n"); fs.PrintDefaults() }
 	listen := fs.String("listen", "", "serve one client on this TCP `address` (host:port) instead of standard input and output")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -516,7 +520,7 @@ func runDAP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: netvm dap [--listen ADDR] (the scenario is the launch request's \"scenario\")")
+		fmt.Fprint(stderr, dapUsage)
 		return 2
 	}
 	var err error

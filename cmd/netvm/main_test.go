@@ -205,3 +205,15 @@ func TestHelpNamesEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// netvm dap -h gives dap's synopsis and its flags (it printed Go's bare
+// "Usage of netvm dap:"); a stray argument gives the synopsis with status 2.
+func TestDAPHelp(t *testing.T) {
+	code, _, e := runCmd("dap", "-h")
+	if code != 0 || !strings.Contains(e, "usage: netvm dap [--listen ADDR]") || !strings.Contains(e, "Flags of dap:") || !strings.Contains(e, "-listen") {
+		t.Errorf("dap -h: status %d\n%s", code, e)
+	}
+	if code, _, e := runCmd("dap", "scenario.json"); code != 2 || !strings.Contains(e, "usage: netvm dap") {
+		t.Errorf("dap scenario.json: status %d\n%s", code, e)
+	}
+}
