@@ -117,7 +117,7 @@ func TestReadmeImporters(t *testing.T) {
 func TestImportersOffline(t *testing.T) {
 	gotool := goTool(t)
 	want := moduleImporters(t, gotool)
-	got := moduleImporters(t, gotool, "GOPROXY=off", "GOMODCACHE="+t.TempDir(), "GOFLAGS=-mod=mod")
+	got := moduleImporters(t, gotool, "GOPROXY=off", "GOMODCACHE="+t.TempDir(), "GOFLAGS=-mod=readonly")
 	if len(got) != len(want) {
 		t.Errorf("offline: %d imported packages, not %d", len(got), len(want))
 	}
