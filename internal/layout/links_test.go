@@ -77,10 +77,20 @@ func proseLines(text string) []proseLine {
 	return lines
 }
 
+// headingImage and headingLink are an image and a link in a heading's
+// Markdown: GitHub's anchor is made from the rendered text, in which an
+// image has no text and a link only its text.
+var (
+	headingImage = regexp.MustCompile(`!\[[^\]]*\]\([^)]*\)`)
+	headingLink  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+)
+
 // slug is GitHub's anchor for a heading's text: lower case, letters,
 // digits, '-' and '_' kept, spaces made '-', everything else dropped
-// (backquotes and other inline markup included).
+// (backquotes and other inline markup included); an image is dropped and
+// a link gives only its text.
 func slug(text string) string {
+	text = headingLink.ReplaceAllString(headingImage.ReplaceAllString(text, ""), "$1")
 	var b strings.Builder
 	for _, r := range strings.ToLower(text) {
 		switch {
@@ -248,5 +258,30 @@ func TestLinkProblem(t *testing.T) {
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: link %q: got %q, want %q", c.file, c.target, got, c.want)
 		}
+	}
+}
+
+// TestSlug: anchors as GitHub makes them (its rendered heading text, lower
+// case, punctuation dropped, spaces made '-'), for the kinds of heading the
+// docs have and a link in a heading, whose anchor is made from the link's
+// text alone; a repeated heading gets -1.
+func TestSlug(t *testing.T) {
+	for _, c := range []struct{ heading, want string }{
+		{"Calling Myricom's lanai-gcc 2.95 code", "calling-myricoms-lanai-gcc-295-code"},
+		{"The board's registers: `lanai9.h` and `lanai9.inc`", "the-boards-registers-lanai9h-and-lanai9inc"},
+		{"Descriptors (§5.2)", "descriptors-52"},
+		{"2.2 Endpoint state (`EPStateBase` + e × 256)", "22-endpoint-state-epstatebase--e--256"},
+		{"3. The user library posts the WRITE (t = 0 to 0.553 µs)", "3-the-user-library-posts-the-write-t--0-to-0553-µs"},
+		{"`rx_data` and `spt_lookup`", "rx_data-and-spt_lookup"},
+		{"See [the linker](linker.md#map-file)", "see-the-linker"},
+		{"A plot ![E1](reproduction/e1-latency.svg) here", "a-plot--here"},
+	} {
+		if got := slug(c.heading); got != c.want {
+			t.Errorf("slug(%q) = %q, want %q", c.heading, got, c.want)
+		}
+	}
+	a := anchors("# Notes\n\n## Notes\n\n```\n# not a heading\n```\n")
+	if !a["notes"] || !a["notes-1"] || a["not-a-heading"] {
+		t.Errorf("anchors: %v", a)
 	}
 }
