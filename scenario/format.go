@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/memsys"
+	"lanaiemu/node"
 	"lanaiemu/sim"
 )
 
@@ -459,7 +461,34 @@ func (s *Scenario) Check() error {
 			return s.Errorf("nodes[%d]: no firmware or asm", i)
 		}
 	}
+	if err := node.CheckMemory(len(specs), s.memory(specs)); err != nil {
+		return s.Errorf("count: %v", err)
+	}
 	return nil
+}
+
+// memory estimates the memory the nodes take when Build makes them and
+// DumpHost writes their dumps: each board and its host memory
+// (node.BoardMemory), the host frames the host loads fill (the files'
+// sizes, as far as they fit) and the largest dump's buffer.
+func (s *Scenario) memory(specs []NodeSpec) uint64 {
+	var total, dump uint64
+	for _, n := range specs {
+		hsize := uint64(n.HostMemory)
+		if hsize == 0 {
+			hsize = DefaultHostMemory
+		}
+		total += node.BoardMemory(uint32(n.SRAM), hsize)
+		for _, l := range n.HostLoads {
+			if st, err := os.Stat(s.resolve(l.File)); err == nil && uint64(l.Addr) < hsize {
+				total += min(uint64(max(st.Size(), 0)), hsize-uint64(l.Addr))
+			}
+		}
+		for _, d := range n.HostDumps {
+			dump = max(dump, uint64(d.Len))
+		}
+	}
+	return total + dump
 }
 
 // CheckBase validates what every format shares and fills in Count. It

@@ -296,14 +296,15 @@ func TestJSONLines(t *testing.T) {
 
 // Entries that each apply to every one of 4096 nodes are merged in one
 // pass (this took minutes when every node rescanned every entry's ids),
-// and a file asking for more merging than maxMergeWork is refused.
+// and a file asking for more merging than maxMergeWork is refused. (16 KiB
+// of SRAM keeps 4096 nodes under node.MaxMemory.)
 func TestManyEntriesBounded(t *testing.T) {
 	src := func(entries int) []byte {
 		var es []string
 		for range entries {
 			es = append(es, `{"ids":"0-4095","params":{"a":1}}`)
 		}
-		return []byte(`{"count":4096,"topology":{"kind":"star"},"time":"1ms","defaults":{"asm":["x.s"]},"nodes":[` + strings.Join(es, ",") + `]}`)
+		return []byte(`{"count":4096,"topology":{"kind":"star"},"time":"1ms","defaults":{"asm":["x.s"],"sram":"16K"},"nodes":[` + strings.Join(es, ",") + `]}`)
 	}
 	t0 := time.Now()
 	s, err := Parse("x.json", src(200))

@@ -33,6 +33,9 @@ func TestBadInputRefusedAtOnce(t *testing.T) {
 		{[]string{"--host-load", "0:0:/dev/zero", filepath.Join(sc, "stream.json")}, "/dev/zero: not a regular file"},
 		{[]string{"--host-load", "0:0x7fffffff:" + filepath.Join(sc, "dma.s"), filepath.Join(sc, "stream.json")}, "outside host memory"},
 		{[]string{"--topology", "tree:99999:99999", "--firmware", filepath.Join(sc, "dma.s")}, "leaves and per_leaf in 1..64"},
+		// 992 nodes of 2 MiB SRAM ran the process out of memory under a
+		// 4 GiB limit: refused with the estimate and the bound.
+		{[]string{"--topology", "tree:32:31", "--firmware", filepath.Join(sc, "idle.s")}, "count: 992 nodes would take an estimated 2730.9 MiB (2.8 MiB per node), more than the 2048.0 MiB a run may take"},
 		{[]string{variant("count.json", `"time"`, `"count": 2000000000, "time"`)}, "count: 2000000000 nodes, at most 4096"},
 		{[]string{variant("sram.json", `"sram": "256K"`, `"sram": "4G"`)}, "sram: 4294967296"},
 		{[]string{variant("param.json", `"0x81080001"`, `"0x1ffffffff"`)}, "txbuf = 0x1ffffffff does not fit"},

@@ -118,11 +118,11 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.SetOutput(out)
 	c := &opts.cfg
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the workload and of the fabric's faults")
-	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch (more than 16: a Clos of 8-node leaves), 2..64")
+	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch, 2..16, or a multiple of 8 up to 64 (a Clos of 8-node leaves)")
 	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
 	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
 	fs.IntVar(&c.Atomics, "atomics", 0, "remote fetch-and-adds and compare-and-swaps in all, spread over the nodes (docs/netvm.md §5.5)")
-	fs.IntVar(&c.Frames, "frames", 0, "VM memory per host in 4 KiB pages, up to 1048576 (0: two thirds of what a process touches)")
+	fs.IntVar(&c.Frames, "frames", 0, fmt.Sprintf("VM memory per host in 4 KiB pages, up to %d (0: two thirds of what a process touches)", cluster.MaxFrames))
 	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
 	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
@@ -180,12 +180,20 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c := opts.cfg
-	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 || c.Atomics < 0 || c.Jobs < 1 || c.Jobs > maxJobs {
-		fmt.Fprintf(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, --jobs 1..%d, the others >= 0\n", maxJobs)
+	if c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 || c.Atomics < 0 || c.Jobs < 1 || c.Jobs > maxJobs {
+		fmt.Fprintf(stderr, "netvm stress: --writes >= 0, --batch >= 1, --jobs 1..%d, the others >= 0\n", maxJobs)
+		return 2
+	}
+	if err := cluster.CheckNodes(c.Nodes); err != nil {
+		fmt.Fprintf(stderr, "netvm stress: --nodes: %v\n", err)
 		return 2
 	}
 	if c.Frames > cluster.MaxFrames {
 		fmt.Fprintf(stderr, "netvm stress: --frames %d: 0 (two thirds of what a process touches) or 1..%d\n", c.Frames, cluster.MaxFrames)
+		return 2
+	}
+	if err := c.CheckSize(); err != nil {
+		fmt.Fprintf(stderr, "netvm stress: --nodes, --frames: %v\n", err)
 		return 2
 	}
 	if c.EvictEvery != 0 && c.EvictEvery < sim.Microsecond { // more often, the evictions leave the run no time
