@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"lanaiemu/internal/outfile"
 	"lanaiemu/sim"
 )
 
@@ -119,7 +120,7 @@ func TestHostRoundTrip(t *testing.T) {
 	if st := w.Stats(0); st.Status != StatusOK || st.Outcome != "time limit" || st.Nodes[1].Instructions == 0 {
 		t.Fatalf("%+v", st)
 	}
-	if err := w.DumpHost(); err != nil {
+	if err := dumpHost(w); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(out)
@@ -227,7 +228,7 @@ func TestDMARoundTrip(t *testing.T) {
 	if st.Status != StatusOK || st.Nodes[0].DMABytes != 16384 || st.Nodes[0].DMADescriptors != 2 {
 		t.Fatalf("%+v", st.Nodes[0])
 	}
-	if err := w.DumpHost(); err != nil {
+	if err := dumpHost(w); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, data) {
@@ -322,4 +323,16 @@ func TestManyEntriesBounded(t *testing.T) {
 	if _, err := Parse("x.json", src(2000)); err == nil || !strings.Contains(err.Error(), "nodes[512]: the entries so far apply over") {
 		t.Errorf("2000 entries: %v", err)
 	}
+}
+
+// dumpHost opens and writes w's host dumps (lanai-sim opens them before
+// its run).
+func dumpHost(w *World) error {
+	var outs outfile.Set
+	defer outs.Abandon()
+	ds, err := w.OpenDumps(&outs)
+	if err != nil {
+		return err
+	}
+	return ds.Write()
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Hostile scenarios and flags are refused before anything is built: a
@@ -90,6 +91,35 @@ func TestUnwritableOutputsRefusedAtOnce(t *testing.T) {
 		if st != 64 || !strings.Contains(out, c.want) || strings.Contains(out, "lanai-sim: node 0:") {
 			t.Errorf("%v: status %d %q, want 64 and %q", c.args, st, out, c.want)
 		}
+	}
+	// Host dumps, from the flag or the scenario, are opened before the run
+	// too (they failed after it, the summary already out), naming the
+	// dump; an existing dump keeps its contents then.
+	hostio := filepath.Join(sc, "hostio.json")
+	dumpScenario := filepath.Join(dir, "dump.json")
+	abs, _ := filepath.Abs(sc)
+	os.WriteFile(dumpScenario, []byte(`{"topology": {"kind": "b2b"}, "defaults": {"asm": ["`+filepath.Join(abs, "idle.s")+`"],
+	"host_dumps": [{"addr": 0, "len": 16, "file": "`+filepath.Join(dir, "no", "d.bin")+`"}]}, "time": "20us", "stop": "time"}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--time", "1s", "--host-dump", "1:0:16:" + filepath.Join(file, "d.bin"), hostio}, "lanai-sim: " + hostio + ": nodes[1].host_dumps[0]: open " + filepath.Join(file, "d.bin") + ": not a directory"},
+		{[]string{dumpScenario}, "lanai-sim: " + dumpScenario + ": nodes[0].host_dumps[0]: open " + filepath.Join(dir, "no", "d.bin") + ": no such file or directory"},
+	} {
+		start := time.Now()
+		st, out := lsim(t, c.args...)
+		if st != 66 || !strings.HasPrefix(out, c.want) || strings.Contains(out, "lanai-sim: node 0:") || time.Since(start) > time.Second {
+			t.Errorf("%v: status %d after %v %q, want 66 before the run and %q", c.args, st, time.Since(start), out, c.want)
+		}
+	}
+	good := filepath.Join(dir, "good.bin")
+	os.WriteFile(good, []byte("before"), 0o644)
+	if st, out := lsim(t, "--host-dump", "0:0:16:"+good, "--host-dump", "1:0:16:"+filepath.Join(file, "d.bin"), hostio); st != 66 || strings.Contains(out, "node 0:") {
+		t.Errorf("a good and a bad dump: status %d %q", st, out)
+	}
+	if b, _ := os.ReadFile(good); string(b) != "before" {
+		t.Errorf("an existing dump file was changed by a run that did not happen: %q", b)
 	}
 	// A run's profiles, one per node, are written after it.
 	prof := filepath.Join(dir, "p.pb.gz")

@@ -85,7 +85,7 @@ func run(args []string, stderr io.Writer) int {
 	var params, loads, dumps multi
 	fs.Var(&params, "param", "NODE:SYM=VAL: patch a firmware word (NODE: 3, 0-7, 0-63/2 or *; repeatable)")
 	fs.Var(&loads, "host-load", "NODE:ADDR:FILE: copy FILE into the node's host memory before the run (repeatable)")
-	fs.Var(&dumps, "host-dump", "NODE:ADDR:LEN:FILE: write host memory to FILE after the run (repeatable)")
+	fs.Var(&dumps, "host-dump", "NODE:ADDR:LEN:FILE: write host memory to FILE after the run; FILE is opened before it (repeatable)")
 	statsFile := fs.String("stats", "", "write statistics as JSON to `FILE`")
 	tlFile := fs.String("timeline", "", "write a Chrome trace-event timeline to `FILE` (opens in Perfetto)")
 	budgetFile := fs.String("budgets", "", "with check: the budget `FILE`")
@@ -197,6 +197,14 @@ func run(args []string, stderr io.Writer) int {
 	if err == nil && *profFile != "" {
 		profOuts, err = outs.OpenNodes("profile", len(w.Boards), func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
+	var updateOut *outfile.File
+	if err == nil && *update {
+		updateOut, err = outs.Open("budgets", *budgetFile)
+	}
+	var hostDumps *scenario.Dumps
+	if err == nil {
+		hostDumps, err = w.OpenDumps(&outs)
+	}
 	if err != nil {
 		return fail(scenario.StatusBadInput, err)
 	}
@@ -233,7 +241,7 @@ func run(args []string, stderr io.Writer) int {
 	if runErr != nil {
 		fmt.Fprintf(stderr, "lanai-sim: %v\n", runErr)
 	}
-	if err := w.DumpHost(); err != nil {
+	if err := hostDumps.Write(); err != nil {
 		return fail(scenario.StatusBadInput, err)
 	}
 	if *statsFile != "" {
@@ -254,7 +262,7 @@ func run(args []string, stderr io.Writer) int {
 		for _, r := range results {
 			fmt.Fprintf(stderr, "lanai-sim: %-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
 		}
-		if err := budget.Verify(budgets, results, *update); err != nil {
+		if err := budget.Verify(budgets, results, updateOut); err != nil {
 			fmt.Fprintf(stderr, "lanai-sim: %v\n", err)
 			if !errors.Is(err, budget.ErrOverBudget) {
 				return scenario.StatusBadInput

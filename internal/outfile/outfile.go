@@ -122,6 +122,10 @@ func (s *Set) Open(flag, path string) (*File, error) {
 	return o, nil
 }
 
+// Add adds a file opened with Create to the set: an output that is not a
+// flag's, such as a scenario's host dump, whose error names it otherwise.
+func (s *Set) Add(o *File) { s.files = append(s.files, o) }
+
 // OpenNodes opens one file per node, name(0) to name(n-1), for flag (a
 // profile per board) and adds them to the set.
 func (s *Set) OpenNodes(flag string, n int, name func(node int) string) ([]*File, error) {

@@ -32,11 +32,11 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
+	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
@@ -396,12 +396,14 @@ func (f *File) Update(results []Result) {
 	}
 }
 
-// Verify checks results against the budget file name, or with update
-// rewrites it first: what a Go test calls, passing its -update flag.
-func Verify(f *File, results []Result, update bool) error {
-	if update {
+// Verify checks results against the budget file, or with update (the
+// file opened for writing before the run: outfile.Create(f.Name), so that
+// an unwritable file fails before a long run) rewrites it first. A nil
+// update only checks.
+func Verify(f *File, results []Result, update *outfile.File) error {
+	if update != nil {
 		f.Update(results)
-		if err := os.WriteFile(f.Name, f.Format(), 0o644); err != nil {
+		if err := update.Write(f.Format()); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"lanaiemu/asm"
+	"lanaiemu/internal/outfile"
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/lanaitest"
 	"lanaiemu/lanai/profile"
@@ -87,7 +88,9 @@ func TestUpdateThenCheck(t *testing.T) {
 	os.WriteFile(name, []byte(budgets), 0o644)
 	f, err := Load(name)
 	require.NoError(t, err)
-	if err := Verify(f, measure(t, f, prog(100, 50)), true); err != nil {
+	out, err := outfile.Create(name) // before the run, as the tools do
+	require.NoError(t, err)
+	if err := Verify(f, measure(t, f, prog(100, 50)), out); err != nil {
 		t.Fatalf("update: %v", err)
 	}
 	f, err = Load(name) // as written
