@@ -415,9 +415,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// The outputs are made ready before the run: a path that cannot be
-	// written fails now, not after it. Every experiment has nodes 0 and
-	// 1; their profiles are opened now, a third node's (sync) after the run
-	// in the same directory.
+	// written fails now, not after it. A profile is opened for every node
+	// an experiment may have (bench.MaxNodes); a node no experiment ran
+	// leaves no file.
 	if err := outfile.CheckEmpty(fs, "--json", "--plots", "--profile"); err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 		return 2
@@ -430,8 +430,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if *jsonOut != "" {
 		jsonFile, err = outs.Open("json", *jsonOut)
 	}
-	if err == nil && *profFile != "" { // every experiment has nodes 0 and 1; others are opened after theirs
-		profFiles, err = outs.OpenNodes("profile", 2, func(i int) string { return profile.NodeFile(*profFile, i) })
+	if err == nil && *profFile != "" {
+		profFiles, err = outs.OpenNodes("profile", bench.MaxNodes, func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
@@ -468,13 +468,6 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if cfg.Profiles != nil {
 		profs, err := cfg.Profiles.Merged(res.Config.ClockHz)
 		for i := 0; err == nil && i < len(profs); i++ {
-			if i >= len(profFiles) {
-				var o *outfile.File
-				if o, err = outs.Open("profile", profile.NodeFile(*profFile, i)); err != nil {
-					break
-				}
-				profFiles = append(profFiles, o)
-			}
 			err = profFiles[i].WriteFrom(profs[i].Write)
 		}
 		if err != nil {
