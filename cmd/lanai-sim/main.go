@@ -197,9 +197,12 @@ func run(args []string, stderr io.Writer) int {
 	if err == nil && *profFile != "" {
 		profOuts, err = outs.OpenNodes("profile", len(w.Boards), func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
-	var updateOut *outfile.File
+	var saveBudgets func([]byte) error
 	if err == nil && *update {
-		updateOut, err = outs.Open("budgets", *budgetFile)
+		var o *outfile.File
+		if o, err = outs.Open("budgets", *budgetFile); err == nil {
+			saveBudgets = o.Write
+		}
 	}
 	var hostDumps *scenario.Dumps
 	if err == nil {
@@ -262,7 +265,7 @@ func run(args []string, stderr io.Writer) int {
 		for _, r := range results {
 			fmt.Fprintf(stderr, "lanai-sim: %-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
 		}
-		if err := budget.Verify(budgets, results, updateOut); err != nil {
+		if err := budget.VerifySave(budgets, results, saveBudgets); err != nil {
 			fmt.Fprintf(stderr, "lanai-sim: %v\n", err)
 			if !errors.Is(err, budget.ErrOverBudget) {
 				return scenario.StatusBadInput
