@@ -426,6 +426,11 @@ const (
 	MaxDuration = 24 * 3600 * sim.Second
 	// minClockMHz is 1 Hz: a slower clock would round to 0 Hz.
 	minClockMHz = 0.000001
+	// minInterval is the shortest interval at which a run samples
+	// (sample) or a host script polls (poll, every): 10 ns, so that a
+	// simulated second takes at most 10^8 of them (a sample of 1ps made a
+	// 10 ms run take half an hour).
+	minInterval = 10 * sim.Nanosecond
 )
 
 // checkDurations refuses a duration over MaxDuration, naming its field.
@@ -557,8 +562,8 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	default:
 		return nil, s.Errorf("exit_codes: %q (zero or any)", s.ExitCodes)
 	}
-	if s.Sample != nil && *s.Sample == 0 {
-		return nil, s.Errorf("sample: zero")
+	if s.Sample != nil && sim.Time(*s.Sample) < minInterval {
+		return nil, s.Errorf("sample: %v: at least %v", sim.Time(*s.Sample), minInterval)
 	}
 	if err := s.checkDurations(); err != nil {
 		return nil, err

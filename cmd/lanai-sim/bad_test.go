@@ -49,6 +49,8 @@ func TestBadInputRefusedAtOnce(t *testing.T) {
 		{[]string{variant("switch.json", `"spines": 8}`, `"spines": 8, "switch_latency": "86401s"}`)}, "topology.switch_latency: 86401.000000s: at most one simulated day"},
 		{[]string{variant("jitter.json", `"time"`, `"faults": {"jitter_ppm": 1, "jitter_max": "100000s"}, "time"`)}, "faults.jitter_max: 100000.000000s: at most one simulated day"},
 		{[]string{variant("long.json", `"time": "5ms"`, `"time": "86401s"`)}, "time: 86401.000000s: at most one simulated day"},
+		// A sample of 1ps made the 5 ms run take minutes (10^9 steps).
+		{[]string{variant("sample.json", `"time": "5ms"`, `"time": "5ms", "sample": "1ps"`)}, "sample: 1ps: at least 10.000ns"},
 		{[]string{"--time", "18446744s", filepath.Join(sc, "stream.json")}, "time: 18446744.000000s: at most one simulated day"},
 		// A clock so slow it rounds to 0 Hz was the board's default clock.
 		{[]string{variant("clock.json", `"sram": "256K"`, `"sram": "256K", "clock_mhz": 0.0000004`)}, "clock_mhz: 4e-07: 0 (the board's) or 0.000001..10000"},

@@ -77,6 +77,11 @@ func TestRunBadScenarios(t *testing.T) {
 			t.Errorf("--debug-script %s: exit %d %q", script, code, e)
 		}
 	}
+	// A clock past 2^63 MHz was checked after it became a float, and the
+	// message showed another number.
+	if code, _, e := runCmd("run", "--quiet", "--clock", "18446744073709551615", shared); code != 2 || !strings.Contains(e, "netvm run: --clock 18446744073709551615: 10..1000 MHz") {
+		t.Errorf("--clock 2^64-1: exit %d %q", code, e)
+	}
 	// A cluster New cannot wire or that would take more memory than a run
 	// may is a usage error before the run (--nodes 17 passed the check,
 	// 2..64, and failed in the set-up with exit 3; so did --frames 1048576,

@@ -278,12 +278,16 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if *boardName != "" {
 		sc.Defaults.Board = *boardName
 	}
+	clockMHz := uint64(sc.Defaults.ClockMHz) // the scenario's, 10..1000 (its Check)
 	if *clock != 0 {
-		sc.Defaults.ClockMHz = float64(*clock)
+		clockMHz = *clock // checked before it becomes a float: 2^64-1 was shown as 2^63
 	}
-	if err := checkBoard(sc.Defaults.Board, uint64(sc.Defaults.ClockMHz)); err != nil {
+	if err := checkBoard(sc.Defaults.Board, clockMHz); err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
+	}
+	if *clock != 0 {
+		sc.Defaults.ClockMHz = float64(*clock)
 	}
 	// The outputs are opened before the run, so that an unwritable one
 	// fails now rather than after it.
