@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"lanaiemu/fabric"
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/memsys"
@@ -411,9 +412,11 @@ func (s *Scenario) Errorf(format string, a ...any) error {
 
 // Limits that Check enforces before anything is built.
 const (
-	// MaxNodes is the most nodes a scenario may have: a Clos of 64 leaf
-	// switches of 64 nodes each.
-	MaxNodes = maxSwitchPorts * maxSwitchPorts
+	// MaxNodes is the most nodes a scenario may have: the largest
+	// topology the fabric builds, a tree of 64 leaf switches of 63 nodes
+	// and an uplink each under a 64-port root (absolute routing;
+	// checkSwitches).
+	MaxNodes = maxSwitchPorts * (maxSwitchPorts - 1)
 	// maxSwitchPorts is the largest switch the fabric builds (absolute
 	// routing; relative routing reaches 32, and the fabric says so).
 	maxSwitchPorts = 64
@@ -543,6 +546,9 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	if s.Count > MaxNodes {
 		return nil, s.Errorf("count: %d nodes, at most %d", s.Count, MaxNodes)
 	}
+	if err := s.checkSwitches(); err != nil {
+		return nil, err
+	}
 	switch k := s.Topology.Kind; {
 	case k == "b2b" && s.Count != 2:
 		return nil, s.Errorf("count: b2b has 2 nodes, not %d", s.Count)
@@ -621,6 +627,34 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 		}
 	}
 	return specs, nil
+}
+
+// checkSwitches refuses a topology with a switch larger than the
+// routing reaches (fabric.RouteMode.MaxPorts), before anything is built:
+// a star's count, a tree's or Clos' leaf (its nodes and its uplinks) and
+// its root or spines (a port per leaf).
+func (s *Scenario) checkSwitches() error {
+	mode := fabric.RouteRelative
+	if s.Topology.Routing == "absolute" {
+		mode = fabric.RouteAbsolute
+	}
+	t := s.Topology
+	ports, what := 0, ""
+	switch t.Kind {
+	case "star":
+		ports, what = s.Count, "the switch"
+	case "tree", "clos":
+		spines := max(t.Spines, 1) // a tree is a Clos with one spine, its root
+		if t.PerLeaf+spines > t.Leaves {
+			ports, what = t.PerLeaf+spines, "a leaf switch (per_leaf nodes and a port per spine)"
+		} else {
+			ports, what = t.Leaves, "a spine (a port per leaf)"
+		}
+	}
+	if ports > mode.MaxPorts() {
+		return s.Errorf("topology: %s: %s would have %d ports, at most %d with %v routing", t.Kind, what, ports, mode.MaxPorts(), mode)
+	}
+	return nil
 }
 
 // idRange is the nodes lo..hi, every step-th.

@@ -295,17 +295,17 @@ func TestJSONLines(t *testing.T) {
 	}
 }
 
-// Entries that each apply to every one of 4096 nodes are merged in one
+// Entries that each apply to every one of 4032 nodes are merged in one
 // pass (this took minutes when every node rescanned every entry's ids),
 // and a file asking for more merging than maxMergeWork is refused. (16 KiB
-// of SRAM keeps 4096 nodes under node.MaxMemory.)
+// of SRAM keeps 4032 nodes, MaxNodes, under node.MaxMemory.)
 func TestManyEntriesBounded(t *testing.T) {
 	src := func(entries int) []byte {
 		var es []string
 		for range entries {
-			es = append(es, `{"ids":"0-4095","params":{"a":1}}`)
+			es = append(es, `{"ids":"0-4031","params":{"a":1}}`)
 		}
-		return []byte(`{"count":4096,"topology":{"kind":"star"},"time":"1ms","defaults":{"asm":["x.s"],"sram":"16K"},"nodes":[` + strings.Join(es, ",") + `]}`)
+		return []byte(`{"topology":{"kind":"tree","leaves":64,"per_leaf":63,"routing":"absolute"},"time":"1ms","defaults":{"asm":["x.s"],"sram":"16K"},"nodes":[` + strings.Join(es, ",") + `]}`)
 	}
 	t0 := time.Now()
 	s, err := Parse("x.json", src(200))
@@ -313,14 +313,14 @@ func TestManyEntriesBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	el := time.Since(t0)
-	t.Logf("200 entries over 4096 nodes: %v", el)
+	t.Logf("200 entries over 4032 nodes: %v", el)
 	if el > 10*time.Second {
-		t.Errorf("200 entries over 4096 nodes took %v", el)
+		t.Errorf("200 entries over 4032 nodes took %v", el)
 	}
-	if n := s.NodeSpecs()[4095]; n.Params["a"] != 1 || len(n.Asm) != 1 {
-		t.Errorf("node 4095: %+v", n)
+	if n := s.NodeSpecs()[4031]; n.Params["a"] != 1 || len(n.Asm) != 1 {
+		t.Errorf("node 4031: %+v", n)
 	}
-	if _, err := Parse("x.json", src(2000)); err == nil || !strings.Contains(err.Error(), "nodes[512]: the entries so far apply over") {
+	if _, err := Parse("x.json", src(2000)); err == nil || !strings.Contains(err.Error(), "nodes[520]: the entries so far apply over") {
 		t.Errorf("2000 entries: %v", err)
 	}
 }

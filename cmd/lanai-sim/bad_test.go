@@ -34,10 +34,15 @@ func TestBadInputRefusedAtOnce(t *testing.T) {
 		{[]string{"--host-load", "0:0:/dev/zero", filepath.Join(sc, "stream.json")}, "/dev/zero: not a regular file"},
 		{[]string{"--host-load", "0:0x7fffffff:" + filepath.Join(sc, "dma.s"), filepath.Join(sc, "stream.json")}, "outside host memory"},
 		{[]string{"--topology", "tree:99999:99999", "--firmware", filepath.Join(sc, "dma.s")}, "leaves and per_leaf in 1..64"},
+		// Switches larger than the routing reaches were refused only when
+		// the fabric was built, as bad input (66), not usage.
+		{[]string{"--nodes", "33", "--topology", "star", "--firmware", filepath.Join(sc, "idle.s")}, "topology: star: the switch would have 33 ports, at most 32 with relative routing"},
+		{[]string{"--topology", "tree:33:2", "--firmware", filepath.Join(sc, "idle.s")}, "topology: tree: a spine (a port per leaf) would have 33 ports, at most 32 with relative routing"},
+		{[]string{"--topology", "clos:8:30:4", "--firmware", filepath.Join(sc, "idle.s")}, "topology: clos: a leaf switch (per_leaf nodes and a port per spine) would have 34 ports"},
 		// 992 nodes of 2 MiB SRAM ran the process out of memory under a
 		// 4 GiB limit: refused with the estimate and the bound.
 		{[]string{"--topology", "tree:32:31", "--firmware", filepath.Join(sc, "idle.s")}, "count: 992 nodes would take an estimated 2730.9 MiB (2.8 MiB per node), more than the 2048.0 MiB a run may take"},
-		{[]string{variant("count.json", `"time"`, `"count": 2000000000, "time"`)}, "count: 2000000000 nodes, at most 4096"},
+		{[]string{variant("count.json", `"time"`, `"count": 2000000000, "time"`)}, "count: 2000000000 nodes, at most 4032"},
 		{[]string{variant("sram.json", `"sram": "256K"`, `"sram": "4G"`)}, "sram: 4294967296"},
 		{[]string{variant("param.json", `"0x81080001"`, `"0x1ffffffff"`)}, "txbuf = 0x1ffffffff does not fit"},
 		{[]string{variant("hostmem.json", `"host_memory": "64K"`, `"host_memory": "64G"`)}, "host_memory: 68719476736"},
@@ -86,8 +91,8 @@ func TestUnwritableOutputsRefusedAtOnce(t *testing.T) {
 		{[]string{"--timeline=", stream}, "--timeline: an empty file name"},
 		{[]string{"--profile=", stream}, "--profile: an empty file name"},
 		// --nodes 0 was the topology's count in silence.
-		{[]string{"--nodes", "0", "--firmware", filepath.Join(sc, "dma.s")}, "--nodes 0: 1..4096"},
-		{[]string{"--nodes", "0", stream}, "--nodes 0: 1..4096"},
+		{[]string{"--nodes", "0", "--firmware", filepath.Join(sc, "dma.s")}, "--nodes 0: 1..4032"},
+		{[]string{"--nodes", "0", stream}, "--nodes 0: 1..4032"},
 	} {
 		st, out := lsim(t, c.args...)
 		if st != 64 || !strings.Contains(out, c.want) || strings.Contains(out, "lanai-sim: node 0:") {
