@@ -321,9 +321,12 @@ func decodeError(name string, data []byte, err error) error {
 // workloads).
 func ElementLines(data []byte, key string) []int {
 	var lines []int
+	line, counted := 1, int64(0) // the line at offset counted: counting from the last element, not the start
 	walkJSON(data, func(t jsonToken) bool {
 		if t.tok == json.Delim('{') && t.depth == 2 && t.in == key {
-			lines = append(lines, lineOf(data, t.end))
+			line += bytes.Count(data[counted:t.end], []byte("\n"))
+			counted = t.end
+			lines = append(lines, line)
 		}
 		return true
 	})

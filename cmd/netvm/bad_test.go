@@ -77,6 +77,15 @@ func TestRunBadScenarios(t *testing.T) {
 			t.Errorf("--debug-script %s: exit %d %q", script, code, e)
 		}
 	}
+	// 70000 workloads (4 MiB of JSON) took 1.1 GB and half a minute, most
+	// failing for want of endpoints; a 64 MiB file would have run out of
+	// memory. Each workload's processes and pages count in the estimate.
+	horde := write("horde.json", `{"count":2,"topology":{"kind":"star"},"time":"10ms","workloads":[`+
+		strings.Repeat(`{"kind":"stream","from":0,"to":1,"size":4,"count":1},`, 70000)+`{"kind":"touch","node":1,"pages":1}]}`)
+	start := time.Now()
+	if code, _, e := runCmd("run", "--quiet", horde); code != 2 || !strings.Contains(e, "count, frames, workloads: 2 nodes would take an estimated 2194.1 MiB") || time.Since(start) > 5*time.Second {
+		t.Errorf("70000 workloads: exit %d after %v, %q; want 2 at once", code, time.Since(start), e)
+	}
 	// A clock past 2^63 MHz was checked after it became a float, and the
 	// message showed another number.
 	if code, _, e := runCmd("run", "--quiet", "--clock", "18446744073709551615", shared); code != 2 || !strings.Contains(e, "netvm run: --clock 18446744073709551615: 10..1000 MHz") {

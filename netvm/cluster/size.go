@@ -44,22 +44,23 @@ func CheckFrames(frames int) error {
 // Memory estimates the memory, in bytes, a cluster of nodes hosts with
 // frames pages of VM memory each (0: New's default) takes when built and
 // run: every board and its host memory (node.BoardMemory), the VM's page
-// structures, the driver's pages, written, and touched pages (summed over
-// the hosts: what the workloads write, resident or in swap) of 4 KiB.
-func Memory(nodes, frames int, touched uint64) uint64 {
+// structures, the driver's pages, written, and extra bytes: what the
+// workloads add over the hosts (the pages they write, resident or in
+// swap, their processes and threads).
+func Memory(nodes, frames int, extra uint64) uint64 {
 	if frames <= 0 {
 		frames = defaultFrames
 	}
 	lay := driver.LayoutFor(nodes, abi.DefaultCredits)
 	host := uint64(lay.Frames+uint32(frames)) * freebsd.PageSize
 	perNode := node.BoardMemory(0, host) + uint64(frames)*uint64(unsafe.Sizeof(freebsd.Page{})) + uint64(lay.Frames)*freebsd.PageSize
-	return uint64(nodes)*perNode + touched*freebsd.PageSize
+	return uint64(nodes)*perNode + extra
 }
 
 // CheckSize refuses a cluster New would refuse (CheckNodes, CheckFrames)
 // or one estimated to take more memory than node.MaxMemory (Memory, with
-// touched pages written over the hosts).
-func CheckSize(nodes, frames int, touched uint64) error {
+// the workloads' extra bytes).
+func CheckSize(nodes, frames int, extra uint64) error {
 	if err := CheckNodes(nodes); err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func CheckSize(nodes, frames int, touched uint64) error {
 			return err
 		}
 	}
-	return node.CheckMemory(nodes, Memory(nodes, frames, touched))
+	return node.CheckMemory(nodes, Memory(nodes, frames, extra))
 }
 
 // defaultFrames is a host's VM memory when Config.Frames is 0.

@@ -179,7 +179,7 @@ func (c Config) withDefaults() (_ Config, touched int) {
 // hosts' processes write), before anything is built.
 func (c Config) CheckSize() error {
 	c, touched := c.withDefaults()
-	return cluster.CheckSize(c.Nodes, c.Frames, uint64(c.Nodes*touched))
+	return cluster.CheckSize(c.Nodes, c.Frames, uint64(c.Nodes*touched)*freebsd.PageSize)
 }
 
 // Run runs c and returns what it measured; err is a setup failure.
