@@ -481,7 +481,8 @@ func (s *Scenario) Check() error {
 // memory estimates the memory the nodes take when Build makes them and
 // DumpHost writes their dumps: each board and its host memory
 // (node.BoardMemory), the host frames the host loads fill (the files'
-// sizes, as far as they fit) and the largest dump's buffer.
+// sizes, as far as they fit; a pipe may fill the rest) and the largest
+// dump's buffer.
 func (s *Scenario) memory(specs []NodeSpec) uint64 {
 	var total, dump uint64
 	for _, n := range specs {
@@ -492,7 +493,11 @@ func (s *Scenario) memory(specs []NodeSpec) uint64 {
 		total += node.BoardMemory(uint32(n.SRAM), hsize)
 		for _, l := range n.HostLoads {
 			if st, err := os.Stat(s.resolve(l.File)); err == nil && uint64(l.Addr) < hsize {
-				total += min(uint64(max(st.Size(), 0)), hsize-uint64(l.Addr))
+				size := hsize - uint64(l.Addr) // a pipe: as much as may be read
+				if st.Mode().IsRegular() {
+					size = min(uint64(max(st.Size(), 0)), size)
+				}
+				total += size
 			}
 		}
 		for _, d := range n.HostDumps {

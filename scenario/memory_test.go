@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"lanaiemu/node"
@@ -61,12 +62,18 @@ func TestMemoryBound(t *testing.T) {
 	if err := os.Truncate(big, 200<<20); err != nil { // sparse: 200 MiB read into each host memory
 		t.Fatal(err)
 	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	const fw = `"asm": ["idle.s"]`
 	for _, c := range []struct{ src, want string }{
 		{`{"topology": {"kind": "tree", "leaves": 32, "per_leaf": 31}, "defaults": {` + fw + `}, "time": "1ms"}`,
 			"count: 992 nodes would take an estimated 2730.9 MiB (2.8 MiB per node), more than the 2048.0 MiB a run may take"},
 		{`{"count": 16, "topology": {"kind": "star"}, "defaults": {` + fw + `, "host_memory": "1G", "host_loads": [{"addr": 0, "file": "big.bin"}]}, "time": "1ms"}`,
 			"count: 16 nodes would take an estimated 3276.0 MiB (204.8 MiB per node)"},
+		// A pipe may fill the host memory past its address.
+		{`{"count": 2, "topology": {"kind": "star"}, "defaults": {` + fw + `, "host_memory": "1G", "host_loads": [{"addr": 0, "file": "fifo"}]}, "time": "1ms"}`,
+			"count: 2 nodes would take an estimated 2057.5 MiB (1028.8 MiB per node)"},
 		{`{"count": 2, "topology": {"kind": "star"}, "defaults": {` + fw + `, "host_memory": "4G", "host_dumps": [{"addr": 0, "len": "3G", "file": "d.bin"}]}, "time": "1ms"}`,
 			"count: 2 nodes would take an estimated 3093.5 MiB (1546.8 MiB per node)"},
 	} {
