@@ -54,37 +54,79 @@ const (
 )
 
 // ISR bits (lanai9-hw.md section 3.2; docs/hardware.md says which device
-// sets each and how it is cleared).
+// sets each and how it is cleared). ISRBits gives each its name and
+// meaning.
 const (
-	HeadIntBit            uint32 = 1 << 0  // link engines: header received (level)
-	RecvIntBit            uint32 = 1 << 1  // link engines: packet tail received (level)
-	BuffIntBit            uint32 = 1 << 2  // link engines: receive buffer full (level)
-	SendIntBit            uint32 = 1 << 3  // link engines: send engine ready (level)
-	Wake1IntBit           uint32 = 1 << 4  // DMA controller wake line 1 (latched; unused by the DMA model)
-	Wake2IntBit           uint32 = 1 << 5  // DMA controller wake line 2 (latched; unused by the DMA model)
-	Time0IntBit           uint32 = 1 << 6  // IT0 expired (latched)
-	Time1IntBit           uint32 = 1 << 7  // IT1 expired (latched)
-	Orun1IntBit           uint32 = 1 << 8  // link engines: invalid bytes in the last word, weight 1 (level)
-	Orun2IntBit           uint32 = 1 << 9  // weight 2 (level)
-	Orun4IntBit           uint32 = 1 << 10 // weight 4 (level)
-	NresIntBit            uint32 = 1 << 11 // network reset seen (latched)
-	Wake0IntBit           uint32 = 1 << 12 // DMA: a descriptor with the WAKE flag completed (latched)
-	Time2IntBit           uint32 = 1 << 13 // IT2 expired (latched)
-	MemIntBit             uint32 = 1 << 14 // memory error: a DMA fault (latched)
-	ParIntBit             uint32 = 1 << 15 // SRAM parity error (latched; never set)
-	LinkDownBit           uint32 = 1 << 16 // link engines: link down (level)
-	DataSentIntBit        uint32 = 1 << 17 // link engines (latched)
-	DataReceivedIntBit    uint32 = 1 << 18 // link engines (latched)
-	BeatReceivedIntBit    uint32 = 1 << 19 // link engines (latched)
-	IllegalReceivedIntBit uint32 = 1 << 20 // link engines (latched)
-	RxTooLongIntBit       uint32 = 1 << 21 // link engines (latched)
-	TxTooLongIntBit       uint32 = 1 << 22 // link engines (latched)
-	TxBlockedIntBit       uint32 = 1 << 23 // link engines (latched)
-	BeatMissedIntBit      uint32 = 1 << 24 // link engines (latched)
-	LanaiSigBit           uint32 = 1 << 29 // host -> LANai signal: the host sets it, the LANai clears it
-	HostSigBit            uint32 = 1 << 30 // LANai -> host signal: the LANai sets it, the host clears it
-	DebugBit              uint32 = 1 << 31 // debug signal (latched; never set)
+	HeadIntBit            uint32 = 1 << 0
+	RecvIntBit            uint32 = 1 << 1
+	BuffIntBit            uint32 = 1 << 2
+	SendIntBit            uint32 = 1 << 3
+	Wake1IntBit           uint32 = 1 << 4
+	Wake2IntBit           uint32 = 1 << 5
+	Time0IntBit           uint32 = 1 << 6
+	Time1IntBit           uint32 = 1 << 7
+	Orun1IntBit           uint32 = 1 << 8
+	Orun2IntBit           uint32 = 1 << 9
+	Orun4IntBit           uint32 = 1 << 10
+	NresIntBit            uint32 = 1 << 11
+	Wake0IntBit           uint32 = 1 << 12
+	Time2IntBit           uint32 = 1 << 13
+	MemIntBit             uint32 = 1 << 14
+	ParIntBit             uint32 = 1 << 15
+	LinkDownBit           uint32 = 1 << 16
+	DataSentIntBit        uint32 = 1 << 17
+	DataReceivedIntBit    uint32 = 1 << 18
+	BeatReceivedIntBit    uint32 = 1 << 19
+	IllegalReceivedIntBit uint32 = 1 << 20
+	RxTooLongIntBit       uint32 = 1 << 21
+	TxTooLongIntBit       uint32 = 1 << 22
+	TxBlockedIntBit       uint32 = 1 << 23
+	BeatMissedIntBit      uint32 = 1 << 24
+	LanaiSigBit           uint32 = 1 << 29
+	HostSigBit            uint32 = 1 << 30
+	DebugBit              uint32 = 1 << 31
 )
+
+// ISRBit names one ISR bit for firmware: the generated headers
+// firmware/crt/lanai9.h and lanai9.inc define ISR_<Name> from it.
+type ISRBit struct {
+	Name string // Myricom's name without _BIT (include/lanai9_def.h)
+	Mask uint32
+	Doc  string // one line: what sets it, and whether it is latched or a level
+}
+
+// ISRBits lists every ISR bit constant above once, in bit order, with its
+// meaning: the one source of the firmware headers' ISR masks.
+var ISRBits = []ISRBit{
+	{"HEAD_INT", HeadIntBit, "receive engine: a packet's header arrived (level; the model never sets it: poll RECV_INT)"},
+	{"RECV_INT", RecvIntBit, "receive engine: a packet's tail arrived (level)"},
+	{"BUFF_INT", BuffIntBit, "receive engine: the receive buffer is full (level)"},
+	{"SEND_INT", SendIntBit, "send engine ready for the next packet (level)"},
+	{"WAKE1_INT", Wake1IntBit, "DMA controller wake line 1 (latched; the DMA model never sets it)"},
+	{"WAKE2_INT", Wake2IntBit, "DMA controller wake line 2 (latched; the DMA model never sets it)"},
+	{"TIME0_INT", Time0IntBit, "IT0 reached 0 (latched; write 1 to clear)"},
+	{"TIME1_INT", Time1IntBit, "IT1 reached 0 (latched; write 1 to clear)"},
+	{"ORUN1_INT", Orun1IntBit, "receive engine: bytes missing from the last word, weight 1 (level)"},
+	{"ORUN2_INT", Orun2IntBit, "receive engine: bytes missing from the last word, weight 2 (level)"},
+	{"ORUN4_INT", Orun4IntBit, "receive engine: bytes missing from the last word, weight 4 (level)"},
+	{"NRES_INT", NresIntBit, "network reset seen (latched; the model never sets it)"},
+	{"WAKE0_INT", Wake0IntBit, "DMA: a descriptor with the WAKE flag completed, any channel (latched)"},
+	{"TIME2_INT", Time2IntBit, "IT2 reached 0 (latched; write 1 to clear)"},
+	{"MEM_INT", MemIntBit, "memory error: a DMA or link-engine fault (latched)"},
+	{"PAR_INT", ParIntBit, "SRAM parity error (latched; never set)"},
+	{"LINK_DOWN", LinkDownBit, "link engines: the link is down (level; the model never sets it)"},
+	{"DATA_SENT_INT", DataSentIntBit, "link engines: data sent (latched; the model never sets it)"},
+	{"DATA_RECEIVED_INT", DataReceivedIntBit, "link engines: data received (latched; the model never sets it)"},
+	{"BEAT_RECEIVED_INT", BeatReceivedIntBit, "link engines: a beat received (latched; the model never sets it)"},
+	{"ILLEGAL_RECEIVED_INT", IllegalReceivedIntBit, "link engines: an illegal symbol received (latched; the model never sets it)"},
+	{"RX_TOO_LONG_INT", RxTooLongIntBit, "link engines: a received packet was too long (latched; the model never sets it)"},
+	{"TX_TOO_LONG_INT", TxTooLongIntBit, "send engine: a send over 16 MiB was cut (latched)"},
+	{"TX_BLOCKED_INT", TxBlockedIntBit, "send engine: a send blocked past the network timeout (latched)"},
+	{"BEAT_MISSED_INT", BeatMissedIntBit, "link engines: a beat missed (latched; the model never sets it)"},
+	{"LANAI_SIG", LanaiSigBit, "host -> LANai signal: the host sets it, the LANai writes 1 to clear it"},
+	{"HOST_SIG", HostSigBit, "LANai -> host signal: the LANai writes 1 to set it, the host clears it"},
+	{"DEBUG", DebugBit, "debug signal (latched; never set)"},
+}
 
 // ISRLevelBits are the status bits that describe the link engines' state
 // rather than latch an event: writes to ISR leave them alone; the engines

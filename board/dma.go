@@ -29,15 +29,67 @@ const (
 	DefaultMaxChainDescriptors = 1 << 20
 )
 
-// PulseChannel maps PULSE bits to channels: bit 1 (PULSE = 2) starts
-// channel 0 and bit 2 (PULSE = 4) channel 2, as Cplant's firmware and host
-// driver use them (lanai9-hw.md 5.3); bit 0 starting channel 1 is a guess.
+// PulseBit is one bit of the PULSE register: writing it starts a DMA
+// channel.
+type PulseBit struct {
+	Channel int
+	Doc     string // one line: the evidence for the mapping
+}
+
+// PulseBits are PULSE's bits 0..2: bit i starts channel PulseBits[i].Channel,
+// as Cplant's firmware and host driver use bits 1 and 2 (lanai9-hw.md 5.3).
 // Channel 3 has no PULSE bit; the host starts it (TriggerDMA).
-var PulseChannel = [3]int{1, 0, 2}
+var PulseBits = [3]PulseBit{
+	{1, "starts channel 1 (a guess: no source uses bit 0)"},
+	{0, "starts channel 0 (Cplant: the LANai -> host chain)"},
+	{2, "starts channel 2 (Cplant: the host -> LANai chain)"},
+}
 
 // DMAWakeBit is the ISR bit a completed descriptor with the WAKE flag
 // raises, on every channel: WAKE0 (GM: DMA_INT_BIT = WAKE0_INT_BIT on L8/L9).
 const DMAWakeBit = Wake0IntBit
+
+// Offsets of a descriptor's fields in SRAM (docs/hardware.md "Descriptors");
+// DescriptorFields says what each holds.
+const (
+	DescNext  = 0
+	DescCsum0 = 4
+	DescCsum1 = 6
+	DescLen   = 8
+	DescLAR   = 12
+	DescEAH   = 16
+	DescEAL   = 20
+)
+
+// Field is one named value of the descriptor layout, for the generated
+// firmware headers (firmware/crt/lanai9.h and lanai9.inc).
+type Field struct {
+	Name  string // upper case, as the headers name it after DESC_
+	Value uint32 // an offset in bytes, or a flag's mask
+	Size  int    // the field's size in bytes (0 for flags)
+	Doc   string // one line
+}
+
+// DescriptorFields are the fields of a descriptor in address order, and
+// DescriptorFlags the flags in the low bits of its next word: the one
+// source of the headers' descriptor layout. A test checks them against
+// ParseDescriptor.
+var (
+	DescriptorFields = []Field{
+		{"NEXT", DescNext, 4, "next descriptor address (bits 31..3) | WAKE | TERMINAL | E2L"},
+		{"CSUM0", DescCsum0, 2, "the block's ones'-complement sum (RFC 1071, not complemented), written by the engine"},
+		{"CSUM1", DescCsum1, 2, "the same sum aligned to the SRAM address (byte-swapped when LAR is odd), written by the engine"},
+		{"LEN", DescLen, 4, "bytes to move (any count, 0 allowed)"},
+		{"LAR", DescLAR, 4, "SRAM address (any alignment)"},
+		{"EAH", DescEAH, 4, "host (PCI bus) address bits 63..32"},
+		{"EAL", DescEAL, 4, "host address bits 31..0"},
+	}
+	DescriptorFlags = []Field{
+		{"E2L", DMAE2L, 0, "direction: host (EBUS) -> SRAM; clear: SRAM -> host"},
+		{"TERMINAL", DMATerminal, 0, "the engine stops at this descriptor; set on each completed one"},
+		{"WAKE", DMAWake, 0, "raise ISR WAKE0_INT when this block completes"},
+	}
+)
 
 // Descriptor is a DMA descriptor as stored in SRAM (24 bytes, big-endian).
 type Descriptor struct {
@@ -52,11 +104,11 @@ type Descriptor struct {
 func ParseDescriptor(p []byte) Descriptor {
 	be := binary.BigEndian
 	return Descriptor{
-		Next: be.Uint32(p[0:]),
-		Csum: [2]uint16{be.Uint16(p[4:]), be.Uint16(p[6:])},
-		Len:  be.Uint32(p[8:]),
-		LAR:  be.Uint32(p[12:]),
-		PCI:  uint64(be.Uint32(p[16:]))<<32 | uint64(be.Uint32(p[20:])),
+		Next: be.Uint32(p[DescNext:]),
+		Csum: [2]uint16{be.Uint16(p[DescCsum0:]), be.Uint16(p[DescCsum1:])},
+		Len:  be.Uint32(p[DescLen:]),
+		LAR:  be.Uint32(p[DescLAR:]),
+		PCI:  uint64(be.Uint32(p[DescEAH:]))<<32 | uint64(be.Uint32(p[DescEAL:])),
 	}
 }
 
@@ -64,13 +116,13 @@ func ParseDescriptor(p []byte) Descriptor {
 func (d Descriptor) Bytes() []byte {
 	p := make([]byte, DescriptorSize)
 	be := binary.BigEndian
-	be.PutUint32(p[0:], d.Next)
-	be.PutUint16(p[4:], d.Csum[0])
-	be.PutUint16(p[6:], d.Csum[1])
-	be.PutUint32(p[8:], d.Len)
-	be.PutUint32(p[12:], d.LAR)
-	be.PutUint32(p[16:], uint32(d.PCI>>32))
-	be.PutUint32(p[20:], uint32(d.PCI))
+	be.PutUint32(p[DescNext:], d.Next)
+	be.PutUint16(p[DescCsum0:], d.Csum[0])
+	be.PutUint16(p[DescCsum1:], d.Csum[1])
+	be.PutUint32(p[DescLen:], d.Len)
+	be.PutUint32(p[DescLAR:], d.LAR)
+	be.PutUint32(p[DescEAH:], uint32(d.PCI>>32))
+	be.PutUint32(p[DescEAL:], uint32(d.PCI))
 	return p
 }
 
@@ -371,10 +423,10 @@ func (ch *channel) complete(c uint64) {
 	if d.LAR&1 != 0 {
 		c1 = c0<<8 | c0>>8
 	}
-	var wb [8]byte
-	binary.BigEndian.PutUint32(wb[0:], d.Next|DMATerminal)
-	binary.BigEndian.PutUint16(wb[4:], c0)
-	binary.BigEndian.PutUint16(wb[6:], c1)
+	var wb [DescLen]byte // the next word and the checksums
+	binary.BigEndian.PutUint32(wb[DescNext:], d.Next|DMATerminal)
+	binary.BigEndian.PutUint16(wb[DescCsum0:], c0)
+	binary.BigEndian.PutUint16(wb[DescCsum1:], c1)
 	b.mem.Write(ch.addr, wb[:])
 	b.trace(Event{Cycle: c, Kind: EvDMADone, Channel: ch.id, Desc: ch.addr, Bytes: d.Len})
 	if d.Next&DMAWake != 0 {
@@ -427,9 +479,9 @@ func (b *Board) writeHost(addr uint64, p []byte) error {
 
 // writePulse starts the channels whose PULSE bits are set.
 func (b *Board) writePulse(v uint32) {
-	for bit, ch := range PulseChannel {
+	for bit, p := range PulseBits {
 		if v&(1<<bit) != 0 {
-			b.ch[ch].pulse(b.cpu.Cycles)
+			b.ch[p.Channel].pulse(b.cpu.Cycles)
 		}
 	}
 }

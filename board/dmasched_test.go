@@ -76,8 +76,8 @@ func runDMAMix(t *testing.T, hz uint64, pci PCI, seed, from uint64, plain bool) 
 			continue
 		}
 		bit := uint32(0)
-		for k, c := range PulseChannel {
-			if c == ch {
+		for k, p := range PulseBits {
+			if p.Channel == ch {
 				bit = 1 << k
 			}
 		}

@@ -105,7 +105,6 @@ type point struct {
 	addr   uint32
 	len    uint32 // watched bytes
 	hits   int
-	temp   bool   // a one-time stop of the front end (not listed)
 	what   string // how the user wrote the location, resolved
 	old    []byte // the watched bytes, to show what a store changed
 }

@@ -6,7 +6,6 @@ type field struct{ lo, width uint8 }
 func (f field) mask() uint32          { return (1<<f.width - 1) << f.lo }
 func (f field) get(w uint32) uint32   { return w >> f.lo & (1<<f.width - 1) }
 func (f field) put(v uint32) uint32   { return v << f.lo & f.mask() }
-func (f field) fits(v uint32) bool    { return v < 1<<f.width }
 func (f field) is(v uint32) constrain { return constrain{f, v} }
 
 // The fields of every format (docs/isa.md draws them).

@@ -10,17 +10,19 @@ type SpecialReg struct {
 	Doc  string
 }
 
-// SpecialRegisters is the LANai 9 special-register table.
+// SpecialRegisters is the LANai 9 special-register table: the one source of
+// the register names the debugger knows and of the firmware headers
+// firmware/crt/lanai9.h and lanai9.inc.
 var SpecialRegisters = []SpecialReg{
 	{0x050, "ISR", "interrupt status; write 1 to clear"},
 	{0x058, "EIMR", "external interrupt mask"},
-	{0x060, "IT0", "interval timer 0 (counts down at 2 MHz)"},
+	{0x060, "IT0", "interval timer 0: counts down at 2 MHz, sets ISR TIME0_INT at 0"},
 	{0x068, "RTC", "real-time clock (counts up at 2 MHz)"},
 	{0x070, "LAR", "EBUS-DMA local address"},
-	{0x078, "CPUC", "CPU cycle counter"},
-	{0x0B8, "PULSE", "pulses to the DMA controller"},
-	{0x0C0, "IT1", "interval timer 1"},
-	{0x0C8, "IT2", "interval timer 2"},
+	{0x078, "CPUC", "CPU cycle counter (low 32 bits)"},
+	{0x0B8, "PULSE", "pulses to the DMA controller: a 1 in a PULSE bit starts a channel"},
+	{0x0C0, "IT1", "interval timer 1: as IT0, sets ISR TIME1_INT"},
+	{0x0C8, "IT2", "interval timer 2: as IT0, sets ISR TIME2_INT"},
 	{0x0D0, "RMW", "receive-DMA CRC pointer without CRC-32"},
 	{0x0D8, "RMC", "receive-DMA header CRC-32 pointer"},
 	{0x0E0, "RMP", "receive-DMA pointer"},
@@ -33,7 +35,7 @@ var SpecialRegisters = []SpecialReg{
 	{0x118, "SA", "send align"},
 	{0x130, "MYRINET", "link control"},
 	{0x138, "DEBUG", "hardware debugging"},
-	{0x140, "LED", "board LED"},
+	{0x140, "LED", "board LED (bit 0)"},
 	{0x150, "GM_MP", "memory protection (unknown on LANai 9)"},
 	{0x1F8, "CLOCK", "clock/PLL control"},
 }

@@ -192,7 +192,8 @@ func TestJobsTrap(t *testing.T) {
 	if !bytes.Contains(src, []byte(reply)) {
 		t.Fatal("pingpong.s changed")
 	}
-	img := buildSource(t, "trap.s", bytes.Replace(src, []byte(reply), []byte(reply+"\t.word\t0xd6b00772\n"), 1))
+	// Named beside pingpong.s, so that its .include resolves.
+	img := buildSource(t, filepath.Join("..", "fixtures", "firmware", "trap.s"), bytes.Replace(src, []byte(reply), []byte(reply+"\t.word\t0xd6b00772\n"), 1))
 	type result struct {
 		Err   string
 		Stats Stats

@@ -18,14 +18,16 @@ import (
 	"lanaiemu/sim"
 )
 
-// build assembles and links fixtures/firmware/name.
+// build assembles and links fixtures/firmware/name (named by its path, so
+// that its .include of firmware/crt/lanai9.inc resolves).
 func build(t testing.TB, name string) []byte {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "fixtures", "firmware", name))
+	path := filepath.Join("..", "fixtures", "firmware", name)
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return buildSource(t, name, src)
+	return buildSource(t, path, src)
 }
 
 // buildSource assembles and links one source file, src named name.

@@ -16,11 +16,9 @@ import (
 // The test-only COFF writer is package cofftest's (one writer for all
 // packages' tests); these names keep the tests short.
 type (
-	coffSpec  = cofftest.File
-	coffSec   = cofftest.Section
-	coffSym   = cofftest.Symbol
-	coffReloc = cofftest.Reloc
-	coffLine  = cofftest.Line
+	coffSpec = cofftest.File
+	coffSec  = cofftest.Section
+	coffSym  = cofftest.Symbol
 )
 
 // buildCOFF encodes spec in Myricom's layout (docs/coff.md).

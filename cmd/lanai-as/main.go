@@ -128,7 +128,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if exeOut == nil {
 		return 1
 	}
-	var objs []*objfile.File
 	var results []*asm.Result
 	opt.LineInfo = true
 	for _, f := range files {
@@ -142,7 +141,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 1
 			}
 		}
-		objs = append(objs, res.Object)
 		results = append(results, res)
 	}
 	// Carry each instruction's source line into the executable.

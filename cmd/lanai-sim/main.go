@@ -62,8 +62,6 @@ grew), else the run's status.
 Flags:
 `
 
-type usageError struct{ error }
-
 func run(args []string, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "dap" {
 		return dapCmd(args[1:], os.Stdin, os.Stdout, stderr)

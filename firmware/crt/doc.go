@@ -14,6 +14,10 @@
 //     __ucmpdi2) and memcpy, memmove, memset, memcmp, strlen, strcmp.
 //   - lanai.h (in this folder, not src/): inline console output, cycle
 //     counter and exit for C programs.
+//   - lanai9.h and lanai9.inc (in this folder): the board's registers, ISR
+//     and PULSE bits, DMA descriptor layout and the emulator's own devices,
+//     for C and for lanai-as, generated from the Go tables by
+//     internal/lanai9gen (go generate ./firmware/crt).
 //
 // Any clang -S output links into a runnable image with
 //
@@ -30,4 +34,8 @@
 // programs gives the same image (up to equivalent constant-load
 // encodings); and, when a host C compiler is present, run hosttest/driver.c,
 // which checks the helpers' C sources against the host's native operators.
+// TestLanai9C and TestLanai9Asm run the headers' examples (testdata/it0.c
+// through its clang output it0.s, and testdata/dma9.s) on a board.
 package crt
+
+//go:generate go run ./internal/lanai9gen

@@ -2,24 +2,21 @@
  * the lanaiemu LANai emulator (firmware/crt; docs/runtime.md).
  *
  * Everything here talks to the simulation-control device, an emulator-only
- * peripheral at 0xFFFFF000 (outside the real LANai 9.2 memory map):
- *
- *   0xFFFFF000  EXIT       write: stop the simulation, exit code = value
- *   0xFFFFF004  PUTC       write: print the low byte on the console
- *   0xFFFFF008  CYCLES_LO  read: cycle counter bits 31..0 (latches HI)
- *   0xFFFFF00C  CYCLES_HI  read: cycle counter bits 63..32 as latched
+ * peripheral at 0xFFFFF000 (outside the real LANai 9.2 memory map), whose
+ * registers lanai9.h defines (LANAI9_SIM_EXIT, _PUTC, _CYCLES_LO, _CYCLES_HI;
+ * lanai9.h also has the board's own registers).
  *
  * The functions are static inline and need nothing but crt0.s; all of them
  * compile to r0-relative loads and stores (e.g. `st %r6, -4092[%r0]`). */
 #ifndef LANAI_H
 #define LANAI_H
 
-#define LANAI_SIMCTL_BASE 0xFFFFF000u
-#define LANAI_SIMCTL_REG(off) (*(volatile unsigned int *)(LANAI_SIMCTL_BASE + (off)))
-#define LANAI_SIMCTL_EXIT LANAI_SIMCTL_REG(0x0)
-#define LANAI_SIMCTL_PUTC LANAI_SIMCTL_REG(0x4)
-#define LANAI_SIMCTL_CYCLES_LO LANAI_SIMCTL_REG(0x8)
-#define LANAI_SIMCTL_CYCLES_HI LANAI_SIMCTL_REG(0xC)
+#include "lanai9.h"
+
+#define LANAI_SIMCTL_EXIT LANAI9_SIM_EXIT
+#define LANAI_SIMCTL_PUTC LANAI9_SIM_PUTC
+#define LANAI_SIMCTL_CYCLES_LO LANAI9_SIM_CYCLES_LO
+#define LANAI_SIMCTL_CYCLES_HI LANAI9_SIM_CYCLES_HI
 
 /* Write one character (the low byte of c) to the console. */
 static inline void lanai_putchar(int c) { LANAI_SIMCTL_PUTC = (unsigned char)c; }

@@ -29,8 +29,6 @@ type Endpoint struct {
 	// errorWaiters counts, per counter, the threads in WaitBlockUnless
 	// that a remote error must wake (EvEpError).
 	errorWaiters [abi.MaxCounters]int
-	exports      []uint32
-	imports      []int
 }
 
 // Driver is the endpoint's driver.

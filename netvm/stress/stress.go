@@ -117,8 +117,6 @@ type host struct {
 	n       *cluster.Machine
 	proc    *freebsd.Proc
 	ep      *lib.EP
-	region  uint32 // VA of the exported region: Nodes * SubPages pages
-	src     uint32 // VA of the source buffer
 	key     uint32
 	ctrKeys []uint32            // counter s's key (counter s counts sender s's notifications)
 	imp     []int               // import of node j's region
