@@ -441,8 +441,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 		return 2
 	}
+	var plotFiles bench.Plots
 	if *plots != "" {
-		if err := bench.PreparePlotDir(*plots); err != nil {
+		if plotFiles, err = bench.OpenPlots(&outs, *plots); err != nil {
 			fmt.Fprintf(stderr, "netvm bench: --plots: %v\n", err)
 			return 2
 		}
@@ -481,7 +482,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *plots != "" {
-		files, err := bench.WritePlots(*plots, res.Curves)
+		files, err := bench.WritePlots(plotFiles, *plots, res.Curves)
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 			jsonFile.Abandon()
