@@ -34,8 +34,8 @@ func TestMemoryEstimate(t *testing.T) {
 		driverBytes := uint64(driver.LayoutFor(c.nodes, abi.DefaultCredits).Frames) * freebsd.PageSize
 		got, est := (m1.HeapAlloc-m0.HeapAlloc)/uint64(c.nodes), Memory(c.nodes, c.frames, 0)/uint64(c.nodes)-driverBytes
 		t.Logf("%d nodes of %d frames: %d KiB per node, estimated %d KiB", c.nodes, c.frames, got>>10, est>>10)
-		if est < got || est > got+got/2 {
-			t.Errorf("%d nodes of %d frames: %d KiB per node, estimated %d KiB (want at most half as much again)", c.nodes, c.frames, got>>10, est>>10)
+		if est < got-got/20 || est > got+got/2 { // 5 % below for the test's own noise
+			t.Errorf("%d nodes of %d frames: %d KiB per node, estimated %d KiB (want 5 %% below to half as much again)", c.nodes, c.frames, got>>10, est>>10)
 		}
 	}
 }
