@@ -59,6 +59,9 @@ type Result struct {
 	// Lines holds, with Options.LineInfo, the source position of every
 	// instruction, in order.
 	Lines []Line
+	// Warnings are what assembled but is likely not what was meant (each
+	// Error's Warning is set).
+	Warnings ErrorList
 }
 
 // Assemble assembles the sources, in order, into one relocatable object (as
@@ -86,7 +89,7 @@ func Assemble(srcs []Source, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Object: obj, listing: a.listing, a: a}
+	res := &Result{Object: obj, listing: a.listing, a: a, Warnings: a.warns}
 	for _, l := range a.lineInfo {
 		res.Lines = append(res.Lines, Line{Section: a.outSects[l.sect], Offset: l.off, File: l.pos.File, Line: l.pos.Line})
 	}
@@ -210,6 +213,7 @@ type listEntry struct {
 type assembler struct {
 	opt      Options
 	errs     ErrorList
+	warns    ErrorList // warnings (warnf), in source order
 	syms     map[string]*symbol
 	symOrder []*symbol
 	sects    []*section
@@ -259,6 +263,12 @@ func newAssembler(opt Options) *assembler {
 // errorf records an error at a position.
 func (a *assembler) errorf(pos Pos, format string, args ...any) {
 	a.addErr(&Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Source: a.sourceOf(pos)})
+}
+
+// warnf records a warning at a position: the assembly goes on and its
+// bytes do not change (Result.Warnings).
+func (a *assembler) warnf(pos Pos, format string, args ...any) {
+	a.warns = append(a.warns, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Source: a.sourceOf(pos), Warning: true})
 }
 
 func (a *assembler) addErr(e *Error) {
@@ -497,8 +507,11 @@ func (a *assembler) lines(src []srcLine, depth int) {
 			continue
 		}
 		a.line, a.linePtr = l, &src[i]
-		stmts, offs := splitStatements(a.stmtBuf[:0], a.offBuf[:0], l.text, &inBlock)
+		stmts, offs, notEq := splitStatements(a.stmtBuf[:0], a.offBuf[:0], l.text, &inBlock)
 		a.stmtBuf, a.offBuf = stmts[:0], offs[:0]
+		if notEq >= 0 && a.live() {
+			a.warnf(Pos{File: l.pos.File, Line: l.pos.Line, Col: notEq + 1}, "'!' starts a comment, so '!=' and the rest of the line are ignored (as llvm-mc ignores them); write '<>' for not-equal")
+		}
 		for k, st := range stmts {
 			a.statement(st, offs[k], depth)
 			if a.defining != nil && k+1 < len(stmts) {

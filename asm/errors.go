@@ -19,18 +19,24 @@ type Error struct {
 	Pos    Pos
 	Msg    string
 	Source string // the source line, without its newline
+	// Warning marks a warning (Result.Warnings), printed as one.
+	Warning bool
 }
 
 // maxShownLine is the most of a source line an error shows: a longer line
 // is cut to a window around the column, marked with "...".
 const maxShownLine = 160
 
-// Error formats the error as "file:line:col: error: message", then the
-// source line (or, for a long one, the part around the column) and a
-// caret under the column.
+// Error formats the error as "file:line:col: error: message" ("warning:"
+// for a warning), then the source line (or, for a long one, the part
+// around the column) and a caret under the column.
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%v: error: %s", e.Pos, e.Msg)
+	kind := "error"
+	if e.Warning {
+		kind = "warning"
+	}
+	fmt.Fprintf(&b, "%v: %s: %s", e.Pos, kind, e.Msg)
 	if e.Source != "" {
 		src, col := e.Source, e.Pos.Col
 		if len(src) > maxShownLine {

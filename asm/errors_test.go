@@ -78,3 +78,38 @@ func TestErrorCap(t *testing.T) {
 		t.Errorf("got %d errors, last %q", len(list), list[len(list)-1].Msg)
 	}
 }
+
+// '!' starts a comment, so "a != b" is "a", as llvm-mc reads it: the
+// bytes stay llvm-mc's, and a warning names the column (only where the
+// '!' follows a statement's text with '=' after it, and in live code).
+func TestNotEqualWarning(t *testing.T) {
+	src := "\t.set\tA, 1\n" +
+		"\t.if\tA != 1\t! meant: A is not 1\n" + // line 2: the warning
+		"\t.long\t7\n" +
+		"\t.endif\n" +
+		"\t.if\tA <> 1\n" +
+		"\t.long\t8\n" +
+		"\t.endif\n" +
+		"\t.long\t9\t! a comment that has != in it\n" +
+		"\t.if\t0\n" +
+		"\t.long\tA != 2\n" + // skipped code: no warning
+		"\t.endif\n" +
+		"\t.ascii\t\"x != y\"\n"
+	res, err := Assemble([]Source{{"ne.s", []byte(src)}}, Options{})
+	require.NoError(t, err)
+	var text []byte
+	for _, s := range res.Object.Sections {
+		if s.Name == ".text" {
+			text = s.Data
+		}
+	}
+	if want := "\x00\x00\x00\x07\x00\x00\x00\x09x != y"; string(text) != want {
+		t.Errorf(".text %q, want %q (llvm-mc's)", text, want)
+	}
+	want := "ne.s:2:8: warning: '!' starts a comment, so '!=' and the rest of the line are ignored (as llvm-mc ignores them); write '<>' for not-equal\n" +
+		"\t.if\tA != 1\t! meant: A is not 1\n" +
+		"\t   \t  ^"
+	if len(res.Warnings) != 1 || res.Warnings[0].Error() != want {
+		t.Errorf("warnings %v, want one:\n%s", res.Warnings, want)
+	}
+}

@@ -267,12 +267,14 @@ func lexChar(s string) (uint64, int, error) {
 // splitStatements removes comments from a line and splits it at ';'. It
 // returns each statement with its starting offset in the line. inBlock
 // carries an open /* comment across lines.
-// The results are appended to stmts and offs.
-func splitStatements(stmts []string, offs []int, line string, inBlock *bool) ([]string, []int) {
+// The results are appended to stmts and offs; notEq is the offset of a
+// '!' comment that reads "!=" right after a statement's text (the
+// operator the writer meant, which '!' makes a comment), or -1.
+func splitStatements(stmts []string, offs []int, line string, inBlock *bool) (_ []string, _ []int, notEq int) {
 	// '#' as the first non-blank character starts a comment (C preprocessor
 	// line markers included).
 	if t := strings.TrimLeft(line, " \t"); !*inBlock && strings.HasPrefix(t, "#") {
-		return stmts, offs
+		return stmts, offs, -1
 	}
 	start := -1 // start of the current statement's remaining text
 	origin := 0 // where the current statement began in the line
@@ -314,8 +316,12 @@ func splitStatements(stmts []string, offs []int, line string, inBlock *bool) ([]
 		}
 		switch {
 		case c == '!' || c == '/' && i+1 < len(line) && line[i+1] == '/':
+			notEq = -1
+			if c == '!' && start >= 0 && i+1 < len(line) && line[i+1] == '=' {
+				notEq = i
+			}
 			flush(i)
-			return stmts, offs
+			return stmts, offs, notEq
 		case c == '/' && i+1 < len(line) && line[i+1] == '*':
 			if start >= 0 {
 				blocked = append(blocked, line[start:i]...)
@@ -350,5 +356,5 @@ func splitStatements(stmts []string, offs []int, line string, inBlock *bool) ([]
 		}
 	}
 	flush(len(line))
-	return stmts, offs
+	return stmts, offs, -1
 }

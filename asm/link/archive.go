@@ -79,9 +79,38 @@ func SelectMembers(inputs []Input) ([]*objfile.File, []string, error) {
 // names.
 func definesAny(f *objfile.File, names map[string]bool) bool {
 	for _, s := range f.Symbols {
-		if s.Bind != objfile.STB_LOCAL && s.IsDefined() && !s.IsCommon() && names[s.Name] {
+		if definesGlobal(s) && names[s.Name] {
 			return true
 		}
 	}
 	return false
+}
+
+// definesGlobal reports whether s is a global (or weak) definition that
+// can take a member out of an archive: not local, not undefined, not
+// common.
+func definesGlobal(s *objfile.Symbol) bool {
+	return s.Bind != objfile.STB_LOCAL && s.IsDefined() && !s.IsCommon()
+}
+
+// archiveDefinitions maps each global symbol that a member of an archive
+// among inputs defines to the first such member, named "archive(member)".
+// Members that do not read as objects are skipped (SelectMembers reports
+// them).
+func archiveDefinitions(inputs []Input) map[string]string {
+	defs := map[string]string{}
+	for _, in := range inputs {
+		for _, m := range in.Members {
+			f, err := objfile.Read(m.Data)
+			if err != nil {
+				continue
+			}
+			for _, s := range f.Symbols {
+				if _, seen := defs[s.Name]; !seen && definesGlobal(s) {
+					defs[s.Name] = in.Name + "(" + m.Name + ")"
+				}
+			}
+		}
+	}
+	return defs
 }

@@ -100,4 +100,21 @@ func TestLinkConventionHint(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "libgcc.a(_mulsi3.o) defines ___mulsi3") {
 		t.Errorf("got %v", err)
 	}
+
+	// Through an archive, as lanai-ld links: the member is left out (nothing
+	// asks for ___mulsi3), and the hint still names it.
+	inputs := []Input{
+		{Name: "clang.o", Object: object([]string{"main"}, "__mulsi3")},
+		{Name: "libgcc.a", Members: []objfile.ArchiveMember{
+			{Name: "junk.o", Data: []byte("junk")},
+			member(t, "_mulsi3.o", object([]string{"___mulsi3"})),
+		}},
+	}
+	objs, names, err := SelectMembers(inputs[:1])
+	require.NoError(t, err)
+	_, err = Link(objs, names, Options{Entry: "main", Archives: inputs})
+	if err == nil || !strings.Contains(err.Error(), "undefined symbol: __mulsi3") ||
+		!strings.Contains(err.Error(), "libgcc.a(_mulsi3.o) defines ___mulsi3: lanai-gcc 2.95 (COFF) prefixes C names with '_'") {
+		t.Errorf("through the archive: got %v", err)
+	}
 }

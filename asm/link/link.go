@@ -115,6 +115,11 @@ type Options struct {
 	// it to carry per-object information (such as line tables) into the
 	// executable.
 	Placed func(obj int, sec *objfile.Section, addr uint32)
+	// Archives are the link's inputs as SelectMembers took them. Only
+	// their archives' members are read, and only to explain an undefined
+	// symbol that a member left out defines under the other compiler's
+	// spelling (libgcc.a's ___mulsi3 for clang's __mulsi3).
+	Archives []Input
 }
 
 // Output section classes, in layout order.
@@ -203,6 +208,7 @@ type linker struct {
 	errs     []error
 	undefRef map[*global][]undefRef
 	linkSyms []*global
+	archived map[string]string // Options.Archives' global definitions: symbol -> "archive(member)"
 }
 
 // undefRef is a relocation against an undefined symbol.
@@ -746,14 +752,27 @@ func (l *linker) reportUndefined() {
 // names with '_' (gcc's ___mulsi3 is clang's __mulsi3), and the two
 // compilers pass arguments differently (docs/runtime.md), so the linker
 // does not bind one to the other.
+// An archive member that was not linked counts too: nothing asked for its
+// spelling, which is why it was left out.
 func (l *linker) conventionHint(g *global) string {
 	for _, other := range []string{"_" + g.name, strings.TrimPrefix(g.name, "_")} {
-		d := l.globals[other]
-		if other == g.name || d == nil || d.defObj == nil {
+		if other == g.name {
+			continue
+		}
+		definer := ""
+		if d := l.globals[other]; d != nil && d.defObj != nil {
+			definer = d.defObj.name
+		} else {
+			if l.archived == nil {
+				l.archived = archiveDefinitions(l.opt.Archives)
+			}
+			definer = l.archived[other]
+		}
+		if definer == "" {
 			continue
 		}
 		return fmt.Sprintf("\n>>> %s defines %s: lanai-gcc 2.95 (COFF) prefixes C names with '_' and passes arguments on the stack, clang (ELF) in r6, r7, r18, r19; "+
-			"code that calls across must use the callee's convention and spelling (docs/runtime.md)", d.defObj.name, other)
+			"code that calls across must use the callee's convention and spelling (docs/runtime.md)", definer, other)
 	}
 	return ""
 }

@@ -171,6 +171,9 @@ func assemble(files []string, opt asm.Options, stderr io.Writer) (*asm.Result, i
 		fmt.Fprintln(stderr, err)
 		return nil, 1
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, w)
+	}
 	return res, 0
 }
 

@@ -101,3 +101,14 @@ func TestLanaiAs(t *testing.T) {
 		}
 	}
 }
+
+// A warning is printed and the assembly still succeeds.
+func TestWarningPrinted(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ne.s")
+	os.WriteFile(src, []byte("\t.if\t1 != 1\n\tnop\n\t.endif\n"), 0o644)
+	st, msg := runAs(t, "-c", "-o", filepath.Join(dir, "ne.o"), src)
+	if st != 0 || !strings.Contains(msg, "ne.s:1:8: warning: '!' starts a comment") {
+		t.Errorf("status %d, output %q: want 0 and the warning", st, msg)
+	}
+}

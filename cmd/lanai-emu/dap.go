@@ -14,10 +14,8 @@ import (
 // dapCmd serves the Debug Adapter Protocol on standard input and output,
 // or on --listen's TCP address (docs/debugging.md).
 func dapCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("dap", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var m machine
-	m.register(fs)
+	fs := subcommand("dap", &m, stderr)
 	listen := fs.String("listen", "", "serve one client on this TCP `address` (host:port) instead of standard input and output")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {

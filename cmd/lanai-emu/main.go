@@ -80,8 +80,8 @@ Exit status of run:
   70     the program trapped (invalid instruction, bad or unaligned access,
          deadlock); a report goes to standard error
   71     the cycle limit (--max-cycles) was reached
-  66     the image could not be read or loaded, or a --trace/--stats file
-         could not be written
+  66     the image could not be read or loaded, or a --trace, --stats or
+         --profile file could not be written
   64     usage error
 Exit status of debug: 0; 1 if a command of --script failed; 66; 64.
 check runs the program to its exit measuring the paths of a budget file
@@ -474,6 +474,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		status = exitTrap
 	case lanai.StopCycleLimit:
 		fmt.Fprintf(stderr, "lanai-emu: cycle limit of %d cycles reached at %s (raise it with --max-cycles)\n", budget, loc.where(c.PC))
+		if hint := boardHint(img); hint != "" {
+			fmt.Fprintf(stderr, "lanai-emu: %s\n", hint)
+		}
 		status = exitCycles
 	default:
 		fmt.Fprintf(stderr, "lanai-emu: the run stopped unexpectedly (%s) at %s\n", stop.Kind, loc.where(c.PC))

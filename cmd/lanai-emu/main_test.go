@@ -205,6 +205,37 @@ func TestRunCycleLimit(t *testing.T) {
 	}
 }
 
+// TestRunCycleLimitBoardHint: a program that waits on the board's
+// registers (IT0 and ISR, r0-relative as lanai9.h compiles them) names
+// them at the cycle limit and points at lanai-sim; one that does not
+// (loopProg) gets no such line.
+func TestRunCycleLimitBoardHint(t *testing.T) {
+	dir := t.TempDir()
+	img := buildAsm(t, dir, "wait", `	.text
+	.globl	_start
+_start:
+	mov	25, %r3
+	st	%r3, -416[%r0]
+1:	ld	-432[%r0], %r3
+	sub.f	%r3, 0, %r0
+	beq	1b
+	nop
+`)
+	st, _, errs := emu(t, "", "run", "--max-cycles", "1e5", img)
+	if st != exitCycles {
+		t.Errorf("status %d, want %d", st, exitCycles)
+	}
+	for _, want := range []string{"IT0 at pc 0x00000004", "ISR at pc 0x00000008", "lanai-sim --firmware"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("no %q in the report:\n%s", want, errs)
+		}
+	}
+	_, _, errs = emu(t, "", "run", "--max-cycles", "1e5", buildAsm(t, dir, "loop", loopProg))
+	if strings.Contains(errs, "lanai-sim") {
+		t.Errorf("a program that uses no board register got the board hint:\n%s", errs)
+	}
+}
+
 func TestRunBadImageAndUsage(t *testing.T) {
 	dir := t.TempDir()
 	img := buildC(t, dir, "recursion.O1")
@@ -253,17 +284,21 @@ func TestRunBadImageAndUsage(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"help"}, {"run", "--help"}, {"debug", "-h"}} {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"run", "--help"}, {"debug", "-h"}, {"check", "-h"}, {"dap", "-h"}} {
 		st, out, errs := emu(t, "", args...)
 		text := out + errs
 		if st != 0 {
 			t.Errorf("%q: status %d", args, st)
 		}
-		for _, w := range []string{"Exit status of run", "70", "71", "66", "64", "low 8 bits", "--trace", "standard error"} {
+		for _, w := range []string{"Exit status of run", "70", "71", "66", "64", "low 8 bits", "--trace", "--profile file could not be written", "standard error"} {
 			if !strings.Contains(text, w) {
 				t.Errorf("%q: help lacks %q", args, w)
 			}
 		}
+	}
+	// A subcommand's help gives its own flags after the tool's text.
+	if _, out, errs := emu(t, "", "dap", "-h"); !strings.Contains(out+errs, "Flags of dap:") || !strings.Contains(out+errs, "-listen") {
+		t.Errorf("dap -h:\n%s%s", out, errs)
 	}
 }
 

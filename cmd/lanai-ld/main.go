@@ -180,6 +180,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Entry:    *entry,
 		SRAMSize: sram.v,
 		Warn:     func(m string) { fmt.Fprintf(stderr, "lanai-ld: warning: %s\n", m) },
+		Archives: inputs,
 	}
 	if tdata.set {
 		opt.DataAddr = &tdata.v

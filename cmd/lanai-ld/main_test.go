@@ -180,3 +180,31 @@ func TestArchiveInput(t *testing.T) {
 		t.Errorf("truncated archive: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestArchiveConventionHint: clang's __mulsi3 is undefined and libgcc.a
+// holds lanai-gcc's ___mulsi3, in a member the link leaves out; the error
+// names the member and why the two do not bind (docs/linker.md).
+func TestArchiveConventionHint(t *testing.T) {
+	dir := t.TempDir()
+	elf := func(sym string, defined bool) []byte {
+		f := &objfile.File{Kind: objfile.REL}
+		tx := &objfile.Section{Name: ".text", Type: objfile.SHT_PROGBITS, Flags: objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, Align: 4, Data: make([]byte, 4), Size: 4}
+		f.Sections = []*objfile.Section{tx}
+		s := &objfile.Symbol{Name: sym, Bind: objfile.STB_GLOBAL}
+		if defined {
+			s.Section = tx
+		}
+		f.Symbols = []*objfile.Symbol{{Name: "_start", Bind: objfile.STB_GLOBAL, Section: tx}, s}
+		b, err := f.WriteELF()
+		require.NoError(t, err)
+		return b
+	}
+	prog, lib := filepath.Join(dir, "prog.o"), filepath.Join(dir, "libgcc.a")
+	require.NoError(t, os.WriteFile(prog, elf("__mulsi3", false), 0o644))
+	require.NoError(t, os.WriteFile(lib, cofftest.BuildArchive([]cofftest.Member{{Name: "_mulsi3.o", Data: elf("___mulsi3", true)}}), 0o644))
+	code, _, stderr := runLD("-o", filepath.Join(dir, "prog"), prog, lib)
+	if code != 1 || !strings.Contains(stderr, "lanai-ld: error: undefined symbol: __mulsi3") ||
+		!strings.Contains(stderr, ">>> "+lib+"(_mulsi3.o) defines ___mulsi3: lanai-gcc 2.95 (COFF) prefixes C names with '_'") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -358,6 +358,9 @@ func fromFlags(nodes int, topo, firmware string) (*scenario.Scenario, error) {
 		}
 	}
 	fw := strings.Split(firmware, ",")
+	if s.Count == 0 { // a star without --nodes: one node per firmware
+		s.Count = len(fw)
+	}
 	spec := func(p string) scenario.NodeSpec {
 		if strings.HasSuffix(p, ".s") {
 			return scenario.NodeSpec{Asm: []string{p}}
@@ -367,9 +370,6 @@ func fromFlags(nodes int, topo, firmware string) (*scenario.Scenario, error) {
 	if len(fw) == 1 {
 		s.Defaults = spec(fw[0])
 	} else {
-		if s.Count == 0 {
-			s.Count = len(fw)
-		}
 		for _, p := range fw {
 			s.Nodes = append(s.Nodes, spec(p))
 		}

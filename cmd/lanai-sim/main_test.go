@@ -214,3 +214,28 @@ func TestHostScript(t *testing.T) {
 		t.Fatalf("status %d\n%s", st, out)
 	}
 }
+
+// A star without --nodes has one node per firmware (docs/lanai-sim.md):
+// one firmware, one node; two, two. (One firmware made a scenario with no
+// nodes, refused as "count: no nodes".)
+func TestStarCountFromFirmware(t *testing.T) {
+	idle := filepath.Join(sc, "idle.s")
+	for _, c := range []struct {
+		firmware string
+		nodes    int
+	}{{idle, 1}, {idle + "," + idle, 2}} {
+		stats := filepath.Join(t.TempDir(), "s.json")
+		st, out := lsim(t, "--topology", "star", "--firmware", c.firmware, "--time", "10us", "--stop", "time", "--quiet", "--stats", stats)
+		if st != 0 {
+			t.Fatalf("--firmware %s: status %d\n%s", c.firmware, st, out)
+		}
+		data, err := os.ReadFile(stats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct{ Nodes []any }
+		if err := json.Unmarshal(data, &m); err != nil || len(m.Nodes) != c.nodes {
+			t.Errorf("--firmware %s: %d nodes, want %d (%v)", c.firmware, len(m.Nodes), c.nodes, err)
+		}
+	}
+}

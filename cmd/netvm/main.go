@@ -58,7 +58,11 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: netvm run [--json FILE] [--trace FILE] [--board PART] [--clock MHz] SCENARIO
+// runUsage is netvm run's synopsis, in the tool's usage and in run's own
+// usage error.
+const runUsage = "netvm run [--json FILE] [--trace FILE] [--profile FILE] [--debug-script FILE] [--board PART] [--clock MHz] [--jobs N] SCENARIO"
+
+const usage = `usage: ` + runUsage + `
        netvm dap [--listen ADDR]   (the cluster debugger for editors; the launch request names the scenario)
        netvm bench [--quick] [--json FILE] [--plots DIR] [--board PART] [--clock MHz] [--link-rate MB/s] [--pin-cache pages] [--pci-burst bytes]
        netvm stress [flags]
@@ -69,6 +73,11 @@ Examples:
   netvm bench --quick
   netvm stress --seed 1 --nodes 4 --writes 2000
   netvm stress --seed 9 --nodes 2 --writes 500 --clean --json out.json
+
+Exit status: 0 success; 1 a workload that did not finish, a broken invariant, lost
+bytes or a violation (stress), a failed debugger command; 2 a usage error or bad
+input (flags, scenario, an output that cannot be opened); 3 a run or an output that
+failed after the start (docs/bad-input.md).
 
 Flags of stress:
 `
@@ -262,7 +271,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: netvm run [--json FILE] [--trace FILE] [--debug-script FILE] [--jobs N] SCENARIO")
+		fmt.Fprintln(stderr, "usage: "+runUsage)
 		return 2
 	}
 	if *jobs < 1 || *jobs > maxJobs {

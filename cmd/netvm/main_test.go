@@ -24,6 +24,18 @@ func TestCommand(t *testing.T) {
 	if code, _, e := runCmd("--help"); code != 0 || !strings.Contains(e, "netvm stress") || !strings.Contains(e, "Examples") {
 		t.Fatalf("help: %d %q", code, e)
 	}
+	// The help names run's flags as README's tool table does, and the
+	// exit statuses; run's own usage error gives the same synopsis.
+	_, _, help := runCmd("--help")
+	_, _, runErr := runCmd("run")
+	for _, w := range []string{"[--profile FILE]", "[--debug-script FILE]", "Exit status: 0", "3 a run or an output"} {
+		if !strings.Contains(help, w) {
+			t.Errorf("help lacks %q", w)
+		}
+	}
+	if !strings.Contains(runErr, "usage: netvm run [--json FILE] [--trace FILE] [--profile FILE]") {
+		t.Errorf("netvm run without a scenario: %q", runErr)
+	}
 	if code, _, _ := runCmd(); code != 2 {
 		t.Fatal("no command: want exit 2")
 	}

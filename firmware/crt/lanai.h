@@ -13,6 +13,9 @@
 
 #include "lanai9.h"
 
+/* The names this header had before lanai9.h, kept for the programs that use them. */
+#define LANAI_SIMCTL_BASE ((unsigned int)&LANAI9_SIM_EXIT)
+#define LANAI_SIMCTL_REG(off) (*(volatile unsigned int *)(LANAI_SIMCTL_BASE + (off)))
 #define LANAI_SIMCTL_EXIT LANAI9_SIM_EXIT
 #define LANAI_SIMCTL_PUTC LANAI9_SIM_PUTC
 #define LANAI_SIMCTL_CYCLES_LO LANAI9_SIM_CYCLES_LO

@@ -19,7 +19,8 @@
 // start is a symbol, symbol+offset or address: the path starts when the
 // core begins the instruction there. end is another such place (the path
 // ends when the core begins it) or "ret": the address in %rca when the
-// path started (the return of a routine entered by a call). A path's
+// path started (the return of a routine entered by a call; a recursive
+// routine's calls are nested runs, see Meter.Observe). A path's
 // cycles are those of its worst (costliest) run; it passes when they are
 // at most cycles + tolerance, and tolerance is a number of cycles or a
 // percentage.
@@ -30,6 +31,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"os"
@@ -197,11 +199,27 @@ type meterPath struct {
 	res        Result
 	start, end uint32
 	toRet      bool
-	open       bool
-	since      uint64 // cycle count at the start of the open run
-	ret        uint32 // the return address of a "ret" path's open run
-	shares     map[string]uint64
+	// runs are the open runs, innermost last: one at most for a path to
+	// a place; for a "ret" path, one per call of the routine still
+	// running (a recursive routine's calls nest).
+	runs []openRun
+	// charged is the cycles charged by routine while a run was open,
+	// since the outermost open run started; a run's own share is
+	// charged less its base.
+	charged map[string]uint64
 }
+
+// openRun is a run of a path that has started and not ended.
+type openRun struct {
+	since uint64            // cycle count at its start
+	ret   uint32            // a "ret" path's return address (%rca at its start)
+	sp    uint32            // %sp at its start: a nested call's is lower
+	base  map[string]uint64 // charged at its start (nil: nothing)
+}
+
+// maxNested bounds the open runs of a "ret" path: a deeper call restarts
+// the innermost run instead of nesting in it.
+const maxNested = 1 << 16
 
 // Meter measures the paths of a budget file on one core (an Observer of
 // profile.Run, or of a board's run).
@@ -216,7 +234,7 @@ type Meter struct {
 func NewMeter(f *File, img *memsys.Image) (*Meter, error) {
 	m := &Meter{syms: lanai.NewSymbols(img.Symbols), routine: map[uint32]string{}}
 	for _, p := range f.Paths {
-		mp := &meterPath{res: Result{Path: p}, shares: map[string]uint64{}}
+		mp := &meterPath{res: Result{Path: p}, charged: map[string]uint64{}}
 		var err error
 		if mp.start, err = m.place(p.Start); err != nil {
 			return nil, fmt.Errorf("%s:%d: %s: start: %v", f.Name, p.line, p.Name, err)
@@ -252,22 +270,54 @@ func (m *Meter) place(s string) (uint32, error) {
 
 // Observe follows one instruction: it ends the runs whose end it is,
 // starts those whose start it is, and charges its cycles to the open runs.
+//
+// A path to a place has one run at a time: its start reached again
+// starts it again. A "ret" path's run ends at its own return address:
+// a call of the routine made while a run is open (at a lower %sp) nests
+// in it, and the inner run ends first, so a recursive routine's run
+// includes its recursive calls; reaching the start again at the same or
+// a higher %sp (a jump, not a call, or runs that never returned) starts
+// again from there.
 func (m *Meter) Observe(c *lanai.CPU, s *profile.Step) {
 	for _, p := range m.paths {
-		if p.open && (p.toRet && s.PC == p.ret || !p.toRet && s.PC == p.end) {
+		if n := len(p.runs); n > 0 && s.PC == p.endOf(&p.runs[n-1]) {
 			p.finish(s.Start)
 		}
 		if s.PC == p.start {
-			p.open, p.since = true, s.Start
-			clear(p.shares)
-			if p.toRet {
-				p.ret = c.Reg(isa.RCA)
-			}
+			p.begin(c, s.Start)
 		}
-		if p.open {
-			p.shares[m.routineOf(s.PC)] += s.Cycles + s.SkippedCycles
+		if len(p.runs) > 0 {
+			p.charged[m.routineOf(s.PC)] += s.Cycles + s.SkippedCycles
 		}
 	}
+}
+
+// endOf is where run r ends.
+func (p *meterPath) endOf(r *openRun) uint32 {
+	if p.toRet {
+		return r.ret
+	}
+	return p.end
+}
+
+// begin starts a run at cycle now.
+func (p *meterPath) begin(c *lanai.CPU, now uint64) {
+	r := openRun{since: now}
+	if p.toRet {
+		r.ret, r.sp = c.Reg(isa.RCA), c.Reg(isa.SP)
+		// Runs at or below this call's level did not return: drop them.
+		for n := len(p.runs); n > 0 && (p.runs[n-1].sp <= r.sp || n >= maxNested); n-- {
+			p.runs = p.runs[:n-1]
+		}
+	} else {
+		p.runs = p.runs[:0]
+	}
+	if len(p.runs) == 0 {
+		clear(p.charged)
+	} else {
+		r.base = maps.Clone(p.charged)
+	}
+	p.runs = append(p.runs, r)
 }
 
 func (m *Meter) routineOf(pc uint32) string {
@@ -282,9 +332,11 @@ func (m *Meter) routineOf(pc uint32) string {
 	return r
 }
 
+// finish ends the innermost open run at cycle now.
 func (p *meterPath) finish(now uint64) {
-	p.open = false
-	d := now - p.since
+	run := p.runs[len(p.runs)-1]
+	p.runs = p.runs[:len(p.runs)-1]
+	d := now - run.since
 	r := &p.res
 	if r.Runs == 0 || d < r.Min {
 		r.Min = d
@@ -292,8 +344,10 @@ func (p *meterPath) finish(now uint64) {
 	if r.Runs == 0 || d > r.Max {
 		r.Max = d
 		r.Worst = r.Worst[:0]
-		for k, v := range p.shares {
-			r.Worst = append(r.Worst, Share{k, v})
+		for k, v := range p.charged {
+			if v -= run.base[k]; v > 0 {
+				r.Worst = append(r.Worst, Share{k, v})
+			}
 		}
 		sort.Slice(r.Worst, func(i, j int) bool {
 			if r.Worst[i].Cycles != r.Worst[j].Cycles {

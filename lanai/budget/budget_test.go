@@ -168,3 +168,79 @@ func TestLimitSaturates(t *testing.T) {
 		t.Errorf("200 +5%%: %d", p.Limit())
 	}
 }
+
+// recProg: _start calls rec(5); rec(n) returns at once for n = 0, else
+// pushes %rca, calls rec(n-1), then runs a 3-cycle loop n*10 times and
+// returns. _start then jumps (no call) into rec's tail, tail, twice.
+const recProg = `
+	.text
+	.globl	_start
+_start:
+	mov	0x8000, %sp
+	mov	5, %r6
+	bt	rec
+	add	%pc, 4, %rca
+	mov	again, %rca
+	bt	tail
+	nop
+again:
+	mov	back, %rca
+	bt	tail
+	nop
+back:
+	st	%r0, -4096[%r0]
+	bt	.
+	nop
+rec:
+	sub.f	%r6, 0, %r0
+	beq	.Lout
+	nop
+	st	%rca, [--%sp]
+	st	%r6, [--%sp]
+	sub	%r6, 1, %r6
+	bt	rec
+	add	%pc, 4, %rca
+	ld	[%sp++], %r6
+	ld	[%sp++], %rca
+	mov	%r6, %r7
+	sub	%r7, 0, %r7
+	mov	10, %r8
+.Lmul:	sub.f	%r8, 1, %r8
+	bne	.Lmul
+	nop
+.Lout:	add	%rca, 0, %pc
+	nop
+tail:
+	mov	3, %r8
+.Lt:	sub.f	%r8, 1, %r8
+	bne	.Lt
+	nop
+	add	%rca, 0, %pc
+	nop
+`
+
+// A "ret" path of a recursive routine: each call is a run that ends at
+// its own return, the outer ones including their nested calls; a start
+// reached by a jump at the same stack level starts again.
+func TestRetPathNests(t *testing.T) {
+	f, err := Parse("b.txt", []byte("rec rec ret 0 0\ntail tail ret 0 0\n"))
+	require.NoError(t, err)
+	res := measure(t, f, recProg)
+	rec, tail := res[0], res[1]
+	// rec(5) .. rec(0): six calls, six runs; the outermost holds the
+	// five below it, so it costs more than five times the innermost.
+	if rec.Runs != 6 || rec.Max <= 5*rec.Min {
+		t.Fatalf("rec: %d runs, min %d, max %d: want 6 runs, the outer call holding the inner ones", rec.Runs, rec.Min, rec.Max)
+	}
+	var sum uint64
+	for _, s := range rec.Worst {
+		sum += s.Cycles
+	}
+	if sum != rec.Max || len(rec.Worst) != 1 || rec.Worst[0].Routine != "rec" {
+		t.Errorf("rec's worst run %d cycles, breakdown %v (sum %d)", rec.Max, rec.Worst, sum)
+	}
+	// tail is jumped to twice at the same level: two runs, each its own.
+	if tail.Runs != 2 || tail.Min != tail.Max {
+		t.Errorf("tail: %d runs, min %d, max %d: want 2 equal runs", tail.Runs, tail.Min, tail.Max)
+	}
+}

@@ -181,6 +181,7 @@ unsigned int use(void)
 	LANAI9_PULSE = LANAI9_PULSE_CH2;
 	LANAI9_IT0 = 1;
 	lanai_putchar('x');
+	LANAI_SIMCTL_REG(LANAI_SIMCTL_BASE - 0xFFFFF000u + 4) = 'y';
 	while ((d->next & LANAI9_DESC_TERMINAL) == 0)
 		;
 	return (LANAI9_ISR & (LANAI9_ISR_TIME0_INT | LANAI9_ISR_DEBUG)) + d->csum0;
