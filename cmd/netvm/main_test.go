@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"lanaiemu/lanai/profile"
 )
 
 func runCmd(args ...string) (int, string, string) {
@@ -115,6 +117,18 @@ func TestBenchCommand(t *testing.T) {
 		{"--profile", filepath.Join(file, "p.pb.gz")},
 		{"--json", filepath.Join(dir, "new.json"), "--profile", filepath.Join(file, "p.pb.gz")},
 		{"--json="}, {"--plots="}, {"--profile="},
+		// Node 2's profile (E8 has three nodes) was opened only after the
+		// run, so it failed then with exit 3.
+		{"--profile", filepath.Join(dir, "p.pb.gz")},
+		// So was every plot file: the directory could be written, one of
+		// its plots not.
+		{"--plots", filepath.Join(dir, "plots")},
+	}
+	if err := os.Mkdir(profile.NodeFile(filepath.Join(dir, "p.pb.gz"), 2), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "plots", "e8-sync.png"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := os.Stat("/dev/full"); err == nil {
 		bad = append(bad, []string{"--json", "/dev/full"})
@@ -126,8 +140,10 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("%v: exit %d after %v, stdout %q, stderr %q; want exit 2 at once with one line", args, code, time.Since(start), out, e)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "new.json")); err == nil {
-		t.Error("the JSON file a failed start created was left behind")
+	for _, left := range []string{"new.json", "p-node0.pb.gz", filepath.Join("plots", "e1-latency.svg")} {
+		if _, err := os.Stat(filepath.Join(dir, left)); err == nil {
+			t.Errorf("%s, which a failed start created, was left behind", left)
+		}
 	}
 	if testing.Short() {
 		t.Skip("the quick bench takes about 20 s")
