@@ -59,6 +59,12 @@ func (q *eventQueue) pop() event {
 	} else {
 		e = q.far.pop()
 	}
+	q.refirst()
+	return e
+}
+
+// refirst sets first from the heads after a removal.
+func (q *eventQueue) refirst() {
 	q.first = ^uint64(0)
 	if len(q.near) > 0 {
 		q.first = q.near[0].at
@@ -66,22 +72,21 @@ func (q *eventQueue) pop() event {
 	if len(q.far) > 0 {
 		q.first = min(q.first, q.far[0].at)
 	}
-	return e
+}
+
+// remove takes out the event r names, if it is queued.
+func (q *eventQueue) remove(r EventRef) bool {
+	if !q.near.remove(r) && !q.far.remove(r) {
+		return false
+	}
+	q.refirst()
+	return true
 }
 
 // push adds e.
 func (hp *eventHeap) push(e event) {
 	*hp = append(*hp, e)
-	h := *hp
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
+	hp.up(len(*hp) - 1)
 }
 
 // pop removes and returns the earliest event (the heap is not empty).
@@ -93,7 +98,15 @@ func (hp *eventHeap) pop() event {
 	h[n] = event{} // drop the closure for the collector
 	h = h[:n]
 	*hp = h
-	for i := 0; ; {
+	h.down(0)
+	return e
+}
+
+// down moves the event at i towards the leaves until the heap is ordered
+// below it.
+func (h eventHeap) down(i int) {
+	n := len(h)
+	for {
 		l := 2*i + 1
 		if l >= n {
 			break
@@ -108,7 +121,43 @@ func (hp *eventHeap) pop() event {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	return e
+}
+
+// up moves the event at i towards the root until the heap is ordered
+// above it.
+func (h eventHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(&h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+// remove takes out the event r names, if it is in the heap: the last
+// event takes its place and moves down or up to where it belongs. The
+// order in which the others pop does not change: (at, seq) orders them
+// all, whatever the heap's shape.
+func (hp *eventHeap) remove(r EventRef) bool {
+	h := *hp
+	for i := range h {
+		if h[i].seq != r.seq || h[i].at != r.at {
+			continue
+		}
+		n := len(h) - 1
+		h[i] = h[n]
+		h[n] = event{} // drop the closure for the collector
+		h = h[:n]
+		*hp = h
+		if i < n {
+			h.down(i)
+			h.up(i)
+		}
+		return true
+	}
+	return false
 }
 
 // Schedule runs fn when the cycle count reaches at (at once, at the next
@@ -126,6 +175,34 @@ func (c *CPU) Schedule(at uint64, fn func()) {
 	}
 	c.loopChanged()
 }
+
+// EventRef names a scheduled event, for Cancel. The zero EventRef names
+// none.
+type EventRef struct{ at, seq uint64 }
+
+// ScheduleRef is Schedule, and returns a name of the event for Cancel.
+func (c *CPU) ScheduleRef(at uint64, fn func()) EventRef {
+	c.Schedule(at, fn)
+	return EventRef{at: at, seq: c.events.seq}
+}
+
+// Cancel takes the event r names out of the queue if it has not run (nor
+// been dropped by a Reset) and reports whether it did. A device whose
+// scheduled step is superseded (a timer loaded again) cancels it rather
+// than leave it queued until its cycle, perhaps 2^32 timer ticks away:
+// the queue then holds only what can still happen, and its length does
+// not grow with simulated time. The other events keep their order. It
+// looks through the queue, so it is for events replaced now and then,
+// not for every device step.
+func (c *CPU) Cancel(r EventRef) bool {
+	if r.seq == 0 {
+		return false
+	}
+	return c.events.remove(r)
+}
+
+// PendingEvents is the number of events scheduled and not yet run.
+func (c *CPU) PendingEvents() int { return c.events.len() }
 
 // DeviceChanged tells the core that a device changed what the core may
 // read, possibly outside the core's events (a device acting on a call from
