@@ -12,8 +12,8 @@ type event struct {
 // by (at, seq), written out for the element type so that scheduling and
 // running an event allocate nothing (container/heap boxes every element
 // in an interface). Events due soon (device steps: a DMA burst's end, a
-// packet's) go into near, those far ahead (timer expiries, most of them
-// left behind by a timer loaded again) into far; pop takes the earlier of
+// packet's) go into near, those far ahead (timer expiries, among them the
+// wrap 2^32 ticks after each expiry) into far; pop takes the earlier of
 // the two heads, so the order is one heap's, while the device steps
 // that come and go all the time sift through a heap of a few events.
 type eventQueue struct {
