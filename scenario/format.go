@@ -652,7 +652,10 @@ func (s *Scenario) checkSwitches() error {
 	case "star":
 		ports, what = s.Count, "the switch"
 	case "tree", "clos":
-		spines := max(t.Spines, 1) // a tree is a Clos with one spine, its root
+		spines := 1 // a tree is a Clos with one spine, its root (fabric.Tree; a spines field is not used)
+		if t.Kind == "clos" {
+			spines = t.Spines
+		}
 		if t.PerLeaf+spines > t.Leaves {
 			ports, what = t.PerLeaf+spines, "a leaf switch (per_leaf nodes and a port per spine)"
 		} else {
