@@ -421,8 +421,8 @@ const (
 	// checkSwitches).
 	MaxNodes = maxSwitchPorts * (maxSwitchPorts - 1)
 	// maxSwitchPorts is the largest switch the fabric builds (absolute
-	// routing; relative routing reaches 32, and the fabric says so).
-	maxSwitchPorts = 64
+	// routing; relative routing reaches 32: checkSwitches).
+	maxSwitchPorts = fabric.MaxSwitchPorts
 	// maxLinkRate is 10 GB/s, far above any Myrinet link.
 	maxLinkRate = 10_000_000_000
 	// MaxDuration bounds every duration of the base format (time,
