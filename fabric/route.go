@@ -28,6 +28,16 @@ func (m RouteMode) String() string {
 	return "relative"
 }
 
+// MaxPorts is the largest switch the mode reaches: 32 ports with
+// relative routing (an offset of -32..31 reaches every port from every
+// other), 64 with absolute (a 6-bit port number).
+func (m RouteMode) MaxPorts() int {
+	if m == RouteAbsolute {
+		return 64
+	}
+	return 32
+}
+
 // RouteBit marks a route byte.
 const RouteBit = 0x80
 

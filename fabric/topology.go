@@ -125,10 +125,7 @@ func (f *Fabric) AddEndpoint(node int) error {
 // configured per-hop latency, and returns its id (switches count from 0).
 // Relative routing reaches at most 32 ports, absolute routing 64.
 func (f *Fabric) AddSwitch(ports int) (int, error) {
-	limit := 32
-	if f.cfg.Routing == RouteAbsolute {
-		limit = 64
-	}
+	limit := f.cfg.Routing.MaxPorts()
 	if ports < 1 || ports > limit {
 		return 0, fmt.Errorf("fabric: switch with %d ports (1..%d with %v routing): %w", ports, limit, f.cfg.Routing, ErrBadArgument)
 	}

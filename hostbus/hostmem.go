@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // Host physical memory geometry.
@@ -80,6 +81,13 @@ func NewHostMemory(size uint64) (*HostMemory, error) {
 		return nil, fmt.Errorf("hostbus: host memory size %#x must be a non-zero multiple of %#x up to %#x", size, PageSize, uint64(MaxHostMemory))
 	}
 	return &HostMemory{size: size, frames: make([]*[PageSize]byte, size/PageSize)}, nil
+}
+
+// MemoryFor is the memory, in bytes, that NewHostMemory allocates for
+// size bytes: a pointer per frame. A frame's 4 KiB come on top when it
+// is first written.
+func MemoryFor(size uint64) uint64 {
+	return (size + PageSize - 1) / PageSize * uint64(unsafe.Sizeof((*[PageSize]byte)(nil)))
 }
 
 // Size is the memory's size in bytes.

@@ -12,6 +12,7 @@ import (
 	"lanaiemu/board"
 	"lanaiemu/fabric"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/internal/timeline"
 	"lanaiemu/memsys"
@@ -323,17 +324,50 @@ func (s *Scenario) image(n NodeSpec, cache map[string][]byte) ([]byte, error) {
 	return img, nil
 }
 
-// DumpHost writes every host dump of the scenario.
-func (w *World) DumpHost() error {
+// Dumps are the host dumps of a run: their files, opened before it
+// (OpenDumps), and written after it (Write).
+type Dumps struct {
+	w     *World
+	files []dumpFile
+}
+
+// dumpFile is host dump index of node.
+type dumpFile struct {
+	node, index int
+	d           HostDump
+	out         *outfile.File
+}
+
+// OpenDumps opens the file of every host dump of the scenario before the
+// run (package internal/outfile): one that cannot be written fails now,
+// naming the dump, not after the run, and one that exists keeps its
+// contents until Write. outs gets the files, so that its Abandon closes
+// them (and removes those it made) if the run goes wrong.
+func (w *World) OpenDumps(outs *outfile.Set) (*Dumps, error) {
+	ds := &Dumps{w: w}
 	for i, n := range w.S.NodeSpecs() {
 		for j, d := range n.HostDumps {
-			buf := make([]byte, d.Len)
-			if err := w.Hosts[i].Read(uint64(d.Addr), buf); err != nil {
-				return w.S.Errorf("nodes[%d].host_dumps[%d]: %v", i, j, err)
+			o, err := outfile.Create(w.S.resolve(d.File))
+			if err != nil {
+				return nil, fmt.Errorf("%s: nodes[%d].host_dumps[%d]: %w", w.S.Path, i, j, err)
 			}
-			if err := os.WriteFile(w.S.resolve(d.File), buf, 0o644); err != nil {
-				return fmt.Errorf("%s: nodes[%d].host_dumps[%d]: %w", w.S.Path, i, j, err)
-			}
+			outs.Add(o)
+			ds.files = append(ds.files, dumpFile{i, j, d, o})
+		}
+	}
+	return ds, nil
+}
+
+// Write writes every host dump from the host memories as they are now.
+func (ds *Dumps) Write() error {
+	w := ds.w
+	for _, f := range ds.files {
+		buf := make([]byte, f.d.Len)
+		if err := w.Hosts[f.node].Read(uint64(f.d.Addr), buf); err != nil {
+			return w.S.Errorf("nodes[%d].host_dumps[%d]: %v", f.node, f.index, err)
+		}
+		if err := f.out.Write(buf); err != nil {
+			return fmt.Errorf("%s: nodes[%d].host_dumps[%d]: %w", w.S.Path, f.node, f.index, err)
 		}
 	}
 	return nil

@@ -23,13 +23,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"lanaiemu/fabric"
 	"lanaiemu/hostbus"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/memsys"
+	"lanaiemu/node"
 	"lanaiemu/sim"
 )
 
@@ -318,9 +321,12 @@ func decodeError(name string, data []byte, err error) error {
 // workloads).
 func ElementLines(data []byte, key string) []int {
 	var lines []int
+	line, counted := 1, int64(0) // the line at offset counted: counting from the last element, not the start
 	walkJSON(data, func(t jsonToken) bool {
 		if t.tok == json.Delim('{') && t.depth == 2 && t.in == key {
-			lines = append(lines, lineOf(data, t.end))
+			line += bytes.Count(data[counted:t.end], []byte("\n"))
+			counted = t.end
+			lines = append(lines, line)
 		}
 		return true
 	})
@@ -409,9 +415,11 @@ func (s *Scenario) Errorf(format string, a ...any) error {
 
 // Limits that Check enforces before anything is built.
 const (
-	// MaxNodes is the most nodes a scenario may have: a Clos of 64 leaf
-	// switches of 64 nodes each.
-	MaxNodes = maxSwitchPorts * maxSwitchPorts
+	// MaxNodes is the most nodes a scenario may have: the largest
+	// topology the fabric builds, a tree of 64 leaf switches of 63 nodes
+	// and an uplink each under a 64-port root (absolute routing;
+	// checkSwitches).
+	MaxNodes = maxSwitchPorts * (maxSwitchPorts - 1)
 	// maxSwitchPorts is the largest switch the fabric builds (absolute
 	// routing; relative routing reaches 32, and the fabric says so).
 	maxSwitchPorts = 64
@@ -424,6 +432,11 @@ const (
 	MaxDuration = 24 * 3600 * sim.Second
 	// minClockMHz is 1 Hz: a slower clock would round to 0 Hz.
 	minClockMHz = 0.000001
+	// minInterval is the shortest interval at which a run samples
+	// (sample) or a host script polls (poll, every): 10 ns, so that a
+	// simulated second takes at most 10^8 of them (a sample of 1ps made a
+	// 10 ms run take half an hour).
+	minInterval = 10 * sim.Nanosecond
 )
 
 // checkDurations refuses a duration over MaxDuration, naming its field.
@@ -459,7 +472,39 @@ func (s *Scenario) Check() error {
 			return s.Errorf("nodes[%d]: no firmware or asm", i)
 		}
 	}
+	if err := node.CheckMemory(len(specs), s.memory(specs)); err != nil {
+		return s.Errorf("count: %v", err)
+	}
 	return nil
+}
+
+// memory estimates the memory the nodes take when Build makes them and
+// DumpHost writes their dumps: each board and its host memory
+// (node.BoardMemory), the host frames the host loads fill (the files'
+// sizes, as far as they fit; a pipe may fill the rest) and the largest
+// dump's buffer.
+func (s *Scenario) memory(specs []NodeSpec) uint64 {
+	var total, dump uint64
+	for _, n := range specs {
+		hsize := uint64(n.HostMemory)
+		if hsize == 0 {
+			hsize = DefaultHostMemory
+		}
+		total += node.BoardMemory(uint32(n.SRAM), hsize)
+		for _, l := range n.HostLoads {
+			if st, err := os.Stat(s.resolve(l.File)); err == nil && uint64(l.Addr) < hsize {
+				size := hsize - uint64(l.Addr) // a pipe: as much as may be read
+				if st.Mode().IsRegular() {
+					size = min(uint64(max(st.Size(), 0)), size)
+				}
+				total += size
+			}
+		}
+		for _, d := range n.HostDumps {
+			dump = max(dump, uint64(d.Len))
+		}
+	}
+	return total + dump
 }
 
 // CheckBase validates what every format shares and fills in Count. It
@@ -509,6 +554,9 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	if s.Count > MaxNodes {
 		return nil, s.Errorf("count: %d nodes, at most %d", s.Count, MaxNodes)
 	}
+	if err := s.checkSwitches(); err != nil {
+		return nil, err
+	}
 	switch k := s.Topology.Kind; {
 	case k == "b2b" && s.Count != 2:
 		return nil, s.Errorf("count: b2b has 2 nodes, not %d", s.Count)
@@ -528,8 +576,8 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	default:
 		return nil, s.Errorf("exit_codes: %q (zero or any)", s.ExitCodes)
 	}
-	if s.Sample != nil && *s.Sample == 0 {
-		return nil, s.Errorf("sample: zero")
+	if s.Sample != nil && sim.Time(*s.Sample) < minInterval {
+		return nil, s.Errorf("sample: %v: at least %v", sim.Time(*s.Sample), minInterval)
 	}
 	if err := s.checkDurations(); err != nil {
 		return nil, err
@@ -587,6 +635,34 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 		}
 	}
 	return specs, nil
+}
+
+// checkSwitches refuses a topology with a switch larger than the
+// routing reaches (fabric.RouteMode.MaxPorts), before anything is built:
+// a star's count, a tree's or Clos' leaf (its nodes and its uplinks) and
+// its root or spines (a port per leaf).
+func (s *Scenario) checkSwitches() error {
+	mode := fabric.RouteRelative
+	if s.Topology.Routing == "absolute" {
+		mode = fabric.RouteAbsolute
+	}
+	t := s.Topology
+	ports, what := 0, ""
+	switch t.Kind {
+	case "star":
+		ports, what = s.Count, "the switch"
+	case "tree", "clos":
+		spines := max(t.Spines, 1) // a tree is a Clos with one spine, its root
+		if t.PerLeaf+spines > t.Leaves {
+			ports, what = t.PerLeaf+spines, "a leaf switch (per_leaf nodes and a port per spine)"
+		} else {
+			ports, what = t.Leaves, "a spine (a port per leaf)"
+		}
+	}
+	if ports > mode.MaxPorts() {
+		return s.Errorf("topology: %s: %s would have %d ports, at most %d with %v routing", t.Kind, what, ports, mode.MaxPorts(), mode)
+	}
+	return nil
 }
 
 // idRange is the nodes lo..hi, every step-th.

@@ -71,7 +71,6 @@ const (
 	maxLoop           = 1 << 24
 	maxSteps          = 1 << 22
 	defaultPoll       = sim.Microsecond
-	minPoll           = 10 * sim.Nanosecond // a wait of the run's length polls at most 10^8 times a simulated second
 	defaultIRQLatency = sim.Microsecond
 	defaultWaitLimit  = sim.Second
 )
@@ -214,8 +213,8 @@ func compileScript(where string, as []Action) ([]step, error) {
 			}
 			if a.Every != nil {
 				st.every = sim.Time(*a.Every)
-				if st.every != 0 && st.every < minPoll {
-					add(fmt.Errorf("%s: every %v: at least %v (0: the script's poll)", w, st.every, minPoll))
+				if st.every != 0 && st.every < minInterval {
+					add(fmt.Errorf("%s: every %v: at least %v (0: the script's poll)", w, st.every, minInterval))
 				}
 			}
 			st.timeout = defaultWaitLimit
@@ -825,8 +824,8 @@ func (s *Scenario) checkHost(i int, n NodeSpec, checked hostChecks) error {
 		return err
 	}
 	checked[key] = true
-	if h.Poll != nil && *h.Poll != 0 && sim.Time(*h.Poll) < minPoll {
-		return s.Errorf("nodes[%d].host.poll: %v: at least %v (0: %v)", i, sim.Time(*h.Poll), minPoll, defaultPoll)
+	if h.Poll != nil && *h.Poll != 0 && sim.Time(*h.Poll) < minInterval {
+		return s.Errorf("nodes[%d].host.poll: %v: at least %v (0: %v)", i, sim.Time(*h.Poll), minInterval, defaultPoll)
 	}
 	if _, err := compileScript(fmt.Sprintf("nodes[%d].host.main", i), h.Main); err != nil {
 		return s.Errorf("%v", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"lanaiemu/internal/outfile"
 	"lanaiemu/sim"
 )
 
@@ -119,7 +120,7 @@ func TestHostRoundTrip(t *testing.T) {
 	if st := w.Stats(0); st.Status != StatusOK || st.Outcome != "time limit" || st.Nodes[1].Instructions == 0 {
 		t.Fatalf("%+v", st)
 	}
-	if err := w.DumpHost(); err != nil {
+	if err := dumpHost(w); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(out)
@@ -227,7 +228,7 @@ func TestDMARoundTrip(t *testing.T) {
 	if st.Status != StatusOK || st.Nodes[0].DMABytes != 16384 || st.Nodes[0].DMADescriptors != 2 {
 		t.Fatalf("%+v", st.Nodes[0])
 	}
-	if err := w.DumpHost(); err != nil {
+	if err := dumpHost(w); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, data) {
@@ -285,6 +286,15 @@ func TestJSONLines(t *testing.T) {
 	if diff := cmp.Diff([]int{3, 5}, ElementLines(doc, "workloads")); diff != "" {
 		t.Errorf("ElementLines (-want +got):\n%s", diff)
 	}
+	// Each element's line is counted from the one before: counted from
+	// the start, 30000 elements on one line of 30 MB took a minute (a
+	// 64 MiB scenario of a million workloads, hours).
+	many := []byte(`{"w": [` + strings.Repeat(`{"kind": "stream"}`+strings.Repeat(" ", 1000)+",", 30000) + "\n{}]}")
+	t0 := time.Now()
+	lines := ElementLines(many, "w")
+	if len(lines) != 30001 || lines[0] != 1 || lines[29999] != 1 || lines[30000] != 2 || time.Since(t0) > 5*time.Second {
+		t.Errorf("30001 elements: %d lines (last %v) in %v", len(lines), lines[len(lines)-1:], time.Since(t0))
+	}
 	data := []byte("{\"a\": \"until_us\",\n \"b\": [1, {\"c\": {}},\n {\"until_us\": 1}]}")
 	if got := keyLine(data, "until_us"); got != 3 {
 		t.Fatalf("keyLine = %d, want 3", got)
@@ -294,16 +304,17 @@ func TestJSONLines(t *testing.T) {
 	}
 }
 
-// Entries that each apply to every one of 4096 nodes are merged in one
+// Entries that each apply to every one of 4032 nodes are merged in one
 // pass (this took minutes when every node rescanned every entry's ids),
-// and a file asking for more merging than maxMergeWork is refused.
+// and a file asking for more merging than maxMergeWork is refused. (16 KiB
+// of SRAM keeps 4032 nodes, MaxNodes, under node.MaxMemory.)
 func TestManyEntriesBounded(t *testing.T) {
 	src := func(entries int) []byte {
 		var es []string
 		for range entries {
-			es = append(es, `{"ids":"0-4095","params":{"a":1}}`)
+			es = append(es, `{"ids":"0-4031","params":{"a":1}}`)
 		}
-		return []byte(`{"count":4096,"topology":{"kind":"star"},"time":"1ms","defaults":{"asm":["x.s"]},"nodes":[` + strings.Join(es, ",") + `]}`)
+		return []byte(`{"topology":{"kind":"tree","leaves":64,"per_leaf":63,"routing":"absolute"},"time":"1ms","defaults":{"asm":["x.s"],"sram":"16K"},"nodes":[` + strings.Join(es, ",") + `]}`)
 	}
 	t0 := time.Now()
 	s, err := Parse("x.json", src(200))
@@ -311,14 +322,26 @@ func TestManyEntriesBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	el := time.Since(t0)
-	t.Logf("200 entries over 4096 nodes: %v", el)
+	t.Logf("200 entries over 4032 nodes: %v", el)
 	if el > 10*time.Second {
-		t.Errorf("200 entries over 4096 nodes took %v", el)
+		t.Errorf("200 entries over 4032 nodes took %v", el)
 	}
-	if n := s.NodeSpecs()[4095]; n.Params["a"] != 1 || len(n.Asm) != 1 {
-		t.Errorf("node 4095: %+v", n)
+	if n := s.NodeSpecs()[4031]; n.Params["a"] != 1 || len(n.Asm) != 1 {
+		t.Errorf("node 4031: %+v", n)
 	}
-	if _, err := Parse("x.json", src(2000)); err == nil || !strings.Contains(err.Error(), "nodes[512]: the entries so far apply over") {
+	if _, err := Parse("x.json", src(2000)); err == nil || !strings.Contains(err.Error(), "nodes[520]: the entries so far apply over") {
 		t.Errorf("2000 entries: %v", err)
 	}
+}
+
+// dumpHost opens and writes w's host dumps (lanai-sim opens them before
+// its run).
+func dumpHost(w *World) error {
+	var outs outfile.Set
+	defer outs.Abandon()
+	ds, err := w.OpenDumps(&outs)
+	if err != nil {
+		return err
+	}
+	return ds.Write()
 }

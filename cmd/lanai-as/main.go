@@ -74,21 +74,59 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	// The outputs are opened before anything is assembled, so that one
+	// that cannot be written fails at once; an existing file keeps its
+	// contents until it is written.
+	var outs outfile.Set
+	defer outs.Abandon()
+	open := func(flag, name string) *outfile.File {
+		o, err := outfile.CreateRaw(name, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "lanai-as: error: %s: %v\n", flag, err)
+			return nil
+		}
+		outs.Add(o)
+		return o
+	}
+	var listOut *outfile.File
+	if *listing != "" {
+		if listOut = open("-l", *listing); listOut == nil {
+			return 1
+		}
+	}
 	// With -c and -o, all inputs form one object, as with GNU as.
 	if *compile && (*out != "" || len(files) == 1) {
 		name := *out
 		if name == "" {
 			name = objName(files[0])
 		}
-		return assembleTo(files, name, *listing, opt, stderr)
+		o := open("-o", name)
+		if o == nil {
+			return 1
+		}
+		return assembleTo(files, o, listOut, opt, stderr)
 	}
 	if *compile {
-		for _, f := range files {
-			if st := assembleTo([]string{f}, objName(f), "", opt, stderr); st != 0 {
+		objs := make([]*outfile.File, len(files))
+		for i, f := range files {
+			if objs[i] = open("-c", objName(f)); objs[i] == nil {
+				return 1
+			}
+		}
+		for i, f := range files {
+			if st := assembleTo([]string{f}, objs[i], nil, opt, stderr); st != 0 {
 				return st
 			}
 		}
 		return 0
+	}
+	name := *out
+	if name == "" {
+		name = "a.out"
+	}
+	exeOut := open("-o", name)
+	if exeOut == nil {
+		return 1
 	}
 	var results []*asm.Result
 	opt.LineInfo = true
@@ -97,8 +135,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if st != 0 {
 			return st
 		}
-		if *listing != "" {
-			if err := os.WriteFile(*listing, res.Listing(), 0o644); err != nil {
+		if listOut != nil { // a single input (checked above)
+			if err := listOut.Write(res.Listing()); err != nil {
 				fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
 				return 1
 			}
@@ -111,11 +149,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lanai-as: %v\n", err)
 		return 1
 	}
-	name := *out
-	if name == "" {
-		name = "a.out"
-	}
-	return write(exe, name, stderr)
+	return write(exe, exeOut, stderr)
 }
 
 func objName(src string) string {
@@ -143,13 +177,13 @@ func assemble(files []string, opt asm.Options, stderr io.Writer) (*asm.Result, i
 	return res, 0
 }
 
-func assembleTo(files []string, out, listing string, opt asm.Options, stderr io.Writer) int {
+func assembleTo(files []string, out, listing *outfile.File, opt asm.Options, stderr io.Writer) int {
 	res, st := assemble(files, opt, stderr)
 	if st != 0 {
 		return st
 	}
-	if listing != "" {
-		if err := os.WriteFile(listing, res.Listing(), 0o644); err != nil {
+	if listing != nil {
+		if err := listing.Write(res.Listing()); err != nil {
 			fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
 			return 1
 		}
@@ -157,10 +191,10 @@ func assembleTo(files []string, out, listing string, opt asm.Options, stderr io.
 	return write(res.Object, out, stderr)
 }
 
-func write(f *objfile.File, name string, stderr io.Writer) int {
+func write(f *objfile.File, out *outfile.File, stderr io.Writer) int {
 	b, err := f.WriteELF()
 	if err == nil {
-		err = os.WriteFile(name, b, 0o644)
+		err = out.Write(b)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)

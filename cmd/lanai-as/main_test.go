@@ -64,6 +64,29 @@ func TestLanaiAs(t *testing.T) {
 	if st != 1 || !strings.Contains(msg, "bad.s:2:2: error: unknown instruction") || !strings.Contains(msg, "bad.s:3:11: error") {
 		t.Errorf("bad input: status %d, %q", st, msg)
 	}
+	// The outputs are opened before anything is assembled: an unwritable
+	// one is the one error (it came after the assembly's), and an existing
+	// output keeps its contents when the assembly fails.
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{
+		{"-o", []string{"-c", "-o", filepath.Join(dir, "no", "x.o"), bad}},
+		{"-o", []string{"-o", filepath.Join(dir, "no", "x.elf"), bad}},
+		{"-l", []string{"-c", "-o", obj, "-l", filepath.Join(dir, "no", "x.lst"), bad}},
+	} {
+		st, msg := runAs(t, c.args...)
+		if st != 1 || !strings.HasPrefix(msg, "lanai-as: error: "+c.flag+": open "+filepath.Join(dir, "no")) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%q: status %d, %q; want 1 and the output's error alone", c.args, st, msg)
+		}
+	}
+	before, _ := os.ReadFile(obj)
+	if st, _ := runAs(t, "-c", "-o", obj, bad); st != 1 {
+		t.Errorf("bad input over an object: status %d", st)
+	}
+	if after, _ := os.ReadFile(obj); string(after) != string(before) {
+		t.Error("a failed assembly changed the existing object")
+	}
 	if st, msg := runAs(t, "-c", filepath.Join(dir, "missing.s")); st != 1 || !strings.Contains(msg, "missing.s") {
 		t.Errorf("missing file: status %d, %q", st, msg)
 	}

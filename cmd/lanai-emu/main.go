@@ -631,6 +631,19 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
 		return exitImage
 	}
+	// With --update the file is opened for writing now, so that one that
+	// cannot be written fails before the run; it keeps its contents
+	// until the update.
+	var save func([]byte) error
+	if *update {
+		updateOut, err := outfile.Create(*budgets)
+		if err != nil {
+			fmt.Fprintf(stderr, "lanai-emu check: --budgets: %v\n", err)
+			return exitImage
+		}
+		defer updateOut.Abandon()
+		save = updateOut.Write
+	}
 	console := bufio.NewWriterSize(stdout, 4096)
 	defer console.Flush()
 	c, img, err := m.load(path, console)
@@ -660,7 +673,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	for _, r := range results {
 		fmt.Fprintf(stdout, "%-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
 	}
-	if err := budgetpkg.Verify(bf, results, *update); err != nil {
+	if err := budgetpkg.VerifySave(bf, results, save); err != nil {
 		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
 		if errors.Is(err, budgetpkg.ErrOverBudget) {
 			return 1

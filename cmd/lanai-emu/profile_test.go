@@ -7,9 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/require"
+
+	"lanaiemu/internal/outfile/outfiletest"
 )
 
 // run --profile writes a profile whose cycles add up to the run's, with
@@ -74,5 +77,17 @@ func TestProfileAndCheck(t *testing.T) {
 	}
 	if st, _, _ := emu(t, "", "check", img); st != exitUsage {
 		t.Fatalf("no --budgets: status %d", st)
+	}
+	// A budget file --update cannot write fails before the run (it failed
+	// after it), and keeps its contents.
+	before, _ := os.ReadFile(budgets)
+	outfiletest.ReadOnly(t, budgets)
+	start := time.Now()
+	st, out, e := emu(t, "", "check", "--budgets", budgets, "--update", img)
+	if st != exitImage || out != "" || !strings.HasPrefix(e, "lanai-emu check: --budgets: open ") || time.Since(start) > time.Second {
+		t.Fatalf("an unwritable budget file: status %d after %v, stdout %q, stderr %q; want %d before the run", st, time.Since(start), out, e, exitImage)
+	}
+	if after, _ := os.ReadFile(budgets); string(after) != string(before) {
+		t.Fatalf("the budget file changed:\n%s", after)
 	}
 }

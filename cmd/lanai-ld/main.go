@@ -125,6 +125,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		errorf("-sram-size %#x: want a non-zero multiple of 4 up to %#x (the emulator's SRAM sizes)", sram.v, memsys.MaxSRAMSize)
 		return 2
 	}
+	// The outputs are opened before the inputs are read and linked, so
+	// that one that cannot be written fails at once; an existing file
+	// keeps its contents until the link succeeds.
+	var outs outfile.Set
+	defer outs.Abandon()
+	exeOut, err := outfile.CreateRaw(*out, 0o755)
+	if err != nil {
+		errorf("-o: %v", err)
+		return 1
+	}
+	outs.Add(exeOut)
+	var mapOut *outfile.File
+	if *mapFile != "" {
+		if mapOut, err = outfile.CreateRaw(*mapFile, 0o644); err != nil {
+			errorf("-Map: %v", err)
+			return 1
+		}
+		outs.Add(mapOut)
+	}
 	inputs := make([]link.Input, 0, len(files))
 	bad := false
 	for _, name := range files {
@@ -187,13 +206,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		errorf("%v", err)
 		return 1
 	}
-	if err := os.WriteFile(*out, image, 0o755); err != nil {
-		errorf("%v", err)
+	if err := exeOut.Write(image); err != nil {
+		errorf("-o: %v", err)
 		return 1
 	}
-	if *mapFile != "" {
-		if err := os.WriteFile(*mapFile, mapBuf.Bytes(), 0o644); err != nil {
-			errorf("%v", err)
+	if mapOut != nil {
+		if err := mapOut.Write(mapBuf.Bytes()); err != nil {
+			errorf("-Map: %v", err)
 			return 1
 		}
 	}

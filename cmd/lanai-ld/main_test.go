@@ -94,7 +94,12 @@ func TestExitCodes(t *testing.T) {
 		{"odd SRAM", []string{"-o", out, "-sram-size", "0x10002", crt0, ex}, 2, []string{"-sram-size 0x10002: want a non-zero multiple of 4 up to 0x2000000"}},
 		{"SRAM over 32 MiB", []string{"-o", out, "-sram-size", "0x2000004", crt0, ex}, 2, []string{"-sram-size 0x2000004: want a non-zero multiple of 4 up to 0x2000000"}},
 		{"unaligned text", []string{"-o", out, "-Ttext", "2", crt0, ex}, 1, []string{"lanai-ld: error: address (0x2) of section .text is not a multiple of its alignment (4)"}},
-		{"unwritable", []string{"-o", filepath.Join(dir, "no", "such", "dir"), crt0, ex}, 1, []string{"lanai-ld: error: open "}},
+		{"unwritable", []string{"-o", filepath.Join(dir, "no", "such", "dir"), crt0, ex}, 1, []string{"lanai-ld: error: -o: open "}},
+		// Outputs are opened before the inputs are read and linked: the
+		// unwritable one is the one error (the link's errors came first,
+		// and a map that could not be written came after the executable).
+		{"unwritable first", []string{"-o", filepath.Join(dir, "no", "x"), junk}, 1, []string{"lanai-ld: error: -o: open " + filepath.Join(dir, "no", "x") + ": no such file or directory\n"}},
+		{"unwritable map", []string{"-o", out, "-Map", filepath.Join(dir, "no", "m"), crt0}, 1, []string{"lanai-ld: error: -Map: open " + filepath.Join(dir, "no", "m") + ": no such file or directory\n"}},
 		// An output named as nothing: -Map "" wrote no map in silence.
 		{"empty output", []string{"-o", "", crt0, ex}, 2, []string{"lanai-ld: error: -o: an empty file name"}},
 		{"empty map", []string{"-o", out, "-Map=", crt0, ex}, 2, []string{"lanai-ld: error: -Map: an empty file name"}},
@@ -112,6 +117,9 @@ func TestExitCodes(t *testing.T) {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr %q lacks %q", stderr, w)
 				}
+			}
+			if strings.HasPrefix(tc.name, "unwritable") && strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr %q: want the output's error alone", stderr)
 			}
 		})
 	}

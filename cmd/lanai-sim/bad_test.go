@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Hostile scenarios and flags are refused before anything is built: a
@@ -33,7 +34,15 @@ func TestBadInputRefusedAtOnce(t *testing.T) {
 		{[]string{"--host-load", "0:0:/dev/zero", filepath.Join(sc, "stream.json")}, "/dev/zero: not a regular file"},
 		{[]string{"--host-load", "0:0x7fffffff:" + filepath.Join(sc, "dma.s"), filepath.Join(sc, "stream.json")}, "outside host memory"},
 		{[]string{"--topology", "tree:99999:99999", "--firmware", filepath.Join(sc, "dma.s")}, "leaves and per_leaf in 1..64"},
-		{[]string{variant("count.json", `"time"`, `"count": 2000000000, "time"`)}, "count: 2000000000 nodes, at most 4096"},
+		// Switches larger than the routing reaches were refused only when
+		// the fabric was built, as bad input (66), not usage.
+		{[]string{"--nodes", "33", "--topology", "star", "--firmware", filepath.Join(sc, "idle.s")}, "topology: star: the switch would have 33 ports, at most 32 with relative routing"},
+		{[]string{"--topology", "tree:33:2", "--firmware", filepath.Join(sc, "idle.s")}, "topology: tree: a spine (a port per leaf) would have 33 ports, at most 32 with relative routing"},
+		{[]string{"--topology", "clos:8:30:4", "--firmware", filepath.Join(sc, "idle.s")}, "topology: clos: a leaf switch (per_leaf nodes and a port per spine) would have 34 ports"},
+		// 992 nodes of 2 MiB SRAM ran the process out of memory under a
+		// 4 GiB limit: refused with the estimate and the bound.
+		{[]string{"--topology", "tree:32:31", "--firmware", filepath.Join(sc, "idle.s")}, "count: 992 nodes would take an estimated 2730.9 MiB (2.8 MiB per node), more than the 2048.0 MiB a run may take"},
+		{[]string{variant("count.json", `"time"`, `"count": 2000000000, "time"`)}, "count: 2000000000 nodes, at most 4032"},
 		{[]string{variant("sram.json", `"sram": "256K"`, `"sram": "4G"`)}, "sram: 4294967296"},
 		{[]string{variant("param.json", `"0x81080001"`, `"0x1ffffffff"`)}, "txbuf = 0x1ffffffff does not fit"},
 		{[]string{variant("hostmem.json", `"host_memory": "64K"`, `"host_memory": "64G"`)}, "host_memory: 68719476736"},
@@ -45,6 +54,8 @@ func TestBadInputRefusedAtOnce(t *testing.T) {
 		{[]string{variant("switch.json", `"spines": 8}`, `"spines": 8, "switch_latency": "86401s"}`)}, "topology.switch_latency: 86401.000000s: at most one simulated day"},
 		{[]string{variant("jitter.json", `"time"`, `"faults": {"jitter_ppm": 1, "jitter_max": "100000s"}, "time"`)}, "faults.jitter_max: 100000.000000s: at most one simulated day"},
 		{[]string{variant("long.json", `"time": "5ms"`, `"time": "86401s"`)}, "time: 86401.000000s: at most one simulated day"},
+		// A sample of 1ps made the 5 ms run take minutes (10^9 steps).
+		{[]string{variant("sample.json", `"time": "5ms"`, `"time": "5ms", "sample": "1ps"`)}, "sample: 1ps: at least 10.000ns"},
 		{[]string{"--time", "18446744s", filepath.Join(sc, "stream.json")}, "time: 18446744.000000s: at most one simulated day"},
 		// A clock so slow it rounds to 0 Hz was the board's default clock.
 		{[]string{variant("clock.json", `"sram": "256K"`, `"sram": "256K", "clock_mhz": 0.0000004`)}, "clock_mhz: 4e-07: 0 (the board's) or 0.000001..10000"},
@@ -80,13 +91,42 @@ func TestUnwritableOutputsRefusedAtOnce(t *testing.T) {
 		{[]string{"--timeline=", stream}, "--timeline: an empty file name"},
 		{[]string{"--profile=", stream}, "--profile: an empty file name"},
 		// --nodes 0 was the topology's count in silence.
-		{[]string{"--nodes", "0", "--firmware", filepath.Join(sc, "dma.s")}, "--nodes 0: 1..4096"},
-		{[]string{"--nodes", "0", stream}, "--nodes 0: 1..4096"},
+		{[]string{"--nodes", "0", "--firmware", filepath.Join(sc, "dma.s")}, "--nodes 0: 1..4032"},
+		{[]string{"--nodes", "0", stream}, "--nodes 0: 1..4032"},
 	} {
 		st, out := lsim(t, c.args...)
 		if st != 64 || !strings.Contains(out, c.want) || strings.Contains(out, "lanai-sim: node 0:") {
 			t.Errorf("%v: status %d %q, want 64 and %q", c.args, st, out, c.want)
 		}
+	}
+	// Host dumps, from the flag or the scenario, are opened before the run
+	// too (they failed after it, the summary already out), naming the
+	// dump; an existing dump keeps its contents then.
+	hostio := filepath.Join(sc, "hostio.json")
+	dumpScenario := filepath.Join(dir, "dump.json")
+	abs, _ := filepath.Abs(sc)
+	os.WriteFile(dumpScenario, []byte(`{"topology": {"kind": "b2b"}, "defaults": {"asm": ["`+filepath.Join(abs, "idle.s")+`"],
+	"host_dumps": [{"addr": 0, "len": 16, "file": "`+filepath.Join(dir, "no", "d.bin")+`"}]}, "time": "20us", "stop": "time"}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--time", "1s", "--host-dump", "1:0:16:" + filepath.Join(file, "d.bin"), hostio}, "lanai-sim: " + hostio + ": nodes[1].host_dumps[0]: open " + filepath.Join(file, "d.bin") + ": not a directory"},
+		{[]string{dumpScenario}, "lanai-sim: " + dumpScenario + ": nodes[0].host_dumps[0]: open " + filepath.Join(dir, "no", "d.bin") + ": no such file or directory"},
+	} {
+		start := time.Now()
+		st, out := lsim(t, c.args...)
+		if st != 66 || !strings.HasPrefix(out, c.want) || strings.Contains(out, "lanai-sim: node 0:") || time.Since(start) > time.Second {
+			t.Errorf("%v: status %d after %v %q, want 66 before the run and %q", c.args, st, time.Since(start), out, c.want)
+		}
+	}
+	good := filepath.Join(dir, "good.bin")
+	os.WriteFile(good, []byte("before"), 0o644)
+	if st, out := lsim(t, "--host-dump", "0:0:16:"+good, "--host-dump", "1:0:16:"+filepath.Join(file, "d.bin"), hostio); st != 66 || strings.Contains(out, "node 0:") {
+		t.Errorf("a good and a bad dump: status %d %q", st, out)
+	}
+	if b, _ := os.ReadFile(good); string(b) != "before" {
+		t.Errorf("an existing dump file was changed by a run that did not happen: %q", b)
 	}
 	// A run's profiles, one per node, are written after it.
 	prof := filepath.Join(dir, "p.pb.gz")

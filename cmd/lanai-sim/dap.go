@@ -147,10 +147,14 @@ func statusName(st int) string {
 	return fmt.Sprintf("status %d", st)
 }
 
+// dapUsage is lanai-sim dap's synopsis, for -h and a stray argument.
+const dapUsage = "usage: lanai-sim dap [--listen ADDR]   (the scenario is the launch request's \"scenario\"; docs/debugging.md)\n"
+
 // dapCmd serves the Debug Adapter Protocol for lanai-sim scenarios.
 func dapCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lanai-sim dap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, dapUsage+"\nFlags of dap:\n"); fs.PrintDefaults() }
 	listen := fs.String("listen", "", "serve one client on this TCP `address` (host:port) instead of standard input and output")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -159,7 +163,7 @@ func dapCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return scenario.StatusUsage
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: lanai-sim dap [--listen ADDR] (the scenario is the launch request's \"scenario\")")
+		fmt.Fprint(stderr, dapUsage)
 		return scenario.StatusUsage
 	}
 	var err error

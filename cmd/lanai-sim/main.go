@@ -83,7 +83,7 @@ func run(args []string, stderr io.Writer) int {
 	var params, loads, dumps multi
 	fs.Var(&params, "param", "NODE:SYM=VAL: patch a firmware word (NODE: 3, 0-7, 0-63/2 or *; repeatable)")
 	fs.Var(&loads, "host-load", "NODE:ADDR:FILE: copy FILE into the node's host memory before the run (repeatable)")
-	fs.Var(&dumps, "host-dump", "NODE:ADDR:LEN:FILE: write host memory to FILE after the run (repeatable)")
+	fs.Var(&dumps, "host-dump", "NODE:ADDR:LEN:FILE: write host memory to FILE after the run; FILE is opened before it (repeatable)")
 	statsFile := fs.String("stats", "", "write statistics as JSON to `FILE`")
 	tlFile := fs.String("timeline", "", "write a Chrome trace-event timeline to `FILE` (opens in Perfetto)")
 	budgetFile := fs.String("budgets", "", "with check: the budget `FILE`")
@@ -195,6 +195,17 @@ func run(args []string, stderr io.Writer) int {
 	if err == nil && *profFile != "" {
 		profOuts, err = outs.OpenNodes("profile", len(w.Boards), func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
+	var saveBudgets func([]byte) error
+	if err == nil && *update {
+		var o *outfile.File
+		if o, err = outs.Open("budgets", *budgetFile); err == nil {
+			saveBudgets = o.Write
+		}
+	}
+	var hostDumps *scenario.Dumps
+	if err == nil {
+		hostDumps, err = w.OpenDumps(&outs)
+	}
 	if err != nil {
 		return fail(scenario.StatusBadInput, err)
 	}
@@ -231,7 +242,7 @@ func run(args []string, stderr io.Writer) int {
 	if runErr != nil {
 		fmt.Fprintf(stderr, "lanai-sim: %v\n", runErr)
 	}
-	if err := w.DumpHost(); err != nil {
+	if err := hostDumps.Write(); err != nil {
 		return fail(scenario.StatusBadInput, err)
 	}
 	if *statsFile != "" {
@@ -252,7 +263,7 @@ func run(args []string, stderr io.Writer) int {
 		for _, r := range results {
 			fmt.Fprintf(stderr, "lanai-sim: %-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
 		}
-		if err := budget.Verify(budgets, results, *update); err != nil {
+		if err := budget.VerifySave(budgets, results, saveBudgets); err != nil {
 			fmt.Fprintf(stderr, "lanai-sim: %v\n", err)
 			if !errors.Is(err, budget.ErrOverBudget) {
 				return scenario.StatusBadInput
@@ -349,6 +360,14 @@ func fromFlags(nodes int, topo, firmware string) (*scenario.Scenario, error) {
 	fw := strings.Split(firmware, ",")
 	if s.Count == 0 { // a star without --nodes: one node per firmware
 		s.Count = len(fw)
+	}
+	if len(fw) > 1 && len(fw) != s.Count {
+		return nil, fmt.Errorf("--firmware names %d firmwares for %d nodes: name one for every node, or one per node", len(fw), s.Count)
+	}
+	for _, p := range fw {
+		if p == "" {
+			return nil, fmt.Errorf("--firmware %q: an empty name in the list", firmware)
+		}
 	}
 	spec := func(p string) scenario.NodeSpec {
 		if strings.HasSuffix(p, ".s") {

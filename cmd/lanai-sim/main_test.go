@@ -239,3 +239,45 @@ func TestStarCountFromFirmware(t *testing.T) {
 		}
 	}
 }
+
+// A --firmware list whose length is neither 1 nor the node count, or with
+// an empty name, is a usage error that names --firmware (it was refused
+// as "nodes[2]: no firmware or asm", a field of no file).
+func TestFirmwareListAgainstNodes(t *testing.T) {
+	idle := filepath.Join(sc, "idle.s")
+	two := idle + "," + idle
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--topology", "star", "--nodes", "3", "--firmware", two}, "--firmware names 2 firmwares for 3 nodes"},
+		{[]string{"--topology", "star", "--nodes", "1", "--firmware", two}, "--firmware names 2 firmwares for 1 nodes"},
+		{[]string{"--topology", "tree:2:2", "--firmware", two}, "--firmware names 2 firmwares for 4 nodes"},
+		{[]string{"--firmware", two + "," + idle}, "--firmware names 3 firmwares for 2 nodes"},
+		{[]string{"--topology", "star", "--firmware", idle + ","}, "an empty name"},
+	} {
+		st, out := lsim(t, append(c.args, "--time", "10us", "--stop", "time", "--quiet")...)
+		if st != 64 || !strings.Contains(out, c.want) {
+			t.Errorf("%q: status %d, want 64 and %q:\n%s", c.args, st, c.want, out)
+		}
+	}
+	// One per node, and one for every node, still run.
+	for _, args := range [][]string{{"--topology", "star", "--nodes", "2", "--firmware", two}, {"--topology", "star", "--nodes", "3", "--firmware", idle}} {
+		if st, out := lsim(t, append(args, "--time", "10us", "--stop", "time", "--quiet")...); st != 0 {
+			t.Errorf("%q: status %d\n%s", args, st, out)
+		}
+	}
+}
+
+// lanai-sim dap -h gives dap's synopsis and its flags, as lanai-sim -h
+// gives the tool's (it printed Go's bare "Usage of lanai-sim dap:"); a
+// stray argument gives the synopsis with status 64.
+func TestDAPHelp(t *testing.T) {
+	st, out := lsim(t, "dap", "-h")
+	if st != 0 || !strings.Contains(out, "usage: lanai-sim dap [--listen ADDR]") || !strings.Contains(out, "Flags of dap:") || !strings.Contains(out, "-listen") {
+		t.Errorf("dap -h: status %d\n%s", st, out)
+	}
+	if st, out := lsim(t, "dap", "scenario.json"); st != 64 || !strings.Contains(out, "usage: lanai-sim dap") {
+		t.Errorf("dap scenario.json: status %d\n%s", st, out)
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/pprof/profile"
+
+	"lanaiemu/internal/outfile/outfiletest"
 )
 
 // --profile writes one profile per node, labelled by node, whose cycles add
@@ -103,5 +106,17 @@ work:
 	}
 	if st, _ := lsim(t, append([]string{"check"}, args...)...); st != 64 {
 		t.Fatalf("check without --budgets: %d", st)
+	}
+	// A budget file --update cannot write fails before the run (it failed
+	// after it), and keeps its contents.
+	before, _ := os.ReadFile(budgets)
+	outfiletest.ReadOnly(t, budgets)
+	start := time.Now()
+	st, out := lsim(t, append([]string{"check", "--budgets", budgets, "--update"}, args...)...)
+	if st != 66 || !strings.HasPrefix(out, "lanai-sim: --budgets: open ") || strings.Contains(out, "runs") || time.Since(start) > time.Second {
+		t.Fatalf("an unwritable budget file: status %d after %v %q; want 66 before the run", st, time.Since(start), out)
+	}
+	if after, _ := os.ReadFile(budgets); string(after) != string(before) {
+		t.Fatalf("the budget file changed:\n%s", after)
 	}
 }

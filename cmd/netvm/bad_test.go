@@ -77,6 +77,37 @@ func TestRunBadScenarios(t *testing.T) {
 			t.Errorf("--debug-script %s: exit %d %q", script, code, e)
 		}
 	}
+	// 70000 workloads (4 MiB of JSON) took 1.1 GB and half a minute, most
+	// failing for want of endpoints; a 64 MiB file would have run out of
+	// memory. Each workload's processes and pages count in the estimate.
+	horde := write("horde.json", `{"count":2,"topology":{"kind":"star"},"time":"10ms","workloads":[`+
+		strings.Repeat(`{"kind":"stream","from":0,"to":1,"size":4,"count":1},`, 70000)+`{"kind":"touch","node":1,"pages":1}]}`)
+	start := time.Now()
+	if code, _, e := runCmd("run", "--quiet", horde); code != 2 || !strings.Contains(e, "count, frames, workloads: 2 nodes would take an estimated 2194.1 MiB") || time.Since(start) > 5*time.Second {
+		t.Errorf("70000 workloads: exit %d after %v, %q; want 2 at once", code, time.Since(start), e)
+	}
+	// A clock past 2^63 MHz was checked after it became a float, and the
+	// message showed another number.
+	if code, _, e := runCmd("run", "--quiet", "--clock", "18446744073709551615", shared); code != 2 || !strings.Contains(e, "netvm run: --clock 18446744073709551615: 10..1000 MHz") {
+		t.Errorf("--clock 2^64-1: exit %d %q", code, e)
+	}
+	// A cluster New cannot wire or that would take more memory than a run
+	// may is a usage error before the run (--nodes 17 passed the check,
+	// 2..64, and failed in the set-up with exit 3; so did --frames 1048576,
+	// over the host's 4 GiB with the driver's pages).
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nodes", "17"}, "netvm stress: --nodes: 17 nodes: 2..16, or a multiple of 8 up to 64"},
+		{[]string{"--nodes", "2", "--frames", "1048576"}, "--frames 1048576: 0 (two thirds of what a process touches) or 1..1047552"},
+		{[]string{"--nodes", "64", "--frames", "1047552"}, "netvm stress: --nodes, --frames: 64 nodes would take an estimated 6580.8 MiB"},
+	} {
+		start := time.Now()
+		if code, _, e := runCmd(append([]string{"stress", "--quiet", "--writes", "10"}, c.args...)...); code != 2 || !strings.Contains(e, c.want) || time.Since(start) > time.Second {
+			t.Errorf("stress %v: exit %d after %v, %q; want 2 at once and %q", c.args, code, time.Since(start), e, c.want)
+		}
+	}
 	if code, _, e := runCmd("stress", "--quiet", "--writes", "10", "--json", "/dev/full"); code != 2 || !strings.Contains(e, "no space left on device") {
 		t.Errorf("stress --json /dev/full: exit %d %q", code, e)
 	}
@@ -90,8 +121,8 @@ func TestRunBadScenarios(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"stress", "--frames", "1099511627776"}, "--frames 1099511627776: 0 (two thirds of what a process touches) or 1..1048576"},
-		{[]string{"stress", "--frames", "4294967396"}, "--frames 4294967396: 0 (two thirds of what a process touches) or 1..1048576"},
+		{[]string{"stress", "--frames", "1099511627776"}, "--frames 1099511627776: 0 (two thirds of what a process touches) or 1..1047552"},
+		{[]string{"stress", "--frames", "4294967396"}, "--frames 4294967396: 0 (two thirds of what a process touches) or 1..1047552"},
 		{[]string{"stress", "--evict-every", "1ps"}, "--evict-every 1ps: 0s (never) or at least 1us"},
 	} {
 		if code, _, e := runCmd(append(c.args, "--quiet", "--writes", "20")...); code != 2 || !strings.Contains(e, c.want) {

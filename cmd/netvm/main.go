@@ -2,7 +2,7 @@
 // the NetVM firmware, FreeBSD 4.6 host models with the NetVM driver, on a
 // Myrinet fabric, all on one deterministic timeline.
 //
-//	netvm run [--json FILE] [--trace FILE] SCENARIO
+//	netvm run [--json FILE] [--trace FILE] [flags] SCENARIO
 //
 // runs the cluster and workloads a scenario file describes (lanai-sim's
 // format with the NetVM extension, docs/scenarios.md; package netvm/run)
@@ -60,11 +60,12 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // runUsage is netvm run's synopsis, in the tool's usage and in run's own
 // usage error.
-const runUsage = "netvm run [--json FILE] [--trace FILE] [--profile FILE] [--debug-script FILE] [--board PART] [--clock MHz] [--jobs N] SCENARIO"
+const runUsage = "netvm run [--json FILE] [--trace FILE] [--profile FILE] [--debug-script FILE] [--root DIR] [--board PART] [--clock MHz] [--jobs N] [--quiet] SCENARIO"
 
 const usage = `usage: ` + runUsage + `
        netvm dap [--listen ADDR]   (the cluster debugger for editors; the launch request names the scenario)
-       netvm bench [--quick] [--json FILE] [--plots DIR] [--board PART] [--clock MHz] [--link-rate MB/s] [--pin-cache pages] [--pci-burst bytes]
+       netvm bench [--quick] [--json FILE] [--plots DIR] [--profile FILE] [--board PART] [--clock MHz] [--link-rate MB/s]
+                   [--pin-cache pages] [--pci-burst bytes] [--back-to-back] [--no-inline] [--host-timing NAME=DURATION,...]
        netvm stress [flags]
 
 Examples:
@@ -127,11 +128,11 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	fs.SetOutput(out)
 	c := &opts.cfg
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the workload and of the fabric's faults")
-	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch (more than 16: a Clos of 8-node leaves), 2..64")
+	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch, 2..16, or a multiple of 8 up to 64 (a Clos of 8-node leaves)")
 	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
 	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
 	fs.IntVar(&c.Atomics, "atomics", 0, "remote fetch-and-adds and compare-and-swaps in all, spread over the nodes (docs/netvm.md §5.5)")
-	fs.IntVar(&c.Frames, "frames", 0, "VM memory per host in 4 KiB pages, up to 1048576 (0: two thirds of what a process touches)")
+	fs.IntVar(&c.Frames, "frames", 0, fmt.Sprintf("VM memory per host in 4 KiB pages, up to %d (0: two thirds of what a process touches)", cluster.MaxFrames))
 	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
 	fs.BoolVar(&c.Clean, "clean", false, "no fabric faults")
@@ -189,12 +190,20 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c := opts.cfg
-	if c.Nodes < 2 || c.Nodes > 64 || c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 || c.Atomics < 0 || c.Jobs < 1 || c.Jobs > maxJobs {
-		fmt.Fprintf(stderr, "netvm stress: --nodes 2..64, --writes >= 0, --batch >= 1, --jobs 1..%d, the others >= 0\n", maxJobs)
+	if c.Writes < 0 || c.Batch < 1 || c.Frames < 0 || c.ForkEvery < 0 || c.RemapEvery < 0 || c.Atomics < 0 || c.Jobs < 1 || c.Jobs > maxJobs {
+		fmt.Fprintf(stderr, "netvm stress: --writes >= 0, --batch >= 1, --jobs 1..%d, the others >= 0\n", maxJobs)
+		return 2
+	}
+	if err := cluster.CheckNodes(c.Nodes); err != nil {
+		fmt.Fprintf(stderr, "netvm stress: --nodes: %v\n", err)
 		return 2
 	}
 	if c.Frames > cluster.MaxFrames {
 		fmt.Fprintf(stderr, "netvm stress: --frames %d: 0 (two thirds of what a process touches) or 1..%d\n", c.Frames, cluster.MaxFrames)
+		return 2
+	}
+	if err := c.CheckSize(); err != nil {
+		fmt.Fprintf(stderr, "netvm stress: --nodes, --frames: %v\n", err)
 		return 2
 	}
 	if c.EvictEvery != 0 && c.EvictEvery < sim.Microsecond { // more often, the evictions leave the run no time
@@ -279,12 +288,16 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if *boardName != "" {
 		sc.Defaults.Board = *boardName
 	}
+	clockMHz := uint64(sc.Defaults.ClockMHz) // the scenario's, 10..1000 (its Check)
 	if *clock != 0 {
-		sc.Defaults.ClockMHz = float64(*clock)
+		clockMHz = *clock // checked before it becomes a float: 2^64-1 was shown as 2^63
 	}
-	if err := checkBoard(sc.Defaults.Board, uint64(sc.Defaults.ClockMHz)); err != nil {
+	if err := checkBoard(sc.Defaults.Board, clockMHz); err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
+	}
+	if *clock != 0 {
+		sc.Defaults.ClockMHz = float64(*clock)
 	}
 	// The outputs are opened before the run, so that an unwritable one
 	// fails now rather than after it.
@@ -416,9 +429,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// The outputs are made ready before the run: a path that cannot be
-	// written fails now, not after it. Every experiment has nodes 0 and
-	// 1; their profiles are opened now, a third node's (sync) after the run
-	// in the same directory.
+	// written fails now, not after it. A profile is opened for every node
+	// an experiment may have (bench.MaxNodes); a node no experiment ran
+	// leaves no file.
 	if err := outfile.CheckEmpty(fs, "--json", "--plots", "--profile"); err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 		return 2
@@ -431,15 +444,16 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if *jsonOut != "" {
 		jsonFile, err = outs.Open("json", *jsonOut)
 	}
-	if err == nil && *profFile != "" { // every experiment has nodes 0 and 1; others are opened after theirs
-		profFiles, err = outs.OpenNodes("profile", 2, func(i int) string { return profile.NodeFile(*profFile, i) })
+	if err == nil && *profFile != "" {
+		profFiles, err = outs.OpenNodes("profile", bench.MaxNodes, func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 		return 2
 	}
+	var plotFiles bench.Plots
 	if *plots != "" {
-		if err := bench.PreparePlotDir(*plots); err != nil {
+		if plotFiles, err = bench.OpenPlots(&outs, *plots); err != nil {
 			fmt.Fprintf(stderr, "netvm bench: --plots: %v\n", err)
 			return 2
 		}
@@ -469,13 +483,6 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if cfg.Profiles != nil {
 		profs, err := cfg.Profiles.Merged(res.Config.ClockHz)
 		for i := 0; err == nil && i < len(profs); i++ {
-			if i >= len(profFiles) {
-				var o *outfile.File
-				if o, err = outs.Open("profile", profile.NodeFile(*profFile, i)); err != nil {
-					break
-				}
-				profFiles = append(profFiles, o)
-			}
 			err = profFiles[i].WriteFrom(profs[i].Write)
 		}
 		if err != nil {
@@ -485,7 +492,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *plots != "" {
-		files, err := bench.WritePlots(*plots, res.Curves)
+		files, err := bench.WritePlots(plotFiles, *plots, res.Curves)
 		if err != nil {
 			fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 			jsonFile.Abandon()
@@ -503,10 +510,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// dapUsage is netvm dap's synopsis, for -h and a stray argument.
+const dapUsage = "usage: netvm dap [--listen ADDR]   (the cluster debugger for editors; the scenario is the launch request's \"scenario\"; docs/debugging.md)\n"
+
 // runDAP serves the Debug Adapter Protocol for clusters.
 func runDAP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("netvm dap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, dapUsage+"\nFlags of dap:\n"); fs.PrintDefaults() }
 	listen := fs.String("listen", "", "serve one client on this TCP `address` (host:port) instead of standard input and output")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -515,7 +526,7 @@ func runDAP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: netvm dap [--listen ADDR] (the scenario is the launch request's \"scenario\")")
+		fmt.Fprint(stderr, dapUsage)
 		return 2
 	}
 	var err error

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"lanaiemu/lanai/profile"
 )
 
 func runCmd(args ...string) (int, string, string) {
@@ -114,6 +117,18 @@ func TestBenchCommand(t *testing.T) {
 		{"--profile", filepath.Join(file, "p.pb.gz")},
 		{"--json", filepath.Join(dir, "new.json"), "--profile", filepath.Join(file, "p.pb.gz")},
 		{"--json="}, {"--plots="}, {"--profile="},
+		// Node 2's profile (E8 has three nodes) was opened only after the
+		// run, so it failed then with exit 3.
+		{"--profile", filepath.Join(dir, "p.pb.gz")},
+		// So was every plot file: the directory could be written, one of
+		// its plots not.
+		{"--plots", filepath.Join(dir, "plots")},
+	}
+	if err := os.Mkdir(profile.NodeFile(filepath.Join(dir, "p.pb.gz"), 2), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "plots", "e8-sync.png"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := os.Stat("/dev/full"); err == nil {
 		bad = append(bad, []string{"--json", "/dev/full"})
@@ -125,8 +140,10 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("%v: exit %d after %v, stdout %q, stderr %q; want exit 2 at once with one line", args, code, time.Since(start), out, e)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "new.json")); err == nil {
-		t.Error("the JSON file a failed start created was left behind")
+	for _, left := range []string{"new.json", "p-node0.pb.gz", filepath.Join("plots", "e1-latency.svg")} {
+		if _, err := os.Stat(filepath.Join(dir, left)); err == nil {
+			t.Errorf("%s, which a failed start created, was left behind", left)
+		}
 	}
 	if testing.Short() {
 		t.Skip("the quick bench takes about 20 s")
@@ -182,5 +199,37 @@ func TestProgressInLog(t *testing.T) {
 		if code != 0 || strings.Contains(e, "\r") || lines == 0 || lines > 12 {
 			t.Errorf("%v: exit %d, %d progress lines %q", args, code, lines, e)
 		}
+	}
+}
+
+// The tool's help names every flag of run and bench, as `-h` of each
+// lists them (it left out run's --quiet and --root and bench's
+// --profile, --host-timing, --back-to-back and --no-inline).
+func TestHelpNamesEveryFlag(t *testing.T) {
+	_, _, help := runCmd("--help")
+	flagName := regexp.MustCompile(`(?m)^  -([a-z-]+)`)
+	for _, cmd := range []string{"run", "bench"} {
+		code, _, flags := runCmd(cmd, "-h")
+		names := flagName.FindAllStringSubmatch(flags, -1)
+		if code != 0 || len(names) < 5 {
+			t.Fatalf("netvm %s -h: status %d, %d flags:\n%s", cmd, code, len(names), flags)
+		}
+		for _, m := range names {
+			if !strings.Contains(help, "[--"+m[1]) {
+				t.Errorf("netvm --help does not name %s's --%s", cmd, m[1])
+			}
+		}
+	}
+}
+
+// netvm dap -h gives dap's synopsis and its flags (it printed Go's bare
+// "Usage of netvm dap:"); a stray argument gives the synopsis with status 2.
+func TestDAPHelp(t *testing.T) {
+	code, _, e := runCmd("dap", "-h")
+	if code != 0 || !strings.Contains(e, "usage: netvm dap [--listen ADDR]") || !strings.Contains(e, "Flags of dap:") || !strings.Contains(e, "-listen") {
+		t.Errorf("dap -h: status %d\n%s", code, e)
+	}
+	if code, _, e := runCmd("dap", "scenario.json"); code != 2 || !strings.Contains(e, "usage: netvm dap") {
+		t.Errorf("dap scenario.json: status %d\n%s", code, e)
 	}
 }

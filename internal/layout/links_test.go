@@ -1,7 +1,9 @@
 package layout
 
 import (
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -75,10 +77,20 @@ func proseLines(text string) []proseLine {
 	return lines
 }
 
+// headingImage and headingLink are an image and a link in a heading's
+// Markdown: GitHub's anchor is made from the rendered text, in which an
+// image has no text and a link only its text.
+var (
+	headingImage = regexp.MustCompile(`!\[[^\]]*\]\([^)]*\)`)
+	headingLink  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+)
+
 // slug is GitHub's anchor for a heading's text: lower case, letters,
 // digits, '-' and '_' kept, spaces made '-', everything else dropped
-// (backquotes and other inline markup included).
+// (backquotes and other inline markup included); an image is dropped and
+// a link gives only its text.
 func slug(text string) string {
+	text = headingLink.ReplaceAllString(headingImage.ReplaceAllString(text, ""), "$1")
 	var b strings.Builder
 	for _, r := range strings.ToLower(text) {
 		switch {
@@ -118,8 +130,41 @@ func anchors(text string) map[string]bool {
 	return set
 }
 
+// linkProblem says what is wrong with the relative link target of the
+// Markdown file file (both slash-separated, file relative to root), or
+// returns "". The target must name a file or folder of the repository
+// (a leading "/" is the repository's root, as on GitHub): not one outside
+// it, nor one in a folder .gitignore leaves out (ignored), which exist
+// only where something made them (README's main command writes plots/).
+// A #fragment into a Markdown file must name one of its anchors; read
+// gives a file's text.
+func linkProblem(file, target string, ignored map[string]bool, read func(rel string) string) string {
+	p, frag, _ := strings.Cut(target, "#")
+	rel := file
+	switch {
+	case strings.HasPrefix(p, "/"):
+		rel = path.Clean(strings.TrimPrefix(p, "/"))
+	case p != "":
+		rel = path.Join(path.Dir(file), p)
+	}
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return rel + " is outside the repository"
+	}
+	if top, _, _ := strings.Cut(rel, "/"); ignored[top] {
+		return rel + " is in " + top + "/, which .gitignore leaves out of the repository"
+	}
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+		return rel + " does not exist"
+	}
+	if frag != "" && strings.HasSuffix(rel, ".md") && !anchors(read(rel))[frag] {
+		return fmt.Sprintf("%s has no heading or anchor %q", rel, frag)
+	}
+	return ""
+}
+
 // TestDocLinks: every relative link of every Markdown file (README.md,
-// docs/, editors/, fixtures/ ...) names a file or folder that exists,
+// docs/, editors/, fixtures/ ...) names a file or folder of the
+// repository that exists (linkProblem),
 // and a link's #fragment into a Markdown file names one of its headings
 // or <a id> anchors. Links with a scheme (https:, mailto:) are not
 // checked; nor is text in fenced code or inline code.
@@ -140,6 +185,7 @@ func TestDocLinks(t *testing.T) {
 		texts[rel] = string(b)
 		return texts[rel]
 	}
+	ignored := ignoredTop(t)
 	checked := 0
 	for _, file := range files {
 		for _, pl := range proseLines(read(file)) {
@@ -149,18 +195,9 @@ func TestDocLinks(t *testing.T) {
 				if strings.Contains(target, ":") { // a scheme: https:, mailto:
 					continue
 				}
-				path, frag, _ := strings.Cut(target, "#")
-				rel := file
-				if path != "" {
-					rel = filepath.ToSlash(filepath.Join(filepath.Dir(file), path))
-				}
 				checked++
-				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
-					t.Errorf("%s:%d: link %q: %s does not exist", file, n, target, rel)
-					continue
-				}
-				if frag != "" && strings.HasSuffix(rel, ".md") && !anchors(read(rel))[frag] {
-					t.Errorf("%s:%d: link %q: %s has no heading or anchor %q", file, n, target, rel, frag)
+				if problem := linkProblem(file, target, ignored, read); problem != "" {
+					t.Errorf("%s:%d: link %q: %s", file, n, target, problem)
 				}
 			}
 		}
@@ -185,5 +222,66 @@ func TestDocsIndex(t *testing.T) {
 		if name != "README.md" && !strings.Contains(string(index), "]("+name+")") {
 			t.Errorf("docs/README.md does not list %s", name)
 		}
+	}
+}
+
+// TestLinkProblem: links that resolve on this disk but not in the
+// repository are refused: one that leaves the repository (here, back into
+// it by its folder's name, so that the file exists), one into a folder
+// .gitignore leaves out; a link from the repository's root ("/docs/...")
+// resolves as on GitHub.
+func TestLinkProblem(t *testing.T) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := filepath.Base(abs)
+	ignored := ignoredTop(t)
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct{ file, target, want string }{
+		{"README.md", "docs/tour.md#12-exercises", ""},
+		{"docs/tour.md", "/docs/README.md", ""},
+		{"docs/tour.md", "/README.md#layout", ""},
+		{"README.md", "../" + self + "/README.md", "outside the repository"},
+		{"docs/tour.md", "../../" + self + "/go.mod", "outside the repository"},
+		{"README.md", "plots/e1-latency.svg", ".gitignore leaves out"},
+		{"docs/tour.md", "../bin/lanai-emu", ".gitignore leaves out"},
+		{"docs/tour.md", "README.md#no-such-heading", `has no heading or anchor "no-such-heading"`},
+	} {
+		got := linkProblem(c.file, c.target, ignored, read)
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: link %q: got %q, want %q", c.file, c.target, got, c.want)
+		}
+	}
+}
+
+// TestSlug: anchors as GitHub makes them (its rendered heading text, lower
+// case, punctuation dropped, spaces made '-'), for the kinds of heading the
+// docs have and a link in a heading, whose anchor is made from the link's
+// text alone; a repeated heading gets -1.
+func TestSlug(t *testing.T) {
+	for _, c := range []struct{ heading, want string }{
+		{"Calling Myricom's lanai-gcc 2.95 code", "calling-myricoms-lanai-gcc-295-code"},
+		{"The board's registers: `lanai9.h` and `lanai9.inc`", "the-boards-registers-lanai9h-and-lanai9inc"},
+		{"Descriptors (§5.2)", "descriptors-52"},
+		{"2.2 Endpoint state (`EPStateBase` + e × 256)", "22-endpoint-state-epstatebase--e--256"},
+		{"3. The user library posts the WRITE (t = 0 to 0.553 µs)", "3-the-user-library-posts-the-write-t--0-to-0553-µs"},
+		{"`rx_data` and `spt_lookup`", "rx_data-and-spt_lookup"},
+		{"See [the linker](linker.md#map-file)", "see-the-linker"},
+		{"A plot ![E1](reproduction/e1-latency.svg) here", "a-plot--here"},
+	} {
+		if got := slug(c.heading); got != c.want {
+			t.Errorf("slug(%q) = %q, want %q", c.heading, got, c.want)
+		}
+	}
+	a := anchors("# Notes\n\n## Notes\n\n```\n# not a heading\n```\n")
+	if !a["notes"] || !a["notes-1"] || a["not-a-heading"] {
+		t.Errorf("anchors: %v", a)
 	}
 }

@@ -26,20 +26,30 @@ type File struct {
 // regular file keeps its contents until Write. An empty path is an error.
 // A device or pipe gets a newline (white space before JSON) to find out
 // whether it takes writes: /dev/full does not.
-func Create(path string) (*File, error) {
+func Create(path string) (*File, error) { return create(path, 0o644, true) }
+
+// CreateRaw is Create for an output whose bytes must be exactly its
+// contents (an object, an executable, a listing that may go to
+// /dev/stdout): a device is not probed with a newline, so one that
+// refuses writes fails at Write. A file it makes gets perm (0o755 for an
+// executable).
+func CreateRaw(path string, perm os.FileMode) (*File, error) { return create(path, perm, false) }
+
+// create is Create and CreateRaw; probe writes the newline to a device.
+func create(path string, perm os.FileMode, probe bool) (*File, error) {
 	if path == "" {
 		return nil, errors.New("an empty file name")
 	}
 	_, err := os.Lstat(path)
 	created := errors.Is(err, os.ErrNotExist)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, perm)
 	if err != nil {
 		return nil, err
 	}
 	o := &File{f: f, created: created}
 	st, err := f.Stat()
 	if err == nil {
-		if o.regular = st.Mode().IsRegular(); !o.regular {
+		if o.regular = st.Mode().IsRegular(); !o.regular && probe {
 			_, err = f.Write([]byte("\n"))
 		}
 	}
@@ -121,6 +131,10 @@ func (s *Set) Open(flag, path string) (*File, error) {
 	s.files = append(s.files, o)
 	return o, nil
 }
+
+// Add adds a file opened with Create to the set: an output that is not a
+// flag's, such as a scenario's host dump, whose error names it otherwise.
+func (s *Set) Add(o *File) { s.files = append(s.files, o) }
 
 // OpenNodes opens one file per node, name(0) to name(n-1), for flag (a
 // profile per board) and adds them to the set.

@@ -129,3 +129,34 @@ func TestOpenNodes(t *testing.T) {
 		t.Fatalf("node 0's file left behind: %v", err)
 	}
 }
+
+// CreateRaw writes nothing before the contents: a device is not probed
+// (a newline would go before an object sent to /dev/stdout), and a file
+// it makes gets the permissions asked for.
+func TestCreateRaw(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "a.out")
+	o, err := CreateRaw(exe, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Write([]byte("\x7fELF")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(exe); err != nil || st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("the executable's mode: %v %v", st.Mode(), err)
+	}
+	if _, err := os.Stat("/dev/full"); err != nil {
+		return
+	}
+	o, err = CreateRaw("/dev/full", 0o644)
+	if err != nil {
+		t.Fatalf("CreateRaw probed /dev/full: %v", err)
+	}
+	if err := o.Write([]byte("x")); err == nil {
+		t.Error("a write to /dev/full succeeded")
+	}
+	if _, err := Create("/dev/full"); err == nil {
+		t.Error("Create did not probe /dev/full")
+	}
+}

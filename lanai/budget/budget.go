@@ -453,9 +453,21 @@ func (f *File) Update(results []Result) {
 // Verify checks results against the budget file name, or with update
 // rewrites it first: what a Go test calls, passing its -update flag.
 func Verify(f *File, results []Result, update bool) error {
+	var save func([]byte) error
 	if update {
+		save = func(b []byte) error { return os.WriteFile(f.Name, b, 0o644) }
+	}
+	return VerifySave(f, results, save)
+}
+
+// VerifySave is Verify for a tool that opened the budget file for
+// writing before its run (internal/outfile), so that one that cannot be
+// written fails before a long run: save, if not nil, gets the updated
+// file's contents (the opened file's Write) before the check.
+func VerifySave(f *File, results []Result, save func([]byte) error) error {
+	if save != nil {
 		f.Update(results)
-		if err := os.WriteFile(f.Name, f.Format(), 0o644); err != nil {
+		if err := save(f.Format()); err != nil {
 			return err
 		}
 	}

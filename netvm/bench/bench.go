@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"lanaiemu/board"
 	"lanaiemu/hostbus"
@@ -117,9 +118,10 @@ type Result struct {
 
 // experiment is one of E1-E9: its share of the progress bar and its run.
 type experiment struct {
-	name  string
-	units int
-	run   func(r *runner) error
+	name   string
+	units  int
+	run    func(r *runner) error
+	curves []string // the IDs of the curves it draws, in order (Run checks them)
 }
 
 // runner carries the configuration, the progress bar and the result
@@ -157,17 +159,7 @@ func Run(c Config, progress io.Writer) (*Result, error) {
 		c.PinCache = 64
 	}
 	r := &runner{c: c, res: &Result{Config: c}, e1: map[uint32]float64{}, e1data: map[uint32]float64{}}
-	exps := []experiment{
-		{"E1 latency", len(r.latencySizes()), (*runner).latency},
-		{"E2 throughput", len(r.throughputSizes()), (*runner).throughput},
-		{"E3 notification", 4, (*runner).notification},
-		{"E4 static pinning", len(r.latencySizes()), (*runner).static},
-		{"E5 dynamic pinning", 2 * len(hitRates), (*runner).dynamic},
-		{"E6 redirection", 3 * len(designs), (*runner).redirection},
-		{"E7 ordering", 2, (*runner).ordering},
-		{"E8 synchronisation", 6, (*runner).sync},
-		{"E9 overcommit", (2*len(overcommitModes) - 1) * len(r.serverCounts()), (*runner).overcommit},
-	}
+	exps := r.experiments()
 	total := 0
 	for _, e := range exps {
 		total += e.units
@@ -175,10 +167,44 @@ func Run(c Config, progress io.Writer) (*Result, error) {
 	r.bar = newBar(progress, total)
 	for _, e := range exps {
 		r.bar.stage(e.name)
+		drawn := len(r.res.Curves)
 		if err := e.run(r); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.name, err)
+		}
+		var ids []string
+		for _, cv := range r.res.Curves[drawn:] {
+			ids = append(ids, cv.ID)
+		}
+		if !slices.Equal(ids, e.curves) { // the plot files were opened for e.curves
+			return nil, fmt.Errorf("%s drew the curves %v, not the %v its table entry names", e.name, ids, e.curves)
 		}
 	}
 	r.bar.finish()
 	return r.res, nil
+}
+
+// experiments are the thesis' experiments in its order: each one's
+// progress units (r's configuration sets some), its run and its curves.
+func (r *runner) experiments() []experiment {
+	return []experiment{
+		{"E1 latency", len(r.latencySizes()), (*runner).latency, []string{"e1-latency"}},
+		{"E2 throughput", len(r.throughputSizes()), (*runner).throughput, []string{"e2-throughput"}},
+		{"E3 notification", 4, (*runner).notification, []string{"e3-notification"}},
+		{"E4 static pinning", len(r.latencySizes()), (*runner).static, []string{"e4-static", "e4-overhead"}},
+		{"E5 dynamic pinning", 2 * len(hitRates), (*runner).dynamic, []string{"e5-hitrate", "e5-hostcpu"}},
+		{"E6 redirection", 3 * len(designs), (*runner).redirection, []string{"e6-latency", "e6-burst"}},
+		{"E7 ordering", 2, (*runner).ordering, []string{"e7-ordering"}},
+		{"E8 synchronisation", 6, (*runner).sync, []string{"e8-sync"}},
+		{"E9 overcommit", (2*len(overcommitModes) - 1) * len(r.serverCounts()), (*runner).overcommit, []string{"e9-overcommit"}},
+	}
+}
+
+// CurveIDs are the IDs of the curves a run draws, in order: the plots
+// netvm bench --plots writes (OpenPlots opens their files before the run).
+func CurveIDs() []string {
+	var ids []string
+	for _, e := range (&runner{}).experiments() {
+		ids = append(ids, e.curves...)
+	}
+	return ids
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"lanaiemu/internal/outfile"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/bench/internal/plot"
 	"lanaiemu/netvm/freebsd"
@@ -155,7 +156,17 @@ func TestParametersMoveFigures(t *testing.T) {
 func checkPlots(t *testing.T, curves []Curve) {
 	t.Helper()
 	dir := t.TempDir()
-	files, err := WritePlots(dir, curves)
+	var outs outfile.Set
+	defer outs.Abandon()
+	var ids []string
+	for _, c := range curves {
+		ids = append(ids, c.ID)
+	}
+	p, err := openPlots(&outs, dir, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := WritePlots(p, dir, curves)
 	if err != nil {
 		t.Fatal(err)
 	}

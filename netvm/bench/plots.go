@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"lanaiemu/internal/outfile"
 	"lanaiemu/netvm/bench/internal/plot"
 )
 
@@ -54,44 +55,63 @@ func (c Curve) Chart() *plot.Chart {
 	return ch
 }
 
-// PreparePlotDir creates dir if it does not exist and checks that files
-// can be created in it, so that a run whose plots could not be written
-// fails before it starts.
-func PreparePlotDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".netvm-bench-*")
-	if err != nil {
-		return err
-	}
-	name := f.Name()
-	err = f.Close()
-	if rerr := os.Remove(name); err == nil {
-		err = rerr
-	}
-	return err
-}
+// Plots are the files of a run's plots, opened before it (OpenPlots),
+// by path.
+type Plots map[string]*outfile.File
 
-// WritePlots draws every curve into dir as ID.svg and ID.png and returns
-// the files written.
-func WritePlots(dir string, curves []Curve) ([]string, error) {
+// plotExts are the formats every curve is drawn in.
+var plotExts = []string{".svg", ".png"}
+
+// OpenPlots creates dir if it does not exist and opens in it, before the
+// run, the file of every plot a run draws (CurveIDs, as SVG and PNG;
+// internal/outfile): one that cannot be written fails now, not after the
+// run, and one that exists keeps its contents until WritePlots. outs gets
+// the files.
+func OpenPlots(outs *outfile.Set, dir string) (Plots, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	return openPlots(outs, dir, CurveIDs())
+}
+
+// openPlots opens the plot files of the curves ids in dir.
+func openPlots(outs *outfile.Set, dir string, ids []string) (Plots, error) {
+	p := Plots{}
+	for _, id := range ids {
+		for _, ext := range plotExts {
+			name := filepath.Join(dir, id+ext)
+			o, err := outfile.Create(name)
+			if err != nil {
+				return nil, err
+			}
+			outs.Add(o)
+			p[name] = o
+		}
+	}
+	return p, nil
+}
+
+// WritePlots draws every curve into its files in dir, ID.svg and ID.png,
+// which p holds (OpenPlots), and returns the files written.
+func WritePlots(p Plots, dir string, curves []Curve) ([]string, error) {
 	var files []string
 	for _, c := range curves {
 		ch := c.Chart()
-		for _, f := range []struct {
-			ext  string
-			draw func(*bytes.Buffer) error
-		}{{".svg", func(b *bytes.Buffer) error { return ch.SVG(b) }}, {".png", func(b *bytes.Buffer) error { return ch.PNG(b) }}} {
+		for _, ext := range plotExts {
 			var b bytes.Buffer
-			if err := f.draw(&b); err != nil {
+			draw := ch.SVG
+			if ext == ".png" {
+				draw = ch.PNG
+			}
+			if err := draw(&b); err != nil {
 				return files, fmt.Errorf("plot %s: %w", c.ID, err)
 			}
-			name := filepath.Join(dir, c.ID+f.ext)
-			if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			name := filepath.Join(dir, c.ID+ext)
+			o := p[name]
+			if o == nil {
+				return files, fmt.Errorf("plot %s: no file was opened for it", c.ID)
+			}
+			if err := o.Write(b.Bytes()); err != nil {
 				return files, err
 			}
 			files = append(files, name)

@@ -9,6 +9,12 @@ import (
 	"lanaiemu/netvm/cluster"
 )
 
+// MaxNodes is the most nodes an experiment's cluster has: E8's three
+// (the other experiments have two). Profiles holds at most one profile
+// per node of it; netvm bench opens that many --profile files before the
+// run.
+const MaxNodes = 3
+
 // Profiles collects the boards' cycle profiles of every cluster a bench
 // run builds (Config.Profiles; docs/profiling.md), node by node, from the
 // moment each cluster has booted.
@@ -24,6 +30,9 @@ func (ps *Profiles) attach(cl *cluster.Cluster) error {
 	profs, err := cl.Profile()
 	if err != nil {
 		return err
+	}
+	if len(profs) > MaxNodes {
+		return fmt.Errorf("profiles: a cluster of %d nodes, more than MaxNodes (%d)", len(profs), MaxNodes)
 	}
 	for i, p := range profs {
 		for len(ps.byNode) <= i {

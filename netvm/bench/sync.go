@@ -103,7 +103,7 @@ func (r *runner) sync() error {
 // each way, with the other threads contending) and the host CPU time of
 // all nodes per handoff.
 func syncRun(c Config, kind string, block bool, rounds int) (syncResult, error) {
-	cl, err := cluster.New(cluster.Config{Nodes: 3, Frames: 2048, Board: c.Board, BackToBack: false, ClockHz: c.ClockHz,
+	cl, err := cluster.New(cluster.Config{Nodes: MaxNodes, Frames: 2048, Board: c.Board, BackToBack: false, ClockHz: c.ClockHz,
 		LinkRate: c.LinkRate, Mode: abi.ModeNetVM, Seed: 1, PCI: c.pci(), Timing: c.hostTiming()})
 	if err != nil {
 		return syncResult{}, err

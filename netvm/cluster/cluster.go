@@ -120,27 +120,22 @@ func (c *Cluster) Profile() ([]*profile.Profiler, error) {
 	return ps, nil
 }
 
-// MaxFrames is the most VM memory a host may have, in pages: 4 GiB, the
-// 32-bit host's physical address space.
-const MaxFrames = 1 << 20
-
 // New builds the cluster, loads the firmware into every board and
 // attaches every driver (the boot handshake runs on the timeline).
 func New(cfg Config) (*Cluster, error) {
-	if cfg.Nodes < 2 || cfg.Nodes > abi.MaxNodes {
-		return nil, fmt.Errorf("cluster: %d nodes (2..%d)", cfg.Nodes, abi.MaxNodes)
+	if cfg.Frames <= 0 {
+		cfg.Frames = defaultFrames
+	}
+	// Before anything is built: a count New cannot wire, frames past
+	// the host's memory, or more memory than a run may take.
+	if err := CheckSize(cfg.Nodes, cfg.Frames, 0); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	if cfg.Timing == (freebsd.Timing{}) {
 		cfg.Timing = freebsd.DefaultTiming()
 	}
 	if cfg.Credits == 0 {
 		cfg.Credits = abi.DefaultCredits
-	}
-	if cfg.Frames <= 0 {
-		cfg.Frames = 4096
-	}
-	if cfg.Frames > MaxFrames {
-		return nil, fmt.Errorf("cluster: %d frames per host (at most %d: 4 GiB, the 32-bit host's physical memory)", cfg.Frames, MaxFrames)
 	}
 	fcfg := fabric.DefaultConfig()
 	if cfg.Fabric != nil {
@@ -175,12 +170,10 @@ func New(cfg Config) (*Cluster, error) {
 	switch {
 	case cfg.Nodes == 2 && cfg.BackToBack:
 		f, err = fabric.BackToBack(q, sim.NewRand(seed), fcfg)
-	case cfg.Nodes <= 16:
+	case cfg.Nodes <= MaxStarNodes:
 		f, err = fabric.Star(q, sim.NewRand(seed), fcfg, cfg.Nodes)
-	case cfg.Nodes%8 == 0: // a Clos network of 16-port switches: 8 nodes per leaf
+	default: // a Clos network of 16-port switches: 8 nodes per leaf (CheckNodes)
 		f, err = fabric.Clos(q, sim.NewRand(seed), fcfg, cfg.Nodes/8, 8, 8)
-	default:
-		return nil, fmt.Errorf("cluster: %d nodes: more than 16 must be a multiple of 8 (a Clos of 8-node leaves)", cfg.Nodes)
 	}
 	if err != nil {
 		return nil, err

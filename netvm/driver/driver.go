@@ -469,7 +469,8 @@ func (d *Driver) HostWritten(addr uint64, n int, at sim.Time) {
 // Spin busy-waits until cond holds, polling [lo, hi) of host memory every
 // PollInterval (a cached load and a compare): it is simulated by waking
 // at the first poll after a DMA into the range, not by every poll. The
-// spin's CPU time is charged.
+// wait goes to Stats.SpinTime; the CPU is charged only the last poll
+// (PollInterval), not the wait (docs/host.md).
 func (d *Driver) Spin(t *freebsd.Thread, lo, hi uint64, cond func() bool) {
 	if cond() {
 		return

@@ -81,6 +81,9 @@ func (k *Kernel) Go(name string, fn func(t *Thread)) *Thread {
 	k.ids++
 	t := &Thread{k: k, Name: name, ID: k.ids, resume: make(chan bool), parked: make(chan struct{})}
 	t.wake = func() { k.run(t) }
+	if len(k.threads) == cap(k.threads) {
+		k.dropFinished()
+	}
 	k.threads = append(k.threads, t)
 	go func() {
 		if !<-t.resume {
@@ -92,6 +95,22 @@ func (k *Kernel) Go(name string, fn func(t *Thread)) *Thread {
 	}()
 	k.wakeAt(t, k.Now())
 	return t
+}
+
+// dropFinished takes the threads that have ended out of k.threads (which
+// Shutdown needs only to end the others), keeping the order of the rest:
+// a long run makes threads all the time (handlers, forks' children), and
+// the list held every one of them. Go calls it when the list would grow,
+// so that it costs O(1) per thread.
+func (k *Kernel) dropFinished() {
+	live := k.threads[:0]
+	for _, t := range k.threads {
+		if !t.done {
+			live = append(live, t)
+		}
+	}
+	clear(k.threads[len(live):])
+	k.threads = live
 }
 
 // exit ends the goroutine and gives control back to the kernel.

@@ -385,3 +385,19 @@ func TestWireLimit(t *testing.T) {
 	})
 	mustOK(t, k)
 }
+
+// A kernel keeps only the threads that have not ended: it held every
+// thread it ever made, which in a long stress run (a handler per
+// notification, forks' children) grew without bound.
+func TestFinishedThreadsDropped(t *testing.T) {
+	k := newHost(t, 64)
+	run(t, k, sim.Second, func(th *Thread) {
+		for range 10000 {
+			k.Go("short", func(*Thread) {})
+			th.Sleep(sim.Microsecond)
+		}
+	})
+	if n := len(k.threads); n > 64 {
+		t.Errorf("the kernel holds %d threads after 10000 ended", n)
+	}
+}

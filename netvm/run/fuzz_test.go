@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"lanaiemu/netvm/abi"
+	"lanaiemu/netvm/cluster"
 	"lanaiemu/scenario"
 	"lanaiemu/sim"
 )
@@ -42,11 +42,14 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if sc.Time == 0 || sim.Time(sc.Time) > MaxTime || sc.Frames < 64 || sc.Frames > maxFrames {
+		if sc.Time == 0 || sim.Time(sc.Time) > MaxTime || sc.Frames < 64 || sc.Frames > cluster.MaxFrames {
 			t.Fatalf("accepted time %v, frames %d", sim.Time(sc.Time), sc.Frames)
 		}
-		if sc.Count < 2 || sc.Count > abi.MaxNodes || len(sc.Nodes) > 0 {
+		if cluster.CheckNodes(sc.Count) != nil || len(sc.Nodes) > 0 {
 			t.Fatalf("accepted count %d, nodes %v", sc.Count, sc.Nodes)
+		}
+		if err := cluster.CheckSize(sc.Count, sc.Frames, 0); err != nil {
+			t.Fatalf("accepted a cluster over the bound: %v", err)
 		}
 		for i, w := range sc.Workloads {
 			for _, n := range []int{w.From, w.To, w.Node} {

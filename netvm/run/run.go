@@ -115,16 +115,9 @@ func (sc *Scenario) where(i int) string {
 // (a longer one would take days of host time).
 const MaxTime = sim.Second * 3600
 
-// maxFrames is the most host memory a node may have.
-const maxFrames = cluster.MaxFrames
-
 // maxTouchPages bounds a touch workload's region to 1 GiB of the 32-bit
 // address space.
 const maxTouchPages = 1 << 18
-
-// maxStarNodes is the most nodes netvm run's clusters hang from one
-// switch (cluster.New); more form a Clos of 8-node leaves and 8 spines.
-const maxStarNodes = 16
 
 // Check validates the scenario: the base format's rules
 // (scenario.CheckBase), what netvm run's clusters can be (every node
@@ -149,13 +142,13 @@ func (sc *Scenario) Check() error {
 		return err
 	}
 	n, t := sc.Count, sc.Topology
-	if n < 2 || n > abi.MaxNodes || n > maxStarNodes && n%8 != 0 {
-		return sc.Errorf("count = %d: 2..%d, or a multiple of 8 up to %d", n, maxStarNodes, abi.MaxNodes)
+	if err := cluster.CheckNodes(n); err != nil {
+		return sc.Errorf("count: %v", err)
 	}
 	switch {
-	case t.Kind == "b2b", t.Kind == "star" && n <= maxStarNodes, t.Kind == "clos" && n > maxStarNodes && t.PerLeaf == 8 && t.Spines == 8:
+	case t.Kind == "b2b", t.Kind == "star" && n <= cluster.MaxStarNodes, t.Kind == "clos" && n > cluster.MaxStarNodes && t.PerLeaf == 8 && t.Spines == 8:
 	default:
-		return sc.Errorf("topology: %s of %d nodes: netvm run's clusters are b2b (2 nodes), star (2..%d) or clos with per_leaf 8 and spines 8 (more)", t.Kind, n, maxStarNodes)
+		return sc.Errorf("topology: %s of %d nodes: netvm run's clusters are b2b (2 nodes), star (2..%d) or clos with per_leaf 8 and spines 8 (more)", t.Kind, n, cluster.MaxStarNodes)
 	}
 	if c := sc.Defaults.ClockMHz; c != 0 && (c < 10 || c > 1000) {
 		return sc.Errorf("defaults.clock_mhz = %v: 10..1000", c)
@@ -163,15 +156,37 @@ func (sc *Scenario) Check() error {
 	if sc.Frames == 0 {
 		sc.Frames = 4096
 	}
-	if sc.Frames < 64 || sc.Frames > maxFrames {
-		return sc.Errorf("frames = %d: 64..%d (4 KiB pages of host memory)", sc.Frames, maxFrames)
+	if sc.Frames < 64 || sc.Frames > cluster.MaxFrames {
+		return sc.Errorf("frames = %d: 64..%d (4 KiB pages of host memory)", sc.Frames, cluster.MaxFrames)
 	}
+	var extra uint64
 	for i := range sc.Workloads {
 		if err := sc.checkWorkload(i); err != nil {
 			return fmt.Errorf("%s: %v: %w", sc.where(i), err, scenario.ErrBadScenario)
 		}
+		extra += sc.Workloads[i].memory()
+	}
+	if err := cluster.CheckSize(n, sc.Frames, extra); err != nil {
+		return sc.Errorf("count, frames, workloads: %v", err)
 	}
 	return nil
+}
+
+// workloadOverhead is what a workload takes besides the pages it writes:
+// its processes, threads and set-up. Measured: 15.3 KiB per stream
+// workload (netvm run of 1000 and 10000 on two nodes), 5.8 KiB per touch.
+const workloadOverhead = 16 << 10
+
+// memory estimates the memory a workload adds, in bytes: the host pages
+// it writes, at most (a touch workload's pages; a pingpong's or stream's
+// region and source buffer on each of its two nodes), and
+// workloadOverhead.
+func (w Workload) memory() uint64 {
+	pages := uint64(w.Pages)
+	if w.Kind != "touch" {
+		pages = 4 * ((uint64(w.Size) + freebsd.PageSize - 1) / freebsd.PageSize)
+	}
+	return pages*freebsd.PageSize + workloadOverhead
 }
 
 // checkWorkload checks workload i and fills in its defaults.

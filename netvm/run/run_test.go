@@ -47,7 +47,15 @@ func TestScenarioErrors(t *testing.T) {
 		{`{` + base + `,` + "\n" + `"workloads": [}`, "s.json:2:"},
 		{`{"count": "two"}`, "s.json:1: field count: json: cannot unmarshal string"},
 		{`{` + base + `, "colour": 1}`, `s.json:1: unknown field "colour"`},
-		{`{"count": 1, "topology": {"kind": "star"}, "time": "1s"}`, "count = 1"},
+		{`{"count": 1, "topology": {"kind": "star"}, "time": "1s"}`, "count: 1 nodes: 2..16, or a multiple of 8 up to 64"},
+		// Frames the host's 4 GiB cannot hold besides the driver's pages
+		// (1048576 was taken and failed in the run), and clusters or
+		// workloads whose memory is over the bound (node.MaxMemory).
+		{`{` + base + `, "frames": 1048576}`, "frames = 1048576: 64..1047552"},
+		{`{"count": 64, "topology": {"kind": "clos", "leaves": 8, "per_leaf": 8, "spines": 8}, "time": "1s", "frames": 1047552}`,
+			"count, frames, workloads: 64 nodes would take an estimated 6448.8 MiB (100.8 MiB per node), more than the 2048.0 MiB a run may take"},
+		{`{` + base + `, "workloads": [{"kind": "touch", "node": 0, "pages": 262144}, {"kind": "touch", "node": 1, "pages": 262144}]}`,
+			"2 nodes would take an estimated 2054.6 MiB (1027.3 MiB per node)"},
 		{`{"count": 24, "topology": {"kind": "star"}, "time": "1s"}`, "topology: star of 24 nodes"},
 		{`{"count": 32, "topology": {"kind": "clos", "leaves": 8, "per_leaf": 4, "spines": 4}, "time": "1s"}`, "topology: clos of 32 nodes"},
 		{`{"count": 2, "topology": {"kind": "star"}}`, `time: missing or zero`},

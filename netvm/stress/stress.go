@@ -149,8 +149,10 @@ type span struct{ off, n uint32 }
 
 const regionBase, srcBase, atomBase = 0x4000_0000, 0x2000_0000, 0x6000_0000
 
-// Run runs c and returns what it measured; err is a setup failure.
-func Run(c Config) (*Result, error) {
+// withDefaults fills in c's defaults; touched is the pages each host's
+// processes write (each sender's part of the region and its source
+// buffer).
+func (c Config) withDefaults() (_ Config, touched int) {
 	if c.Batch <= 0 {
 		c.Batch = 8
 	}
@@ -163,10 +165,24 @@ func Run(c Config) (*Result, error) {
 	if c.MaxSize == 0 {
 		c.MaxSize = 16 << 10
 	}
-	touched := c.Nodes*c.SubPages + c.SrcPages
+	touched = c.Nodes*c.SubPages + c.SrcPages
 	if c.Frames <= 0 {
 		c.Frames = max(24, touched*2/3)
 	}
+	return c, touched
+}
+
+// CheckSize refuses a run whose cluster New would refuse or would take
+// more memory than a run may (cluster.CheckSize, with the pages the
+// hosts' processes write), before anything is built.
+func (c Config) CheckSize() error {
+	c, touched := c.withDefaults()
+	return cluster.CheckSize(c.Nodes, c.Frames, uint64(c.Nodes*touched)*freebsd.PageSize)
+}
+
+// Run runs c and returns what it measured; err is a setup failure.
+func Run(c Config) (*Result, error) {
+	c, _ = c.withDefaults()
 	faults := c.Faults
 	if faults == (fabric.Faults{}) && !c.Clean {
 		faults = DefaultFaults
