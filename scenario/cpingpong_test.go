@@ -101,7 +101,7 @@ func runPingPong(t *testing.T, name string, edit func(*Scenario), vars ...string
 	return r
 }
 
-// picos is a duration in whole cycles at hz, rounded up.
+// cyclesOf is a duration in whole cycles at hz, rounded up.
 func cyclesOf(d sim.Time, hz uint64) uint64 {
 	return (uint64(d)*hz + 1e12 - 1) / 1e12
 }
