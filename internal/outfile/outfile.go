@@ -106,11 +106,17 @@ func (o *File) WriteFrom(write func(io.Writer) error) error {
 	return o.Write(buf.Bytes())
 }
 
-// Abandon closes the file, and removes it if Create created it. A nil
-// *File has nothing to abandon; abandoning a written file does nothing
-// more.
+// Abandon closes the file, and removes it if Create created it; a FIFO
+// it has not opened yet ends a reader waiting on it. A nil *File has
+// nothing to abandon; abandoning a written file does nothing more.
 func (o *File) Abandon() {
-	if o == nil || o.f == nil {
+	if o == nil {
+		return
+	}
+	if o.f == nil { // a FIFO not opened: a reader that came since gets its end
+		if f, err := os.OpenFile(o.path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
 		return
 	}
 	if o.f.Close() == nil && o.created {

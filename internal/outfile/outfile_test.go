@@ -193,7 +193,27 @@ func TestFIFOWithoutReader(t *testing.T) {
 		case <-time.After(3 * time.Second):
 			t.Fatal("Create waited for a reader of the FIFO")
 		}
-		o.Abandon()
+		// A reader that came after Create ends when the file is
+		// abandoned, as it did when Create opened the FIFO.
+		ended := make(chan bool)
+		go func() {
+			os.ReadFile(fifo)
+			ended <- true
+		}()
+		// (Abandoned again until the reader has come: it does nothing more
+		// to a FIFO it did not open.)
+		for deadline := time.Now().Add(3 * time.Second); ; {
+			o.Abandon()
+			select {
+			case <-ended:
+			case <-time.After(20 * time.Millisecond):
+				if time.Now().Before(deadline) {
+					continue
+				}
+				t.Fatal("the reader of an abandoned FIFO waited on")
+			}
+			break
+		}
 		if st, err := os.Stat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 			t.Fatalf("Abandon removed the FIFO: %v", err)
 		}
