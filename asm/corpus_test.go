@@ -150,5 +150,37 @@ func compareObjects(got, want *objfile.File, lenient bool) ([]string, int) {
 			diffs = append(diffs, fmt.Sprintf("relocations of %s differ (-want +got):\n%s", ws.Name, d))
 		}
 	}
+	diffs = append(diffs, compareSymbols(got, want)...)
 	return diffs, equivalent
+}
+
+// compareSymbols holds every named symbol of want (not a section's or the
+// file's) to got's symbol of that name: binding, type, size, value and
+// section. clang writes file-scope statics as ".local x" and ".comm x":
+// llvm-mc makes each an object of the block's size, which debuggers and
+// lanai-objdump -t show (before 2026-11-26 lanai-as gave them no type and
+// size 0).
+func compareSymbols(got, want *objfile.File) []string {
+	var diffs []string
+	where := func(s *objfile.Symbol) string {
+		if s.Section != nil {
+			return s.Section.Name
+		}
+		return fmt.Sprint(s.Shndx)
+	}
+	for _, ws := range want.Symbols {
+		if ws.Name == "" || ws.Type == objfile.STT_SECTION || ws.Type == objfile.STT_FILE {
+			continue
+		}
+		gs := got.Symbol(ws.Name)
+		if gs == nil {
+			diffs = append(diffs, "missing symbol "+ws.Name)
+			continue
+		}
+		g := fmt.Sprintf("bind %d type %d size %d value %#x in %s", gs.Bind, gs.Type, gs.Size, gs.Value, where(gs))
+		if w := fmt.Sprintf("bind %d type %d size %d value %#x in %s", ws.Bind, ws.Type, ws.Size, ws.Value, where(ws)); g != w {
+			diffs = append(diffs, fmt.Sprintf("symbol %s: %s, want %s", ws.Name, g, w))
+		}
+	}
+	return diffs
 }

@@ -469,6 +469,9 @@ func commDirective(local bool) directive {
 		if s.defined {
 			return p.errAt(n, "symbol %s is already defined", s.name)
 		}
+		// As llvm-mc: a common block is an object of its size (a .size
+		// before it gives way, one after it wins).
+		s.typ = objfile.STT_OBJECT
 		// ".local sym" then ".comm sym" (as clang writes file-scope
 		// statics) is a local common block: allocate it in .bss.
 		if local || s.bindSet && s.bind == objfile.STB_LOCAL {
@@ -478,6 +481,7 @@ func commDirective(local bool) directive {
 			a.defineLabel(s, p.at(n))
 			a.emitFill(size, 0)
 			a.cur = saved
+			s.size = a.newExpr(expr{op: eNum, val: size, pos: p.at(n)})
 			return nil
 		}
 		s.common, s.csize, s.calign = true, uint32(size), uint32(align)
