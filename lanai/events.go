@@ -86,7 +86,16 @@ func (q *eventQueue) remove(r EventRef) bool {
 // push adds e.
 func (hp *eventHeap) push(e event) {
 	*hp = append(*hp, e)
-	hp.up(len(*hp) - 1)
+	h := *hp
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(&h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
 }
 
 // pop removes and returns the earliest event (the heap is not empty).
@@ -98,15 +107,7 @@ func (hp *eventHeap) pop() event {
 	h[n] = event{} // drop the closure for the collector
 	h = h[:n]
 	*hp = h
-	h.down(0)
-	return e
-}
-
-// down moves the event at i towards the leaves until the heap is ordered
-// below it.
-func (h eventHeap) down(i int) {
-	n := len(h)
-	for {
+	for i := 0; ; {
 		l := 2*i + 1
 		if l >= n {
 			break
@@ -121,40 +122,26 @@ func (h eventHeap) down(i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+	return e
 }
 
-// up moves the event at i towards the root until the heap is ordered
-// above it.
-func (h eventHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-// remove takes out the event r names, if it is in the heap: the last
-// event takes its place and moves down or up to where it belongs. The
-// order in which the others pop does not change: (at, seq) orders them
-// all, whatever the heap's shape.
+// remove takes out the event r names, if it is in the heap: the event
+// moves up to the root, as if it were due first (each parent it passes
+// moves down into its place, still before everything under it), and
+// pops. The order in which the others pop does not change: (at, seq)
+// orders them all, whatever the heap's shape.
 func (hp *eventHeap) remove(r EventRef) bool {
 	h := *hp
 	for i := range h {
 		if h[i].seq != r.seq || h[i].at != r.at {
 			continue
 		}
-		n := len(h) - 1
-		h[i] = h[n]
-		h[n] = event{} // drop the closure for the collector
-		h = h[:n]
-		*hp = h
-		if i < n {
-			h.down(i)
-			h.up(i)
+		for i > 0 {
+			p := (i - 1) / 2
+			h[i], h[p] = h[p], h[i]
+			i = p
 		}
+		hp.pop()
 		return true
 	}
 	return false
