@@ -670,10 +670,12 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		return exitTrap
 	}
 	results := meter.Results()
+	// After VerifySave: with --update, each line gives the budget written.
+	err = budgetpkg.VerifySave(bf, results, save)
 	for _, r := range results {
-		fmt.Fprintf(stdout, "%-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
+		fmt.Fprintln(stdout, r)
 	}
-	if err := budgetpkg.VerifySave(bf, results, save); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
 		if errors.Is(err, budgetpkg.ErrOverBudget) {
 			return 1

@@ -260,10 +260,12 @@ func run(args []string, stderr io.Writer) int {
 			sets = append(sets, m.Results())
 		}
 		results := budget.Merge(sets...)
+		// After VerifySave: with --update, each line gives the budget written.
+		err := budget.VerifySave(budgets, results, saveBudgets)
 		for _, r := range results {
-			fmt.Fprintf(stderr, "lanai-sim: %-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
+			fmt.Fprintf(stderr, "lanai-sim: %v\n", r)
 		}
-		if err := budget.VerifySave(budgets, results, saveBudgets); err != nil {
+		if err != nil {
 			fmt.Fprintf(stderr, "lanai-sim: %v\n", err)
 			if !errors.Is(err, budget.ErrOverBudget) {
 				return scenario.StatusBadInput
