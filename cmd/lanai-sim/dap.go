@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"lanaiemu/dap"
 	"lanaiemu/debugger"
@@ -33,8 +34,10 @@ func (t *simTarget) ThreadTime(i int, cycle uint64) sim.Time {
 	return t.w.Boards[i].Clock().Time(cycle)
 }
 
-// Tick advances the world; it reports a node's exit or trap (once), and
-// the end: the time limit, every node stopped, or a host script's failure.
+// Tick advances the world; it reports the nodes that exited or trapped in
+// it, and the end: the time limit, every node stopped, or a host script's
+// failure. The node that stops last and the end are one event, so that a
+// normal end is reported as such, once.
 func (t *simTarget) Tick() (*debugger.Event, error) {
 	w := t.w
 	T := w.W.NextCycle()
@@ -43,6 +46,7 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 		T = now + 1
 	}
 	err := w.W.Run(min(T, max(t.until, now+1)))
+	var said []string
 	for i, n := range w.W.Nodes {
 		if n.Stop != nil && !t.said[i] {
 			t.said[i] = true
@@ -50,7 +54,7 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 			if n.Stop.Kind == lanai.StopTrap {
 				what = fmt.Sprintf("trapped: %v", n.Stop.Trap)
 			}
-			return &debugger.Event{Text: fmt.Sprintf("[node %d %s at %s]", i, what, debugger.FormatTime(w.W.Now()))}, nil
+			said = append(said, fmt.Sprintf("[node %d %s at %s]", i, what, debugger.FormatTime(w.W.Now())))
 		}
 	}
 	if err != nil && !w.W.Running() {
@@ -59,19 +63,43 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	var ev *debugger.Event
 	switch {
 	case w.HostErr() != nil:
-		return t.end(fmt.Sprintf("a host script failed: %v", w.HostErr())), nil
+		ev = t.end(fmt.Sprintf("a host script failed: %v", w.HostErr()))
 	case !w.W.Running():
-		return t.end("every node has stopped"), nil
+		ev = t.end(t.stops())
 	case w.W.Now() >= t.until:
-		return t.end("the time limit"), nil
+		ev = t.end("the time limit")
+	case len(said) > 0:
+		ev = &debugger.Event{}
+	default:
+		return nil, nil
 	}
-	return nil, nil
+	ev.Text = strings.Join(append(said, ev.Text), "\n")
+	ev.Text = strings.TrimSuffix(ev.Text, "\n")
+	return ev, nil
 }
 
+// stops says how every node stopped: "node 0 exited 100, node 1 exited 0".
+func (t *simTarget) stops() string {
+	var parts []string
+	for i, n := range t.w.W.Nodes {
+		switch {
+		case n.Stop == nil:
+			parts = append(parts, fmt.Sprintf("node %d running", i))
+		case n.Stop.Kind == lanai.StopTrap:
+			parts = append(parts, fmt.Sprintf("node %d trapped", i))
+		default:
+			parts = append(parts, fmt.Sprintf("node %d exited %d", i, n.Stop.Code))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// end is the event of the run's end; why says what ended it.
 func (t *simTarget) end(why string) *debugger.Event {
-	return &debugger.Event{End: true, Text: fmt.Sprintf("[%s at %s]", why, debugger.FormatTime(t.w.W.Now())),
+	return &debugger.Event{End: true, Text: fmt.Sprintf("[the run is over at %s: %s]", debugger.FormatTime(t.w.W.Now()), why),
 		Why: "the run is over (" + why + ")"}
 }
 

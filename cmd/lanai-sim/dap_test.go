@@ -67,9 +67,21 @@ func TestDAPCommand(t *testing.T) {
 	}
 	do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{}})
 	do("continue", map[string]any{"threadId": 1})
-	x, err := c.Event("exited", nil)
+	var output strings.Builder
+	x, err := c.Event("exited", func(e godap.EventMessage) {
+		if o, ok := e.(*godap.OutputEvent); ok {
+			output.WriteString(o.Body.Output)
+		}
+	})
 	if err != nil || x.(*godap.ExitedEvent).Body.ExitCode != 0 {
 		t.Fatalf("exited %v %v", x, err)
+	}
+	// A normal end is said once, as such, with how each node stopped; it
+	// is no error (it was: "error: the run is over (every node has
+	// stopped)").
+	end := regexp.MustCompile(`\[node 0 exited with code 0x[0-9a-f]+ at ([0-9.]+ us)\]\n\[the run is over at ([0-9.]+ us): node 0 exited \d+, node 1 exited 0\]\n`)
+	if m := end.FindStringSubmatch(output.String()); m == nil || m[1] != m[2] || strings.Contains(output.String(), "error") {
+		t.Errorf("the end's output:\n%s", output.String())
 	}
 	do("disconnect", nil)
 	if st := <-done; st != 0 {
