@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -47,6 +48,10 @@ type World struct {
 	trapped  bool
 	ran      bool
 	hosts    []*nodeHost // per node: its host script, or nil
+
+	consoles   []*nodeConsole // per node
+	console    io.Writer      // where the console lines go (SetConsole); nil: nowhere
+	consoleErr error
 }
 
 type dmaCounters struct{ bytes, descriptors, isr, faults uint64 }
@@ -141,6 +146,9 @@ func (s *Scenario) Build() (*World, error) {
 			bc.ClockHz = hb.ClockHz
 		}
 		bc.SRAMSize = uint32(n.SRAM)
+		con := &nodeConsole{w: w, node: i}
+		w.consoles = append(w.consoles, con)
+		bc.Console = con
 		id := i
 		bc.Trace = func(e board.Event) { w.boardEvent(id, e) }
 		var host *nodeHost

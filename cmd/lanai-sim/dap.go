@@ -46,6 +46,7 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 		T = now + 1
 	}
 	err := w.W.Run(min(T, max(t.until, now+1)))
+	w.FlushConsole(false)
 	var said []string
 	for i, n := range w.W.Nodes {
 		if n.Stop != nil && !t.said[i] {
@@ -99,6 +100,7 @@ func (t *simTarget) stops() string {
 
 // end is the event of the run's end; why says what ended it.
 func (t *simTarget) end(why string) *debugger.Event {
+	t.w.FlushConsole(true)
 	return &debugger.Event{End: true, Text: fmt.Sprintf("[the run is over at %s: %s]", debugger.FormatTime(t.w.W.Now()), why),
 		Why: "the run is over (" + why + ")"}
 }
@@ -140,6 +142,7 @@ func simLauncher(raw json.RawMessage, console, transcript io.Writer) (*dap.Sessi
 	default:
 		return nil, fmt.Errorf("launch: abi %q: clang or netvm", a.ABI)
 	}
+	w.SetConsole(console)
 	t := &simTarget{w: w, until: sim.Time(s.Time), said: make([]bool, len(w.Boards))}
 	for i, b := range w.Boards {
 		p := debugger.NewProgram(w.Images[i])

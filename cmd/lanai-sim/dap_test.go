@@ -18,7 +18,7 @@ import (
 // reply with both boards at one cycle; the run goes on to its end with
 // lanai-sim's exit status.
 func TestDAPCommand(t *testing.T) {
-	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, stderr) })
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
 	do := func(cmd string, args any) godap.ResponseMessage {
 		t.Helper()
 		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
