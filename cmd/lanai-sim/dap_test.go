@@ -89,3 +89,31 @@ func TestDAPCommand(t *testing.T) {
 	}
 	t.Logf("stopped at pingpong.s:%d on node 0 at cycle %s (both boards)", line, cycles[0])
 }
+
+// lanai-sim dap sends the nodes' consoles to the editor's console (output
+// events of category stdout), as lanai-sim prints them.
+func TestDAPConsole(t *testing.T) {
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
+	asm, _ := filepath.Abs("../../fixtures/firmware/console.s")
+	scen := filepath.Join(t.TempDir(), "console.json")
+	os.WriteFile(scen, []byte(`{"topology": {"kind": "b2b"}, "time": "1ms", "defaults": {"asm": ["`+asm+`"]},
+		"nodes": [{"params": {"wait": 2000}}, {"params": {"id": 1, "wait": 100}}]}`), 0o644)
+	daptest.Must[godap.ResponseMessage](t, c, "initialize", map[string]any{"adapterID": "lanai-sim"})
+	daptest.Must[godap.ResponseMessage](t, c, "launch", map[string]any{"scenario": scen})
+	daptest.Must[godap.ResponseMessage](t, c, "configurationDone", nil)
+	var console strings.Builder
+	if _, err := c.Event("exited", func(e godap.EventMessage) {
+		if o, ok := e.(*godap.OutputEvent); ok && o.Body.Category == "stdout" {
+			console.WriteString(o.Body.Output)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "node 0: A0\nnode 1: A1\nnode 1: B1\nnode 0: B0\nnode 1: C1\nnode 0: C0\n"; console.String() != want {
+		t.Errorf("console:\n%s\nwant:\n%s", console.String(), want)
+	}
+	daptest.Must[godap.ResponseMessage](t, c, "disconnect", nil)
+	if st := <-done; st != 0 {
+		t.Errorf("status %d: %s", st, stderr.String())
+	}
+}
