@@ -26,7 +26,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -565,21 +564,7 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	d.MaxCycles = budget
 	d.SourceDirs = append(srcDirs, filepath.Dir(path))
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-sig:
-				d.Interrupt()
-			case <-done:
-				return
-			}
-		}
-	}()
+	defer d.InterruptOnSignal()()
 
 	d.Intro(path)
 	if *script != "" {

@@ -126,41 +126,57 @@ func simLauncher(raw json.RawMessage, console, transcript io.Writer) (*dap.Sessi
 	if !filepath.IsAbs(path) && a.Cwd != "" {
 		path = filepath.Join(a.Cwd, path)
 	}
-	s, err := scenario.Load(path)
+	d, w, err := newSimDebugger(path, a.ABI, console, transcript)
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.Build()
-	if err != nil {
-		return nil, err
-	}
-	abi := debugger.ABIClang
-	switch a.ABI {
-	case "", "clang":
-	case "netvm":
-		abi = debugger.ABINetVM
-	default:
-		return nil, fmt.Errorf("launch: abi %q: clang or netvm", a.ABI)
-	}
-	w.SetConsole(console)
-	t := &simTarget{w: w, until: sim.Time(s.Time), said: make([]bool, len(w.Boards))}
-	for i, b := range w.Boards {
-		p := debugger.NewProgram(w.Images[i])
-		p.ABI = abi
-		t.threads = append(t.threads, &debugger.Thread{Name: fmt.Sprintf("node %d", i), CPU: b.CPU(), Program: p})
-	}
-	d := debugger.NewTarget(t, transcript)
-	d.SourceDirs = []string{filepath.Dir(path)}
 	if a.Cwd != "" {
 		d.SourceDirs = append(d.SourceDirs, a.Cwd)
 	}
 	return &dap.Session{
 		Debugger: d,
 		Devices:  func(th int) []dap.Var { return dap.BoardVars(w.Boards[th]) },
-		Finish: func() (int, string) {
-			return w.Status(), fmt.Sprintf("lanai-sim: %s at %s\n", statusName(w.Status()), debugger.FormatTime(w.W.Now()))
-		},
+		Finish:   func() (int, string) { return w.Status(), finishLine(w) },
 	}, nil
+}
+
+// newSimDebugger loads and builds the scenario at path and makes the
+// debugger over its boards (each node's core a thread, node 0 selected),
+// writing its transcript to transcript and the nodes' consoles to
+// console. abi is the firmware's frame convention: "clang" (or "") or
+// "netvm". The scenario's directory is searched for source files.
+func newSimDebugger(path, abi string, console, transcript io.Writer) (*debugger.Debugger, *scenario.World, error) {
+	frames := debugger.ABIClang
+	switch abi {
+	case "", "clang":
+	case "netvm":
+		frames = debugger.ABINetVM
+	default:
+		return nil, nil, fmt.Errorf("abi %q: clang or netvm", abi)
+	}
+	s, err := scenario.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := s.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.SetConsole(console)
+	t := &simTarget{w: w, until: sim.Time(s.Time), said: make([]bool, len(w.Boards))}
+	for i, b := range w.Boards {
+		p := debugger.NewProgram(w.Images[i])
+		p.ABI = frames
+		t.threads = append(t.threads, &debugger.Thread{Name: fmt.Sprintf("node %d", i), CPU: b.CPU(), Program: p})
+	}
+	d := debugger.NewTarget(t, transcript)
+	d.SourceDirs = []string{filepath.Dir(path)}
+	return d, w, nil
+}
+
+// finishLine is the line that ends a debugged run: how it ended and when.
+func finishLine(w *scenario.World) string {
+	return fmt.Sprintf("lanai-sim: %s at %s\n", statusName(w.Status()), debugger.FormatTime(w.W.Now()))
 }
 
 // statusName names an exit status of the run.

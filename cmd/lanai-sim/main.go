@@ -4,6 +4,7 @@
 //
 //	lanai-sim [flags] scenario.json
 //	lanai-sim --nodes 2 --topology b2b --firmware a.elf,b.elf --param 0:role=0 --time 10ms
+//	lanai-sim debug [--script FILE] scenario.json
 //
 // It prints a per-node summary on standard error, and optionally writes
 // statistics (--stats) and a Chrome trace-event timeline (--timeline).
@@ -43,6 +44,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 const usage = `usage: lanai-sim [flags] [scenario.json]
        lanai-sim check --budgets FILE [--update] [flags] [scenario.json]
        lanai-sim dap [--listen ADDR]   (the debugger for editors; docs/debugging.md)
+       lanai-sim debug [--script FILE] scenario.json   (the debugger at a terminal)
 
 Runs LANai boards on a Myrinet fabric. Without a scenario file, --firmware
 (and --nodes, --topology) describe the run.
@@ -66,6 +68,9 @@ Flags:
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "dap" {
 		return dapCmd(args[1:], os.Stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "debug" {
+		return debugCmd(args[1:], os.Stdin, stdout, stderr)
 	}
 	check := len(args) > 0 && args[0] == "check"
 	if check {
