@@ -28,12 +28,16 @@ func (m RouteMode) String() string {
 	return "relative"
 }
 
+// MaxSwitchPorts is the largest switch any routing reaches: absolute
+// routing's (a 6-bit port number).
+const MaxSwitchPorts = 64
+
 // MaxPorts is the largest switch the mode reaches: 32 ports with
 // relative routing (an offset of -32..31 reaches every port from every
-// other), 64 with absolute (a 6-bit port number).
+// other), MaxSwitchPorts with absolute.
 func (m RouteMode) MaxPorts() int {
 	if m == RouteAbsolute {
-		return 64
+		return MaxSwitchPorts
 	}
 	return 32
 }

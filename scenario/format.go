@@ -421,8 +421,8 @@ const (
 	// checkSwitches).
 	MaxNodes = maxSwitchPorts * (maxSwitchPorts - 1)
 	// maxSwitchPorts is the largest switch the fabric builds (absolute
-	// routing; relative routing reaches 32, and the fabric says so).
-	maxSwitchPorts = 64
+	// routing; relative routing reaches 32: checkSwitches).
+	maxSwitchPorts = fabric.MaxSwitchPorts
 	// maxLinkRate is 10 GB/s, far above any Myrinet link.
 	maxLinkRate = 10_000_000_000
 	// MaxDuration bounds every duration of the base format (time,
@@ -652,7 +652,10 @@ func (s *Scenario) checkSwitches() error {
 	case "star":
 		ports, what = s.Count, "the switch"
 	case "tree", "clos":
-		spines := max(t.Spines, 1) // a tree is a Clos with one spine, its root
+		spines := 1 // a tree is a Clos with one spine, its root (fabric.Tree; a spines field is not used)
+		if t.Kind == "clos" {
+			spines = t.Spines
+		}
 		if t.PerLeaf+spines > t.Leaves {
 			ports, what = t.PerLeaf+spines, "a leaf switch (per_leaf nodes and a port per spine)"
 		} else {

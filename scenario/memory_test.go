@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,5 +90,45 @@ func TestMemoryBound(t *testing.T) {
 	}
 	if node.MaxMemory != 2<<30 {
 		t.Errorf("node.MaxMemory is %d; docs/bad-input.md says 2 GiB", node.MaxMemory)
+	}
+}
+
+// A host load is copied into host memory piece by piece: read whole
+// first, it took twice its size and more at its peak (a 1900 MiB load,
+// estimated at 1911 MiB and so under node.MaxMemory, took 4.4 GB), which
+// the estimate does not count. All that Build allocates, freed or not, is
+// within the estimate.
+func TestHostLoadWithinEstimate(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.bin")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("../fixtures/scenarios/idle.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `{"count": 1, "topology": {"kind": "star"}, "defaults": {"asm": [` + strconv.Quote(abs) + `], "host_memory": "128M", "host_loads": [{"addr": 0, "file": "big.bin"}]}, "time": "1us"}`
+	s, err := Parse(filepath.Join(dir, "s.json"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := s.memory(s.NodeSpecs())
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	w, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&m1)
+	runtime.KeepAlive(w)
+	got := m1.TotalAlloc - m0.TotalAlloc
+	t.Logf("a 64 MiB host load: Build allocated %d KiB, estimated %d KiB", got>>10, est>>10)
+	if got > est+est/8 {
+		t.Errorf("a 64 MiB host load: Build allocated %d KiB, more than the estimate, %d KiB", got>>10, est>>10)
 	}
 }

@@ -391,3 +391,18 @@ inBSS:	.space	4
 		t.Errorf("inData = % x, %v; want 00 00 00 05", got, err)
 	}
 }
+
+// A tree has one root whatever its spines field says (Build makes a
+// fabric.Tree, which does not read it): checkSwitches counted the field's
+// spines on every leaf and refused a tree of 4 leaves of 4 nodes with
+// "spines": 30, which ran before.
+func TestTreeSwitchesIgnoreSpines(t *testing.T) {
+	const tree = `{"topology": {"kind": "tree", "leaves": 4, "per_leaf": 4, "spines": 30}, "defaults": {"asm": ["x.s"]}, "time": "1ms"}`
+	if _, err := Parse("t.json", []byte(tree)); err != nil {
+		t.Errorf("a tree with a spines field: %v", err)
+	}
+	clos := strings.Replace(tree, "tree", "clos", 1)
+	if _, err := Parse("t.json", []byte(clos)); err == nil || !strings.Contains(err.Error(), "a leaf switch (per_leaf nodes and a port per spine) would have 34 ports") {
+		t.Errorf("a Clos of 34-port leaves: %v", err)
+	}
+}

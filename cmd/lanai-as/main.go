@@ -79,8 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// contents until it is written.
 	var outs outfile.Set
 	defer outs.Abandon()
-	open := func(flag, name string) *outfile.File {
-		o, err := outfile.CreateRaw(name, 0o644)
+	open := func(flag, name string, perm os.FileMode) *outfile.File {
+		o, err := outfile.CreateRaw(name, perm)
 		if err != nil {
 			fmt.Fprintf(stderr, "lanai-as: error: %s: %v\n", flag, err)
 			return nil
@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var listOut *outfile.File
 	if *listing != "" {
-		if listOut = open("-l", *listing); listOut == nil {
+		if listOut = open("-l", *listing, 0o644); listOut == nil {
 			return 1
 		}
 	}
@@ -100,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if name == "" {
 			name = objName(files[0])
 		}
-		o := open("-o", name)
+		o := open("-o", name, 0o644)
 		if o == nil {
 			return 1
 		}
@@ -109,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *compile {
 		objs := make([]*outfile.File, len(files))
 		for i, f := range files {
-			if objs[i] = open("-c", objName(f)); objs[i] == nil {
+			if objs[i] = open("-c", objName(f), 0o644); objs[i] == nil {
 				return 1
 			}
 		}
@@ -124,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if name == "" {
 		name = "a.out"
 	}
-	exeOut := open("-o", name)
+	exeOut := open("-o", name, 0o755) // an executable, as lanai-ld makes it
 	if exeOut == nil {
 		return 1
 	}

@@ -55,6 +55,14 @@ func TestLanaiAs(t *testing.T) {
 	if err != nil || f.Kind != objfile.EXEC {
 		t.Fatalf("executable: %v", err)
 	}
+	// An executable it makes is executable, as lanai-ld's are (it was
+	// 0644); an object is not.
+	if st, err := os.Stat(exe); err != nil || st.Mode().Perm()&0o111 == 0 {
+		t.Errorf("the executable's mode: %v %v", st.Mode(), err)
+	}
+	if st, err := os.Stat(obj); err != nil || st.Mode().Perm()&0o111 != 0 {
+		t.Errorf("the object's mode: %v %v", st.Mode(), err)
+	}
 	// The line table maps each instruction to its source line.
 	lines, err := f.Lines()
 	if err != nil || len(lines) != 3 || lines[0].Addr != 0 || lines[0].Line != 3 || lines[2].Line != 5 || filepath.Base(lines[2].File) != "good.s" {

@@ -428,10 +428,20 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netvm bench: --pin-cache 1..1024 pages, --pci-burst 8..4096 bytes, a multiple of 8")
 		return 2
 	}
-	// The outputs are made ready before the run: a path that cannot be
-	// written fails now, not after it. A profile is opened for every node
-	// an experiment may have (bench.MaxNodes); a node no experiment ran
-	// leaves no file.
+	var hostTiming *freebsd.Timing
+	if *hostCosts != "" {
+		tm := freebsd.DefaultTiming()
+		if err := tm.Set(*hostCosts); err != nil {
+			fmt.Fprintf(stderr, "netvm bench: --host-timing: %v\n", err)
+			return 2
+		}
+		hostTiming = &tm
+	}
+	// The outputs are made ready before the run, after every usage
+	// check (a usage error leaves no --plots directory made): a path that
+	// cannot be written fails now, not after it. A profile is opened for
+	// every node an experiment may have (bench.MaxNodes); a node no
+	// experiment ran leaves no file.
 	if err := outfile.CheckEmpty(fs, "--json", "--plots", "--profile"); err != nil {
 		fmt.Fprintf(stderr, "netvm bench: %v\n", err)
 		return 2
@@ -458,17 +468,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	cfg := bench.Config{Board: *boardName, BackToBack: *b2b, NoInline: *noInline, ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache}
+	cfg := bench.Config{Board: *boardName, BackToBack: *b2b, NoInline: *noInline, ClockHz: *clock * 1_000_000, LinkRate: *link * 1_000_000, Quick: *quick, PinCache: *pinCache, HostTiming: hostTiming}
 	if *burst != 256 {
 		cfg.PCIBurst = uint32(*burst)
-	}
-	if *hostCosts != "" {
-		tm := freebsd.DefaultTiming()
-		if err := tm.Set(*hostCosts); err != nil {
-			fmt.Fprintf(stderr, "netvm bench: --host-timing: %v\n", err)
-			return 2
-		}
-		cfg.HostTiming = &tm
 	}
 	if *profFile != "" {
 		cfg.Profiles = &bench.Profiles{}

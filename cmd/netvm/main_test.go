@@ -145,6 +145,22 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("%s, which a failed start created, was left behind", left)
 		}
 	}
+	// A usage error found after the outputs were opened left the
+	// --plots directory made; existing plots keep their contents.
+	newPlots, oldPlots := filepath.Join(dir, "new-plots"), filepath.Join(dir, "old-plots")
+	os.Mkdir(oldPlots, 0o755)
+	os.WriteFile(filepath.Join(oldPlots, "e1-latency.svg"), []byte("old plot"), 0o644)
+	for _, p := range []string{newPlots, oldPlots} {
+		if code, _, e := runCmd("bench", "--quick", "--plots", p, "--host-timing", "signal=17us"); code != 2 || !strings.Contains(e, "--host-timing") {
+			t.Errorf("--plots %s with a bad --host-timing: exit %d, %q", p, code, e)
+		}
+	}
+	if _, err := os.Stat(newPlots); err == nil {
+		t.Error("a usage error left the --plots directory made")
+	}
+	if b, _ := os.ReadFile(filepath.Join(oldPlots, "e1-latency.svg")); string(b) != "old plot" {
+		t.Errorf("a usage error changed an existing plot: %q", b)
+	}
 	if testing.Short() {
 		t.Skip("the quick bench takes about 20 s")
 	}

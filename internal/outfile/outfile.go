@@ -13,11 +13,13 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // File is an output file opened before the run and written after it.
 type File struct {
-	f       *os.File
+	f       *os.File // nil for a FIFO without a reader yet (path)
+	path    string
 	regular bool
 	created bool // it did not exist: Abandon removes it
 }
@@ -25,7 +27,10 @@ type File struct {
 // Create opens path for writing, creating it if needed; an existing
 // regular file keeps its contents until Write. An empty path is an error.
 // A device or pipe gets a newline (white space before JSON) to find out
-// whether it takes writes: /dev/full does not.
+// whether it takes writes: /dev/full does not. A FIFO that no one reads
+// yet is opened at Write, as a plain write would open it: opening it now
+// would wait for a reader, so a tool refusing its input hung instead, and
+// one writing two FIFOs read in turn waited for ever.
 func Create(path string) (*File, error) { return create(path, 0o644, true) }
 
 // CreateRaw is Create for an output whose bytes must be exactly its
@@ -42,11 +47,18 @@ func create(path string, perm os.FileMode, probe bool) (*File, error) {
 	}
 	_, err := os.Lstat(path)
 	created := errors.Is(err, os.ErrNotExist)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, perm)
+	flags := os.O_WRONLY | os.O_CREATE
+	if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+		flags |= syscall.O_NONBLOCK // a FIFO: not waiting for a reader
+	}
+	f, err := os.OpenFile(path, flags, perm)
+	if flags&syscall.O_NONBLOCK != 0 && errors.Is(err, syscall.ENXIO) {
+		return &File{path: path}, nil // no reader yet (the permission was checked first)
+	}
 	if err != nil {
 		return nil, err
 	}
-	o := &File{f: f, created: created}
+	o := &File{f: f, path: path, created: created}
 	st, err := f.Stat()
 	if err == nil {
 		if o.regular = st.Mode().IsRegular(); !o.regular && probe {
@@ -62,6 +74,13 @@ func create(path string, perm os.FileMode, probe bool) (*File, error) {
 
 // Write replaces the file's contents with b and closes the file.
 func (o *File) Write(b []byte) error {
+	if o.f == nil { // a FIFO: it waits for its reader now
+		f, err := os.OpenFile(o.path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		o.f = f
+	}
 	var err error
 	if o.regular {
 		err = o.f.Truncate(0)
@@ -87,15 +106,21 @@ func (o *File) WriteFrom(write func(io.Writer) error) error {
 	return o.Write(buf.Bytes())
 }
 
-// Abandon closes the file, and removes it if Create created it. A nil
-// *File has nothing to abandon; abandoning a written file does nothing
-// more.
+// Abandon closes the file, and removes it if Create created it; a FIFO
+// it has not opened yet ends a reader waiting on it. A nil *File has
+// nothing to abandon; abandoning a written file does nothing more.
 func (o *File) Abandon() {
 	if o == nil {
 		return
 	}
+	if o.f == nil { // a FIFO not opened: a reader that came since gets its end
+		if f, err := os.OpenFile(o.path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		return
+	}
 	if o.f.Close() == nil && o.created {
-		os.Remove(o.f.Name())
+		os.Remove(o.path)
 	}
 }
 

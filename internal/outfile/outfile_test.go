@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCreateWriteAbandon(t *testing.T) {
@@ -158,5 +160,91 @@ func TestCreateRaw(t *testing.T) {
 	}
 	if _, err := Create("/dev/full"); err == nil {
 		t.Error("Create did not probe /dev/full")
+	}
+}
+
+// A FIFO no one reads yet does not hold up Create: opening it for
+// writing waits for a reader, so lanai-as -o FIFO with a syntax error
+// hung instead of reporting it, and two FIFOs read one after the other
+// waited for ever. It is opened at Write, and its reader gets the bytes.
+func TestFIFOWithoutReader(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	// A reader that ends whatever Create is waiting for if it is stuck.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	for i, create := range []func(string) (*File, error){Create, func(p string) (*File, error) { return CreateRaw(p, 0o755) }} {
+		done := make(chan *File, 1)
+		go func() {
+			o, err := create(fifo)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- o
+		}()
+		var o *File
+		select {
+		case o = <-done:
+		case <-time.After(3 * time.Second):
+			t.Fatal("Create waited for a reader of the FIFO")
+		}
+		// A reader that came after Create ends when the file is
+		// abandoned, as it did when Create opened the FIFO.
+		ended := make(chan bool)
+		go func() {
+			os.ReadFile(fifo)
+			ended <- true
+		}()
+		// (Abandoned again until the reader has come: it does nothing more
+		// to a FIFO it did not open.)
+		for deadline := time.Now().Add(3 * time.Second); ; {
+			o.Abandon()
+			select {
+			case <-ended:
+			case <-time.After(20 * time.Millisecond):
+				if time.Now().Before(deadline) {
+					continue
+				}
+				t.Fatal("the reader of an abandoned FIFO waited on")
+			}
+			break
+		}
+		if st, err := os.Stat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("Abandon removed the FIFO: %v", err)
+		}
+		// The reader comes after Create, or is there before it.
+		for _, readerFirst := range []bool{false, true} {
+			got := make(chan []byte)
+			read := func() {
+				b, _ := os.ReadFile(fifo)
+				got <- b
+			}
+			if readerFirst {
+				go read()
+				time.Sleep(50 * time.Millisecond)
+			}
+			o, err := create(fifo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !readerFirst {
+				go read()
+			}
+			if err := o.Write([]byte("contents")); err != nil {
+				t.Fatal(err)
+			}
+			want := "contents"
+			if readerFirst && i == 0 {
+				want = "\ncontents" // Create's probe of a pipe that takes writes
+			}
+			if b := <-got; string(b) != want {
+				t.Errorf("reader first %v: the reader got %q, want %q", readerFirst, b, want)
+			}
+		}
 	}
 }

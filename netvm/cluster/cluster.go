@@ -124,7 +124,7 @@ func (c *Cluster) Profile() ([]*profile.Profiler, error) {
 // attaches every driver (the boot handshake runs on the timeline).
 func New(cfg Config) (*Cluster, error) {
 	if cfg.Frames <= 0 {
-		cfg.Frames = defaultFrames
+		cfg.Frames = DefaultFrames
 	}
 	// Before anything is built: a count New cannot wire, frames past
 	// the host's memory, or more memory than a run may take.

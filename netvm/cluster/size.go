@@ -49,7 +49,7 @@ func CheckFrames(frames int) error {
 // swap, their processes and threads).
 func Memory(nodes, frames int, extra uint64) uint64 {
 	if frames <= 0 {
-		frames = defaultFrames
+		frames = DefaultFrames
 	}
 	lay := driver.LayoutFor(nodes, abi.DefaultCredits)
 	host := uint64(lay.Frames+uint32(frames)) * freebsd.PageSize
@@ -72,5 +72,6 @@ func CheckSize(nodes, frames int, extra uint64) error {
 	return node.CheckMemory(nodes, Memory(nodes, frames, extra))
 }
 
-// defaultFrames is a host's VM memory when Config.Frames is 0.
-const defaultFrames = 4096
+// DefaultFrames is a host's VM memory in pages when Config.Frames is 0
+// (16 MiB), and netvm run's when a scenario gives no frames.
+const DefaultFrames = 4096

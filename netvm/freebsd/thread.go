@@ -3,6 +3,7 @@ package freebsd
 import (
 	"fmt"
 	"runtime"
+	"slices"
 
 	"lanaiemu/sim"
 )
@@ -83,6 +84,9 @@ func (k *Kernel) Go(name string, fn func(t *Thread)) *Thread {
 	t.wake = func() { k.run(t) }
 	if len(k.threads) == cap(k.threads) {
 		k.dropFinished()
+		// Room for as many new threads as there are live ones, so
+		// that the next scan is that many threads away.
+		k.threads = slices.Grow(k.threads, len(k.threads))
 	}
 	k.threads = append(k.threads, t)
 	go func() {
@@ -100,8 +104,8 @@ func (k *Kernel) Go(name string, fn func(t *Thread)) *Thread {
 // dropFinished takes the threads that have ended out of k.threads (which
 // Shutdown needs only to end the others), keeping the order of the rest:
 // a long run makes threads all the time (handlers, forks' children), and
-// the list held every one of them. Go calls it when the list would grow,
-// so that it costs O(1) per thread.
+// the list held every one of them. Go calls it when the list is full and
+// then leaves it half empty at least, so that it costs O(1) per thread.
 func (k *Kernel) dropFinished() {
 	live := k.threads[:0]
 	for _, t := range k.threads {

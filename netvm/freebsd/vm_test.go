@@ -401,3 +401,29 @@ func TestFinishedThreadsDropped(t *testing.T) {
 		t.Errorf("the kernel holds %d threads after 10000 ended", n)
 	}
 }
+
+// Dropping the ended threads costs O(1) per thread made, also when the
+// live ones fill the list: with 511 live threads in a list of 512, each
+// new thread rescanned all of them to drop the one ended before it.
+func TestFinishedThreadsDroppedCheaply(t *testing.T) {
+	k := newHost(t, 64)
+	var q WaitQueue
+	const short = 2000
+	scanned := 0
+	run(t, k, sim.Second, func(th *Thread) {
+		for len(k.threads) < 500 || len(k.threads) != cap(k.threads)-1 {
+			k.Go("live", func(lt *Thread) { lt.Wait(&q) })
+		}
+		th.Sleep(sim.Microsecond)
+		for range short {
+			if len(k.threads) == cap(k.threads) {
+				scanned += len(k.threads)
+			}
+			k.Go("short", func(*Thread) {})
+			th.Sleep(sim.Microsecond)
+		}
+	})
+	if scanned > 4*short {
+		t.Errorf("%d threads made with %d live: %d threads scanned, want O(1) per thread", short, q.Waiting(), scanned)
+	}
+}

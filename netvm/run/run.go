@@ -55,7 +55,8 @@ import (
 // for it: Run builds the NetVM cluster.
 type Scenario struct {
 	scenario.Scenario
-	// Frames is each host's VM memory in 4 KiB pages (default 4096).
+	// Frames is each host's VM memory in 4 KiB pages (default
+	// cluster.DefaultFrames).
 	Frames    int        `json:"frames,omitempty"`
 	Workloads []Workload `json:"workloads"`
 	// Profile makes the run profile every board from the start of the
@@ -154,7 +155,7 @@ func (sc *Scenario) Check() error {
 		return sc.Errorf("defaults.clock_mhz = %v: 10..1000", c)
 	}
 	if sc.Frames == 0 {
-		sc.Frames = 4096
+		sc.Frames = cluster.DefaultFrames
 	}
 	if sc.Frames < 64 || sc.Frames > cluster.MaxFrames {
 		return sc.Errorf("frames = %d: 64..%d (4 KiB pages of host memory)", sc.Frames, cluster.MaxFrames)
