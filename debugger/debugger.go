@@ -31,6 +31,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 	"sync/atomic"
 
@@ -330,4 +332,27 @@ func (d *Debugger) errorf(format string, args ...any) {
 // printf writes to the transcript.
 func (d *Debugger) printf(format string, args ...any) {
 	fmt.Fprintf(d.out, format, args...)
+}
+
+// InterruptOnSignal makes SIGINT (Ctrl-C) interrupt the running command
+// (Interrupt) instead of ending the process, until stop is called: for a
+// front end at a terminal (lanai-emu debug, lanai-sim debug).
+func (d *Debugger) InterruptOnSignal() (stop func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-sig:
+				d.Interrupt()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
 }

@@ -48,6 +48,10 @@ type World struct {
 	trapped  bool
 	ran      bool
 	hosts    []*nodeHost // per node: its host script, or nil
+
+	consoles   []*nodeConsole // per node
+	console    io.Writer      // where the console lines go (SetConsole); nil: nowhere
+	consoleErr error
 }
 
 type dmaCounters struct{ bytes, descriptors, isr, faults uint64 }
@@ -142,6 +146,9 @@ func (s *Scenario) Build() (*World, error) {
 			bc.ClockHz = hb.ClockHz
 		}
 		bc.SRAMSize = uint32(n.SRAM)
+		con := &nodeConsole{w: w, node: i}
+		w.consoles = append(w.consoles, con)
+		bc.Console = con
 		id := i
 		bc.Trace = func(e board.Event) { w.boardEvent(id, e) }
 		var host *nodeHost
@@ -225,6 +232,9 @@ func (w *World) loadNode(i int, n NodeSpec, b *board.Board, hm *hostbus.HostMemo
 		if err != nil {
 			return nil, nil, s.Errorf("nodes[%d].params: %v (firmware %s)", i, err, firmwareName(n))
 		}
+		if sec := nobitsAt(im.File, a); sec != nil {
+			return nil, nil, s.Errorf("nodes[%d].params: %s is in %s, a section without contents (NOBITS) that the start-up code (crt0.s) clears before main, so the value would be lost: put it in .data (in C, __attribute__((section(\".data\"))) or a non-zero initialiser) (firmware %s)", i, k, sec.Name, firmwareName(n))
+		}
 		if err := b.CPU().Mem.Write(a, binary.BigEndian.AppendUint32(nil, uint32(n.Params[k]))); err != nil {
 			return nil, nil, s.Errorf("nodes[%d].params: %s: %v", i, k, err)
 		}
@@ -250,6 +260,24 @@ func sortedKeys[V any](m map[string]V) []string {
 		}
 	}
 	return ks
+}
+
+// nobitsAt gives the allocated section without contents (.bss) that the
+// parameter word at a overlaps, or nil. A parameter there is refused:
+// crt0.s clears .bss before main, so the word written after loading would
+// be lost (no firmware in fixtures/ runs without crt0 and keeps a
+// parameter in .bss).
+func nobitsAt(f *objfile.File, a uint32) *objfile.Section {
+	if f == nil {
+		return nil
+	}
+	for _, sec := range f.Sections {
+		if sec.Type == objfile.SHT_NOBITS && sec.Flags&objfile.SHF_ALLOC != 0 &&
+			uint64(a) < uint64(sec.Addr)+uint64(sec.Size) && uint64(sec.Addr) < uint64(a)+4 {
+			return sec
+		}
+	}
+	return nil
 }
 
 // symAddr resolves "sym" or "sym+off".

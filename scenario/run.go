@@ -154,6 +154,7 @@ func (w *World) Run(progress func(now, until sim.Time)) error {
 		next := min((w.W.Now()/step+1)*step, until)
 		err = w.W.Run(next)
 		w.sample(w.W.Now(), false)
+		w.FlushConsole(false)
 		if progress != nil {
 			progress(w.W.Now(), until)
 		}
@@ -163,6 +164,7 @@ func (w *World) Run(progress func(now, until sim.Time)) error {
 		}
 	}
 	w.sample(w.W.Now(), true)
+	w.FlushConsole(true)
 	if w.tl != nil {
 		for i, n := range w.W.Nodes {
 			if n.Stop == nil {

@@ -346,6 +346,52 @@ func dumpHost(w *World) error {
 	return ds.Write()
 }
 
+// A parameter in .bss is refused, naming the symbol, its section and the
+// fix: crt0.s clears .bss before main, so the word written after loading
+// would be lost (docs/first-firmware.md). One in .data is written; so is
+// the last word of .data, but not a word at a .data symbol's offset that
+// reaches into .bss.
+func TestParamInBSS(t *testing.T) {
+	dir := t.TempDir()
+	fw := filepath.Join(dir, "fw.s")
+	os.WriteFile(fw, []byte(`
+	.text
+	.globl	_start
+_start:
+	st	%r0, -4096[%r0]
+	bt	_start
+	nop
+	.data
+	.globl	inData
+inData:	.word	7
+	.bss
+	.globl	inBSS
+inBSS:	.space	4
+`), 0o644)
+	build := func(param string) (*World, error) {
+		s, err := Parse(filepath.Join(dir, "s.json"), []byte(`{"topology":{"kind":"b2b"},"time":"1ms","defaults":{"asm":["fw.s"],"params":{"`+param+`":5}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Build()
+	}
+	for _, p := range []string{"inBSS", "inData+4"} {
+		_, err := build(p)
+		want := `nodes[0].params: ` + p + ` is in .bss, a section without contents (NOBITS) that the start-up code (crt0.s) clears before main, so the value would be lost: put it in .data (in C, __attribute__((section(".data"))) or a non-zero initialiser) (firmware fw.s)`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v\nwant %s", p, err, want)
+		}
+	}
+	w, err := build("inData")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Boards[0].CPU().Mem.Read(w.Syms[0]["inData"], 4)
+	if err != nil || string(got) != "\x00\x00\x00\x05" {
+		t.Errorf("inData = % x, %v; want 00 00 00 05", got, err)
+	}
+}
+
 // A tree has one root whatever its spines field says (Build makes a
 // fabric.Tree, which does not read it): checkSwitches counted the field's
 // spines on every leaf and refused a tree of 4 leaves of 4 nodes with

@@ -26,7 +26,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -565,21 +564,7 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	d.MaxCycles = budget
 	d.SourceDirs = append(srcDirs, filepath.Dir(path))
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-sig:
-				d.Interrupt()
-			case <-done:
-				return
-			}
-		}
-	}()
+	defer d.InterruptOnSignal()()
 
 	d.Intro(path)
 	if *script != "" {
@@ -670,10 +655,12 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		return exitTrap
 	}
 	results := meter.Results()
+	// After VerifySave: with --update, each line gives the budget written.
+	err = budgetpkg.VerifySave(bf, results, save)
 	for _, r := range results {
-		fmt.Fprintf(stdout, "%-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
+		fmt.Fprintln(stdout, r)
 	}
-	if err := budgetpkg.VerifySave(bf, results, save); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "lanai-emu check: %v\n", err)
 		if errors.Is(err, budgetpkg.ErrOverBudget) {
 			return 1

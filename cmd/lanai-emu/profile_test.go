@@ -52,8 +52,17 @@ func TestProfileAndCheck(t *testing.T) {
 
 	budgets := filepath.Join(dir, "vm.budgets")
 	os.WriteFile(budgets, []byte("run run ret 0 0\nmain main ret 0 +1%\n"), 0o644)
-	if st, out, e := emu(t, "", "check", "--budgets", budgets, "--update", img); st != 0 || !strings.Contains(out, "main") {
+	st, out, e := emu(t, "", "check", "--budgets", budgets, "--update", img)
+	if st != 0 || !strings.Contains(out, "main") {
 		t.Fatalf("check --update: %d %q %q", st, out, e)
+	}
+	// Each summary line gives the budget written (the worst run), not the
+	// file's 0 before.
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 9 || f[8] != f[4] || f[8] == "0" {
+			t.Errorf("check --update: summary line %q: want budget = worst", l)
+		}
 	}
 	if st, _, e := emu(t, "", "check", "--budgets", budgets, img); st != 0 {
 		t.Fatalf("check: %d %q", st, e)
@@ -71,7 +80,7 @@ func TestProfileAndCheck(t *testing.T) {
 	lines[1] = strings.Replace(lines[1], path[3], strconv.Itoa(budget-100), 1)
 	lines[2] = "\trun " + strconv.Itoa(own-100)
 	os.WriteFile(budgets, []byte(strings.Join(lines, "\n")), 0o644)
-	st, _, e := emu(t, "", "check", "--budgets", budgets, img)
+	st, _, e = emu(t, "", "check", "--budgets", budgets, img)
 	if st != 1 || !strings.Contains(e, "vm.budgets:2: run: ") || !strings.Contains(e, "100 more; run grew most") {
 		t.Fatalf("a lowered budget: status %d\n%s", st, e)
 	}
@@ -83,7 +92,7 @@ func TestProfileAndCheck(t *testing.T) {
 	before, _ := os.ReadFile(budgets)
 	outfiletest.ReadOnly(t, budgets)
 	start := time.Now()
-	st, out, e := emu(t, "", "check", "--budgets", budgets, "--update", img)
+	st, out, e = emu(t, "", "check", "--budgets", budgets, "--update", img)
 	if st != exitImage || out != "" || !strings.HasPrefix(e, "lanai-emu check: --budgets: open ") || time.Since(start) > time.Second {
 		t.Fatalf("an unwritable budget file: status %d after %v, stdout %q, stderr %q; want %d before the run", st, time.Since(start), out, e, exitImage)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"lanaiemu/dap"
 	"lanaiemu/debugger"
@@ -33,8 +34,10 @@ func (t *simTarget) ThreadTime(i int, cycle uint64) sim.Time {
 	return t.w.Boards[i].Clock().Time(cycle)
 }
 
-// Tick advances the world; it reports a node's exit or trap (once), and
-// the end: the time limit, every node stopped, or a host script's failure.
+// Tick advances the world; it reports the nodes that exited or trapped in
+// it, and the end: the time limit, every node stopped, or a host script's
+// failure. The node that stops last and the end are one event, so that a
+// normal end is reported as such, once.
 func (t *simTarget) Tick() (*debugger.Event, error) {
 	w := t.w
 	T := w.W.NextCycle()
@@ -43,6 +46,8 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 		T = now + 1
 	}
 	err := w.W.Run(min(T, max(t.until, now+1)))
+	w.FlushConsole(false)
+	var said []string
 	for i, n := range w.W.Nodes {
 		if n.Stop != nil && !t.said[i] {
 			t.said[i] = true
@@ -50,7 +55,7 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 			if n.Stop.Kind == lanai.StopTrap {
 				what = fmt.Sprintf("trapped: %v", n.Stop.Trap)
 			}
-			return &debugger.Event{Text: fmt.Sprintf("[node %d %s at %s]", i, what, debugger.FormatTime(w.W.Now()))}, nil
+			said = append(said, fmt.Sprintf("[node %d %s at %s]", i, what, debugger.FormatTime(w.W.Now())))
 		}
 	}
 	if err != nil && !w.W.Running() {
@@ -59,19 +64,44 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	var ev *debugger.Event
 	switch {
 	case w.HostErr() != nil:
-		return t.end(fmt.Sprintf("a host script failed: %v", w.HostErr())), nil
+		ev = t.end(fmt.Sprintf("a host script failed: %v", w.HostErr()))
 	case !w.W.Running():
-		return t.end("every node has stopped"), nil
+		ev = t.end(t.stops())
 	case w.W.Now() >= t.until:
-		return t.end("the time limit"), nil
+		ev = t.end("the time limit")
+	case len(said) > 0:
+		ev = &debugger.Event{}
+	default:
+		return nil, nil
 	}
-	return nil, nil
+	ev.Text = strings.Join(append(said, ev.Text), "\n")
+	ev.Text = strings.TrimSuffix(ev.Text, "\n")
+	return ev, nil
 }
 
+// stops says how every node stopped: "node 0 exited 100, node 1 exited 0".
+func (t *simTarget) stops() string {
+	var parts []string
+	for i, n := range t.w.W.Nodes {
+		switch {
+		case n.Stop == nil:
+			parts = append(parts, fmt.Sprintf("node %d running", i))
+		case n.Stop.Kind == lanai.StopTrap:
+			parts = append(parts, fmt.Sprintf("node %d trapped", i))
+		default:
+			parts = append(parts, fmt.Sprintf("node %d exited %d", i, n.Stop.Code))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// end is the event of the run's end; why says what ended it.
 func (t *simTarget) end(why string) *debugger.Event {
-	return &debugger.Event{End: true, Text: fmt.Sprintf("[%s at %s]", why, debugger.FormatTime(t.w.W.Now())),
+	t.w.FlushConsole(true)
+	return &debugger.Event{End: true, Text: fmt.Sprintf("[the run is over at %s: %s]", debugger.FormatTime(t.w.W.Now()), why),
 		Why: "the run is over (" + why + ")"}
 }
 
@@ -96,40 +126,57 @@ func simLauncher(raw json.RawMessage, console, transcript io.Writer) (*dap.Sessi
 	if !filepath.IsAbs(path) && a.Cwd != "" {
 		path = filepath.Join(a.Cwd, path)
 	}
-	s, err := scenario.Load(path)
+	d, w, err := newSimDebugger(path, a.ABI, console, transcript)
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.Build()
-	if err != nil {
-		return nil, err
-	}
-	abi := debugger.ABIClang
-	switch a.ABI {
-	case "", "clang":
-	case "netvm":
-		abi = debugger.ABINetVM
-	default:
-		return nil, fmt.Errorf("launch: abi %q: clang or netvm", a.ABI)
-	}
-	t := &simTarget{w: w, until: sim.Time(s.Time), said: make([]bool, len(w.Boards))}
-	for i, b := range w.Boards {
-		p := debugger.NewProgram(w.Images[i])
-		p.ABI = abi
-		t.threads = append(t.threads, &debugger.Thread{Name: fmt.Sprintf("node %d", i), CPU: b.CPU(), Program: p})
-	}
-	d := debugger.NewTarget(t, transcript)
-	d.SourceDirs = []string{filepath.Dir(path)}
 	if a.Cwd != "" {
 		d.SourceDirs = append(d.SourceDirs, a.Cwd)
 	}
 	return &dap.Session{
 		Debugger: d,
 		Devices:  func(th int) []dap.Var { return dap.BoardVars(w.Boards[th]) },
-		Finish: func() (int, string) {
-			return w.Status(), fmt.Sprintf("lanai-sim: %s at %s\n", statusName(w.Status()), debugger.FormatTime(w.W.Now()))
-		},
+		Finish:   func() (int, string) { return w.Status(), finishLine(w) },
 	}, nil
+}
+
+// newSimDebugger loads and builds the scenario at path and makes the
+// debugger over its boards (each node's core a thread, node 0 selected),
+// writing its transcript to transcript and the nodes' consoles to
+// console. abi is the firmware's frame convention: "clang" (or "") or
+// "netvm". The scenario's directory is searched for source files.
+func newSimDebugger(path, abi string, console, transcript io.Writer) (*debugger.Debugger, *scenario.World, error) {
+	frames := debugger.ABIClang
+	switch abi {
+	case "", "clang":
+	case "netvm":
+		frames = debugger.ABINetVM
+	default:
+		return nil, nil, fmt.Errorf("abi %q: clang or netvm", abi)
+	}
+	s, err := scenario.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := s.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.SetConsole(console)
+	t := &simTarget{w: w, until: sim.Time(s.Time), said: make([]bool, len(w.Boards))}
+	for i, b := range w.Boards {
+		p := debugger.NewProgram(w.Images[i])
+		p.ABI = frames
+		t.threads = append(t.threads, &debugger.Thread{Name: fmt.Sprintf("node %d", i), CPU: b.CPU(), Program: p})
+	}
+	d := debugger.NewTarget(t, transcript)
+	d.SourceDirs = []string{filepath.Dir(path)}
+	return d, w, nil
+}
+
+// finishLine is the line that ends a debugged run: how it ended and when.
+func finishLine(w *scenario.World) string {
+	return fmt.Sprintf("lanai-sim: %s at %s\n", statusName(w.Status()), debugger.FormatTime(w.W.Now()))
 }
 
 // statusName names an exit status of the run.

@@ -18,7 +18,7 @@ import (
 // reply with both boards at one cycle; the run goes on to its end with
 // lanai-sim's exit status.
 func TestDAPCommand(t *testing.T) {
-	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, stderr) })
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
 	do := func(cmd string, args any) godap.ResponseMessage {
 		t.Helper()
 		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
@@ -67,13 +67,53 @@ func TestDAPCommand(t *testing.T) {
 	}
 	do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{}})
 	do("continue", map[string]any{"threadId": 1})
-	x, err := c.Event("exited", nil)
+	var output strings.Builder
+	x, err := c.Event("exited", func(e godap.EventMessage) {
+		if o, ok := e.(*godap.OutputEvent); ok {
+			output.WriteString(o.Body.Output)
+		}
+	})
 	if err != nil || x.(*godap.ExitedEvent).Body.ExitCode != 0 {
 		t.Fatalf("exited %v %v", x, err)
+	}
+	// A normal end is said once, as such, with how each node stopped; it
+	// is no error (it was: "error: the run is over (every node has
+	// stopped)").
+	end := regexp.MustCompile(`\[node 0 exited with code 0x[0-9a-f]+ at ([0-9.]+ us)\]\n\[the run is over at ([0-9.]+ us): node 0 exited \d+, node 1 exited 0\]\n`)
+	if m := end.FindStringSubmatch(output.String()); m == nil || m[1] != m[2] || strings.Contains(output.String(), "error") {
+		t.Errorf("the end's output:\n%s", output.String())
 	}
 	do("disconnect", nil)
 	if st := <-done; st != 0 {
 		t.Errorf("status %d: %s", st, stderr.String())
 	}
 	t.Logf("stopped at pingpong.s:%d on node 0 at cycle %s (both boards)", line, cycles[0])
+}
+
+// lanai-sim dap sends the nodes' consoles to the editor's console (output
+// events of category stdout), as lanai-sim prints them.
+func TestDAPConsole(t *testing.T) {
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
+	asm, _ := filepath.Abs("../../fixtures/firmware/console.s")
+	scen := filepath.Join(t.TempDir(), "console.json")
+	os.WriteFile(scen, []byte(`{"topology": {"kind": "b2b"}, "time": "1ms", "defaults": {"asm": ["`+asm+`"]},
+		"nodes": [{"params": {"wait": 2000}}, {"params": {"id": 1, "wait": 100}}]}`), 0o644)
+	daptest.Must[godap.ResponseMessage](t, c, "initialize", map[string]any{"adapterID": "lanai-sim"})
+	daptest.Must[godap.ResponseMessage](t, c, "launch", map[string]any{"scenario": scen})
+	daptest.Must[godap.ResponseMessage](t, c, "configurationDone", nil)
+	var console strings.Builder
+	if _, err := c.Event("exited", func(e godap.EventMessage) {
+		if o, ok := e.(*godap.OutputEvent); ok && o.Body.Category == "stdout" {
+			console.WriteString(o.Body.Output)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "node 0: A0\nnode 1: A1\nnode 1: B1\nnode 0: B0\nnode 1: C1\nnode 0: C0\n"; console.String() != want {
+		t.Errorf("console:\n%s\nwant:\n%s", console.String(), want)
+	}
+	daptest.Must[godap.ResponseMessage](t, c, "disconnect", nil)
+	if st := <-done; st != 0 {
+		t.Errorf("status %d: %s", st, stderr.String())
+	}
 }

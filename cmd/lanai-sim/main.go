@@ -4,6 +4,7 @@
 //
 //	lanai-sim [flags] scenario.json
 //	lanai-sim --nodes 2 --topology b2b --firmware a.elf,b.elf --param 0:role=0 --time 10ms
+//	lanai-sim debug [--script FILE] scenario.json
 //
 // It prints a per-node summary on standard error, and optionally writes
 // statistics (--stats) and a Chrome trace-event timeline (--timeline).
@@ -14,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -32,7 +34,7 @@ import (
 	"lanaiemu/sim"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 type multi []string
 
@@ -42,6 +44,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 const usage = `usage: lanai-sim [flags] [scenario.json]
        lanai-sim check --budgets FILE [--update] [flags] [scenario.json]
        lanai-sim dap [--listen ADDR]   (the debugger for editors; docs/debugging.md)
+       lanai-sim debug [--script FILE] scenario.json   (the debugger at a terminal)
 
 Runs LANai boards on a Myrinet fabric. Without a scenario file, --firmware
 (and --nodes, --topology) describe the run.
@@ -62,9 +65,12 @@ grew), else the run's status.
 Flags:
 `
 
-func run(args []string, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "dap" {
-		return dapCmd(args[1:], os.Stdin, os.Stdout, stderr)
+		return dapCmd(args[1:], os.Stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "debug" {
+		return debugCmd(args[1:], os.Stdin, stdout, stderr)
 	}
 	check := len(args) > 0 && args[0] == "check"
 	if check {
@@ -91,6 +97,8 @@ func run(args []string, stderr io.Writer) int {
 	profFile := fs.String("profile", "", "write a pprof cycle profile per node to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	progress := fs.Bool("progress", false, "print progress on standard error every second")
 	quiet := fs.Bool("quiet", false, "no summary")
+	consoleFile := fs.String("console", "", "write the nodes' console lines to `FILE` (opened before the run, written after it) instead of standard output")
+	noConsole := fs.Bool("no-console", false, "drop the nodes' console output")
 	noHost := fs.Bool("no-host-times", false, "leave the host timing figures out of --stats (byte-identical output)")
 	jobs := fs.Int("jobs", 1, "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on busy clusters of many nodes, such as 64, with a free core; small clusters run serially)")
 	// Flags may follow the scenario file.
@@ -120,7 +128,7 @@ func run(args []string, stderr io.Writer) int {
 	if nodesSet && (*nodes < 1 || *nodes > scenario.MaxNodes) {
 		return fail(scenario.StatusUsage, fmt.Errorf("--nodes %d: 1..%d (leave it out for the topology's count)", *nodes, scenario.MaxNodes))
 	}
-	if err := outfile.CheckEmpty(fs, "--stats", "--timeline", "--profile"); err != nil {
+	if err := outfile.CheckEmpty(fs, "--stats", "--timeline", "--profile", "--console"); err != nil {
 		return fail(scenario.StatusUsage, err)
 	}
 	var s *scenario.Scenario
@@ -192,6 +200,20 @@ func run(args []string, stderr io.Writer) int {
 	if err == nil && *tlFile != "" {
 		tlOut, err = outs.Open("timeline", *tlFile)
 	}
+	var consoleOut *outfile.File
+	var consoleBuf bytes.Buffer
+	switch {
+	case *noConsole && *consoleFile != "":
+		return fail(scenario.StatusUsage, errors.New("--console and --no-console: one or the other"))
+	case *noConsole:
+	case *consoleFile != "":
+		if err == nil {
+			consoleOut, err = outs.Open("console", *consoleFile)
+		}
+		w.SetConsole(&consoleBuf)
+	default:
+		w.SetConsole(stdout)
+	}
 	if err == nil && *profFile != "" {
 		profOuts, err = outs.OpenNodes("profile", len(w.Boards), func(i int) string { return profile.NodeFile(*profFile, i) })
 	}
@@ -234,6 +256,9 @@ func run(args []string, stderr io.Writer) int {
 	}
 	runErr := w.Run(prog)
 	host := time.Since(start)
+	if err := w.ConsoleErr(); err != nil {
+		return fail(scenario.StatusBadInput, fmt.Errorf("console: %w", err))
+	}
 	status := w.Status()
 	st := w.Stats(host)
 	if !*quiet {
@@ -260,10 +285,12 @@ func run(args []string, stderr io.Writer) int {
 			sets = append(sets, m.Results())
 		}
 		results := budget.Merge(sets...)
+		// After VerifySave: with --update, each line gives the budget written.
+		err := budget.VerifySave(budgets, results, saveBudgets)
 		for _, r := range results {
-			fmt.Fprintf(stderr, "lanai-sim: %-24s %6d runs  worst %8d  best %8d  budget %8d\n", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
+			fmt.Fprintf(stderr, "lanai-sim: %v\n", r)
 		}
-		if err := budget.VerifySave(budgets, results, saveBudgets); err != nil {
+		if err != nil {
 			fmt.Fprintf(stderr, "lanai-sim: %v\n", err)
 			if !errors.Is(err, budget.ErrOverBudget) {
 				return scenario.StatusBadInput
@@ -274,6 +301,11 @@ func run(args []string, stderr io.Writer) int {
 	for i, p := range profs {
 		if err := profOuts[i].WriteFrom(func(f io.Writer) error { return p.Write(f, w.Boards[i].Clock().Hz) }); err != nil {
 			return fail(scenario.StatusBadInput, fmt.Errorf("--profile: %w", err))
+		}
+	}
+	if consoleOut != nil {
+		if err := consoleOut.Write(consoleBuf.Bytes()); err != nil {
+			return fail(scenario.StatusBadInput, fmt.Errorf("--console: %w", err))
 		}
 	}
 	if tlOut != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +16,7 @@ import (
 func lsim(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var e bytes.Buffer
-	st := run(args, &e)
+	st := run(args, io.Discard, &e)
 	return st, e.String()
 }
 
@@ -279,5 +280,44 @@ func TestDAPHelp(t *testing.T) {
 	}
 	if st, out := lsim(t, "dap", "scenario.json"); st != 64 || !strings.Contains(out, "usage: lanai-sim dap") {
 		t.Errorf("dap scenario.json: status %d\n%s", st, out)
+	}
+}
+
+// The nodes' consoles (console.s prints on both boards): a line per line
+// the firmware ends, prefixed with its node, in order of simulated time
+// and then of node (A0 and A1 end at the same cycle; node 1's B comes
+// first, its wait being shorter; the unfinished C lines end with the run),
+// on standard output, the same with --jobs 2; --console FILE writes them
+// to the file instead, --no-console drops them.
+func TestConsole(t *testing.T) {
+	args := []string{"--quiet", "--nodes", "2", "--firmware", filepath.Join(fw, "console.s"),
+		"--param", "0:wait=2000", "--param", "1:id=1", "--param", "1:wait=100"}
+	want := "node 0: A0\nnode 1: A1\nnode 1: B1\nnode 0: B0\nnode 1: C1\nnode 0: C0\n"
+	lsimOut := func(args ...string) (int, string, string) {
+		var o, e bytes.Buffer
+		st := run(args, &o, &e)
+		return st, o.String(), e.String()
+	}
+	for _, jobs := range []string{"1", "2"} {
+		st, out, e := lsimOut(append(args, "--jobs", jobs)...)
+		if st != 0 || e != "" {
+			t.Fatalf("--jobs %s: status %d: %s", jobs, st, e)
+		}
+		if diff := cmp.Diff(want, out); diff != "" {
+			t.Errorf("--jobs %s: console (-want +got):\n%s", jobs, diff)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "console.txt")
+	if st, out, e := lsimOut(append(args, "--console", file)...); st != 0 || out != "" {
+		t.Fatalf("--console: status %d, stdout %q: %s", st, out, e)
+	}
+	if got, _ := os.ReadFile(file); string(got) != want {
+		t.Errorf("--console file:\n%s", got)
+	}
+	if st, out, e := lsimOut(append(args, "--no-console")...); st != 0 || out != "" {
+		t.Errorf("--no-console: status %d, stdout %q: %s", st, out, e)
+	}
+	if st, _, e := lsimOut(append(args, "--no-console", "--console", file)...); st != 64 {
+		t.Errorf("--no-console --console: status %d: %s", st, e)
 	}
 }

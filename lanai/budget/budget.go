@@ -194,6 +194,13 @@ type Result struct {
 	Worst    []Share
 }
 
+// String is the result's line in a check's summary: the path, its runs,
+// its worst and best cycles and its budget (the updated one once Update
+// has run).
+func (r Result) String() string {
+	return fmt.Sprintf("%-24s %6d runs  worst %8d  best %8d  budget %8d", r.Path.Name, r.Runs, r.Max, r.Min, r.Path.Cycles)
+}
+
 // meterPath is a path being measured on one core.
 type meterPath struct {
 	res        Result
