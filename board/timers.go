@@ -121,5 +121,7 @@ func stepTimer(b *Board, a *devArgs) {
 	t := a.t
 	t.ev = nil // spent: fire recycles it
 	b.raise(a.at, t.bit)
-	b.armTimer(t, a.k+1<<32)
+	if t.ev == nil { // (a load inside raise, from the trace or the IRQ hook, armed its own expiry: it stands)
+		b.armTimer(t, a.k+1<<32)
+	}
 }

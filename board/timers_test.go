@@ -201,3 +201,29 @@ func TestIntervalTimerReloadsLeaveNoEvents(t *testing.T) {
 		t.Fatalf("IT0 expired %d times in %d loads", fired, loads)
 	}
 }
+
+// A timer loaded while its expiry is being raised (from the ISR trace or
+// the host's interrupt hook, which run inside the expiry) expires as
+// loaded: the expiry's re-arm for the counter's wrap must not cancel
+// the new load's expiry.
+func TestIntervalTimerLoadedDuringItsExpiry(t *testing.T) {
+	var b *Board
+	var expiries []uint64
+	b, _ = boot(t, Config{Trace: func(e Event) {
+		if e.Kind != EvISR || e.Bits != Time0IntBit {
+			return
+		}
+		expiries = append(expiries, e.Cycle)
+		if len(expiries) == 1 {
+			coreWrite(t, b, RegIT0, 5) // loaded again from inside its expiry
+		}
+	}}, lanaitest.Build(t, inline(idleSrc)))
+	at(t, b, 1000, func() { coreWrite(t, b, RegIT0, 3) })
+	b.Run(100_000)
+	if len(expiries) != 2 {
+		t.Fatalf("IT0 expired at cycles %v, want twice: as first loaded and as loaded again inside that expiry", expiries)
+	}
+	if want := b.TickCycle(b.Ticks(expiries[0]) + 5 + TimerExpiryExtraTicks); expiries[1] != want {
+		t.Fatalf("the second expiry at cycle %d, want %d", expiries[1], want)
+	}
+}
