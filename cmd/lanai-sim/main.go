@@ -207,8 +207,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail(scenario.StatusUsage, errors.New("--console and --no-console: one or the other"))
 	case *noConsole:
 	case *consoleFile != "":
-		if err == nil {
-			consoleOut, err = outs.Open("console", *consoleFile)
+		if err == nil { // raw: Create would probe a device or pipe with a newline, a blank first line
+			if consoleOut, err = outfile.CreateRaw(*consoleFile, 0o644); err != nil {
+				err = fmt.Errorf("--console: %w", err)
+			} else {
+				outs.Add(consoleOut)
+			}
 		}
 		w.SetConsole(&consoleBuf)
 	default:
