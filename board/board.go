@@ -382,7 +382,6 @@ func (b *Board) Reset(entry uint32) {
 	}
 	for i := range b.timers {
 		t := &b.timers[i]
-		t.gen++
 		t.val, t.epoch, t.readAt = 0, 0, 0
 		b.touch(&t.w)
 		b.armTimer(t, expiryTick(0, 0))

@@ -31,11 +31,17 @@ type devArgs struct {
 func (ev *devEvent) fire() {
 	b := ev.b
 	ev.step(b, &ev.args)
-	ev.step, ev.args, ev.next, b.free = nil, devArgs{}, b.free, ev
+	b.recycle(ev)
 }
 
 // later runs step with a at core cycle at (cpu.Schedule's rules).
 func (b *Board) later(at uint64, step func(*Board, *devArgs), a devArgs) {
+	b.cpu.Schedule(at, b.newEvent(step, a).run)
+}
+
+// newEvent is an event for step with a: a spent one from the free list,
+// or a new one.
+func (b *Board) newEvent(step func(*Board, *devArgs), a devArgs) *devEvent {
 	ev := b.free
 	if ev == nil {
 		ev = &devEvent{b: b}
@@ -44,5 +50,11 @@ func (b *Board) later(at uint64, step func(*Board, *devArgs), a devArgs) {
 		b.free = ev.next
 	}
 	ev.step, ev.args, ev.next = step, a, nil
-	b.cpu.Schedule(at, ev.run)
+	return ev
+}
+
+// recycle returns an event taken out of the core's queue unrun
+// (lanai.CPU.Cancel) to the free list.
+func (b *Board) recycle(ev *devEvent) {
+	ev.step, ev.args, ev.next, b.free = nil, devArgs{}, b.free, ev
 }

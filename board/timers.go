@@ -1,6 +1,9 @@
 package board
 
-import "lanaiemu/sim"
+import (
+	"lanaiemu/lanai"
+	"lanaiemu/sim"
+)
 
 // TickPeriod is the period of the RTC and of the interval timers: 0.5 us
 // (2 MHz; Cplant's loader checks that the RTC ticks every 500 ns,
@@ -55,7 +58,10 @@ type timer struct {
 	bit   uint32
 	val   uint32 // value loaded
 	epoch uint64 // tick count when it was loaded
-	gen   uint64 // bumped by every load: older expiry events do nothing
+	// ev is the pending expiry (ref names it in the core's queue), nil
+	// while none is: a load cancels it (disarmTimer).
+	ev  *devEvent
+	ref lanai.EventRef
 
 	readAt uint64 // cycle of the core's last read
 	w      watch
@@ -74,7 +80,6 @@ func (b *Board) readTimer(t *timer) uint32 {
 // pending expiry is replaced by the new one.
 func (b *Board) writeTimer(t *timer, v uint32) {
 	now := b.Ticks(b.cpu.Cycles)
-	t.gen++
 	t.val, t.epoch = v, now
 	b.touch(&t.w)
 	b.armTimer(t, expiryTick(v, now))
@@ -90,18 +95,31 @@ func expiryTick(v uint32, epoch uint64) uint64 {
 	return epoch + d
 }
 
-// armTimer schedules the expiry at tick k; the event re-arms itself 2^32
-// ticks later, as the counter wraps and keeps counting.
+// armTimer schedules the expiry at tick k, in place of any pending one;
+// the event re-arms itself 2^32 ticks later, as the counter wraps and
+// keeps counting.
 func (b *Board) armTimer(t *timer, k uint64) {
+	b.disarmTimer(t)
 	at := b.TickCycle(k)
-	b.later(at, stepTimer, devArgs{t: t, gen: t.gen, at: at, k: k})
+	t.ev = b.newEvent(stepTimer, devArgs{t: t, at: at, k: k})
+	t.ref = b.cpu.ScheduleRef(at, t.ev.run)
+}
+
+// disarmTimer takes t's pending expiry out of the core's queue. Left
+// there, the expiry a load supersedes would stay queued until its cycle:
+// the wrap 2^32 ticks (36 minutes of simulated time) after an expiry that
+// the firmware follows with a new load would pile up in a long run, one
+// per expiry (docs/bad-input.md).
+func (b *Board) disarmTimer(t *timer) {
+	if t.ev != nil && b.cpu.Cancel(t.ref) { // (not when a reset dropped it)
+		b.recycle(t.ev)
+	}
+	t.ev = nil
 }
 
 func stepTimer(b *Board, a *devArgs) {
 	t := a.t
-	if t.gen != a.gen {
-		return
-	}
+	t.ev = nil // spent: fire recycles it
 	b.raise(a.at, t.bit)
 	b.armTimer(t, a.k+1<<32)
 }

@@ -197,7 +197,9 @@ func (c *CPU) Reset(entry uint32) {
 	c.hist = [historySize]transfer{}
 	c.simctl = simCtl{cpu: c}
 	c.SkippedCycles, c.SkippedInstret, c.pollTrack = 0, 0, pollTrack{}
+	seq := c.events.seq // counts on: an EventRef from before names no event after
 	c.events = newEventQueue()
+	c.events.seq = seq
 	fails, wait, length, counters, debt, kept := c.loop.fails, c.loop.waitRounds, c.loop.length, c.loop.counters, c.loop.keepDebt, c.loop.kept
 	clear(fails)
 	clear(wait)

@@ -12,8 +12,8 @@ type event struct {
 // by (at, seq), written out for the element type so that scheduling and
 // running an event allocate nothing (container/heap boxes every element
 // in an interface). Events due soon (device steps: a DMA burst's end, a
-// packet's) go into near, those far ahead (timer expiries, most of them
-// left behind by a timer loaded again) into far; pop takes the earlier of
+// packet's) go into near, those far ahead (timer expiries, among them the
+// wrap 2^32 ticks after each expiry) into far; pop takes the earlier of
 // the two heads, so the order is one heap's, while the device steps
 // that come and go all the time sift through a heap of a few events.
 type eventQueue struct {
@@ -59,6 +59,12 @@ func (q *eventQueue) pop() event {
 	} else {
 		e = q.far.pop()
 	}
+	q.refirst()
+	return e
+}
+
+// refirst sets first from the heads after a removal.
+func (q *eventQueue) refirst() {
 	q.first = ^uint64(0)
 	if len(q.near) > 0 {
 		q.first = q.near[0].at
@@ -66,7 +72,15 @@ func (q *eventQueue) pop() event {
 	if len(q.far) > 0 {
 		q.first = min(q.first, q.far[0].at)
 	}
-	return e
+}
+
+// remove takes out the event r names, if it is queued.
+func (q *eventQueue) remove(r EventRef) bool {
+	if !q.near.remove(r) && !q.far.remove(r) {
+		return false
+	}
+	q.refirst()
+	return true
 }
 
 // push adds e.
@@ -111,6 +125,28 @@ func (hp *eventHeap) pop() event {
 	return e
 }
 
+// remove takes out the event r names, if it is in the heap: the event
+// moves up to the root, as if it were due first (each parent it passes
+// moves down into its place, still before everything under it), and
+// pops. The order in which the others pop does not change: (at, seq)
+// orders them all, whatever the heap's shape.
+func (hp *eventHeap) remove(r EventRef) bool {
+	h := *hp
+	for i := range h {
+		if h[i].seq != r.seq || h[i].at != r.at {
+			continue
+		}
+		for i > 0 {
+			p := (i - 1) / 2
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		hp.pop()
+		return true
+	}
+	return false
+}
+
 // Schedule runs fn when the cycle count reaches at (at once, at the next
 // instruction boundary, if at has passed). Devices use it instead of being
 // ticked every cycle.
@@ -126,6 +162,34 @@ func (c *CPU) Schedule(at uint64, fn func()) {
 	}
 	c.loopChanged()
 }
+
+// EventRef names a scheduled event, for Cancel. The zero EventRef names
+// none.
+type EventRef struct{ at, seq uint64 }
+
+// ScheduleRef is Schedule, and returns a name of the event for Cancel.
+func (c *CPU) ScheduleRef(at uint64, fn func()) EventRef {
+	c.Schedule(at, fn)
+	return EventRef{at: at, seq: c.events.seq}
+}
+
+// Cancel takes the event r names out of the queue if it has not run (nor
+// been dropped by a Reset) and reports whether it did. A device whose
+// scheduled step is superseded (a timer loaded again) cancels it rather
+// than leave it queued until its cycle, perhaps 2^32 timer ticks away:
+// the queue then holds only what can still happen, and its length does
+// not grow with simulated time. The other events keep their order. It
+// looks through the queue, so it is for events replaced now and then,
+// not for every device step.
+func (c *CPU) Cancel(r EventRef) bool {
+	if r.seq == 0 {
+		return false
+	}
+	return c.events.remove(r)
+}
+
+// PendingEvents is the number of events scheduled and not yet run.
+func (c *CPU) PendingEvents() int { return c.events.len() }
 
 // DeviceChanged tells the core that a device changed what the core may
 // read, possibly outside the core's events (a device acting on a call from

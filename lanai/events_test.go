@@ -250,3 +250,60 @@ _start:
 		t.Fatalf("only %d events ran, %d of them tied with an event of the other heap, %d cycles skipped", fired, crossTies, skipped)
 	}
 }
+
+// Cancel takes out exactly the event named, from either heap, and the
+// others still run in (cycle, scheduling) order; a name from before a
+// reset names nothing after it.
+func TestCancelKeepsTheOrder(t *testing.T) {
+	c, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(2))
+	type pend struct {
+		ref EventRef
+		id  int
+	}
+	var live []pend
+	var want, got []int
+	for id := range 3000 {
+		at := uint64(rng.Intn(3 * farEvent)) // near and far
+		live = append(live, pend{c.ScheduleRef(at, func() { got = append(got, id) }), id})
+		if rng.Intn(3) == 0 {
+			k := rng.Intn(len(live))
+			if !c.Cancel(live[k].ref) {
+				t.Fatalf("event %d was not found", live[k].id)
+			}
+			if c.Cancel(live[k].ref) {
+				t.Fatalf("event %d was cancelled twice", live[k].id)
+			}
+			live = append(live[:k], live[k+1:]...)
+		}
+	}
+	slices.SortStableFunc(live, func(a, b pend) int {
+		switch {
+		case a.ref.at < b.ref.at:
+			return -1
+		case a.ref.at > b.ref.at:
+			return 1
+		}
+		return 0
+	})
+	for _, p := range live {
+		want = append(want, p.id)
+	}
+	if c.PendingEvents() != len(live) {
+		t.Fatalf("%d events queued, want %d", c.PendingEvents(), len(live))
+	}
+	c.Run(4 * farEvent)
+	if !slices.Equal(got, want) {
+		t.Fatalf("ran %d events, want %d, or in another order", len(got), len(want))
+	}
+	c.Reset(0)
+	ref := c.ScheduleRef(10, func() {})
+	c.Reset(0)
+	c.Schedule(10, func() {}) // the same cycle, and the first since a reset
+	if c.Cancel(ref) || c.PendingEvents() != 1 {
+		t.Fatal("a name from before the reset cancelled an event after it")
+	}
+}

@@ -1,6 +1,9 @@
 package freebsd
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // UserBase is where a process's anonymous mappings start; UserTop ends
 // them (i386 FreeBSD: user space ends at 0xBFC00000).
@@ -34,14 +37,18 @@ type Proc struct {
 
 // NewProc makes a process with an empty address space.
 func (k *Kernel) NewProc(name string) *Proc {
-	pid := len(k.procs) + 1
-	p := &Proc{k: k, PID: pid, Name: name, ptes: map[uint32]*pte{}, nextVA: UserBase}
+	k.procsMade++
+	p := &Proc{k: k, PID: k.procsMade, Name: name, ptes: map[uint32]*pte{}, nextVA: UserBase}
 	k.procs = append(k.procs, p)
 	return p
 }
 
-// Procs lists the processes made so far.
+// Procs lists the processes that have not exited, in the order they were
+// made.
 func (k *Kernel) Procs() []*Proc { return k.procs }
+
+// ProcsMade is the number of processes made so far, the last PID.
+func (k *Kernel) ProcsMade() int { return k.procsMade }
 
 // entry is the mapping covering va, or nil.
 func (p *Proc) entry(va uint32) *Entry {
@@ -150,6 +157,7 @@ func (p *Proc) Fork(t *Thread, name string) *Proc {
 			k.vm.pmapProtect(t, p, va, ProtRead)
 		}
 		orig := e.obj
+		k.vm.dropShadowed(orig)
 		e.obj = k.vm.newObject(orig)
 		c.entries = append(c.entries, &Entry{Start: e.Start, End: e.End, Prot: e.Prot, obj: k.vm.newObject(orig)})
 		orig.ref-- // the two shadows hold it now
@@ -170,6 +178,14 @@ func (p *Proc) Exit(t *Thread) {
 		p.removeEntry(t, p.entries[0])
 	}
 	p.exited = true
+	// The kernel forgets it (a long run forks all the time).
+	k := p.k
+	for i, x := range k.procs {
+		if x == p {
+			k.procs = slices.Delete(k.procs, i, i+1)
+			break
+		}
+	}
 }
 
 // Mapped reports the page va maps and its protection, if any.

@@ -24,7 +24,9 @@ type Kernel struct {
 	cur     *Thread
 	err     error // the first invariant violation, which stops the run
 	vm      vmState
-	procs   []*Proc
+	procs   []*Proc // not exited
+	// procsMade counts the processes made (the last PID).
+	procsMade int
 	// Trace, if set, is told of every span a thread spends computing
 	// ("cpu"), sleeping on a device or timer ("sleep") or waiting on a
 	// wait queue ("wait"), when the span ends.

@@ -293,6 +293,47 @@ func (vm *vmState) newObject(backing *Object) *Object {
 	return o
 }
 
+// dropShadowed gives back what no lookup can reach under o any more. A
+// swap copy in an object below o is shadowed for good when an object
+// above it holds the same page (resident or on swap) and every object
+// from o's backing down to it has one holder (ref 1, the object above):
+// every chain that reaches it passes the one holding the page, and an
+// object that is not the front of an entry gains no pages but by paging
+// in its own swap. Such copies are dropped, and an object left with
+// nothing is taken out of the chain. Resident pages stay (their frames
+// are the page daemon's to free), so lookups, page-ins and the page
+// daemon do just what they did. (FreeBSD's vm_object_collapse merges the
+// chain instead, which would move pages.) Fork calls it: without it each
+// fork left a level in the chain, and each shadowed page the daemon
+// evicted from one a swap copy, for the life of the process
+// (docs/bad-input.md).
+func (vm *vmState) dropShadowed(o *Object) {
+	held := map[uint32]bool{} // pages held above the object looked at
+	hold := func(x *Object) {
+		for i := range x.pages {
+			held[i] = true
+		}
+		for i := range x.swap {
+			held[i] = true
+		}
+	}
+	hold(o)
+	for above := o; above.backing != nil && above.backing.ref == 1; {
+		b := above.backing
+		for i := range b.swap {
+			if held[i] {
+				delete(b.swap, i)
+			}
+		}
+		if len(b.pages) == 0 && len(b.swap) == 0 {
+			above.backing, b.backing, b.ref = b.backing, nil, 0 // b's hold on its backing passes to above
+			continue
+		}
+		hold(b)
+		above = b
+	}
+}
+
 // insert puts page m into object o at index i.
 func (o *Object) insert(m *Page, i uint32) {
 	m.obj, m.index = o, i

@@ -402,6 +402,72 @@ func TestFinishedThreadsDropped(t *testing.T) {
 	}
 }
 
+// A process that forks again and again (netvm stress's receivers) keeps
+// a bounded object chain and swap: each fork used to leave a level in
+// the chain, and every page of it the page daemon wrote out a swap copy
+// that no lookup could reach, for the process's life; the kernel also
+// kept every exited child. The data reads back as written throughout.
+// The bounds hold for any number of forks.
+func TestForksLeaveBoundedChains(t *testing.T) {
+	const frames, pages, forks = 24, 16, 300
+	k := newHost(t, frames)
+	k.StartPageout()
+	p := k.NewProc("parent")
+	rng := sim.NewRand(1)
+	run(t, k, 1000*sim.Second, func(th *Thread) {
+		va, _ := p.Mmap(th, pages*PageSize, ProtRW)
+		want := make([]byte, pages*PageSize)
+		for i := range want {
+			want[i] = byte(rng.Uint64())
+		}
+		if err := p.Write(th, va, want); err != nil {
+			t.Fatal(err)
+		}
+		var child *Proc
+		for f := range forks {
+			if child != nil && rng.Intn(2) == 0 { // sometimes the child outlives the next fork
+				child.Exit(th)
+				child = nil
+			}
+			c := p.Fork(th, "child")
+			for range 1 + rng.Intn(pages) { // the parent copies some pages up
+				off := uint32(rng.Intn(pages*PageSize - 64))
+				for i := range 64 {
+					want[off+uint32(i)] = byte(rng.Uint64())
+				}
+				if err := p.Write(th, va+off, want[off:off+64]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			buf := make([]byte, PageSize)
+			c.Read(th, va+uint32(rng.Intn(pages))*PageSize, buf) // the child pages some in
+			if child != nil {
+				child.Exit(th)
+			}
+			child = c
+			got := make([]byte, len(want))
+			if err := p.Peek(va, got); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("fork %d: the parent's data changed", f)
+			}
+			levels, swapped := 0, 0
+			for o := p.entries[0].obj; o != nil; o = o.backing {
+				levels++
+				swapped += len(o.swap)
+			}
+			// (300 levels and about 1900 copies without the pruning; the
+			// live children's levels and the copies written since the
+			// last fork are pruned at the next)
+			if levels > 2*pages || swapped > 4*pages || len(k.Procs()) > 3 {
+				t.Fatalf("fork %d: %d objects in the chain holding %d swap copies, %d processes", f, levels, swapped, len(k.Procs()))
+			}
+		}
+	})
+	mustOK(t, k)
+	if s := k.VMStats(); s.PageOuts == 0 || s.PageIns == 0 || s.COWCopies == 0 {
+		t.Fatalf("the test did not page: %+v", s)
+	}
+}
+
 // Dropping the ended threads costs O(1) per thread made, also when the
 // live ones fill the list: with 511 live threads in a list of 512, each
 // new thread rescanned all of them to drop the one ended before it.

@@ -400,7 +400,7 @@ func setupPair(c *cluster.Cluster, from, to int, n uint32, warm, noInline bool, 
 	p := &pair{}
 	ka := c.Nodes[from].Kernel
 	kb := c.Nodes[to].Kernel
-	pa, pb := ka.NewProc(fmt.Sprintf("app%d", len(ka.Procs())+1)), kb.NewProc(fmt.Sprintf("app%d", len(kb.Procs())+1))
+	pa, pb := ka.NewProc(fmt.Sprintf("app%d", ka.ProcsMade()+1)), kb.NewProc(fmt.Sprintf("app%d", kb.ProcsMade()+1))
 	var wq freebsd.WaitQueue
 	stage := 0
 	// ok records the first error of the set-up (the workload fails with
