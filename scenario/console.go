@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -8,8 +9,8 @@ import (
 	"lanaiemu/sim"
 )
 
-// MaxConsoleLine bounds a console line: a firmware that writes this many
-// bytes without a newline has them shown as a line of their own.
+// MaxConsoleLine bounds a console line: a firmware that writes more bytes
+// than this without a newline has them shown as lines of this many.
 const MaxConsoleLine = 4096
 
 // consoleLine is a line a node's firmware wrote to its console, stamped
@@ -41,10 +42,10 @@ func (c *nodeConsole) Write(p []byte) (int, error) {
 			c.endLine()
 			continue
 		}
-		c.buf = append(c.buf, b)
-		if len(c.buf) >= MaxConsoleLine {
+		if len(c.buf) == MaxConsoleLine { // cut only by a byte that does not fit: a full line's newline ends it
 			c.endLine()
 		}
+		c.buf = append(c.buf, b)
 	}
 	return len(p), nil
 }
@@ -86,11 +87,14 @@ func (w *World) FlushConsole(final bool) {
 		out = append(out, c.lines[:n]...)
 		c.lines = append(c.lines[:0], c.lines[n:]...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at }) // stable: by node within a time
-	for _, l := range out {
-		if w.consoleErr != nil {
-			return
-		}
-		_, w.consoleErr = fmt.Fprintf(w.console, "node %d: %s\n", l.node, l.text)
+	if len(out) == 0 || w.consoleErr != nil {
+		return
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at }) // stable: by node within a time
+	// One write a flush: a write(2) a line made a terminal or pipe slow.
+	var text bytes.Buffer
+	for _, l := range out {
+		fmt.Fprintf(&text, "node %d: %s\n", l.node, l.text)
+	}
+	_, w.consoleErr = w.console.Write(text.Bytes())
 }

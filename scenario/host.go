@@ -934,6 +934,11 @@ func (w *World) hostDone(now sim.Time) {
 	}
 }
 
+// HostsDone reports whether the run is over because its host scripts
+// are: with stop "host", every host's main script has ended or failed.
+// Run stops there; a debugger's target must too.
+func (w *World) HostsDone() bool { return w.S.Stop == "host" && w.hostsFinished() }
+
 // hostsFinished reports whether every host's main script has ended or
 // failed.
 func (w *World) hostsFinished() bool {

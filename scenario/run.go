@@ -150,7 +150,7 @@ func (w *World) Run(progress func(now, until sim.Time)) error {
 		step = sim.Time(*w.S.Sample)
 	}
 	var err error
-	for w.W.Now() < until && w.W.Running() && w.HostErr() == nil && !(w.S.Stop == "host" && w.hostsFinished()) {
+	for w.W.Now() < until && w.W.Running() && w.HostErr() == nil && !w.HostsDone() {
 		next := min((w.W.Now()/step+1)*step, until)
 		err = w.W.Run(next)
 		w.sample(w.W.Now(), false)

@@ -68,6 +68,8 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 	switch {
 	case w.HostErr() != nil:
 		ev = t.end(fmt.Sprintf("a host script failed: %v", w.HostErr()))
+	case w.HostsDone():
+		ev = t.end("every host script done")
 	case !w.W.Running():
 		ev = t.end(t.stops())
 	case w.W.Now() >= t.until:
@@ -176,7 +178,15 @@ func newSimDebugger(path, abi string, console, transcript io.Writer) (*debugger.
 
 // finishLine is the line that ends a debugged run: how it ended and when.
 func finishLine(w *scenario.World) string {
-	return fmt.Sprintf("lanai-sim: %s at %s\n", statusName(w.Status()), debugger.FormatTime(w.W.Now()))
+	what := statusName(w.Status())
+	switch {
+	case w.Status() != scenario.StatusOK:
+	case w.HostsDone():
+		what = "every host script done"
+	case w.W.Running(): // stop: time
+		what = "the time limit, no trap"
+	}
+	return fmt.Sprintf("lanai-sim: %s at %s\n", what, debugger.FormatTime(w.W.Now()))
 }
 
 // statusName names an exit status of the run.

@@ -30,19 +30,9 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	script := fs.String("script", "", "read commands from this `file` (each is echoed after the prompt) and stop at its end")
 	abi := fs.String("abi", "clang", "the firmware's frame convention: clang or netvm")
 	maxCycles := fs.String("max-cycles", strconv.FormatUint(debugger.DefaultMaxCycles, 10), "cycle budget of each command that runs the boards (node's cycles)")
-	var files []string
-	for { // flags may follow the scenario file
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return 0
-			}
-			return scenario.StatusUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, status, ok := parseArgs(fs, args)
+	if !ok {
+		return status
 	}
 	fail := func(status int, err error) int {
 		fmt.Fprintf(stderr, "lanai-sim debug: %v\n", err)
@@ -87,7 +77,7 @@ func debugCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		d.Interact(stdin, echo)
 	}
-	status := 0
+	status = 0
 	if over, _ := d.Over(); over && d.Failed() == nil {
 		fmt.Fprint(stderr, finishLine(w))
 		status = w.Status()

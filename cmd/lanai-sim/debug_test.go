@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -47,5 +48,40 @@ func TestDebugScript(t *testing.T) {
 	}
 	if st, _, e := debug("", filepath.Join(dir, "none.json")); st != 66 || !strings.Contains(e, "none.json") {
 		t.Errorf("a missing scenario: status %d: %s", st, e)
+	}
+}
+
+// A run under the debugger ends where lanai-sim's does: with stop "host"
+// when every host script is done (it went on to the time limit), and the
+// line on standard error says why a run of status 0 ended (it said
+// "every node done" at a time limit with stop "time", and when the host
+// scripts were done).
+func TestDebugEnds(t *testing.T) {
+	dir := t.TempDir()
+	asm, _ := filepath.Abs(filepath.Join(sc, "hostsig.s"))
+	host := filepath.Join(dir, "host.json")
+	os.WriteFile(host, []byte(`{"topology":{"kind":"b2b"},"time":"50ms","stop":"host","defaults":{"asm":["`+asm+`"],"sram":"256K","host":{"main":[
+		{"op":"load"},
+		{"op":"wait","space":"special","reg":"ISR","mask":"0x40000000","value":"0x40000000","timeout":"1ms"}]}}}`), 0o644)
+	idle, _ := filepath.Abs(filepath.Join(sc, "idle.s"))
+	timed := filepath.Join(dir, "time.json")
+	os.WriteFile(timed, []byte(`{"topology":{"kind":"b2b"},"time":"20us","stop":"time","defaults":{"asm":["`+idle+`"]}}`), 0o644)
+	script := filepath.Join(dir, "s.dbg")
+	os.WriteFile(script, []byte("continue\n"), 0o644)
+	for _, c := range []struct{ scen, out, err string }{
+		{host, `\[the run is over at ([0-9.]+) us: every host script done\]\n$`, `^lanai-sim: every host script done at ([0-9.]+) us\n$`},
+		{timed, `\[the run is over at (20\.000) us: the time limit\]\n$`, `^lanai-sim: the time limit, no trap at (20\.000) us\n$`},
+	} {
+		var o, e bytes.Buffer
+		st := run([]string{"debug", "--script", script, c.scen}, &o, &e)
+		mo := regexp.MustCompile(c.out).FindStringSubmatch(o.String())
+		me := regexp.MustCompile(c.err).FindStringSubmatch(e.String())
+		if st != 0 || mo == nil || me == nil || mo[1] != me[1] {
+			t.Errorf("%s: status %d\n%s\nstderr: %s", filepath.Base(c.scen), st, o.String(), e.String())
+			continue
+		}
+		if at, _ := strconv.ParseFloat(mo[1], 64); at >= 50000 {
+			t.Errorf("%s: the run went on to %s us", filepath.Base(c.scen), mo[1])
+		}
 	}
 }

@@ -101,20 +101,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	noConsole := fs.Bool("no-console", false, "drop the nodes' console output")
 	noHost := fs.Bool("no-host-times", false, "leave the host timing figures out of --stats (byte-identical output)")
 	jobs := fs.Int("jobs", 1, "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on busy clusters of many nodes, such as 64, with a free core; small clusters run serially)")
-	// Flags may follow the scenario file.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return scenario.StatusUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, status, ok := parseArgs(fs, args)
+	if !ok {
+		return status
 	}
 	fail := func(status int, err error) int {
 		fmt.Fprintf(stderr, "lanai-sim: %v\n", err)
@@ -207,8 +196,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail(scenario.StatusUsage, errors.New("--console and --no-console: one or the other"))
 	case *noConsole:
 	case *consoleFile != "":
-		if err == nil {
-			consoleOut, err = outs.Open("console", *consoleFile)
+		if err == nil { // raw: Create would probe a device or pipe with a newline, a blank first line
+			if consoleOut, err = outfile.CreateRaw(*consoleFile, 0o644); err != nil {
+				err = fmt.Errorf("--console: %w", err)
+			} else {
+				outs.Add(consoleOut)
+			}
 		}
 		w.SetConsole(&consoleBuf)
 	default:
@@ -259,7 +252,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := w.ConsoleErr(); err != nil {
 		return fail(scenario.StatusBadInput, fmt.Errorf("console: %w", err))
 	}
-	status := w.Status()
+	status = w.Status()
 	st := w.Stats(host)
 	if !*quiet {
 		summary(stderr, st)
@@ -501,4 +494,24 @@ func applyFlags(s *scenario.Scenario, timeS, stop, exitCodes, seed string, param
 		s.Nodes = append(s.Nodes, scenario.NodeSpec{IDs: id, HostDumps: []scenario.HostDump{{Addr: scenario.Num(a), Len: scenario.Num(n), File: abs}}})
 	}
 	return nil
+}
+
+// parseArgs parses fs's flags from args, which may follow the files (as in
+// "lanai-sim scenario.json --stats f"), and returns the files. ok is false
+// when the command is done: with status 0 after -h, StatusUsage after a
+// bad flag (which fs has reported).
+func parseArgs(fs *flag.FlagSet, args []string) (files []string, status int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0, false
+			}
+			return nil, scenario.StatusUsage, false
+		}
+		if fs.NArg() == 0 {
+			return files, 0, true
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"lanaiemu/scenario"
 )
 
 func lsim(t *testing.T, args ...string) (int, string) {
@@ -319,5 +323,99 @@ func TestConsole(t *testing.T) {
 	}
 	if st, _, e := lsimOut(append(args, "--no-console", "--console", file)...); st != 64 {
 		t.Errorf("--no-console --console: status %d: %s", st, e)
+	}
+}
+
+// countWrites counts the writes made to it.
+type countWrites struct {
+	bytes.Buffer
+	writes int
+}
+
+func (c *countWrites) Write(p []byte) (int, error) { c.writes++; return c.Buffer.Write(p) }
+
+// consoleFirmware writes an assembly firmware that prints n lines of
+// width 'A's (each ended with a newline), then "B" and a newline, and
+// exits 0.
+func consoleFirmware(t *testing.T, n, width int) string {
+	t.Helper()
+	src := fmt.Sprintf(`	.text
+	.globl	_start
+_start:
+	mov	%d, %%r7		! lines
+	mov	0x41, %%r5
+	mov	0xa, %%r8
+2:	mov	%d, %%r6		! bytes in a line
+1:	st	%%r5, -4092[%%r0]	! PUTC
+	sub.f	%%r6, 1, %%r6
+	bne	1b
+	nop
+	st	%%r8, -4092[%%r0]
+	sub.f	%%r7, 1, %%r7
+	bne	2b
+	nop
+	mov	0x42, %%r5
+	st	%%r5, -4092[%%r0]
+	st	%%r8, -4092[%%r0]
+	st	%%r0, -4096[%%r0]	! exit 0
+	bt	.
+	nop
+`, n, width)
+	path := filepath.Join(t.TempDir(), "lines.s")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A line of exactly MaxConsoleLine bytes is one line, not that line and
+// an empty one (its newline came after the cut); the lines of a sample
+// step reach standard output in one write, not a write(2) each.
+func TestConsoleFullLineAndWrites(t *testing.T) {
+	var o countWrites
+	var e bytes.Buffer
+	fwFile := consoleFirmware(t, 1, scenario.MaxConsoleLine)
+	if st := run([]string{"--quiet", "--nodes", "2", "--firmware", fwFile}, &o, &e); st != 0 {
+		t.Fatalf("status %d: %s", st, e.String())
+	}
+	full := strings.Repeat("A", scenario.MaxConsoleLine)
+	want := "node 0: " + full + "\nnode 1: " + full + "\nnode 0: B\nnode 1: B\n"
+	if diff := cmp.Diff(want, o.String()); diff != "" {
+		t.Errorf("a full line (-want +got):\n%.600s", diff)
+	}
+
+	o = countWrites{}
+	fwFile = consoleFirmware(t, 400, 4)
+	if st := run([]string{"--quiet", "--nodes", "2", "--firmware", fwFile}, &o, &e); st != 0 {
+		t.Fatalf("status %d: %s", st, e.String())
+	}
+	if lines := strings.Count(o.String(), "\n"); lines != 802 || o.writes > lines/10 {
+		t.Errorf("%d lines in %d writes, want 802 lines in at most %d", lines, o.writes, lines/10)
+	}
+}
+
+// --console to a device or pipe gets the lines only: no newline probe
+// before them (a blank first line).
+func TestConsoleToPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "console")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a reader, before lanai-sim opens it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var e bytes.Buffer
+	args := []string{"--quiet", "--nodes", "2", "--firmware", filepath.Join(fw, "console.s"), "--console", fifo}
+	if st := run(args, io.Discard, &e); st != 0 {
+		t.Fatalf("status %d: %s", st, e.String())
+	}
+	got, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "node 0: A0\nnode 1: A0\nnode 0: B0\nnode 1: B0\nnode 0: C0\nnode 1: C0\n"; string(got) != want {
+		t.Errorf("--console FIFO: %q, want %q", got, want)
 	}
 }

@@ -3,7 +3,8 @@ package abi
 import (
 	"bytes"
 	"fmt"
-	"strings"
+
+	"lanaiemu/internal/textwrap"
 )
 
 // Const is one named value of the contract.
@@ -33,30 +34,10 @@ func Include() []byte {
 	b.WriteString("! Every multi-byte field named here is big-endian; see docs/netvm.md.\n")
 	for _, c := range Table {
 		b.WriteByte('\n')
-		for _, l := range wrap(c.Doc, 96) {
+		for _, l := range textwrap.Lines(c.Doc, 96) {
 			b.WriteString("! " + l + "\n")
 		}
 		fmt.Fprintf(&b, ".set %s, 0x%X\n", c.Name, c.Value)
 	}
 	return b.Bytes()
-}
-
-// wrap splits s into lines of at most width bytes at spaces.
-func wrap(s string, width int) []string {
-	var out []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
-			out = append(out, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		out = append(out, line)
-	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"lanaiemu/board"
+	"lanaiemu/internal/textwrap"
 )
 
 // The generated files, relative to firmware/crt (where go generate runs
@@ -28,7 +29,7 @@ const cPrefix = "LANAI9_"
 func header(gs []group) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "/* lanai9.h - the LANai 9.2 board's registers for C firmware (docs/runtime.md).\n *\n")
-	for _, l := range wrap(generatedBy, 76) {
+	for _, l := range textwrap.Lines(generatedBy, 76) {
 		fmt.Fprintf(&b, " * %s\n", l)
 	}
 	b.WriteString(" */\n#ifndef LANAI9_H\n#define LANAI9_H\n\n")
@@ -84,7 +85,7 @@ func descriptorStruct(b *bytes.Buffer) {
 func include(gs []group) []byte {
 	var b bytes.Buffer
 	b.WriteString("! lanai9.inc - the LANai 9.2 board's registers for lanai-as firmware (docs/runtime.md).\n!\n")
-	for _, l := range wrap(generatedBy, 92) {
+	for _, l := range textwrap.Lines(generatedBy, 92) {
 		fmt.Fprintf(&b, "! %s\n", l)
 	}
 	for _, g := range gs {
@@ -111,24 +112,4 @@ func nameWidth(g group, extra int) int {
 		w = max(w, len(it.Name)+extra)
 	}
 	return w
-}
-
-// wrap splits s into lines of at most width bytes at spaces.
-func wrap(s string, width int) []string {
-	var out []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
-			out = append(out, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		out = append(out, line)
-	}
-	return out
 }
