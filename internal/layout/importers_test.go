@@ -1,10 +1,8 @@
 package layout
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,33 +13,17 @@ import (
 // third column ("21 importers: ..."), by the row's first path.
 func importerClaims(t *testing.T) map[string]int {
 	t.Helper()
-	f, err := os.Open(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	first := regexp.MustCompile("`([^`]+)`")
 	count := regexp.MustCompile(`\b(\d+) importers\b`)
 	claims := map[string]int{}
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "## ") {
-			in = line == "## Layout"
-			continue
-		}
-		cells := strings.Split(line, "|")
-		if !in || len(cells) < 5 {
+	for _, cells := range layoutRows(t) {
+		if len(cells) < 5 {
 			continue
 		}
 		name, n := first.FindStringSubmatch(cells[1]), count.FindStringSubmatch(cells[3])
 		if name != nil && n != nil {
 			claims[name[1]], _ = strconv.Atoi(n[1])
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return claims
 }

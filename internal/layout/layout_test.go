@@ -13,17 +13,16 @@ import (
 // root is the module's root, from this package's folder.
 var root = filepath.Join("..", "..")
 
-// tableNames returns the names in the first column of README.md's table
-// under "## Layout": every `backquoted` path of that column.
-func tableNames(t *testing.T) map[string]bool {
+// layoutRows returns the rows of README.md's table under "## Layout",
+// each split into its cells at '|' (cell 1 is the first column).
+func layoutRows(t *testing.T) [][]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	quoted := regexp.MustCompile("`([^`]+)`")
-	names := map[string]bool{}
+	var rows [][]string
 	in := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -32,19 +31,29 @@ func tableNames(t *testing.T) map[string]bool {
 			in = line == "## Layout"
 			continue
 		}
-		if !in || !strings.HasPrefix(line, "|") {
-			continue
-		}
-		cells := strings.Split(line, "|")
-		for _, m := range quoted.FindAllStringSubmatch(cells[1], -1) {
-			names[strings.TrimSuffix(m[1], "/")] = true
+		if in && strings.HasPrefix(line, "|") {
+			rows = append(rows, strings.Split(line, "|"))
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(names) == 0 {
+	if len(rows) == 0 {
 		t.Fatal(`README.md has no table under "## Layout"`)
+	}
+	return rows
+}
+
+// tableNames returns the names in the first column of README.md's table
+// under "## Layout": every `backquoted` path of that column.
+func tableNames(t *testing.T) map[string]bool {
+	t.Helper()
+	quoted := regexp.MustCompile("`([^`]+)`")
+	names := map[string]bool{}
+	for _, cells := range layoutRows(t) {
+		for _, m := range quoted.FindAllStringSubmatch(cells[1], -1) {
+			names[strings.TrimSuffix(m[1], "/")] = true
+		}
 	}
 	return names
 }
