@@ -63,6 +63,15 @@ func (w *World) RecordTimeline() {
 	})
 }
 
+// OutputErr is the first error writing the console or a streamed
+// timeline (the run stops at the next sample), or nil.
+func (w *World) OutputErr() error {
+	if w.consoleErr != nil {
+		return w.consoleErr
+	}
+	return w.tl.Err()
+}
+
 // Timeline is the recorder (nil unless RecordTimeline was called).
 func (w *World) Timeline() *timeline.Recorder { return w.tl }
 
@@ -136,7 +145,8 @@ func (w *World) closeSpan(i int, sp *cpuSpan, end sim.Time) {
 }
 
 // Run runs the scenario to its time limit, until every node has stopped,
-// or until a node traps (the run stops there). progress, if not nil, is
+// or until a node traps (the run stops there), or until writing the
+// console or a streamed timeline fails (OutputErr). progress, if not nil, is
 // called after every sample interval with the time reached and the limit.
 // Run returns the node's trap as an error (see Status for the outcome).
 func (w *World) Run(progress func(now, until sim.Time)) error {
@@ -150,7 +160,7 @@ func (w *World) Run(progress func(now, until sim.Time)) error {
 		step = sim.Time(*w.S.Sample)
 	}
 	var err error
-	for w.W.Now() < until && w.W.Running() && w.HostErr() == nil && !w.HostsDone() {
+	for w.W.Now() < until && w.W.Running() && w.HostErr() == nil && !w.HostsDone() && w.OutputErr() == nil {
 		next := min((w.W.Now()/step+1)*step, until)
 		err = w.W.Run(next)
 		w.sample(w.W.Now(), false)
