@@ -257,7 +257,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("netvm run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	jsonOut := fs.String("json", "", "also write the result to this file")
-	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file")
+	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file as the run goes")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	profFile := fs.String("profile", "", "write each board's pprof cycle profile from the start of the workloads to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
@@ -332,20 +332,38 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		progress = nil
 	}
-	var res *nvmrun.Result
-	debugErrs := 0
+	var script []byte
 	if *debugScript != "" {
-		script, err := readfile.Read(*debugScript, readfile.Text) // a device or a directory is refused by name
-		if err != nil {
+		if script, err = readfile.Read(*debugScript, readfile.Text); err != nil { // a device or a directory is refused by name
 			fmt.Fprintf(stderr, "netvm run: --debug-script: %v\n", err)
 			return 2
 		}
-		res, debugErrs, err = nvmrun.Debug(sc, bytes.NewReader(script), stdout, nvmrun.DebugConfig{Root: *root, Timeline: tl})
+	}
+	// The trace is written as the run goes (bounded memory), from now on:
+	// a file that existed is made empty here. It is finished whatever the
+	// run's outcome.
+	if traceFile != nil {
+		body, err := traceFile.StreamHeadLast()
 		if err != nil {
-			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			fmt.Fprintf(stderr, "netvm run: --trace: %v\n", err)
+			return 2
+		}
+		tl.Stream(body)
+	}
+	var res *nvmrun.Result
+	debugErrs := 0
+	if *debugScript != "" {
+		res, debugErrs, err = nvmrun.Debug(sc, bytes.NewReader(script), stdout, nvmrun.DebugConfig{Root: *root, Timeline: tl})
+	} else {
+		res, err = nvmrun.Run(sc, tl, progress)
+	}
+	if traceFile != nil {
+		if terr := tl.End(); terr != nil {
+			fmt.Fprintf(stderr, "netvm run: --trace: %v\n", terr)
 			return 3
 		}
-	} else if res, err = nvmrun.Run(sc, tl, progress); err != nil {
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 3
 	}
@@ -355,12 +373,6 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if jsonFile != nil {
 		if err := jsonFile.Write(out); err != nil {
 			fmt.Fprintf(stderr, "netvm run: --json: %v\n", err)
-			return 3
-		}
-	}
-	if traceFile != nil {
-		if err := traceFile.WriteFrom(tl.Write); err != nil {
-			fmt.Fprintf(stderr, "netvm run: --trace: %v\n", err)
 			return 3
 		}
 	}
