@@ -273,6 +273,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if tlStream != nil {
 		tlErr = w.Timeline().End()
 	}
+	status = w.Status()
+	st := w.Stats(host)
+	if !*quiet {
+		summary(stderr, st) // also after a failed output: it says how far the run went
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "lanai-sim: %v\n", runErr)
+	}
 	switch {
 	case consoleErr != nil && consoleStream != nil:
 		return fail(scenario.StatusBadInput, fmt.Errorf("--console: %w", consoleErr))
@@ -280,14 +288,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail(scenario.StatusBadInput, fmt.Errorf("console: %w", consoleErr))
 	case tlErr != nil:
 		return fail(scenario.StatusBadInput, fmt.Errorf("--timeline: %w", tlErr))
-	}
-	status = w.Status()
-	st := w.Stats(host)
-	if !*quiet {
-		summary(stderr, st)
-	}
-	if runErr != nil {
-		fmt.Fprintf(stderr, "lanai-sim: %v\n", runErr)
 	}
 	if err := hostDumps.Write(); err != nil {
 		return fail(scenario.StatusBadInput, err)
