@@ -129,9 +129,9 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	c := &opts.cfg
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the workload and of the fabric's faults")
 	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch, 2..16, or a multiple of 8 up to 64 (a Clos of 8-node leaves)")
-	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
-	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
-	fs.IntVar(&c.Atomics, "atomics", 0, "remote fetch-and-adds and compare-and-swaps in all, spread over the nodes (docs/netvm.md §5.5)")
+	fs.IntVar(&c.Writes, "writes", 1000, fmt.Sprintf("WRITEs in all, spread over the senders, up to %d", stress.MaxWrites))
+	fs.IntVar(&c.Batch, "batch", 8, fmt.Sprintf("WRITEs per batch (the last one notifies), up to %d", stress.MaxBatch))
+	fs.IntVar(&c.Atomics, "atomics", 0, fmt.Sprintf("remote fetch-and-adds and compare-and-swaps in all, spread over the nodes, up to %d (docs/netvm.md §5.5)", stress.MaxAtomics))
 	fs.IntVar(&c.Frames, "frames", 0, fmt.Sprintf("VM memory per host in 4 KiB pages, up to %d (0: two thirds of what a process touches)", cluster.MaxFrames))
 	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
@@ -194,6 +194,20 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm stress: --writes >= 0, --batch >= 1, --jobs 1..%d, the others >= 0\n", maxJobs)
 		return 2
 	}
+	for _, b := range []struct {
+		flag   string
+		v, max int
+		why    string
+	}{
+		{"writes", c.Writes, stress.MaxWrites, "more would take days of host time"},
+		{"atomics", c.Atomics, stress.MaxAtomics, "more would take days of host time"},
+		{"batch", c.Batch, stress.MaxBatch, "in a larger batch most WRITEs are empty, as they may not overlap"},
+	} {
+		if b.v > b.max {
+			fmt.Fprintf(stderr, "netvm stress: --%s %d: at most %d (%s; docs/bad-input.md)\n", b.flag, b.v, b.max, b.why)
+			return 2
+		}
+	}
 	if err := cluster.CheckNodes(c.Nodes); err != nil {
 		fmt.Fprintf(stderr, "netvm stress: --nodes: %v\n", err)
 		return 2
@@ -203,7 +217,11 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := c.CheckSize(); err != nil {
-		fmt.Fprintf(stderr, "netvm stress: --nodes, --frames: %v\n", err)
+		flags := "--nodes, --frames"
+		if c.Atomics > 0 {
+			flags += ", --atomics"
+		}
+		fmt.Fprintf(stderr, "netvm stress: %s: %v\n", flags, err)
 		return 2
 	}
 	if c.EvictEvery != 0 && c.EvictEvery < sim.Microsecond { // more often, the evictions leave the run no time
