@@ -152,6 +152,9 @@ func (f *Fabric) Attach(node int, ep Endpoint) error {
 		return fmt.Errorf("fabric: attach to node %d: %w", node, ErrUnknownNode)
 	}
 	e.impl = ep
+	if w, ok := ep.(PortWatcher); ok {
+		w.PortCabled(e.port.out != nil)
+	}
 	return nil
 }
 
@@ -207,6 +210,14 @@ func (f *Fabric) Connect(a, b Port, lp LinkParams) (ab, ba LinkID, err error) {
 	l2 := f.newLink(b, a, lp)
 	pa.out, pa.in = l1, l2
 	pb.out, pb.in = l2, l1
+	for _, p := range [2]Port{a, b} {
+		if p.Kind != EndpointKind {
+			continue
+		}
+		if w, ok := f.eps[p.ID].impl.(PortWatcher); ok { // port checked the endpoint exists
+			w.PortCabled(true)
+		}
+	}
 	return l1.id, l2.id, nil
 }
 
