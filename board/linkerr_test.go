@@ -95,6 +95,37 @@ func TestLinkDownWithoutCable(t *testing.T) {
 	require.Zero(t, (a.ISR()|d.ISR())&LinkDownBit, "back to back")
 }
 
+// A cable pulled out during a run (fabric.Disconnect, between packets)
+// raises LINK_DOWN at both ends and the host interrupt through EIMR; the
+// firmware cannot clear it; plugged again, it falls.
+func TestLinkDownWhenUnplugged(t *testing.T) {
+	q := &sim.Queue{}
+	f, err := fabric.BackToBack(q, sim.NewRand(1), fabric.DefaultConfig())
+	require.NoError(t, err)
+	a, _ := boot(t, Config{}, lanaitest.Build(t, inline(idleSrc)))
+	var irq []bool
+	b, word := linkErrBoard(t, map[string]uint32{"eimr": LinkDownBit, "want": LinkDownBit, "clear": LinkDownBit, "gone": LinkDownBit}, &irq)
+	require.NoError(t, a.Link().Connect(f, q, 0))
+	require.NoError(t, b.Link().Connect(f, q, 1))
+	require.Equal(t, lanai.StopCycleLimit, b.Run(10_000).Kind)
+	require.Zero(t, b.ISR()&LinkDownBit, "cabled")
+	require.Empty(t, irq)
+
+	require.NoError(t, f.Disconnect(fabric.EndpointPort(0)))
+	require.NotZero(t, a.ISR()&LinkDownBit, "the end the cable was pulled at")
+	require.NotZero(t, b.ISR()&LinkDownBit, "the far end")
+	require.Equal(t, []bool{true}, irq)
+	require.Equal(t, lanai.StopCycleLimit, b.Run(10_000).Kind, "the firmware saw LINK_DOWN fall without a cable")
+	require.NotZero(t, word("seen")&LinkDownBit)
+	require.NotZero(t, word("after")&LinkDownBit, "a LANai write of 1 cleared the level bit")
+
+	_, _, err = f.Connect(fabric.EndpointPort(0), fabric.EndpointPort(1), fabric.DefaultConfig().Link)
+	require.NoError(t, err)
+	require.Zero(t, (a.ISR()|b.ISR())&LinkDownBit, "plugged again")
+	require.Equal(t, []bool{true, false}, irq)
+	require.NotZero(t, runUntilExit(t, q, 1000, b)&LinkDownBit)
+}
+
 // illegalRun sends a 256-byte packet with a CRC-8 from an idle board to
 // linkerr.s, which writes my to MYRINET, enables ILLEGAL_RECEIVED_INT in
 // EIMR, waits for RECV_INT and clears ILLEGAL_RECEIVED_INT.

@@ -23,6 +23,7 @@ var (
 	ErrNoRoute       = errors.New("route to nowhere")
 	ErrUnstripped    = errors.New("route bytes left at an endpoint")
 	ErrNoPath        = errors.New("no path")
+	ErrBusy          = errors.New("packets in the network")
 	// ErrTimeout is given to a sender whose packet was blocked longer than
 	// its network timeout while its transmission was still going on.
 	ErrTimeout = errors.New("network timeout")

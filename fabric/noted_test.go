@@ -134,3 +134,46 @@ func TestPortWatcher(t *testing.T) {
 	require.Equal(t, []bool{false, true}, w1.told)
 	require.Equal(t, []bool{true}, w2.told)
 }
+
+// Disconnect pulls a cable between packets: both ends' watchers hear it,
+// the uncabled endpoint's sends are refused, a route over the cable leads
+// nowhere, and Connect plugs the port again. A busy network, an uncabled
+// port and an unknown port are errors.
+func TestDisconnect(t *testing.T) {
+	var q sim.Queue
+	f, err := Star(&q, sim.NewRand(1), DefaultConfig(), 3)
+	require.NoError(t, err)
+	w0, w1 := &cableWatch{}, &cableWatch{}
+	require.NoError(t, f.Attach(0, w0))
+	require.NoError(t, f.Attach(1, w1))
+	route, err := f.Route(0, 1)
+	require.NoError(t, err)
+
+	require.NoError(t, f.Send(0, route, payload(100, 0, 1), 0, nil))
+	require.ErrorIs(t, f.Disconnect(EndpointPort(1)), ErrBusy)
+	q.RunUntil(sim.Millisecond)
+	require.Len(t, w1.log, 1)
+
+	require.NoError(t, f.Disconnect(EndpointPort(1)))
+	require.Equal(t, []bool{true, false}, w1.told, "the unplugged end")
+	require.Equal(t, []bool{true}, w0.told, "the other end of the route keeps its cable")
+	require.ErrorIs(t, f.Disconnect(EndpointPort(1)), ErrNotConnected)
+	require.ErrorIs(t, f.Disconnect(EndpointPort(7)), ErrUnknownNode)
+	require.ErrorIs(t, f.Send(1, nil, payload(10, 0, 1), q.Now(), nil), ErrNotConnected)
+	_, err = f.LinkFrom(EndpointPort(1))
+	require.ErrorIs(t, err, ErrNotConnected)
+
+	done := false
+	require.NoError(t, f.Send(0, route, payload(100, 0, 1), q.Now(), func(sim.Time, error) { done = true }))
+	q.RunUntil(2 * sim.Millisecond)
+	require.True(t, done, "the sender's transmission completes")
+	require.Len(t, w1.log, 1, "nothing reaches the unplugged endpoint")
+	require.Equal(t, uint64(1), f.Totals().Drops[DropNoRoute])
+
+	_, _, err = f.Connect(EndpointPort(1), SwitchPort(0, 1), DefaultConfig().Link)
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false, true}, w1.told)
+	require.NoError(t, f.Send(0, route, payload(100, 0, 1), q.Now(), nil))
+	q.RunUntil(3 * sim.Millisecond)
+	require.Len(t, w1.log, 2, "plugged again")
+}
