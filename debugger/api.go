@@ -52,6 +52,9 @@ func (d *Debugger) stopOf(o outcome) Stop {
 		s.Reason = "step"
 	case stopBreak:
 		s.Reason = "breakpoint"
+		if o.condErr != nil {
+			s.Text = o.condErr.Error()
+		}
 	case stopWatch:
 		s.Reason = "data breakpoint"
 	case stopInterrupt:
