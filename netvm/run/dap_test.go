@@ -158,8 +158,9 @@ func TestDAPCluster(t *testing.T) {
 
 // Conditions in a cluster: a function breakpoint is set in every node,
 // and each node's point evaluates its condition on its own board: one on
-// the firmware's node_id stops on node 1 only (node 0 reaches engines
-// first), at the hit its hit condition names; a logpoint in recv.s prints
+// the firmware's node_id stops on node 1 only (node 0 reaches main_loop
+// at the same cycles, and its point comes first), at the hit its hit
+// condition names, node 0's point never hit; a logpoint in recv.s prints
 // node 1's node_id as an output event.
 func TestDAPClusterConditions(t *testing.T) {
 	r := root(t)
@@ -170,7 +171,7 @@ func TestDAPClusterConditions(t *testing.T) {
 		t.Fatal(err)
 	}
 	fbs := daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
-		{"name": "engines", "condition": "[node_id] == 1", "hitCondition": "3"}}}).Body.Breakpoints
+		{"name": "main_loop", "condition": "[node_id] == 1", "hitCondition": "5"}}}).Body.Breakpoints
 	recv := filepath.Join(r, "firmware/netvm/src/recv.s")
 	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": recv},
 		"breakpoints": []map[string]any{{"line": 132, "logMessage": "rx_data on node_id {[node_id]}"}}}).Body.Breakpoints
@@ -193,8 +194,8 @@ func TestDAPClusterConditions(t *testing.T) {
 		t.Fatalf("stop: %+v", st)
 	}
 	info := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "info breakpoints", "context": "repl"}).Body.Result
-	if !regexp.MustCompile(`node 0 breakpoint at 0x[0-9a-f]{8} <engines> at netvm.s:\d+, hit 0 times`).MatchString(info) ||
-		!regexp.MustCompile(`node 1 breakpoint at 0x[0-9a-f]{8} <engines> at netvm.s:\d+, hit 3 times`).MatchString(info) ||
+	if !regexp.MustCompile(`node 0 breakpoint at 0x[0-9a-f]{8} <main_loop> at netvm.s:\d+, hit 0 times`).MatchString(info) ||
+		!regexp.MustCompile(`node 1 breakpoint at 0x[0-9a-f]{8} <main_loop> at netvm.s:\d+, hit 5 times`).MatchString(info) ||
 		!strings.Contains(info, "4   node 1 logpoint at") {
 		t.Errorf("info breakpoints:\n%s", info)
 	}
