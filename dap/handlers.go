@@ -740,8 +740,9 @@ func (s *server) setVariable(r *godap.SetVariableRequest) {
 
 // evaluate: in the debug console (context repl) a line that starts with
 // a debugger command runs it and answers with its transcript; anything
-// else is a register, a special register or an address expression (the
-// word stored there).
+// else is a register, a special register, an address expression (the
+// word stored there) or another expression (its value: [ADDR],
+// comparisons, ...).
 func (s *server) evaluate(r *godap.EvaluateRequest) {
 	req := &r.Request
 	if !s.lock(req) {
@@ -778,9 +779,13 @@ func (s *server) evaluate(r *godap.EvaluateRequest) {
 			return
 		}
 	}
-	a, err := s.d.Eval(expr)
+	a, isValue, err := s.d.Value(expr)
 	if err != nil {
 		s.fail(req, "%v", err)
+		return
+	}
+	if isValue {
+		s.send(&godap.EvaluateResponse{Response: s.response(req, true, ""), Body: godap.EvaluateResponseBody{Result: fmt.Sprintf("0x%08x (%d)", a, int32(a))}})
 		return
 	}
 	res := s.d.Describe(a)

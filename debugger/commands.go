@@ -42,7 +42,7 @@ func init() {
 		{"node", []string{"thread"}, "node [N]", "select thread (a cluster's node) N; show the selected one", (*Debugger).cmdThread},
 		{"info", []string{"i"}, "info WHAT", "WHAT: registers, breakpoints, watchpoints, symbols [TEXT], specials (special registers), line [LOC]", (*Debugger).cmdInfo},
 		{"regs", []string{"registers"}, "regs", "same as info registers", (*Debugger).cmdRegs},
-		{"print", []string{"p"}, "print REG|&ADDR|ADDR", "a register's value, an address, or the word stored at an address", (*Debugger).cmdPrint},
+		{"print", []string{"p"}, "print REG|&ADDR|ADDR|EXPR", "a register's value, an address, the word stored at an address, or an expression's value ([ADDR], comparisons, ...)", (*Debugger).cmdPrint},
 		{"x", nil, "x[/N] [ADDR]", "dump N words (default 8) at ADDR (default: after the last dump), with ASCII", nil},
 		{"disas", []string{"disassemble", "dis"}, "disas [ADDR] [N]", "disassemble N instructions at ADDR, or around pc (=> marks pc, b a breakpoint)", (*Debugger).cmdDisas},
 		{"cycles", nil, "cycles", "cycle counter, instructions executed, simulated time", (*Debugger).cmdCycles},
@@ -611,9 +611,13 @@ func (d *Debugger) cmdPrint(args []string) {
 		d.printf("%s = %s\n", expr, d.p().describe(a))
 		return
 	}
-	a, err := d.eval(expr)
+	a, isValue, err := d.evalKind(expr)
 	if err != nil {
 		d.errorf("print: %v", err)
+		return
+	}
+	if isValue {
+		d.printf("%s = 0x%08x (%d)\n", expr, a, int32(a))
 		return
 	}
 	v, err := d.readWord(a)

@@ -227,6 +227,16 @@ func TestEvalOperators(t *testing.T) {
 			t.Errorf("eval(%q) = %#x, %v; want %#x", expr, got, err, want)
 		}
 	}
+	// Addresses (print shows the word there) and values (print shows them).
+	for expr, isValue := range map[string]bool{"main": false, "main+4-%r6": false, "-(main+4)": false, "*main": false,
+		"[grid]": true, "r6 == 3": true, "main*1": true, "!r6": true, "~r6": true, "(grid)+[grid]": true} {
+		if _, got, err := s.d.evalKind(expr); err != nil || got != isValue {
+			t.Errorf("evalKind(%q): value %v, %v; want %v", expr, got, err, isValue)
+		}
+	}
+	contains(t, "print a value", s.do("print [grid] == [grid]"), "[grid] == [grid] = 0x00000001 (1)\n")
+	contains(t, "print a word", s.do("print grid"), fmt.Sprintf("[0x%08x <grid>] = 0x%08x", grid, p.word(t, grid)))
+	contains(t, "print a word's value", s.do("print [grid]"), fmt.Sprintf("[grid] = 0x%08x (%d)", p.word(t, grid), int32(p.word(t, grid))))
 	for _, expr := range []string{"", "1 +", "(1", "[1", "1)", "1]", "1 2", "%zz", "nosuch", "1 === 1", "[0x40000000]", "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))", "99999999999"} {
 		if v, err := s.d.eval(expr); err == nil {
 			t.Errorf("eval(%q) = %#x, want an error", expr, v)

@@ -25,6 +25,10 @@ import (
 // register), or (EXPR). A comparison or ! gives 1 or 0. A leading '*'
 // (gdb's "break *ADDR") is ignored.
 //
+// An expression of terms, + and - only is an address: print and evaluate
+// show the word stored there, as they always did. One that uses [ ] or
+// any other operator is a value: they show the value itself.
+//
 // An expression is compiled once against a thread's program (symbols
 // are resolved then: an unknown name is an error at once) and evaluated
 // on a core as often as needed. Evaluating has no side effects: it reads
@@ -39,23 +43,29 @@ const maxNesting = 64
 
 // compile parses an expression against program p.
 func compile(p *Program, expr string) (value, error) {
+	v, _, err := compileKind(p, expr)
+	return v, err
+}
+
+// compileKind is compile that also says whether the expression is a
+// value rather than an address (above).
+func compileKind(p *Program, expr string) (v value, isValue bool, err error) {
 	s := strings.TrimSpace(expr)
 	s = strings.TrimPrefix(s, "*")
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("missing address")
+		return nil, false, fmt.Errorf("missing address")
 	}
 	x := &parser{p: p, src: expr, s: s}
-	v, err := x.binary(0)
-	if err != nil {
-		return nil, err
+	if v, err = x.binary(0); err != nil {
+		return nil, false, err
 	}
 	if x.skipSpace(); x.i < len(x.s) {
 		if x.at("]") || x.at(")") {
-			return nil, x.errorf("unmatched %q", x.s[x.i:x.i+1])
+			return nil, false, x.errorf("unmatched %q", x.s[x.i:x.i+1])
 		}
-		return nil, x.errorf("expected an operator before %q", x.s[x.i:])
+		return nil, false, x.errorf("expected an operator before %q", x.s[x.i:])
 	}
-	return v, nil
+	return v, x.value, nil
 }
 
 // parser reads one expression.
@@ -65,6 +75,7 @@ type parser struct {
 	s     string
 	i     int
 	depth int
+	value bool // it uses [ ] or an operator other than + and -
 }
 
 func (x *parser) errorf(format string, args ...any) error {
@@ -146,6 +157,7 @@ func (x *parser) binary(lv int) (value, error) {
 			return left, nil
 		}
 		x.i += len(o.tok)
+		x.value = x.value || o.tok != "+" && o.tok != "-"
 		right, err := x.binary(lv + 1)
 		if err != nil {
 			return nil, err
@@ -196,6 +208,7 @@ func (x *parser) unary() (value, error) {
 		return nil, x.errorf("it ends with an operator")
 	}
 	if f, ok := unaryOps[x.s[x.i]]; ok {
+		x.value = x.value || x.s[x.i] == '!' || x.s[x.i] == '~'
 		x.i++
 		if x.depth++; x.depth > maxNesting {
 			return nil, x.errorf("nested more than %d deep", maxNesting)
@@ -233,6 +246,7 @@ func (x *parser) primary() (value, error) {
 		if ch == '(' {
 			return v, nil
 		}
+		x.value = true
 		return func(c *lanai.CPU) (uint32, error) {
 			a, err := v(c)
 			if err != nil {

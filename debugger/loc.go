@@ -21,6 +21,17 @@ func (d *Debugger) eval(expr string) (uint32, error) {
 	return v(d.cpu())
 }
 
+// evalKind evaluates an expression on the selected thread and says
+// whether it is a value rather than an address (expr.go).
+func (d *Debugger) evalKind(expr string) (v uint32, isValue bool, err error) {
+	f, isValue, err := compileKind(d.p(), expr)
+	if err != nil {
+		return 0, false, err
+	}
+	v, err = f(d.cpu())
+	return v, isValue, err
+}
+
 func isNameChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '$'
 }

@@ -426,8 +426,9 @@ func TestDAPConditions(t *testing.T) {
 	require.NoError(t, err)
 	st := e.(*godap.StoppedEvent).Body
 	r6 := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "%r6"}).Body.Result
-	if st.Reason != "breakpoint" || len(st.HitBreakpointIds) != 1 || st.HitBreakpointIds[0] != bps[0].Id || r6 != "0x00000003 (3)" {
-		t.Errorf("stop: %+v, r6 %s", st, r6)
+	cond := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "%r6 == 3 && [%sp] == [%sp]", "context": "watch"}).Body.Result
+	if st.Reason != "breakpoint" || len(st.HitBreakpointIds) != 1 || st.HitBreakpointIds[0] != bps[0].Id || r6 != "0x00000003 (3)" || cond != "0x00000001 (1)" {
+		t.Errorf("stop: %+v, r6 %s, the condition evaluated: %s", st, r6, cond)
 	}
 	logged := regexp.MustCompile(`(?m)^fib (\d+) sp 0x[0-9a-f]{8}$`).FindAllStringSubmatch(out.String(), -1)
 	if len(logged) < 3 || logged[0][1] != "18" || logged[1][1] != "17" || logged[2][1] != "16" {
