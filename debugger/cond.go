@@ -287,11 +287,15 @@ func (d *Debugger) cmdCondition(args []string) {
 		d.errorf("condition: %v", err)
 		return
 	}
+	kind, does := "Breakpoint", "stops"
+	if p.log != nil {
+		kind, does = "Logpoint", "logs"
+	}
 	if p.cond == nil {
-		d.printf("Breakpoint %d now unconditional.\n", p.id)
+		d.printf("%s %d now unconditional.\n", kind, p.id)
 		return
 	}
-	d.printf("Breakpoint %d stops only if %s.\n", p.id, p.condText)
+	d.printf("%s %d %s only if %s.\n", kind, p.id, does, p.condText)
 }
 
 func (d *Debugger) cmdIgnore(args []string) {
@@ -349,7 +353,9 @@ func (d *Debugger) nodePrefix() string {
 // one line each, indented.
 func (p *point) qualifiers() string {
 	var b strings.Builder
-	if p.cond != nil {
+	if p.cond != nil && p.log != nil {
+		fmt.Fprintf(&b, "\tlog only if %s\n", p.condText)
+	} else if p.cond != nil {
 		fmt.Fprintf(&b, "\tstop only if %s\n", p.condText)
 	}
 	if p.hitCond.op != "" {

@@ -4,7 +4,8 @@
 // netvm/run's DebugSession) and stops it between two ticks, so that every
 // thread is seen at one instant. It has breakpoints (at addresses, symbols
 // and FILE:LINE through lanai-as's line table or clang's DWARF one),
-// watchpoints, stepping by instruction and by source line, over calls and
+// with conditions, hit counts and logpoints (cond.go) in one expression
+// language (expr.go), watchpoints, stepping by instruction and by source line, over calls and
 // out of functions by the program's frame convention (ABIClang,
 // ABINetVM), memory and register inspection, disassembly, source listing,
 // a history of executed instructions and (for a lone core) tracing.

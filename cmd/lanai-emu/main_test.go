@@ -399,7 +399,7 @@ continue
 		t.Fatalf("status %d, plain run's end %q\n%s%s", st, end, out, errs)
 	}
 	for _, w := range []string{"Breakpoint 1 at 0x", " if %r6 == 2 && [%sp] != 0\n", "Will ignore next 2 crossings of breakpoint 1 (it stops from hit 3 on)",
-		"Logpoint 2 at 0x", "Breakpoint 2 stops only if %r6 > 16.", "\nfib(18)  from 0x", "\nfib(17)  from 0x", "Breakpoint 1, 0x",
+		"Logpoint 2 at 0x", "Logpoint 2 logs only if %r6 > 16.", "\nfib(18)  from 0x", "\nfib(17)  from 0x", "Breakpoint 1, 0x",
 		"(lanai) p r6\nr6 = 0x00000002 (2)", "\tstop only if %r6 == 2 && [%sp] != 0\n", "\tonly when the hit count is > 2\n", "2    logpoint    0x", end} {
 		if !strings.Contains(out, w) {
 			t.Errorf("transcript lacks %q:\n%s", w, out)
