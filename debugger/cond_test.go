@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"lanaiemu/asm"
 	"lanaiemu/lanai"
 	"lanaiemu/lanai/lanaitest"
 )
@@ -269,4 +271,25 @@ func TestHitConditions(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+}
+
+// A breakpoint whose condition never holds in a tight loop stops the
+// fast path at every iteration; an interrupt still stops the run soon.
+func TestConditionInterrupt(t *testing.T) {
+	src := "\t.text\n\t.globl _start\n_start:\n\tadd %r3, 1, %r3\n\tbt _start\n\tnop\n"
+	out := &bytes.Buffer{}
+	c, img := lanaitest.Load(t, lanaitest.Build(t, asm.Source{Name: "loop.s", Text: []byte(src)}), lanai.Config{})
+	d := New(c, img, out)
+	d.MaxCycles = 300_000_000 // minutes of host time at one arrival every 3 cycles
+	d.Exec("break _start if %r3 == 0")
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		d.Interrupt()
+	}()
+	began := time.Now()
+	d.Exec("continue")
+	if !strings.Contains(out.String(), "[interrupted]") || time.Since(began) > 10*time.Second {
+		t.Errorf("after %v:\n%s", time.Since(began), out)
+	}
+	t.Logf("interrupted after %v, %d iterations", time.Since(began), c.R[3])
 }

@@ -297,6 +297,9 @@ func (d *Debugger) runFast(g goal, limit uint64, start []uint64) outcome {
 		if o, stop := d.ticks(g, limit, start, 1); stop {
 			return o
 		}
+		if d.interrupt.Load() { // breakpoints that do not stop may keep the fast path from its interrupt checks
+			return outcome{kind: stopInterrupt}
+		}
 		began := c.Instret
 		for {
 			if c.Cycles >= limit {
