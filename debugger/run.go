@@ -207,11 +207,13 @@ func (d *Debugger) align(pinned int, start []uint64) {
 	for i := 0; i < maxAlign && !d.aligned(); i++ {
 		if pinned >= 0 {
 			low := d.cpuOf(pinned).Cycles
-			for _, t := range d.threads {
-				low = min(low, t.CPU.Cycles)
+			for j, t := range d.threads {
+				if !d.halted(j) {
+					low = min(low, t.CPU.Cycles)
+				}
 			}
 			if d.cpuOf(pinned).Cycles == low {
-				return // the pinned core is furthest behind: it would move
+				return // the pinned core is furthest behind of those that run: it would move
 			}
 		}
 		ev, err := d.tick(goal{thread: max(pinned, 0)}, pcs, instr, stores)
@@ -232,14 +234,26 @@ func (d *Debugger) align(pinned int, start []uint64) {
 	}
 }
 
-// aligned reports whether every thread's core is at the same cycle.
+// aligned reports whether every running thread's core is at the same
+// cycle.
 func (d *Debugger) aligned() bool {
-	for _, t := range d.threads[1:] {
-		if t.CPU.Cycles != d.threads[0].CPU.Cycles {
+	at, some := uint64(0), false
+	for i, t := range d.threads {
+		switch {
+		case d.halted(i):
+		case !some:
+			at, some = t.CPU.Cycles, true
+		case t.CPU.Cycles != at:
 			return false
 		}
 	}
 	return true
+}
+
+// halted reports whether thread i's core has stopped for good (Haltable).
+func (d *Debugger) halted(i int) bool {
+	h, ok := d.target.(Haltable)
+	return ok && h.Halted(i)
 }
 
 // hit finds the first point (in the order they were set) that stops the
