@@ -63,7 +63,7 @@ func parseHitCond(s string) (hitCond, error) {
 	}
 	n, err := strconv.Atoi(s[i:])
 	if err != nil || n < 0 || n > maxHits || op == "%" && n == 0 {
-		return hitCond{}, fmt.Errorf("bad hit condition %q: N must be a number from %d to %d", s, map[bool]int{true: 1}[op == "%"], maxHits)
+		return hitCond{}, fmt.Errorf("bad hit condition %q: N must be a number from 0 to %d (from 1 after %%)", s, maxHits)
 	}
 	return hitCond{op: op, n: n}, nil
 }

@@ -130,11 +130,8 @@ func (x *parser) op(lv int) (binaryOp, bool) {
 		if !x.at(o.tok) {
 			continue
 		}
-		if len(o.tok) == 1 && x.i+1 < len(x.s) {
-			if next := x.s[x.i+1]; next == o.tok[0] && (next == '|' || next == '&' || next == '<' || next == '>') ||
-				next == '=' && (o.tok == "<" || o.tok == ">") {
-				continue
-			}
+		if len(o.tok) == 1 && x.i+1 < len(x.s) && x.s[x.i+1] == o.tok[0] && strings.IndexByte("|&<>", o.tok[0]) >= 0 {
+			continue
 		}
 		return o, true
 	}
@@ -229,7 +226,10 @@ func (x *parser) unary() (value, error) {
 func (x *parser) primary() (value, error) {
 	ch := x.s[x.i]
 	if ch == '(' || ch == '[' {
-		closer := map[byte]string{'(': ")", '[': "]"}[ch]
+		closer := ")"
+		if ch == '[' {
+			closer = "]"
+		}
 		x.i++
 		if x.depth++; x.depth > maxNesting {
 			return nil, x.errorf("nested more than %d deep", maxNesting)
