@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"lanaiemu/board"
@@ -368,6 +369,9 @@ func (w *World) Stats(host time.Duration) Stats {
 		}
 		if h := w.hosts[i]; h != nil {
 			o.HostLog, o.HostVars = h.res.Log, h.res.Vars
+			if d := h.res.LogDropped; d > 0 {
+				o.HostLog = append(slices.Clip(o.HostLog), fmt.Sprintf("node %d: %d more log lines not kept (a host keeps its first %d)", i, d, MaxHostLog))
+			}
 			if h.res.Err != nil {
 				o.HostError = h.res.Err.Error()
 			}
