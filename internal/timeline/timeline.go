@@ -71,6 +71,9 @@ func (r *Recorder) Stream(body Body) { r.out = body }
 // events, and the head (the process and track names) before them. Its
 // error is the first of the stream's.
 func (r *Recorder) End() error {
+	if r.out == nil {
+		return errors.New("timeline: End of a recorder that is not streaming (Write writes its file)")
+	}
 	if r.err == nil {
 		_, r.err = io.WriteString(r.out, tail)
 	}

@@ -149,6 +149,9 @@ func TestStreamError(t *testing.T) {
 	if err := r.End(); err != r.Err() {
 		t.Errorf("End: %v", err)
 	}
+	if New().End() == nil {
+		t.Error("End of a recorder in memory succeeded")
+	}
 	if (*Recorder)(nil).Err() != nil {
 		t.Error("a nil recorder has an error")
 	}
