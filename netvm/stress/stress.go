@@ -41,7 +41,9 @@ const (
 	// MaxBatch bounds Batch: a batch's WRITEs may not overlap in the
 	// sender's part of the receiver's region (32 KiB), so in a larger
 	// batch most WRITEs are empty (64: 3.3 MB in 8192 WRITEs, 8: 22 MB),
-	// and a batch of 128 or 256 did not finish in the simulated hour.
+	// and batches of 100, 128 and 256 did not finish in the simulated
+	// hour (a peer declared dead; 65 did). 64 is an endpoint's command
+	// ring (abi.RingSlots).
 	MaxBatch = 64
 )
 
