@@ -126,6 +126,11 @@ type symbol struct {
 	csize   uint32
 	calign  uint32
 	temp    bool // '.' and numeric local labels
+	// objName is the name in the object: llvm-mc's (MCContext::
+	// createSymbol): "" for an unnamed temporary, ".Ltmp<n>" for a
+	// numeric local label, a ".L" name already taken by one of those
+	// with a number appended.
+	objName string
 	inReloc bool
 	defPos  Pos
 	order   int
@@ -152,6 +157,10 @@ type section struct {
 	fixups  []fixup
 	relocs  []reloc
 	order   int
+	// symPos is the number of symbols known when the section was first
+	// entered: llvm-mc registers a section's symbol then, so it precedes
+	// the symbols named later (symbolTable).
+	symPos int
 }
 
 func (s *section) nobits() bool { return s.typ == objfile.SHT_NOBITS }
@@ -225,8 +234,11 @@ type assembler struct {
 	conds    []cond
 	locals   map[string]int // numeric local label definitions so far
 	temps    int
-	expand   int   // macro expansions so far (for \@)
-	contents int64 // bytes of contents in all sections (at most maxSection)
+	// usedNames and nextID name symbols in the object (uniqueName).
+	usedNames map[string]bool
+	nextID    map[string]int
+	expand    int   // macro expansions so far (for \@)
+	contents  int64 // bytes of contents in all sections (at most maxSection)
 	// including is the chain of files being included (absolute paths),
 	// outermost first, for cycle detection.
 	including []string
@@ -243,9 +255,14 @@ type assembler struct {
 	lineInfo  []lineEntry
 	outSects  map[*section]*objfile.Section
 	dwarf     dwarfState // .file, .loc and .cfi_* (dwarf.go)
-	stmtBuf   []string
-	offBuf    []int
-	exprSlab  []expr
+	// seenIdent is set by the first .ident (which starts .comment with a
+	// NUL); addrsig by .addrsig; addrsigSyms lists the .addrsig_sym names.
+	seenIdent   bool
+	addrsig     bool
+	addrsigSyms []*symbol
+	stmtBuf     []string
+	offBuf      []int
+	exprSlab    []expr
 }
 
 func newAssembler(opt Options) *assembler {
@@ -301,18 +318,56 @@ func (a *assembler) lookup(name string) *symbol {
 	if s, ok := a.syms[name]; ok {
 		return s
 	}
-	s := &symbol{name: name, order: len(a.symOrder)}
+	s := &symbol{name: name, order: len(a.symOrder), objName: a.uniqueName(name, false)}
 	a.syms[name] = s
 	a.symOrder = append(a.symOrder, s)
 	return s
 }
 
-// newTemp makes an unnamed temporary symbol.
+// uniqueName gives a new symbol's name in the object as llvm-mc's
+// MCContext::createSymbol does: name itself if no symbol has it yet (or,
+// with suffix, name followed by a number), otherwise name followed by the
+// next number (counted per name) that makes it unique.
+func (a *assembler) uniqueName(name string, suffix bool) string {
+	if a.usedNames == nil {
+		a.usedNames = map[string]bool{}
+		a.nextID = map[string]int{}
+	}
+	n := name
+	for {
+		if suffix {
+			n = name + strconv.Itoa(a.nextID[name])
+			a.nextID[name]++
+		}
+		if !a.usedNames[n] {
+			a.usedNames[n] = true
+			return n
+		}
+		suffix = true
+	}
+}
+
+// localLabel returns the symbol of the k-th definition of the numeric
+// local label n ("1:"), named in the object as llvm-mc names it.
+func (a *assembler) localLabel(n string, k int) *symbol {
+	key := fmt.Sprintf(".L%s$%d", n, k)
+	if s, ok := a.syms[key]; ok {
+		return s
+	}
+	s := &symbol{name: key, order: len(a.symOrder), temp: true, objName: a.uniqueName(".Ltmp", true)}
+	a.syms[key] = s
+	a.symOrder = append(a.symOrder, s)
+	return s
+}
+
+// newTemp makes an unnamed temporary symbol (as llvm-mc's
+// createTempSymbol): it takes its place in the symbol order, but no name
+// can refer to it, so a label the source calls ".Ltmp0" is another symbol.
+// Its name, for messages, cannot be written in the source.
 func (a *assembler) newTemp() *symbol {
-	name := ".Ltmp" + strconv.Itoa(a.temps)
+	s := &symbol{name: ".Ltmp$" + strconv.Itoa(a.temps), order: len(a.symOrder), temp: true}
 	a.temps++
-	s := a.lookup(name)
-	s.temp = true
+	a.symOrder = append(a.symOrder, s)
 	return s
 }
 
@@ -334,9 +389,7 @@ func (a *assembler) localRef(ref string) (*symbol, error) {
 	} else {
 		k++
 	}
-	s := a.lookup(fmt.Sprintf(".L%s$%d", n, k))
-	s.temp = true
-	return s, nil
+	return a.localLabel(n, k), nil
 }
 
 // sectionFlagBits maps the letters of a .section flags string.
@@ -350,7 +403,7 @@ func (a *assembler) section(name, flags string, explicit bool, typ, entsize uint
 	if s, ok := a.sectByN[name]; ok {
 		return s
 	}
-	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects)}
+	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects), symPos: len(a.symOrder)}
 	defFlags, defType := defaultSectionFlags(name)
 	s.flags = defFlags
 	if explicit {
@@ -588,9 +641,7 @@ func (a *assembler) statementTokens(p *parser, depth int) error {
 			p.next()
 			if t.kind == tNum {
 				a.locals[t.text]++
-				s := a.lookup(fmt.Sprintf(".L%s$%d", t.text, a.locals[t.text]))
-				s.temp = true
-				a.defineLabel(s, p.at(t))
+				a.defineLabel(a.localLabel(t.text, a.locals[t.text]), p.at(t))
 			} else {
 				a.defineLabel(a.lookup(t.text), p.at(t))
 			}
@@ -617,9 +668,6 @@ func (a *assembler) statementTokens(p *parser, depth int) error {
 		}
 		if strings.HasPrefix(name, ".cfi_") {
 			return dirCFI(a, p, t)
-		}
-		if name == ".addrsig" || name == ".addrsig_sym" {
-			return nil // address-significance information is not kept
 		}
 		return p.errAt(t, "unknown directive %s", t.text)
 	}

@@ -36,7 +36,9 @@ func init() {
 		".type":        dirType,
 		".size":        dirSize,
 		".file":        dirFile,
-		".ident":       dirIgnoreString,
+		".ident":       dirIdent,
+		".addrsig":     dirAddrsig,
+		".addrsig_sym": dirAddrsigSym,
 		".loc":         dirLoc,
 		".uleb128":     lebDirective(false),
 		".sleb128":     lebDirective(true),
@@ -278,11 +280,49 @@ func dirFile(a *assembler, p *parser, t token) error {
 	return endStatement(p)
 }
 
-func dirIgnoreString(a *assembler, p *parser, t token) error {
-	if n := p.next(); n.kind != tStr {
+// dirIdent handles .ident "string": as llvm-mc (MCELFStreamer::emitIdent),
+// the string and a NUL go to .comment (mergeable strings, entry size 1),
+// which the first .ident starts with a NUL.
+func dirIdent(a *assembler, p *parser, t token) error {
+	n := p.next()
+	if n.kind != tStr {
 		return p.errAt(n, "expected a string, found %v", n)
 	}
+	if err := endStatement(p); err != nil {
+		return err
+	}
+	saved := a.cur
+	a.cur = a.section(".comment", "MS", true, objfile.SHT_PROGBITS, 1)
+	if !a.seenIdent {
+		a.emit(0)
+		a.seenIdent = true
+	}
+	a.emit([]byte(n.text)...)
+	a.emit(0)
+	a.cur = saved
+	return nil
+}
+
+// dirAddrsig handles .addrsig: the object gets LLVM's address-significance
+// table (.llvm_addrsig).
+func dirAddrsig(a *assembler, p *parser, t token) error {
+	a.addrsig = true
 	return endStatement(p)
+}
+
+// dirAddrsigSym handles .addrsig_sym name: name is address-significant,
+// so it goes into the symbol table (with or without .addrsig) and, with
+// .addrsig, into the table.
+func dirAddrsigSym(a *assembler, p *parser, t token) error {
+	n := p.next()
+	if n.kind != tIdent {
+		return p.errAt(n, "expected a symbol name, found %v", n)
+	}
+	if err := endStatement(p); err != nil {
+		return err
+	}
+	a.addrsigSyms = append(a.addrsigSyms, a.lookup(n.text))
+	return nil
 }
 
 // alignDirective handles .p2align (power of two) and .align/.balign (bytes,

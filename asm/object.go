@@ -38,16 +38,55 @@ func (a *assembler) object() (*objfile.File, error) {
 			}
 		}
 	}
+	// An address-significant ".L" label stands for its section, as in
+	// llvm-mc (ELFObjectWriter::executePostLayoutBinding); every other
+	// address-significant symbol goes into the symbol table.
+	sectUsed := map[*section]bool{}
+	for _, s := range a.sects {
+		for _, r := range s.relocs {
+			if r.sect != nil {
+				sectUsed[r.sect] = true
+			}
+		}
+	}
+	type addrsigEntry struct {
+		sym  *symbol
+		sect *section
+	}
+	var addrsig []addrsigEntry
+	for _, s := range a.addrsigSyms {
+		if s.defined && s.sect != nil && strings.HasPrefix(s.name, ".L") {
+			sectUsed[s.sect] = true
+			addrsig = append(addrsig, addrsigEntry{sect: s.sect})
+			continue
+		}
+		s.inReloc = true
+		addrsig = append(addrsig, addrsigEntry{sym: s})
+	}
 	var errs ErrorList
 	if a.fileSym != "" {
 		f.Symbols = append(f.Symbols, &objfile.Symbol{Name: a.fileSym, Type: objfile.STT_FILE, Bind: objfile.STB_LOCAL, Shndx: objfile.SHN_ABS})
 	}
+	// The symbols in llvm-mc's order: each in the order it was first
+	// named, a section's symbol (when a relocation needs it) where the
+	// section was first entered.
+	sectSyms := map[*section]*objfile.Symbol{}
+	nextSect := 0
+	addSectionSymbols := func(upTo int) {
+		for ; nextSect < len(a.sects) && a.sects[nextSect].symPos <= upTo; nextSect++ {
+			if s := a.sects[nextSect]; sectUsed[s] {
+				sectSyms[s] = &objfile.Symbol{Type: objfile.STT_SECTION, Bind: objfile.STB_LOCAL, Section: out[s]}
+				f.Symbols = append(f.Symbols, sectSyms[s])
+			}
+		}
+	}
 	syms := map[*symbol]*objfile.Symbol{}
-	for _, s := range a.symOrder {
+	for i, s := range a.symOrder {
+		addSectionSymbols(i)
 		if !a.keepSymbol(s) {
 			continue
 		}
-		o := &objfile.Symbol{Name: s.name, Bind: s.bind, Type: s.typ}
+		o := &objfile.Symbol{Name: s.objName, Bind: s.bind, Type: s.typ}
 		switch {
 		case s.common:
 			o.Shndx, o.Value, o.Size = objfile.SHN_COMMON, s.calign, s.csize
@@ -83,15 +122,12 @@ func (a *assembler) object() (*objfile.File, error) {
 		syms[s] = o
 		f.Symbols = append(f.Symbols, o)
 	}
-	sectSyms := map[*section]*objfile.Symbol{}
+	addSectionSymbols(len(a.symOrder))
 	for _, s := range a.sects {
 		os := out[s]
 		for _, r := range s.relocs {
 			or := objfile.Reloc{Offset: r.off, Type: r.typ, Addend: int32(r.addend)}
 			if r.sect != nil {
-				if sectSyms[r.sect] == nil {
-					sectSyms[r.sect] = f.SectionSymbol(out[r.sect])
-				}
 				or.Sym = sectSyms[r.sect]
 			} else {
 				or.Sym = syms[r.sym]
@@ -102,6 +138,16 @@ func (a *assembler) object() (*objfile.File, error) {
 			os.Relocs = append(os.Relocs, or)
 		}
 		sort.SliceStable(os.Relocs, func(i, j int) bool { return os.Relocs[i].Offset < os.Relocs[j].Offset })
+	}
+	if a.addrsig {
+		f.Addrsig = &objfile.Addrsig{}
+		for _, e := range addrsig {
+			if e.sect != nil {
+				f.Addrsig.Syms = append(f.Addrsig.Syms, sectSyms[e.sect])
+			} else if o := syms[e.sym]; o != nil {
+				f.Addrsig.Syms = append(f.Addrsig.Syms, o)
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errs

@@ -139,6 +139,18 @@ type File struct {
 	// Format is FormatELF or FormatCOFF for files produced by a reader;
 	// writers ignore it.
 	Format string
+	// Addrsig, when not nil in a relocatable file, makes the ELF writer
+	// add LLVM's address-significance table (.llvm_addrsig), as llvm-mc
+	// does for the .addrsig directive. Readers leave it nil (they keep a
+	// .llvm_addrsig they read as a Section, which the writer drops).
+	Addrsig *Addrsig
+}
+
+// Addrsig is LLVM's address-significance table: the symbols whose address
+// is taken, written as their symbol-table indices in ULEB128.
+type Addrsig struct {
+	// Syms are the address-significant symbols, in order.
+	Syms []*Symbol
 }
 
 // Section is one section of a File.
