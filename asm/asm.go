@@ -121,11 +121,14 @@ type symbol struct {
 	bind    uint8
 	bindSet bool // .globl, .weak or .local given
 	typ     uint8
-	size    *expr
-	common  bool
-	csize   uint32
-	calign  uint32
-	temp    bool // '.' and numeric local labels
+	// visibility is the ELF st_other visibility (.hidden, .protected,
+	// .internal; the last one given wins, as in llvm-mc).
+	visibility uint8
+	size       *expr
+	common     bool
+	csize      uint32
+	calign     uint32
+	temp       bool // '.' and numeric local labels
 	// objName is the name in the object: llvm-mc's (MCContext::
 	// createSymbol): "" for an unnamed temporary, ".Ltmp<n>" for a
 	// numeric local label, a ".L" name already taken by one of those
@@ -133,7 +136,11 @@ type symbol struct {
 	objName string
 	inReloc bool
 	defPos  Pos
-	order   int
+	// registered is set once the symbol is in symOrder (register).
+	registered bool
+	// sectionName is set when the symbol is a section's name used as a
+	// symbol, which is the section's symbol (object).
+	sectionName bool
 
 	evaluating bool
 }
@@ -205,6 +212,14 @@ type cond struct {
 	outerLive bool
 }
 
+// fileSymbol is a .file "name": an STT_FILE symbol, placed before the
+// local symbols registered after it (symPos symbols and sectPos sections
+// were registered before it), as llvm-mc 14 places them.
+type fileSymbol struct {
+	name            string
+	symPos, sectPos int
+}
+
 type lineEntry struct {
 	sect *section
 	off  uint32
@@ -224,16 +239,19 @@ type assembler struct {
 	errs     ErrorList
 	warns    ErrorList // warnings (warnf), in source order
 	syms     map[string]*symbol
-	symOrder []*symbol
-	sects    []*section
-	sectByN  map[string]*section
-	cur      *section
-	prev     *section
-	stack    []*section
-	macros   map[string]*macro
-	conds    []cond
-	locals   map[string]int // numeric local label definitions so far
-	temps    int
+	symOrder []*symbol // registered symbols, in order (register)
+	// quiet is set while an expression that llvm-mc only evaluates (.size,
+	// .if) is parsed: the symbols it names are not registered.
+	quiet   bool
+	sects   []*section
+	sectByN map[string]*section
+	cur     *section
+	prev    *section
+	stack   []*section
+	macros  map[string]*macro
+	conds   []cond
+	locals  map[string]int // numeric local label definitions so far
+	temps   int
 	// usedNames and nextID name symbols in the object (uniqueName).
 	usedNames map[string]bool
 	nextID    map[string]int
@@ -242,19 +260,20 @@ type assembler struct {
 	// including is the chain of files being included (absolute paths),
 	// outermost first, for cycle detection.
 	including []string
-	fileSym   string
-	listing   []listEntry
-	line      srcLine  // the line being assembled
-	linePtr   *srcLine // where it is kept (fixups refer to it)
-	defining  *macro   // a .macro being collected
-	defDepth  int
-	calls     []Pos     // positions of the macro invocations being expanded
-	expanded  bool      // the statement just assembled was a macro invocation
-	parsers   []*parser // one per nesting level of statements
-	nesting   int
-	lineInfo  []lineEntry
-	outSects  map[*section]*objfile.Section
-	dwarf     dwarfState // .file, .loc and .cfi_* (dwarf.go)
+	// files are the .file "name" directives (STT_FILE symbols), in order.
+	files    []fileSymbol
+	listing  []listEntry
+	line     srcLine  // the line being assembled
+	linePtr  *srcLine // where it is kept (fixups refer to it)
+	defining *macro   // a .macro being collected
+	defDepth int
+	calls    []Pos     // positions of the macro invocations being expanded
+	expanded bool      // the statement just assembled was a macro invocation
+	parsers  []*parser // one per nesting level of statements
+	nesting  int
+	lineInfo []lineEntry
+	outSects map[*section]*objfile.Section
+	dwarf    dwarfState // .file, .loc and .cfi_* (dwarf.go)
 	// seenIdent is set by the first .ident (which starts .comment with a
 	// NUL); addrsig by .addrsig; addrsigSyms lists the .addrsig_sym names.
 	seenIdent   bool
@@ -273,7 +292,11 @@ func newAssembler(opt Options) *assembler {
 		macros:  map[string]*macro{},
 		locals:  map[string]int{},
 	}
+	// As llvm-mc (MCELFStreamer::InitSections), .text is entered first
+	// and aligned to 4; other sections take the alignment that alignment
+	// directives give them (instructions do not raise it).
 	a.cur = a.section(".text", "", false, 0, 0)
+	a.cur.align = 4
 	return a
 }
 
@@ -313,15 +336,38 @@ func (a *assembler) report(err error, fallback Pos) {
 	a.errorf(fallback, "%s", err.Error())
 }
 
-// lookup returns the symbol of a name, creating an undefined one.
+// lookup returns the symbol of a name, creating an undefined one, and
+// registers it (unless a.quiet).
 func (a *assembler) lookup(name string) *symbol {
+	s := a.symbolNamed(name)
+	if !a.quiet {
+		a.register(s)
+	}
+	return s
+}
+
+// symbolNamed returns the symbol of a name, creating an undefined one,
+// without registering it.
+func (a *assembler) symbolNamed(name string) *symbol {
 	if s, ok := a.syms[name]; ok {
 		return s
 	}
-	s := &symbol{name: name, order: len(a.symOrder), objName: a.uniqueName(name, false)}
+	s := &symbol{name: name, objName: a.uniqueName(name, false)}
 	a.syms[name] = s
-	a.symOrder = append(a.symOrder, s)
 	return s
+}
+
+// register enters a symbol in symOrder, the order of the symbol table, the
+// first time the source uses it as llvm-mc registers symbols
+// (MCAssembler::registerSymbol): a label, a directive that gives it an
+// attribute (.globl, .type, .hidden, ...), an operand of an instruction,
+// data or .set. An undefined symbol that was never registered (named only
+// by .size or .if) stays out of the table.
+func (a *assembler) register(s *symbol) {
+	if !s.registered {
+		s.registered = true
+		a.symOrder = append(a.symOrder, s)
+	}
 }
 
 // uniqueName gives a new symbol's name in the object as llvm-mc's
@@ -354,9 +400,9 @@ func (a *assembler) localLabel(n string, k int) *symbol {
 	if s, ok := a.syms[key]; ok {
 		return s
 	}
-	s := &symbol{name: key, order: len(a.symOrder), temp: true, objName: a.uniqueName(".Ltmp", true)}
+	s := &symbol{name: key, temp: true, objName: a.uniqueName(".Ltmp", true)}
 	a.syms[key] = s
-	a.symOrder = append(a.symOrder, s)
+	a.register(s)
 	return s
 }
 
@@ -365,9 +411,9 @@ func (a *assembler) localLabel(n string, k int) *symbol {
 // can refer to it, so a label the source calls ".Ltmp0" is another symbol.
 // Its name, for messages, cannot be written in the source.
 func (a *assembler) newTemp() *symbol {
-	s := &symbol{name: ".Ltmp$" + strconv.Itoa(a.temps), order: len(a.symOrder), temp: true}
+	s := &symbol{name: ".Ltmp$" + strconv.Itoa(a.temps), temp: true}
 	a.temps++
-	a.symOrder = append(a.symOrder, s)
+	a.register(s)
 	return s
 }
 
@@ -414,9 +460,6 @@ func (a *assembler) section(name, flags string, explicit bool, typ, entsize uint
 	}
 	if typ == 0 {
 		s.typ = defType
-	}
-	if s.isCode() {
-		s.align = 4
 	}
 	a.sects = append(a.sects, s)
 	a.sectByN[name] = s
@@ -694,6 +737,7 @@ func (a *assembler) defineLabel(s *symbol, pos Pos) {
 
 // assign handles "sym = expr", .set and .equ.
 func (a *assembler) assign(p *parser, name token, once bool) error {
+	s := a.lookup(name.text) // registered before the symbols of its value, as in llvm-mc
 	e, err := p.parseExpr()
 	if err != nil {
 		return err
@@ -701,7 +745,6 @@ func (a *assembler) assign(p *parser, name token, once bool) error {
 	if !p.atEnd() {
 		return p.errAt(p.peek(), "unexpected %v after expression", p.peek())
 	}
-	s := a.lookup(name.text)
 	if s.defined && !s.isAbs && s.equ == nil || once && (s.defined || s.isAbs || s.equ != nil) {
 		return p.errAt(name, "symbol %s is already defined", s.name)
 	}

@@ -30,9 +30,9 @@ func init() {
 		".global":      bindDirective(objfile.STB_GLOBAL),
 		".weak":        bindDirective(objfile.STB_WEAK),
 		".local":       bindDirective(objfile.STB_LOCAL),
-		".hidden":      symbolListDirective(func(*symbol) {}),
-		".protected":   symbolListDirective(func(*symbol) {}),
-		".internal":    symbolListDirective(func(*symbol) {}),
+		".hidden":      symbolListDirective(func(s *symbol) { s.visibility = objfile.STV_HIDDEN }),
+		".protected":   symbolListDirective(func(s *symbol) { s.visibility = objfile.STV_PROTECTED }),
+		".internal":    symbolListDirective(func(s *symbol) { s.visibility = objfile.STV_INTERNAL }),
 		".type":        dirType,
 		".size":        dirSize,
 		".file":        dirFile,
@@ -110,8 +110,16 @@ func sectionDirective(name string) directive {
 func dirSection(a *assembler, p *parser, t token) error {
 	var name string
 	switch n := p.next(); n.kind {
-	case tIdent, tStr:
+	case tStr:
 		name = n.text
+	case tIdent:
+		// As llvm-mc (ELFAsmParser::ParseSectionName), a name goes on
+		// through adjacent tokens: .note.GNU-stack.
+		name = n.text
+		for last := n; !p.atEnd() && !p.peek().is(",") && p.peek().kind != tStr && p.peek().col == last.col+len(last.text); {
+			last = p.next()
+			name += last.text
+		}
 	default:
 		return p.errAt(n, "expected a section name, found %v", n)
 	}
@@ -258,11 +266,14 @@ func dirSize(a *assembler, p *parser, t token) error {
 	if err != nil {
 		return err
 	}
+	// llvm-mc only evaluates .size: it registers no symbol.
+	a.quiet = true
 	e, err := p.parseExpr()
+	a.quiet = false
 	if err != nil {
 		return err
 	}
-	a.lookup(n.text).size = e
+	a.symbolNamed(n.text).size = e
 	return endStatement(p)
 }
 
@@ -274,9 +285,7 @@ func dirFile(a *assembler, p *parser, t token) error {
 	if n.kind != tStr {
 		return p.errAt(n, "expected a file name string, found %v", n)
 	}
-	if a.fileSym == "" {
-		a.fileSym = n.text
-	}
+	a.files = append(a.files, fileSymbol{name: n.text, symPos: len(a.symOrder), sectPos: len(a.sects)})
 	return endStatement(p)
 }
 
@@ -606,7 +615,9 @@ func (a *assembler) conditional(name string, p *parser, t token) error {
 
 func (a *assembler) condValue(name string, p *parser) (bool, error) {
 	if name == ".if" {
+		a.quiet = true // llvm-mc only evaluates the condition
 		e, err := p.parseExpr()
+		a.quiet = false
 		if err != nil {
 			return false, err
 		}

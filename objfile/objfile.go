@@ -116,6 +116,14 @@ const (
 	STT_FILE    = 4 // source file name
 )
 
+// Symbol visibilities (ELF STV_* values, the low two bits of st_other).
+const (
+	STV_DEFAULT   = 0 // as the binding says
+	STV_INTERNAL  = 1 // hidden, and not called from outside
+	STV_HIDDEN    = 2 // not visible outside the linked image
+	STV_PROTECTED = 3 // visible, but not preemptible
+)
+
 // Special section indices (ELF st_shndx values).
 const (
 	SHN_UNDEF  = 0      // undefined symbol
