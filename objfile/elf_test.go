@@ -489,6 +489,32 @@ func TestWriteELFErrors(t *testing.T) {
 	}
 }
 
+// File.Addrsig becomes .llvm_addrsig, after the sections and before
+// .symtab, linked to it, holding the symbols' indices in ULEB128 (a
+// symbol not in File.Symbols is added as a relocation target is).
+func TestWriteAddrsig(t *testing.T) {
+	f := sampleREL()
+	extra := &Symbol{Name: "only_addrsig", Bind: STB_GLOBAL}
+	f.Addrsig = &Addrsig{Syms: []*Symbol{f.Symbol("tbl"), extra, f.Symbol("buf")}}
+	b := mustWrite(t, f)
+	ef, err := elf.NewFile(bytes.NewReader(b))
+	require.NoError(t, err)
+	n := len(ef.Sections)
+	as, st := ef.Sections[n-2], ef.Sections[n-1]
+	require.Equal(t, []any{".llvm_addrsig", elf.SectionType(SHT_LLVM_ADDRSIG), elf.SectionFlag(SHF_EXCLUDE), uint32(n - 1)}, []any{as.Name, as.Type, as.Flags, as.Link})
+	require.Equal(t, ".symtab", st.Name)
+	syms, err := ef.Symbols() // without the null symbol: index i+1
+	require.NoError(t, err)
+	index := map[string]byte{}
+	for i, s := range syms {
+		index[s.Name] = byte(i + 1)
+	}
+	data, err := as.Data()
+	require.NoError(t, err)
+	require.Equal(t, []byte{index["tbl"], index["only_addrsig"], index["buf"]}, data)
+	require.NotZero(t, index["only_addrsig"])
+}
+
 func TestWriteDropsAddrsig(t *testing.T) {
 	f := sampleREL()
 	f.Sections = append(f.Sections, &Section{Name: ".llvm_addrsig", Type: SHT_LLVM_ADDRSIG, Flags: SHF_EXCLUDE, Data: []byte{1, 2}})
