@@ -40,6 +40,7 @@ func (s *server) handle(m godap.RequestMessage) {
 			SupportsInstructionBreakpoints: true, SupportsReadMemoryRequest: true, SupportsWriteMemoryRequest: true,
 			SupportsDisassembleRequest: true, SupportsSteppingGranularity: true, SupportsEvaluateForHovers: true,
 			SupportsSetVariable: true, SupportsTerminateRequest: true, SupportsStepBack: true,
+			SupportsConditionalBreakpoints: true, SupportsHitConditionalBreakpoints: true, SupportsLogPoints: true,
 		}})
 	case *godap.LaunchRequest:
 		s.start(req, r.Arguments, false)
@@ -376,8 +377,11 @@ func (s *server) threads(req *godap.Request) {
 }
 
 // replace deletes the points of the client's breakpoints under key and
-// sets new ones: each location an address, set in every thread.
-func (s *server) replace(key string, addrs []uint32, errs []error) []godap.Breakpoint {
+// sets new ones: each location an address, set in every thread with its
+// qualifiers (condition, hit condition, log message: each thread's
+// point evaluates them on its own core). A location or qualifier that
+// cannot be set is answered unverified, with the reason.
+func (s *server) replace(key string, addrs []uint32, errs []error, opts []debugger.BreakOptions) []godap.Breakpoint {
 	for _, b := range s.bps[key] {
 		for _, p := range b.points {
 			s.d.Delete(p)
@@ -392,10 +396,14 @@ func (s *server) replace(key string, addrs []uint32, errs []error) []godap.Break
 		err := errs[i]
 		for th := 0; err == nil && th < len(s.d.Threads()); th++ {
 			var id int
-			id, _, err = s.d.SetBreakpoint(th, a)
-			b.points = append(b.points, id)
+			if id, err = s.d.AddBreakpoint(th, a, opts[i]); err == nil {
+				b.points = append(b.points, id)
+			}
 		}
 		if err != nil {
+			for _, p := range b.points {
+				s.d.Delete(p)
+			}
 			out[i].Message = err.Error()
 			continue
 		}
@@ -434,7 +442,9 @@ func (s *server) setBreakpoints(r *godap.SetBreakpointsRequest) {
 	var addrs []uint32
 	var errs []error
 	var lines []int
+	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
+		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage})
 		if !ok {
 			addrs, errs, lines = append(addrs, 0), append(errs, fmt.Errorf("%s is not in the image's line table", filepath.Base(path))), append(lines, b.Line)
 			continue
@@ -442,7 +452,7 @@ func (s *server) setBreakpoints(r *godap.SetBreakpointsRequest) {
 		a, line, err := p.LineAddr(file, b.Line)
 		addrs, errs, lines = append(addrs, a), append(errs, err), append(lines, line)
 	}
-	out := s.replace(path, addrs, errs)
+	out := s.replace(path, addrs, errs, opts)
 	for i := range out {
 		out[i].Source = &r.Arguments.Source
 		out[i].Line = lines[i]
@@ -459,7 +469,9 @@ func (s *server) setFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest) 
 	p := s.d.Threads()[0].Program
 	var addrs []uint32
 	var errs []error
+	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
+		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
 		a, _, ok := p.Symbol(b.Name)
 		var err error
 		if !ok {
@@ -467,7 +479,7 @@ func (s *server) setFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest) 
 		}
 		addrs, errs = append(addrs, a), append(errs, err)
 	}
-	out := s.replace("fn:", addrs, errs)
+	out := s.replace("fn:", addrs, errs, opts)
 	s.send(&godap.SetFunctionBreakpointsResponse{Response: s.response(req, true, ""), Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: out}})
 }
 
@@ -488,11 +500,13 @@ func (s *server) setInstructionBreakpoints(r *godap.SetInstructionBreakpointsReq
 	defer s.mu.Unlock()
 	var addrs []uint32
 	var errs []error
+	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
+		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
 		a, err := parseAddr(b.InstructionReference, b.Offset)
 		addrs, errs = append(addrs, a), append(errs, err)
 	}
-	out := s.replace("ins:", addrs, errs)
+	out := s.replace("ins:", addrs, errs, opts)
 	s.send(&godap.SetInstructionBreakpointsResponse{Response: s.response(req, true, ""), Body: godap.SetInstructionBreakpointsResponseBody{Breakpoints: out}})
 }
 
@@ -726,8 +740,9 @@ func (s *server) setVariable(r *godap.SetVariableRequest) {
 
 // evaluate: in the debug console (context repl) a line that starts with
 // a debugger command runs it and answers with its transcript; anything
-// else is a register, a special register or an address expression (the
-// word stored there).
+// else is a register, a special register, an address expression (the
+// word stored there) or another expression (its value: [ADDR],
+// comparisons, ...).
 func (s *server) evaluate(r *godap.EvaluateRequest) {
 	req := &r.Request
 	if !s.lock(req) {
@@ -764,9 +779,13 @@ func (s *server) evaluate(r *godap.EvaluateRequest) {
 			return
 		}
 	}
-	a, err := s.d.Eval(expr)
+	a, isValue, err := s.d.Value(expr)
 	if err != nil {
 		s.fail(req, "%v", err)
+		return
+	}
+	if isValue {
+		s.send(&godap.EvaluateResponse{Response: s.response(req, true, ""), Body: godap.EvaluateResponseBody{Result: fmt.Sprintf("0x%08x (%d)", a, int32(a))}})
 		return
 	}
 	res := s.d.Describe(a)

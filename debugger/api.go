@@ -52,6 +52,9 @@ func (d *Debugger) stopOf(o outcome) Stop {
 		s.Reason = "step"
 	case stopBreak:
 		s.Reason = "breakpoint"
+		if o.condErr != nil {
+			s.Text = o.condErr.Error()
+		}
 	case stopWatch:
 		s.Reason = "data breakpoint"
 	case stopInterrupt:
@@ -169,6 +172,11 @@ func (d *Debugger) Location(loc string) (addr uint32, what string, err error) {
 
 // Eval evaluates an address expression in the selected thread.
 func (d *Debugger) Eval(expr string) (uint32, error) { return d.eval(expr) }
+
+// Value evaluates an expression in the selected thread and says whether
+// it is a value ([ ], comparisons, ...) rather than an address (terms, +
+// and -), whose word a front end shows.
+func (d *Debugger) Value(expr string) (v uint32, isValue bool, err error) { return d.evalKind(expr) }
 
 // Describe gives an address of the selected thread's program with its
 // symbol and source position: "0x00001234 <name+0x4> at file.s:12".

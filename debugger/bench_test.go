@@ -22,3 +22,31 @@ func BenchmarkWatchRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(instret)/b.Elapsed().Seconds()/1e6, "guest-MIPS")
 }
+
+// BenchmarkConditionRun runs recursion.O1 (219 thousand instructions,
+// 8361 calls of fib) to its exit with a breakpoint at fib whose
+// condition never holds: the fast path stops at every call, the
+// condition is evaluated and the core steps past (guest MIPS, and the
+// cost of one arrival).
+func BenchmarkConditionRun(b *testing.B) {
+	for _, cmd := range []string{"", "break fib if [%sp] == 0x7fffffff && %r6 == 1000"} {
+		name := "plain"
+		if cmd != "" {
+			name = "condition"
+		}
+		b.Run(name, func(b *testing.B) {
+			p := crtAnd(b, recursionS)
+			var instret uint64
+			for i := 0; i < b.N; i++ {
+				s := newSessionTB(b, p)
+				s.d.Exec(cmd)
+				s.d.Exec("continue")
+				if !bytes.Contains(s.out.Bytes(), []byte("exited")) {
+					b.Fatal(s.out.String())
+				}
+				instret += s.cpu.Instret
+			}
+			b.ReportMetric(float64(instret)/b.Elapsed().Seconds()/1e6, "guest-MIPS")
+		})
+	}
+}

@@ -33,13 +33,16 @@ func init() {
 		{"continue", []string{"c", "cont"}, "continue", "run until a breakpoint, a watchpoint, the exit or a trap", (*Debugger).cmdContinue},
 		{"until", []string{"u", "advance"}, "until LOC", "run until pc reaches LOC (or a breakpoint, watchpoint, exit or trap)", (*Debugger).cmdUntil},
 		{"finish", []string{"fin"}, "finish", "run until the current function returns to its caller", (*Debugger).cmdFinish},
-		{"break", []string{"b", "br"}, "break [LOC]", "set a breakpoint at LOC (default: pc)", (*Debugger).cmdBreak},
+		{"break", []string{"b", "br"}, "break [LOC] [if EXPR]", "set a breakpoint at LOC (default: pc); with if, it stops only where EXPR is not 0", (*Debugger).cmdBreak},
+		{"condition", []string{"cond"}, "condition N [EXPR]", "make breakpoint N stop only where EXPR is not 0 (no EXPR: always)", (*Debugger).cmdCondition},
+		{"ignore", nil, "ignore N COUNT", "let breakpoint N pass its next COUNT hits (0: stop at the next)", (*Debugger).cmdIgnore},
+		{"log", nil, "log LOC MESSAGE", "a logpoint: print MESSAGE at LOC and go on ({EXPR} is EXPR's value, {EXPR:x} in hex)", (*Debugger).cmdLog},
 		{"delete", []string{"d"}, "delete [N...]", "delete breakpoints/watchpoints N (default: all)", (*Debugger).cmdDelete},
 		{"watch", []string{"w"}, "watch ADDR [LEN]", "stop when a store of the core touches LEN bytes at ADDR, or they change (DMA, the host) (default: the symbol's size, or 4; at most 4096)", (*Debugger).cmdWatch},
 		{"node", []string{"thread"}, "node [N]", "select thread (a cluster's node) N; show the selected one", (*Debugger).cmdThread},
 		{"info", []string{"i"}, "info WHAT", "WHAT: registers, breakpoints, watchpoints, symbols [TEXT], specials (special registers), line [LOC]", (*Debugger).cmdInfo},
 		{"regs", []string{"registers"}, "regs", "same as info registers", (*Debugger).cmdRegs},
-		{"print", []string{"p"}, "print REG|&ADDR|ADDR", "a register's value, an address, or the word stored at an address", (*Debugger).cmdPrint},
+		{"print", []string{"p"}, "print REG|&ADDR|ADDR|EXPR", "a register's value, an address, the word stored at an address, or an expression's value ([ADDR], comparisons, ...)", (*Debugger).cmdPrint},
 		{"x", nil, "x[/N] [ADDR]", "dump N words (default 8) at ADDR (default: after the last dump), with ASCII", nil},
 		{"disas", []string{"disassemble", "dis"}, "disas [ADDR] [N]", "disassemble N instructions at ADDR, or around pc (=> marks pc, b a breakpoint)", (*Debugger).cmdDisas},
 		{"cycles", nil, "cycles", "cycle counter, instructions executed, simulated time", (*Debugger).cmdCycles},
@@ -94,6 +97,8 @@ func (d *Debugger) cmdHelp(args []string) {
 	}
 	d.printf("LOC and ADDR: 0x hex or decimal numbers, symbols, %%registers, joined by + and -\n" +
 		"(main+0x10, %%fp-8); LOC may also be FILE:LINE (matched by base name or path).\n" +
+		"EXPR (a condition) adds [ADDR] (the word there), special registers by name, ( ), * & | ^ << >>,\n" +
+		"comparisons (signed) == != < <= > >=, && || ! ~: break fib if [moves] > 3 && %%r6 != 0.\n" +
 		"An empty line repeats step, next, x or list.\n")
 }
 
@@ -241,20 +246,24 @@ const MaxWatch = 4096
 // SetBreakpoint sets a breakpoint at a in thread th's code and gives its
 // number; existed says there was one already (its number is given).
 func (d *Debugger) SetBreakpoint(th int, a uint32) (id int, existed bool, err error) {
-	c := d.cpuOf(th)
-	if a%4 != 0 || !c.Mem.InSRAM(a, 4) {
-		return 0, false, fmt.Errorf("0x%08x is not an instruction address (a word of SRAM)", a)
+	if err := d.checkCode(th, a); err != nil {
+		return 0, false, err
 	}
-	if p := d.breakAt(th, a); p != nil {
-		return p.id, true, nil
+	for _, p := range d.points {
+		if !p.watch && p.thread == th && p.addr == a && p.plain() {
+			return p.id, true, nil
+		}
 	}
-	p := &point{id: d.nextID, thread: th, addr: a, what: d.threads[th].Program.describe(a)}
-	d.nextID++
-	d.points = append(d.points, p)
-	if d.core != nil {
-		c.SetBreakpoint(a, true)
+	id, err = d.AddBreakpoint(th, a, BreakOptions{})
+	return id, false, err
+}
+
+// checkCode checks that a breakpoint can be set at a in thread th.
+func (d *Debugger) checkCode(th int, a uint32) error {
+	if a%4 != 0 || !d.cpuOf(th).Mem.InSRAM(a, 4) {
+		return fmt.Errorf("0x%08x is not an instruction address (a word of SRAM)", a)
 	}
-	return p.id, false, nil
+	return nil
 }
 
 // SetWatchpoint makes the target stop when n bytes at a of thread th's
@@ -298,6 +307,14 @@ func (d *Debugger) DeleteAll() {
 
 func (d *Debugger) cmdBreak(args []string) {
 	a := d.cpu().PC
+	cond := ""
+	if i := slices.Index(args, "if"); i >= 0 {
+		if cond = strings.Join(args[i+1:], " "); cond == "" {
+			d.errorf("break: if without a condition")
+			return
+		}
+		args = args[:i]
+	}
 	if len(args) > 0 {
 		var err error
 		if a, _, err = d.location(strings.Join(args, " ")); err != nil {
@@ -305,16 +322,23 @@ func (d *Debugger) cmdBreak(args []string) {
 			return
 		}
 	}
-	id, existed, err := d.SetBreakpoint(d.cur, a)
+	var id int
+	existed := false
+	var err error
+	if cond != "" {
+		id, err = d.AddBreakpoint(d.cur, a, BreakOptions{Condition: cond})
+	} else {
+		id, existed, err = d.SetBreakpoint(d.cur, a)
+	}
 	switch {
 	case err != nil:
 		d.errorf("break: %v", err)
 	case existed:
 		d.printf("Breakpoint %d is already at %s\n", id, d.p().describe(a))
-	case d.timed != nil:
-		d.printf("Breakpoint %d at %s %s\n", id, d.th().Name, d.p().describe(a))
+	case cond != "":
+		d.printf("Breakpoint %d at %s%s if %s\n", id, d.nodePrefix(), d.p().describe(a), cond)
 	default:
-		d.printf("Breakpoint %d at %s\n", id, d.p().describe(a))
+		d.printf("Breakpoint %d at %s%s\n", id, d.nodePrefix(), d.p().describe(a))
 	}
 }
 
@@ -449,10 +473,13 @@ func (d *Debugger) showPoints(watch bool) {
 			d.printf("Num  Type        Address     Hits  What\n")
 			any = true
 		}
-		if p.watch {
+		switch {
+		case p.watch:
 			d.printf("%-4d watchpoint  0x%08x  %4d  %d bytes at %s\n", p.id, p.addr, p.hits, p.len, p.what)
-		} else {
-			d.printf("%-4d breakpoint  0x%08x  %4d  %s\n", p.id, p.addr, p.hits, p.what)
+		case p.log != nil:
+			d.printf("%-4d logpoint    0x%08x  %4d  %s\n%s", p.id, p.addr, p.hits, p.what, p.qualifiers())
+		default:
+			d.printf("%-4d breakpoint  0x%08x  %4d  %s\n%s", p.id, p.addr, p.hits, p.what, p.qualifiers())
 		}
 	}
 	if !any {
@@ -472,10 +499,13 @@ func (d *Debugger) showClusterPoints() {
 	}
 	for _, p := range d.points {
 		kind := "breakpoint"
-		if p.watch {
+		switch {
+		case p.watch:
 			kind = fmt.Sprintf("watchpoint, %d bytes", p.len)
+		case p.log != nil:
+			kind = "logpoint"
 		}
-		d.printf("%-3d %s %s at %s, hit %d times\n", p.id, d.threads[p.thread].Name, kind, d.threads[p.thread].Program.describe(p.addr), p.hits)
+		d.printf("%-3d %s %s at %s, hit %d times\n%s", p.id, d.threads[p.thread].Name, kind, d.threads[p.thread].Program.describe(p.addr), p.hits, p.qualifiers())
 	}
 }
 
@@ -581,9 +611,13 @@ func (d *Debugger) cmdPrint(args []string) {
 		d.printf("%s = %s\n", expr, d.p().describe(a))
 		return
 	}
-	a, err := d.eval(expr)
+	a, isValue, err := d.evalKind(expr)
 	if err != nil {
 		d.errorf("print: %v", err)
+		return
+	}
+	if isValue {
+		d.printf("%s = 0x%08x (%d)\n", expr, a, int32(a))
 		return
 	}
 	v, err := d.readWord(a)

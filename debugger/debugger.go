@@ -4,7 +4,8 @@
 // netvm/run's DebugSession) and stops it between two ticks, so that every
 // thread is seen at one instant. It has breakpoints (at addresses, symbols
 // and FILE:LINE through lanai-as's line table or clang's DWARF one),
-// watchpoints, stepping by instruction and by source line, over calls and
+// with conditions, hit counts and logpoints (cond.go) in one expression
+// language (expr.go), watchpoints, stepping by instruction and by source line, over calls and
 // out of functions by the program's frame convention (ABIClang,
 // ABINetVM), memory and register inspection, disassembly, source listing,
 // a history of executed instructions and (for a lone core) tracing.
@@ -84,6 +85,7 @@ type Debugger struct {
 
 	out      io.Writer
 	last     string // the last command, repeated by an empty line in Interact
+	rest     string // the running command's arguments as written (log's message)
 	prevCmd  string // the name of the command before the one running
 	lastCmd  string // the name of the command running (or last run)
 	xNext    uint32 // where a bare "x" continues
@@ -109,6 +111,16 @@ type point struct {
 	hits   int
 	what   string // how the user wrote the location, resolved
 	old    []byte // the watched bytes, to show what a store changed
+
+	// A breakpoint's qualifiers (cond.go): it stops only when cond is
+	// non-zero and the hit count (the times it was reached with cond
+	// holding) passes hitCond; a logpoint (log set) prints its message
+	// there instead of stopping.
+	cond     value
+	condText string
+	hitCond  hitCond
+	log      []logPart
+	logText  string
 }
 
 // histEntry is an executed instruction, or (gap > 0) a stretch of gap
@@ -286,6 +298,7 @@ func (d *Debugger) Exec(line string) (quit bool) {
 	}()
 	fields := strings.Fields(line)
 	name, args := fields[0], fields[1:]
+	d.rest = strings.TrimSpace(line[len(name):])
 	count := ""
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name, count = name[:i], name[i+1:]

@@ -11,87 +11,29 @@ import (
 	"lanaiemu/objfile"
 )
 
-// Address expressions: terms joined by + and -, with an optional leading
-// sign. A term is a number (0x hex or decimal), a register (%sp, $r3, or a
-// bare register name that is not a symbol) or a symbol name. A leading '*'
-// (gdb's "break *ADDR") is ignored.
-
-// eval evaluates an address expression.
+// eval evaluates an expression (expr.go) on the selected thread: an
+// address, for the commands that take one.
 func (d *Debugger) eval(expr string) (uint32, error) {
-	s := strings.TrimSpace(expr)
-	s = strings.TrimPrefix(s, "*")
-	if s == "" {
-		return 0, fmt.Errorf("missing address")
+	v, err := compile(d.p(), expr)
+	if err != nil {
+		return 0, err
 	}
-	var sum uint32
-	sign := uint32(1)
-	expectTerm := true
-	for i := 0; i < len(s); {
-		ch := s[i]
-		switch {
-		case ch == ' ' || ch == '\t':
-			i++
-			continue
-		case ch == '+' || ch == '-':
-			if ch == '-' {
-				sign = -sign
-			}
-			expectTerm = true
-			i++
-			continue
-		}
-		if !expectTerm {
-			return 0, fmt.Errorf("bad address expression %q: expected + or - before %q", expr, s[i:])
-		}
-		j := i
-		if ch == '%' || ch == '$' {
-			j++
-		}
-		for j < len(s) && isNameChar(s[j]) {
-			j++
-		}
-		tok := s[i:j]
-		if tok == "" || tok == "%" || tok == "$" {
-			return 0, fmt.Errorf("bad address expression %q: unexpected %q", expr, s[i:])
-		}
-		v, err := d.term(tok)
-		if err != nil {
-			return 0, err
-		}
-		sum += sign * v
-		sign = 1
-		expectTerm = false
-		i = j
+	return v(d.cpu())
+}
+
+// evalKind evaluates an expression on the selected thread and says
+// whether it is a value rather than an address (expr.go).
+func (d *Debugger) evalKind(expr string) (v uint32, isValue bool, err error) {
+	f, isValue, err := compileKind(d.p(), expr)
+	if err != nil {
+		return 0, false, err
 	}
-	if expectTerm {
-		return 0, fmt.Errorf("bad address expression %q: it ends with an operator", expr)
-	}
-	return sum, nil
+	v, err = f(d.cpu())
+	return v, isValue, err
 }
 
 func isNameChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '$'
-}
-
-// term evaluates one term of an address expression.
-func (d *Debugger) term(tok string) (uint32, error) {
-	if tok[0] == '%' || tok[0] == '$' {
-		r, ok := regByName(tok[1:])
-		if !ok {
-			return 0, fmt.Errorf("no register %q", tok)
-		}
-		return d.cpu().Reg(r), nil
-	}
-	if tok[0] >= '0' && tok[0] <= '9' {
-		return parseNumber(tok)
-	}
-	if a, ok := d.p().syms.Addr(tok); ok {
-		return a, nil
-	}
-	if r, ok := regByName(tok); ok {
-		return d.cpu().Reg(r), nil
-	}
-	return 0, fmt.Errorf("no symbol %q", tok)
 }
 
 // parseNumber reads 0x hex or decimal.

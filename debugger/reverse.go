@@ -86,7 +86,9 @@ func (d *Debugger) reverseStep() (outcome, error) {
 }
 
 // reverseContinue goes back to the last stop before the present one: a
-// breakpoint reached or a watched store; to the start if there is none.
+// breakpoint reached where its condition held (or could not be
+// evaluated), or a watched store; to the start if there is none.
+// Logpoints are passed by; hit conditions are not looked at.
 func (d *Debugger) reverseContinue() (outcome, error) {
 	if err := d.canReverse(); err != nil {
 		return outcome{}, err
@@ -101,7 +103,7 @@ func (d *Debugger) reverseContinue() (outcome, error) {
 		a, size, cnt := c.LastStore()
 		for _, p := range d.points {
 			switch {
-			case !p.watch && c.PC == p.addr:
+			case !p.watch && c.PC == p.addr && p.log == nil && p.holds(c):
 			case p.watch && cnt != stores && uint64(a) < uint64(p.addr)+uint64(p.len) && uint64(p.addr) < uint64(a)+uint64(size):
 			default:
 				continue

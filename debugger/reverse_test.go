@@ -68,3 +68,41 @@ func TestReverse(t *testing.T) {
 		t.Errorf("continue after going back: instret %d, want %d", cpu.Instret, hits[2].instret)
 	}
 }
+
+// reverse-continue honours conditions: it goes back to the last arrival
+// where the condition held, passing logpoints and the arrivals where it
+// did not.
+func TestReverseCondition(t *testing.T) {
+	p := crtAnd(t, recursionS)
+	stops, _, _ := fibStops(t, p)
+	out := &bytes.Buffer{}
+	load := func() (*lanai.CPU, error) {
+		c, err := lanai.New(lanai.Config{Console: out})
+		if err != nil {
+			return nil, err
+		}
+		img, err := c.Mem.LoadFile(p.image)
+		if err != nil {
+			return nil, err
+		}
+		c.Reset(img.Entry)
+		return c, nil
+	}
+	c, _ := load()
+	img, _ := c.Mem.LoadFile(p.image)
+	d := New(c, img, out)
+	d.Target().(*Core).Restartable(load, nil)
+	s := &session{t: t, cpu: c, d: d, out: out}
+	is3 := func(v uint32) bool { return v == 3 }
+	s.do("break fib if %r6 == 3")
+	s.do("log fib {%r6}")
+	s.do("continue")
+	s.do("continue")
+	if cpu := d.cpuOf(0); cpu.Cycles != nth(t, stops, 2, is3) {
+		t.Fatalf("the second stop at cycle %d, want %d", cpu.Cycles, nth(t, stops, 2, is3))
+	}
+	got := s.do("reverse-continue")
+	if cpu := d.cpuOf(0); cpu.Cycles != nth(t, stops, 1, is3) || cpu.R[6] != 3 {
+		t.Errorf("reverse-continue: cycle %d r6 %d, want the first stop's %d\n%s", cpu.Cycles, cpu.R[6], nth(t, stops, 1, is3), got)
+	}
+}

@@ -45,6 +45,7 @@ type outcome struct {
 	event   *Event
 	err     error
 	point   *point
+	condErr error  // the breakpoint's condition could not be evaluated
 	byStore bool   // a watchpoint hit by the core's own store ...
 	storePC uint32 // ... at this pc
 	stAddr  uint32
@@ -133,7 +134,7 @@ func (d *Debugger) ticks(g goal, limit uint64, start []uint64, maxTicks int) (ou
 		if ev != nil && ev.End {
 			return outcome{kind: stopEnd, event: ev}, true
 		}
-		if o, hit := d.hit(start, stores, pcs); hit {
+		if o, hit := d.hit(start, instr, stores, pcs); hit {
 			if ev != nil { // it happened in this tick too: said before the stop, or never
 				d.printf("%s\n", ev.Text)
 			}
@@ -206,11 +207,13 @@ func (d *Debugger) align(pinned int, start []uint64) {
 	for i := 0; i < maxAlign && !d.aligned(); i++ {
 		if pinned >= 0 {
 			low := d.cpuOf(pinned).Cycles
-			for _, t := range d.threads {
-				low = min(low, t.CPU.Cycles)
+			for j, t := range d.threads {
+				if !d.halted(j) {
+					low = min(low, t.CPU.Cycles)
+				}
 			}
 			if d.cpuOf(pinned).Cycles == low {
-				return // the pinned core is furthest behind: it would move
+				return // the pinned core is furthest behind of those that run: it would move
 			}
 		}
 		ev, err := d.tick(goal{thread: max(pinned, 0)}, pcs, instr, stores)
@@ -225,36 +228,53 @@ func (d *Debugger) align(pinned int, start []uint64) {
 			}
 			return
 		}
-		if _, hit := d.hit(start, stores, pcs); hit {
+		if _, hit := d.hit(start, instr, stores, pcs); hit {
 			return
 		}
 	}
 }
 
-// aligned reports whether every thread's core is at the same cycle.
+// aligned reports whether every running thread's core is at the same
+// cycle.
 func (d *Debugger) aligned() bool {
-	for _, t := range d.threads[1:] {
-		if t.CPU.Cycles != d.threads[0].CPU.Cycles {
+	at, some := uint64(0), false
+	for i, t := range d.threads {
+		switch {
+		case d.halted(i):
+		case !some:
+			at, some = t.CPU.Cycles, true
+		case t.CPU.Cycles != at:
 			return false
 		}
 	}
 	return true
 }
 
-// hit finds the first point (in the order they were set) reached in the
-// last tick: a watchpoint whose bytes a store of its core touched or that
-// changed (every watchpoint's bytes are refreshed), or a breakpoint whose
-// core is at its address and has executed an instruction since the
-// command began.
-func (d *Debugger) hit(start, stores []uint64, pcs []uint32) (outcome, bool) {
+// halted reports whether thread i's core has stopped for good (Haltable).
+func (d *Debugger) halted(i int) bool {
+	h, ok := d.target.(Haltable)
+	return ok && h.Halted(i)
+}
+
+// hit finds the first point (in the order they were set) that stops the
+// run in the last tick: a watchpoint whose bytes a store of its core
+// touched or that changed (every watchpoint's bytes are refreshed), or a
+// breakpoint whose core has arrived at its address in the tick (it
+// executed an instruction, or its pc moved) and has executed one since
+// the command began, and that its qualifiers let stop (reach). Every
+// logpoint reached prints; a breakpoint reached after the one that stops
+// is not looked at.
+func (d *Debugger) hit(start, instr, stores []uint64, pcs []uint32) (outcome, bool) {
 	var o outcome
 	found := false
 	for _, p := range d.points {
 		c := d.cpuOf(p.thread)
 		if !p.watch {
-			if !found && c.PC == p.addr && c.Instret != start[p.thread] {
-				p.hits++
-				o, found = outcome{kind: stopBreak, point: p}, true
+			arrived := c.PC == p.addr && c.Instret != start[p.thread] && (c.Instret != instr[p.thread] || c.PC != pcs[p.thread])
+			if arrived && (!found || p.log != nil) {
+				if stop, err := d.reach(p); stop {
+					o, found = outcome{kind: stopBreak, point: p, condErr: err}, true
+				}
 			}
 			continue
 		}
@@ -291,6 +311,9 @@ func (d *Debugger) runFast(g goal, limit uint64, start []uint64) outcome {
 		if o, stop := d.ticks(g, limit, start, 1); stop {
 			return o
 		}
+		if d.interrupt.Load() { // breakpoints that do not stop may keep the fast path from its interrupt checks
+			return outcome{kind: stopInterrupt}
+		}
 		began := c.Instret
 		for {
 			if c.Cycles >= limit {
@@ -309,16 +332,35 @@ func (d *Debugger) runFast(g goal, limit uint64, start []uint64) outcome {
 			if st.Kind != lanai.StopBreakpoint {
 				return outcome{kind: stopEnd, event: &Event{End: true, Exit: st}}
 			}
-			if p := d.breakAt(0, c.PC); p != nil {
-				p.hits++
-				return outcome{kind: stopBreak, point: p}
+			if c.Instret == began {
+				break // where the tick before stopped: looked at there; step past it
+			}
+			if o, stop := d.reachAll(c.PC); stop {
+				return o
 			}
 			if g.at && c.PC == g.addr && (g.cond == nil || g.cond()) {
 				return outcome{kind: stopGoal}
 			}
-			break // the goal's address, but not its condition: step past it
+			break // the goal's address, but not its condition, or breakpoints that do not stop: step past them
 		}
 	}
+}
+
+// reachAll looks at a lone core's breakpoints at pc, which its fast path
+// has stopped at, in the order they were set (reach): every logpoint
+// prints, the first breakpoint that stops stops the run.
+func (d *Debugger) reachAll(pc uint32) (outcome, bool) {
+	var o outcome
+	found := false
+	for _, p := range d.points {
+		if p.watch || p.thread != 0 || p.addr != pc || found && p.log == nil {
+			continue
+		}
+		if stop, err := d.reach(p); stop {
+			o, found = outcome{kind: stopBreak, point: p, condErr: err}, true
+		}
+	}
+	return o, found
 }
 
 // record adds an executed instruction to a thread's history.
@@ -395,6 +437,9 @@ func (d *Debugger) writeReport(o outcome) {
 			d.printf("Breakpoint %d, %s\n", o.point.id, d.where(o.thread, ","))
 		} else {
 			d.printf("Breakpoint %d, %s\n", o.point.id, p.describe(c.PC))
+		}
+		if o.condErr != nil {
+			d.errorf("%v", o.condErr)
 		}
 	case stopWatch:
 		pt := o.point

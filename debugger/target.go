@@ -30,6 +30,15 @@ type Timed interface {
 	ThreadTime(thread int, cycle uint64) sim.Time
 }
 
+// Haltable is a Timed target whose cores can stop for good while the
+// others run on (a lanai-sim node's exit or trap): a stopped core's cycle
+// count no longer moves, so the debugger does not wait for it to catch up
+// after a stop.
+type Haltable interface {
+	// Halted reports whether thread i's core has stopped for good.
+	Halted(i int) bool
+}
+
 // Extender is a Target with commands of its own (the cluster's wait,
 // time, hostx, ...), listed by help after the debugger's.
 type Extender interface {

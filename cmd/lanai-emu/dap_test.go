@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,7 +54,8 @@ func startDAP(t *testing.T) (*daptest.Client, chan error) {
 	r, err := c.Do("initialize", map[string]any{"adapterID": "lanai", "linesStartAt1": true})
 	require.NoError(t, err)
 	caps := r.(*godap.InitializeResponse).Body
-	if !caps.SupportsDataBreakpoints || !caps.SupportsInstructionBreakpoints || !caps.SupportsReadMemoryRequest || !caps.SupportsDisassembleRequest {
+	if !caps.SupportsDataBreakpoints || !caps.SupportsInstructionBreakpoints || !caps.SupportsReadMemoryRequest || !caps.SupportsDisassembleRequest ||
+		!caps.SupportsConditionalBreakpoints || !caps.SupportsHitConditionalBreakpoints || !caps.SupportsLogPoints {
 		t.Errorf("capabilities %+v", caps)
 	}
 	return c, done
@@ -361,5 +364,100 @@ func TestDAPListen(t *testing.T) {
 	}
 	if st := run([]string{"dap", "extra"}, strings.NewReader(""), io.Discard, io.Discard); st != exitUsage {
 		t.Errorf("an argument: status %d", st)
+	}
+}
+
+// Conditions, hit conditions and logpoints through the adapter: a
+// source breakpoint stops at the second call of fib with 3; a logpoint
+// on the same line prints the calls with 16 or more as output events and
+// does not stop; bad expressions and hit conditions come back unverified
+// with the reason; function and instruction breakpoints whose condition
+// or hit condition never passes do not stop; a condition that cannot be
+// evaluated stops the run and says why.
+func TestDAPConditions(t *testing.T) {
+	dir := t.TempDir()
+	crt, _ := filepath.Glob("../../firmware/crt/src/*.s")
+	src, _ := filepath.Abs("../../fixtures/c/s/recursion.O1.s")
+	img, f := buildLines(t, dir, "rec.elf", append(crt, src)...)
+	fib := symbol(t, f, "fib")
+	lines, _ := f.Lines()
+	fibLine := 0
+	for _, e := range lines {
+		if e.Addr == fib {
+			fibLine = e.Line
+		}
+	}
+	c, done := startDAP(t) // the capabilities include conditions, hit conditions and logpoints
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	if _, err := c.Event("initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	source := map[string]any{"path": src}
+	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": source, "breakpoints": []map[string]any{
+		{"line": fibLine, "condition": "%r6 == 3", "hitCondition": "2"},
+		{"line": fibLine, "condition": "%r6 >= 16", "logMessage": "fib {%r6} sp {%sp:x}"},
+		{"line": fibLine, "condition": "%r6 =="},
+		{"line": fibLine, "hitCondition": "sometimes"},
+		{"line": fibLine, "logMessage": "{nosuch}"},
+	}}).Body.Breakpoints
+	if len(bps) != 5 || !bps[0].Verified || !bps[1].Verified || bps[2].Verified || bps[3].Verified || bps[4].Verified ||
+		!strings.Contains(bps[2].Message, "bad expression") || !strings.Contains(bps[3].Message, "bad hit condition") || !strings.Contains(bps[4].Message, `no symbol "nosuch"`) {
+		t.Fatalf("setBreakpoints: %+v", bps)
+	}
+	fbs := daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"name": "fib", "condition": "0"}, {"name": "main", "condition": "%r6 == %r6", "hitCondition": "% 2"}, {"name": "hanoi", "condition": "(("},
+	}}).Body.Breakpoints
+	if len(fbs) != 3 || !fbs[0].Verified || !fbs[1].Verified || fbs[2].Verified {
+		t.Fatalf("setFunctionBreakpoints: %+v", fbs)
+	}
+	ins := daptest.Must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"instructionReference": fmt.Sprintf("0x%x", fib), "condition": "[%sp] == 0x12345678", "hitCondition": ">= 1"},
+	}}).Body.Breakpoints
+	if len(ins) != 1 || !ins[0].Verified {
+		t.Fatalf("setInstructionBreakpoints: %+v", ins)
+	}
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	var out strings.Builder
+	e, err := c.Event("stopped", func(e godap.EventMessage) {
+		if o, ok := e.(*godap.OutputEvent); ok {
+			out.WriteString(o.Body.Output)
+		}
+	})
+	require.NoError(t, err)
+	st := e.(*godap.StoppedEvent).Body
+	r6 := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "%r6"}).Body.Result
+	cond := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "%r6 == 3 && [%sp] == [%sp]", "context": "watch"}).Body.Result
+	if st.Reason != "breakpoint" || len(st.HitBreakpointIds) != 1 || st.HitBreakpointIds[0] != bps[0].Id || r6 != "0x00000003 (3)" || cond != "0x00000001 (1)" {
+		t.Errorf("stop: %+v, r6 %s, the condition evaluated: %s", st, r6, cond)
+	}
+	logged := regexp.MustCompile(`(?m)^fib (\d+) sp 0x[0-9a-f]{8}$`).FindAllStringSubmatch(out.String(), -1)
+	if len(logged) < 3 || logged[0][1] != "18" || logged[1][1] != "17" || logged[2][1] != "16" {
+		t.Errorf("logpoint output before the stop: %q", out.String())
+	}
+	for _, l := range logged {
+		if n, _ := strconv.Atoi(l[1]); n < 16 {
+			t.Errorf("logged fib %d: its condition is %%r6 >= 16", n)
+		}
+	}
+	t.Logf("stop: %s; %d lines logged before it", st.Description, len(logged))
+
+	// A condition that reads a word outside SRAM stops with the reason.
+	daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": source, "breakpoints": []map[string]any{
+		{"line": fibLine, "condition": "[%r6 + 0x40000000] == 1"}}})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	if st = stopped(t, c); st.Reason != "breakpoint" || !strings.Contains(st.Text, "cannot be evaluated") {
+		t.Errorf("a condition failing at run time: %+v", st)
+	}
+	// Without breakpoints, to the exit.
+	daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": source, "breakpoints": []any{}})
+	daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []any{}})
+	daptest.Must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{"breakpoints": []any{}})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	if e, err := c.Event("exited", nil); err != nil || uint32(e.(*godap.ExitedEvent).Body.ExitCode) != expected(t, "recursion") {
+		t.Errorf("exited %v %v", e, err)
+	}
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	if err := <-done; err != nil {
+		t.Error(err)
 	}
 }

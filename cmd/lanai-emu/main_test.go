@@ -373,3 +373,53 @@ func TestDebugScript(t *testing.T) {
 		t.Errorf("missing script: status %d", st)
 	}
 }
+
+// A script with a conditional breakpoint, an ignore count, a logpoint and
+// a condition changed: the transcript of lanai-emu debug shows each, and
+// the program exits with its code and the cycle count of a plain run; a
+// bad condition makes the script's status 1.
+func TestDebugScriptConditions(t *testing.T) {
+	dir := t.TempDir()
+	img := buildC(t, dir, "recursion.O1")
+	_, plain, _ := emu(t, "", "debug", "--script", writeScript(t, dir, "plain.txt", "continue\n"), img)
+	end := regexp.MustCompile(`\[program exited with code .*\]`).FindString(plain)
+	script := writeScript(t, dir, "s.txt", `# conditions, hit counts and logpoints
+break fib if %r6 == 2 && [%sp] != 0
+ignore 1 2
+log fib  fib({%r6})  from {%rca:x}
+condition 2 %r6 > 16
+continue
+p r6
+info breakpoints
+condition 1 0
+continue
+`)
+	st, out, errs := emu(t, "", "debug", "--script", script, img)
+	if st != 0 || end == "" {
+		t.Fatalf("status %d, plain run's end %q\n%s%s", st, end, out, errs)
+	}
+	for _, w := range []string{"Breakpoint 1 at 0x", " if %r6 == 2 && [%sp] != 0\n", "Will ignore next 2 crossings of breakpoint 1 (it stops from hit 3 on)",
+		"Logpoint 2 at 0x", "Logpoint 2 logs only if %r6 > 16.", "\nfib(18)  from 0x", "\nfib(17)  from 0x", "Breakpoint 1, 0x",
+		"(lanai) p r6\nr6 = 0x00000002 (2)", "\tstop only if %r6 == 2 && [%sp] != 0\n", "\tonly when the hit count is > 2\n", "2    logpoint    0x", end} {
+		if !strings.Contains(out, w) {
+			t.Errorf("transcript lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "fib(16)") {
+		t.Errorf("logged a call its condition excludes:\n%s", out)
+	}
+	bad := writeScript(t, dir, "bad.txt", "break fib if %r6 ==\ncontinue\n")
+	if st, out, _ := emu(t, "", "debug", "--script", bad, img); st != exitScript || !strings.Contains(out, "error: break: condition: bad expression") || !strings.Contains(out, end) {
+		t.Errorf("a bad condition: status %d\n%s", st, out)
+	}
+}
+
+// writeScript writes a debugger script into dir.
+func writeScript(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -28,6 +28,9 @@ type simTarget struct {
 
 func (t *simTarget) Threads() []*debugger.Thread { return t.threads }
 
+// Halted reports whether node i has exited or trapped.
+func (t *simTarget) Halted(i int) bool { return t.w.W.Nodes[i].Stop != nil }
+
 func (t *simTarget) Now() sim.Time { return t.w.W.Now() }
 
 func (t *simTarget) ThreadTime(i int, cycle uint64) sim.Time {

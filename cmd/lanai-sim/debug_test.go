@@ -37,6 +37,17 @@ func TestDebugScript(t *testing.T) {
 	if m := want.FindStringSubmatch(out); st != 0 || m == nil || m[1] != m[2] || !strings.HasPrefix(e, "lanai-sim: every node done at ") {
 		t.Errorf("status %d\n%s\nstderr: %s", st, out, e)
 	}
+	// A condition on node 0's loop counter, logpoints on both nodes: each
+	// evaluated on its own board. Node 0 stops at its breakpoint after
+	// node 1 has exited (an exited board is not waited for to align the
+	// boards after the stop).
+	st, out, e = debug("break console.s:23 if %r7 == 1000\nlog console.s:26 B next on {[id]}, r7 {%r7}\nthread 1\nlog console.s:26 B next on {[id]}\n"+
+		"continue\nthread 0\ncontinue\nprint %r7\ncontinue\n", scen)
+	want = regexp.MustCompile(`(?s)\nnode 1: B next on 1\n.*\[node 1 exited .*Breakpoint 1, node 0, at [0-9.]+ us \(cycle \d+\)\n=>  0x00000028 <_start\+0x28> .*` +
+		`\(lanai\) print %r7\nr7 = 0x000003e8 \(1000\)\n.*\nnode 0: B next on 0, r7 0\n`)
+	if st != 0 || !want.MatchString(out) || len(regexp.MustCompile(`(?m)^node \d: B next on`).FindAllString(out, -1)) != 2 {
+		t.Errorf("conditions and logpoints: status %d\n%s\nstderr: %s", st, out, e)
+	}
 	if st, out, e := debug("continue\nnosuch\n", scen); st != 1 || !strings.Contains(out, `error: unknown command "nosuch"`) || !strings.Contains(e, "1 debugger commands failed") {
 		t.Errorf("a failed command: status %d\n%s\n%s", st, out, e)
 	}

@@ -156,6 +156,66 @@ func TestDAPCluster(t *testing.T) {
 	}
 }
 
+// Conditions in a cluster: a function breakpoint is set in every node,
+// and each node's point evaluates its condition on its own board: one on
+// the firmware's node_id stops on node 1 only (node 0 reaches main_loop
+// at the same cycles, and its point comes first), at the hit its hit
+// condition names, node 0's point never hit; a logpoint in recv.s prints
+// node 1's node_id as an output event.
+func TestDAPClusterConditions(t *testing.T) {
+	r := root(t)
+	c, done := daptest.Pipe(func(rd io.Reader, w io.Writer) error { return dap.Serve(rd, w, Launcher()) })
+	daptest.Must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai-cluster"})
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"scenario": filepath.Join(r, "fixtures/netvm/scenarios/tour.json")})
+	if _, err := c.Event("initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	fbs := daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"name": "main_loop", "condition": "[node_id] == 1", "hitCondition": "5"}}}).Body.Breakpoints
+	recv := filepath.Join(r, "firmware/netvm/src/recv.s")
+	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": map[string]any{"path": recv},
+		"breakpoints": []map[string]any{{"line": 132, "logMessage": "rx_data on node_id {[node_id]}"}}}).Body.Breakpoints
+	if len(fbs) != 1 || !fbs[0].Verified || len(bps) != 1 || !bps[0].Verified {
+		t.Fatalf("function %+v, source %+v", fbs, bps)
+	}
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	var out strings.Builder
+	output := func(e godap.EventMessage) {
+		if o, ok := e.(*godap.OutputEvent); ok {
+			out.WriteString(o.Body.Output)
+		}
+	}
+	e, err := c.Event("stopped", output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := e.(*godap.StoppedEvent).Body
+	if st.Reason != "function breakpoint" || st.ThreadId != 2 || st.HitBreakpointIds[0] != fbs[0].Id {
+		t.Fatalf("stop: %+v", st)
+	}
+	info := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "info breakpoints", "context": "repl"}).Body.Result
+	if !regexp.MustCompile(`node 0 breakpoint at 0x[0-9a-f]{8} <main_loop> at netvm.s:\d+, hit 0 times`).MatchString(info) ||
+		!regexp.MustCompile(`node 1 breakpoint at 0x[0-9a-f]{8} <main_loop> at netvm.s:\d+, hit 5 times`).MatchString(info) ||
+		!strings.Contains(info, "4   node 1 logpoint at") {
+		t.Errorf("info breakpoints:\n%s", info)
+	}
+	t.Logf("stop: %s\n%s", st.Description, info)
+	// The logpoint printed when node 1 took the write's data; the run
+	// goes on to its end.
+	daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []any{}})
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 2})
+	if _, err := c.Event("exited", output); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "node 1: rx_data on node_id 1\n") || strings.Contains(out.String(), "node 0: rx_data") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
+
 // A launch naming a device or a bad scenario fails at once with the
 // reason (the scenario is read with readfile's bounds).
 func TestDAPLaunchBadScenario(t *testing.T) {

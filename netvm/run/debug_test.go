@@ -192,6 +192,14 @@ step 50
 node 1
 break rx_data
 break ctr_apply
+node 0
+break engines if [node_id] != 0
+log rx_ack ack on node {[node_id]}, r8 {%r8:x}
+node 1
+break engines if [node_id] != 1 && [0x40000000] == 0
+break main_loop
+ignore 8 1000000000
+log rx_data data on node {[node_id]}
 continue
 wait 1.5us
 continue
@@ -218,6 +226,16 @@ x/8 NVM_SPT_BASE
 			}
 			if n := strings.Count(out.String(), "Breakpoint "); n < 4 {
 				t.Fatalf("%d breakpoint stops:\n%s", n, out.String())
+			}
+			// The conditions are evaluated on the board that reached
+			// the breakpoint: on its own node_id, never true there.
+			for _, never := range []string{"Breakpoint 5,", "Breakpoint 7,", "Breakpoint 8,"} {
+				if strings.Contains(out.String(), never) {
+					t.Errorf("a breakpoint that never holds stopped (%s):\n%s", never, out.String())
+				}
+			}
+			if !strings.Contains(out.String(), "\nnode 1: data on node 1\n") || name == "tour.json" && !regexp.MustCompile(`\nnode 0: ack on node 0, r8 0x[0-9a-f]{8}\n`).MatchString(out.String()) {
+				t.Errorf("the logpoints' lines are missing:\n%s", out.String())
 			}
 			if d := cmp.Diff(evs, devs); d != "" {
 				t.Fatalf("events differ (-plain run +with the debugger):\n%s", d)

@@ -129,6 +129,44 @@ test('a breakpoint in a .c file (clang -g): the C line and the C stack', async (
 	}
 });
 
+test('Edit Breakpoint: a condition with a hit count, a logpoint, a bad expression', async () => {
+	const dc = await client(env('LANAI_EMU'), 'lanai');
+	try {
+		const init = await dc.initializeRequest();
+		assert.ok(init.body.supportsConditionalBreakpoints && init.body.supportsHitConditionalBreakpoints && init.body.supportsLogPoints);
+		const line = firstInstruction(recS, 'fib');
+		let output = '';
+		dc.on('output', (e) => { output += e.body.output; });
+		const stopped = dc.waitForEvent('stopped');
+		let bps;
+		await Promise.all([
+			dc.waitForEvent('initialized').then(async () => {
+				bps = (await dc.setBreakpointsRequest({ source: { path: recS }, breakpoints: [
+					{ line, condition: '%r6 == 3', hitCondition: '2' },
+					{ line, condition: '%r6 >= 17', logMessage: 'fib {%r6}' },
+					{ line, condition: '%r6 ==' },
+				] })).body.breakpoints;
+				return dc.configurationDoneRequest();
+			}),
+			dc.launchRequest({ program: env('REC_S_ELF') }),
+		]);
+		assert.deepStrictEqual(bps.map((b) => b.verified), [true, true, false]);
+		assert.match(bps[2].message, /bad expression/);
+		const ev = await stopped;
+		assert.strictEqual(ev.body.reason, 'breakpoint');
+		assert.deepStrictEqual(ev.body.hitBreakpointIds, [bps[0].id]);
+		const r6 = await dc.evaluateRequest({ expression: '%r6', context: 'watch' });
+		assert.strictEqual(r6.body.result, '0x00000003 (3)');
+		assert.ok(output.includes('fib 18\n') && output.includes('fib 17\n') && !output.includes('fib 16\n'), output);
+		await dc.setBreakpointsRequest({ source: { path: recS }, breakpoints: [] });
+		const exited = dc.waitForEvent('exited');
+		await dc.continueRequest({ threadId: 1 });
+		assert.strictEqual((await exited).body.exitCode | 0, expected('recursion'));
+	} finally {
+		await dc.stop();
+	}
+});
+
 test('a cluster: each board a thread, a stop stops all at one time, the exit code', async () => {
 	const dc = await client(env('NETVM'), 'lanai-cluster');
 	try {
