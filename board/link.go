@@ -673,7 +673,8 @@ func (l *Link) Deliver(pkt []byte, first, last sim.Time) { l.DeliverNoted(pkt, f
 
 // DeliverNoted implements fabric.NotedEndpoint: Deliver with the sender's
 // note, given when the packet arrived exactly as sent (noteCRC8,
-// noteCRC32).
+// noteCRC32), or fabric.NoteCorrupted when a corruption fault changed it
+// (ILLEGAL_RECEIVED_INT, recvErrors).
 func (l *Link) DeliverNoted(pkt []byte, first, last sim.Time, note uint32) {
 	l.fabricHook()
 	l.rxBusy, l.rxLast = true, last
