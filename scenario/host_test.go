@@ -26,6 +26,13 @@ func hostScenario(t *testing.T, host string, extra string) (*Scenario, error) {
 func runHost(t *testing.T, host, extra string) *World {
 	t.Helper()
 	s, err := hostScenario(t, host, extra)
+	return runParsed(t, s, err)
+}
+
+// runParsed builds and runs a scenario Parse returned, failing the test
+// on any error.
+func runParsed(t *testing.T, s *Scenario, err error) *World {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
