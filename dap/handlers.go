@@ -413,13 +413,12 @@ func (s *server) replace(key string, places [][]debugger.Place, missing [][]erro
 		if len(at) > 0 {
 			out[i].InstructionReference = hex32(at[0].Addr)
 		}
-		if len(set) == 0 {
-			for _, err := range why {
-				if err != nil {
-					out[i].Message = err.Error()
-					break
-				}
+		if len(set) == 0 { // the reason of the first thread that has the location, else of the first thread
+			first := slices.IndexFunc(why, func(err error) bool { return err != nil })
+			if len(at) > 0 {
+				first = at[0].Thread
 			}
+			out[i].Message = why[first].Error()
 			continue
 		}
 		out[i].Verified = true
@@ -432,26 +431,46 @@ func (s *server) replace(key string, places [][]debugger.Place, missing [][]erro
 }
 
 // where says on which threads a breakpoint is set and at what addresses,
-// and why not in the others ("node 1 at 0x00000014; not in node 0: no
-// symbol "only_b""), or "" when it is set in every thread at one address.
+// and why not in the others, threads with one address or one reason
+// together ("node 0, node 2 at 0x00000014; not in node 1: no symbol
+// "only_b""); "" when it is set in every thread at one address.
 func (s *server) where(set []debugger.Place, why []error) string {
 	threads := s.d.Threads()
-	var at []string
-	same := true
-	for _, pl := range set {
-		at = append(at, fmt.Sprintf("%s at %s", threads[pl.Thread].Name, hex32(pl.Addr)))
-		same = same && pl.Addr == set[0].Addr
-	}
-	if same && len(set) == len(threads) {
+	if len(set) == len(threads) && !slices.ContainsFunc(set, func(pl debugger.Place) bool { return pl.Addr != set[0].Addr }) {
 		return ""
 	}
-	msg := strings.Join(at, ", ")
+	type group struct {
+		what  string // "at 0x00000014", or the reason it is not set
+		set   bool
+		names []string
+	}
+	var groups []group
+	add := func(what string, set bool, th int) {
+		for i := range groups {
+			if groups[i].what == what && groups[i].set == set {
+				groups[i].names = append(groups[i].names, threads[th].Name)
+				return
+			}
+		}
+		groups = append(groups, group{what, set, []string{threads[th].Name}})
+	}
+	for _, pl := range set {
+		add("at "+hex32(pl.Addr), true, pl.Thread)
+	}
 	for th, err := range why {
 		if err != nil {
-			msg += fmt.Sprintf("; not in %s: %v", threads[th].Name, err)
+			add(err.Error(), false, th)
 		}
 	}
-	return msg
+	var msg []string
+	for _, g := range groups {
+		if g.set {
+			msg = append(msg, strings.Join(g.names, ", ")+" "+g.what)
+		} else {
+			msg = append(msg, "not in "+strings.Join(g.names, ", ")+": "+g.what)
+		}
+	}
+	return strings.Join(msg, "; ")
 }
 
 // tableFile finds the line table's name of the client's source path.

@@ -138,11 +138,13 @@ func TestDAPTwoPrograms(t *testing.T) {
 	do("initialize", map[string]any{"adapterID": "lanai-sim"})
 	do("launch", map[string]any{"scenario": scen})
 	fbs := do("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
-		{"name": "shared", "hitCondition": "1"}, {"name": "only_b"}, {"name": "nosuch"}, {"name": "_start", "condition": "[only_b] == 0"}}}).(*godap.SetFunctionBreakpointsResponse).Body.Breakpoints
-	if len(fbs) != 4 || !fbs[0].Verified || fbs[0].Message != "node 0 at 0x00000004, node 1 at 0x00000018" ||
+		{"name": "shared", "hitCondition": "1"}, {"name": "only_b"}, {"name": "nosuch"}, {"name": "_start", "condition": "[only_b] == 0"},
+		{"name": "only_b", "condition": "[nosuch]"}}}).(*godap.SetFunctionBreakpointsResponse).Body.Breakpoints
+	if len(fbs) != 5 || !fbs[0].Verified || fbs[0].Message != "node 0 at 0x00000004; node 1 at 0x00000018" ||
 		!fbs[1].Verified || fbs[1].Message != `node 1 at 0x0000000c; not in node 0: no symbol "only_b"` || fbs[1].InstructionReference != "0x0000000c" ||
 		fbs[2].Verified || fbs[2].Message != `no symbol "nosuch"` ||
-		!fbs[3].Verified || fbs[3].Message != `node 1 at 0x00000000; not in node 0: condition: no symbol "only_b"` {
+		!fbs[3].Verified || fbs[3].Message != `node 1 at 0x00000000; not in node 0: condition: no symbol "only_b"` ||
+		fbs[4].Verified || fbs[4].Message != `condition: no symbol "nosuch"` {
 		t.Errorf("setFunctionBreakpoints: %+v", fbs)
 	}
 	bps := do("setBreakpoints", map[string]any{"source": map[string]any{"path": srcB}, "breakpoints": []map[string]any{{"line": 15, "logMessage": "b r6 {%r6}"}}}).(*godap.SetBreakpointsResponse).Body.Breakpoints
