@@ -284,7 +284,7 @@ func (d *Debugger) cmdCondition(args []string) {
 	o := p.options()
 	o.Condition = strings.Join(args[1:], " ")
 	if err := d.qualify(p, o); err != nil {
-		d.errorf("condition: %v", err)
+		d.errorf("%v", err) // "condition: ..."
 		return
 	}
 	kind, does := "Breakpoint", "stops"
