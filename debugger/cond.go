@@ -189,6 +189,17 @@ func (d *Debugger) qualify(p *point, o BreakOptions) error {
 	return nil
 }
 
+// Requalify replaces breakpoint id's qualifiers; its hit count stays.
+// An error (a bad expression or message) leaves it as it was.
+func (d *Debugger) Requalify(id int, o BreakOptions) error {
+	for _, p := range d.points {
+		if p.id == id && !p.watch {
+			return d.qualify(p, o)
+		}
+	}
+	return fmt.Errorf("no breakpoint %d", id)
+}
+
 // plain reports whether a breakpoint has no qualifier.
 func (p *point) plain() bool { return p.cond == nil && p.hitCond.op == "" && p.log == nil }
 
