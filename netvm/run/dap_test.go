@@ -167,7 +167,7 @@ func TestDAPCluster(t *testing.T) {
 // Conditions in a cluster: a function breakpoint is set in every node,
 // and each node's point evaluates its condition on its own board: one on
 // the firmware's node_id stops on node 1 only (node 0 reaches main_loop
-// at the same cycles, and its point comes first), at the hit its hit
+// at the same cycles, its condition false), at the hit its hit
 // condition names, node 0's point never hit; a logpoint in recv.s prints
 // node 1's node_id as an output event.
 func TestDAPClusterConditions(t *testing.T) {
