@@ -121,14 +121,26 @@ type symbol struct {
 	bind    uint8
 	bindSet bool // .globl, .weak or .local given
 	typ     uint8
-	size    *expr
-	common  bool
-	csize   uint32
-	calign  uint32
-	temp    bool // '.' and numeric local labels
+	// visibility is the ELF st_other visibility (.hidden, .protected,
+	// .internal; the last one given wins, as in llvm-mc).
+	visibility uint8
+	size       *expr
+	common     bool
+	csize      uint32
+	calign     uint32
+	temp       bool // '.' and numeric local labels
+	// objName is the name in the object: llvm-mc's (MCContext::
+	// createSymbol): "" for an unnamed temporary, ".Ltmp<n>" for a
+	// numeric local label, a ".L" name already taken by one of those
+	// with a number appended.
+	objName string
 	inReloc bool
 	defPos  Pos
-	order   int
+	// registered is set once the symbol is in symOrder (register).
+	registered bool
+	// sectionName is set when the symbol is a section's name used as a
+	// symbol, which is the section's symbol (object).
+	sectionName bool
 
 	evaluating bool
 }
@@ -152,6 +164,10 @@ type section struct {
 	fixups  []fixup
 	relocs  []reloc
 	order   int
+	// symPos is the number of symbols known when the section was first
+	// entered: llvm-mc registers a section's symbol then, so it precedes
+	// the symbols named later (symbolTable).
+	symPos int
 }
 
 func (s *section) nobits() bool { return s.typ == objfile.SHT_NOBITS }
@@ -196,6 +212,14 @@ type cond struct {
 	outerLive bool
 }
 
+// fileSymbol is a .file "name": an STT_FILE symbol, placed before the
+// local symbols registered after it (symPos symbols and sectPos sections
+// were registered before it), as llvm-mc 14 places them.
+type fileSymbol struct {
+	name            string
+	symPos, sectPos int
+}
+
 type lineEntry struct {
 	sect *section
 	off  uint32
@@ -215,37 +239,49 @@ type assembler struct {
 	errs     ErrorList
 	warns    ErrorList // warnings (warnf), in source order
 	syms     map[string]*symbol
-	symOrder []*symbol
-	sects    []*section
-	sectByN  map[string]*section
-	cur      *section
-	prev     *section
-	stack    []*section
-	macros   map[string]*macro
-	conds    []cond
-	locals   map[string]int // numeric local label definitions so far
-	temps    int
-	expand   int   // macro expansions so far (for \@)
-	contents int64 // bytes of contents in all sections (at most maxSection)
+	symOrder []*symbol // registered symbols, in order (register)
+	// quiet is set while an expression that llvm-mc only evaluates (.size,
+	// .if) is parsed: the symbols it names are not registered.
+	quiet   bool
+	sects   []*section
+	sectByN map[string]*section
+	cur     *section
+	prev    *section
+	stack   []*section
+	macros  map[string]*macro
+	conds   []cond
+	locals  map[string]int // numeric local label definitions so far
+	temps   int
+	// usedNames and nextID name symbols in the object (uniqueName).
+	usedNames map[string]bool
+	nextID    map[string]int
+	expand    int   // macro expansions so far (for \@)
+	contents  int64 // bytes of contents in all sections (at most maxSection)
 	// including is the chain of files being included (absolute paths),
 	// outermost first, for cycle detection.
 	including []string
-	fileSym   string
-	listing   []listEntry
-	line      srcLine  // the line being assembled
-	linePtr   *srcLine // where it is kept (fixups refer to it)
-	defining  *macro   // a .macro being collected
-	defDepth  int
-	calls     []Pos     // positions of the macro invocations being expanded
-	expanded  bool      // the statement just assembled was a macro invocation
-	parsers   []*parser // one per nesting level of statements
-	nesting   int
-	lineInfo  []lineEntry
-	outSects  map[*section]*objfile.Section
-	dwarf     dwarfState // .file, .loc and .cfi_* (dwarf.go)
-	stmtBuf   []string
-	offBuf    []int
-	exprSlab  []expr
+	// files are the .file "name" directives (STT_FILE symbols), in order.
+	files    []fileSymbol
+	listing  []listEntry
+	line     srcLine  // the line being assembled
+	linePtr  *srcLine // where it is kept (fixups refer to it)
+	defining *macro   // a .macro being collected
+	defDepth int
+	calls    []Pos     // positions of the macro invocations being expanded
+	expanded bool      // the statement just assembled was a macro invocation
+	parsers  []*parser // one per nesting level of statements
+	nesting  int
+	lineInfo []lineEntry
+	outSects map[*section]*objfile.Section
+	dwarf    dwarfState // .file, .loc and .cfi_* (dwarf.go)
+	// seenIdent is set by the first .ident (which starts .comment with a
+	// NUL); addrsig by .addrsig; addrsigSyms lists the .addrsig_sym names.
+	seenIdent   bool
+	addrsig     bool
+	addrsigSyms []*symbol
+	stmtBuf     []string
+	offBuf      []int
+	exprSlab    []expr
 }
 
 func newAssembler(opt Options) *assembler {
@@ -256,7 +292,11 @@ func newAssembler(opt Options) *assembler {
 		macros:  map[string]*macro{},
 		locals:  map[string]int{},
 	}
+	// As llvm-mc (MCELFStreamer::InitSections), .text is entered first
+	// and aligned to 4; other sections take the alignment that alignment
+	// directives give them (instructions do not raise it).
 	a.cur = a.section(".text", "", false, 0, 0)
+	a.cur.align = 4
 	return a
 }
 
@@ -296,23 +336,84 @@ func (a *assembler) report(err error, fallback Pos) {
 	a.errorf(fallback, "%s", err.Error())
 }
 
-// lookup returns the symbol of a name, creating an undefined one.
+// lookup returns the symbol of a name, creating an undefined one, and
+// registers it (unless a.quiet).
 func (a *assembler) lookup(name string) *symbol {
-	if s, ok := a.syms[name]; ok {
-		return s
+	s := a.symbolNamed(name)
+	if !a.quiet {
+		a.register(s)
 	}
-	s := &symbol{name: name, order: len(a.symOrder)}
-	a.syms[name] = s
-	a.symOrder = append(a.symOrder, s)
 	return s
 }
 
-// newTemp makes an unnamed temporary symbol.
+// symbolNamed returns the symbol of a name, creating an undefined one,
+// without registering it.
+func (a *assembler) symbolNamed(name string) *symbol {
+	if s, ok := a.syms[name]; ok {
+		return s
+	}
+	s := &symbol{name: name, objName: a.uniqueName(name, false)}
+	a.syms[name] = s
+	return s
+}
+
+// register enters a symbol in symOrder, the order of the symbol table, the
+// first time the source uses it as llvm-mc registers symbols
+// (MCAssembler::registerSymbol): a label, a directive that gives it an
+// attribute (.globl, .type, .hidden, ...), an operand of an instruction,
+// data or .set. An undefined symbol that was never registered (named only
+// by .size or .if) stays out of the table.
+func (a *assembler) register(s *symbol) {
+	if !s.registered {
+		s.registered = true
+		a.symOrder = append(a.symOrder, s)
+	}
+}
+
+// uniqueName gives a new symbol's name in the object as llvm-mc's
+// MCContext::createSymbol does: name itself if no symbol has it yet (or,
+// with suffix, name followed by a number), otherwise name followed by the
+// next number (counted per name) that makes it unique.
+func (a *assembler) uniqueName(name string, suffix bool) string {
+	if a.usedNames == nil {
+		a.usedNames = map[string]bool{}
+		a.nextID = map[string]int{}
+	}
+	n := name
+	for {
+		if suffix {
+			n = name + strconv.Itoa(a.nextID[name])
+			a.nextID[name]++
+		}
+		if !a.usedNames[n] {
+			a.usedNames[n] = true
+			return n
+		}
+		suffix = true
+	}
+}
+
+// localLabel returns the symbol of the k-th definition of the numeric
+// local label n ("1:"), named in the object as llvm-mc names it.
+func (a *assembler) localLabel(n string, k int) *symbol {
+	key := fmt.Sprintf(".L%s$%d", n, k)
+	if s, ok := a.syms[key]; ok {
+		return s
+	}
+	s := &symbol{name: key, temp: true, objName: a.uniqueName(".Ltmp", true)}
+	a.syms[key] = s
+	a.register(s)
+	return s
+}
+
+// newTemp makes an unnamed temporary symbol (as llvm-mc's
+// createTempSymbol): it takes its place in the symbol order, but no name
+// can refer to it, so a label the source calls ".Ltmp0" is another symbol.
+// Its name, for messages, cannot be written in the source.
 func (a *assembler) newTemp() *symbol {
-	name := ".Ltmp" + strconv.Itoa(a.temps)
+	s := &symbol{name: ".Ltmp$" + strconv.Itoa(a.temps), temp: true}
 	a.temps++
-	s := a.lookup(name)
-	s.temp = true
+	a.register(s)
 	return s
 }
 
@@ -334,9 +435,7 @@ func (a *assembler) localRef(ref string) (*symbol, error) {
 	} else {
 		k++
 	}
-	s := a.lookup(fmt.Sprintf(".L%s$%d", n, k))
-	s.temp = true
-	return s, nil
+	return a.localLabel(n, k), nil
 }
 
 // sectionFlagBits maps the letters of a .section flags string.
@@ -350,7 +449,7 @@ func (a *assembler) section(name, flags string, explicit bool, typ, entsize uint
 	if s, ok := a.sectByN[name]; ok {
 		return s
 	}
-	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects)}
+	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects), symPos: len(a.symOrder)}
 	defFlags, defType := defaultSectionFlags(name)
 	s.flags = defFlags
 	if explicit {
@@ -361,9 +460,6 @@ func (a *assembler) section(name, flags string, explicit bool, typ, entsize uint
 	}
 	if typ == 0 {
 		s.typ = defType
-	}
-	if s.isCode() {
-		s.align = 4
 	}
 	a.sects = append(a.sects, s)
 	a.sectByN[name] = s
@@ -588,9 +684,7 @@ func (a *assembler) statementTokens(p *parser, depth int) error {
 			p.next()
 			if t.kind == tNum {
 				a.locals[t.text]++
-				s := a.lookup(fmt.Sprintf(".L%s$%d", t.text, a.locals[t.text]))
-				s.temp = true
-				a.defineLabel(s, p.at(t))
+				a.defineLabel(a.localLabel(t.text, a.locals[t.text]), p.at(t))
 			} else {
 				a.defineLabel(a.lookup(t.text), p.at(t))
 			}
@@ -618,9 +712,6 @@ func (a *assembler) statementTokens(p *parser, depth int) error {
 		if strings.HasPrefix(name, ".cfi_") {
 			return dirCFI(a, p, t)
 		}
-		if name == ".addrsig" || name == ".addrsig_sym" {
-			return nil // address-significance information is not kept
-		}
 		return p.errAt(t, "unknown directive %s", t.text)
 	}
 	if len(a.macros) > 0 {
@@ -646,6 +737,7 @@ func (a *assembler) defineLabel(s *symbol, pos Pos) {
 
 // assign handles "sym = expr", .set and .equ.
 func (a *assembler) assign(p *parser, name token, once bool) error {
+	s := a.lookup(name.text) // registered before the symbols of its value, as in llvm-mc
 	e, err := p.parseExpr()
 	if err != nil {
 		return err
@@ -653,7 +745,6 @@ func (a *assembler) assign(p *parser, name token, once bool) error {
 	if !p.atEnd() {
 		return p.errAt(p.peek(), "unexpected %v after expression", p.peek())
 	}
-	s := a.lookup(name.text)
 	if s.defined && !s.isAbs && s.equ == nil || once && (s.defined || s.isAbs || s.equ != nil) {
 		return p.errAt(name, "symbol %s is already defined", s.name)
 	}

@@ -30,13 +30,15 @@ func init() {
 		".global":      bindDirective(objfile.STB_GLOBAL),
 		".weak":        bindDirective(objfile.STB_WEAK),
 		".local":       bindDirective(objfile.STB_LOCAL),
-		".hidden":      symbolListDirective(func(*symbol) {}),
-		".protected":   symbolListDirective(func(*symbol) {}),
-		".internal":    symbolListDirective(func(*symbol) {}),
+		".hidden":      symbolListDirective(func(s *symbol) { s.visibility = objfile.STV_HIDDEN }),
+		".protected":   symbolListDirective(func(s *symbol) { s.visibility = objfile.STV_PROTECTED }),
+		".internal":    symbolListDirective(func(s *symbol) { s.visibility = objfile.STV_INTERNAL }),
 		".type":        dirType,
 		".size":        dirSize,
 		".file":        dirFile,
-		".ident":       dirIgnoreString,
+		".ident":       dirIdent,
+		".addrsig":     dirAddrsig,
+		".addrsig_sym": dirAddrsigSym,
 		".loc":         dirLoc,
 		".uleb128":     lebDirective(false),
 		".sleb128":     lebDirective(true),
@@ -108,8 +110,16 @@ func sectionDirective(name string) directive {
 func dirSection(a *assembler, p *parser, t token) error {
 	var name string
 	switch n := p.next(); n.kind {
-	case tIdent, tStr:
+	case tStr:
 		name = n.text
+	case tIdent:
+		// As llvm-mc (ELFAsmParser::ParseSectionName), a name goes on
+		// through adjacent tokens: .note.GNU-stack.
+		name = n.text
+		for last := n; !p.atEnd() && !p.peek().is(",") && p.peek().kind != tStr && p.peek().col == last.col+len(last.text); {
+			last = p.next()
+			name += last.text
+		}
 	default:
 		return p.errAt(n, "expected a section name, found %v", n)
 	}
@@ -256,11 +266,14 @@ func dirSize(a *assembler, p *parser, t token) error {
 	if err != nil {
 		return err
 	}
+	// llvm-mc only evaluates .size: it registers no symbol.
+	a.quiet = true
 	e, err := p.parseExpr()
+	a.quiet = false
 	if err != nil {
 		return err
 	}
-	a.lookup(n.text).size = e
+	a.symbolNamed(n.text).size = e
 	return endStatement(p)
 }
 
@@ -272,17 +285,53 @@ func dirFile(a *assembler, p *parser, t token) error {
 	if n.kind != tStr {
 		return p.errAt(n, "expected a file name string, found %v", n)
 	}
-	if a.fileSym == "" {
-		a.fileSym = n.text
-	}
+	a.files = append(a.files, fileSymbol{name: n.text, symPos: len(a.symOrder), sectPos: len(a.sects)})
 	return endStatement(p)
 }
 
-func dirIgnoreString(a *assembler, p *parser, t token) error {
-	if n := p.next(); n.kind != tStr {
+// dirIdent handles .ident "string": as llvm-mc (MCELFStreamer::emitIdent),
+// the string and a NUL go to .comment (mergeable strings, entry size 1),
+// which the first .ident starts with a NUL.
+func dirIdent(a *assembler, p *parser, t token) error {
+	n := p.next()
+	if n.kind != tStr {
 		return p.errAt(n, "expected a string, found %v", n)
 	}
+	if err := endStatement(p); err != nil {
+		return err
+	}
+	saved := a.cur
+	a.cur = a.section(".comment", "MS", true, objfile.SHT_PROGBITS, 1)
+	if !a.seenIdent {
+		a.emit(0)
+		a.seenIdent = true
+	}
+	a.emit([]byte(n.text)...)
+	a.emit(0)
+	a.cur = saved
+	return nil
+}
+
+// dirAddrsig handles .addrsig: the object gets LLVM's address-significance
+// table (.llvm_addrsig).
+func dirAddrsig(a *assembler, p *parser, t token) error {
+	a.addrsig = true
 	return endStatement(p)
+}
+
+// dirAddrsigSym handles .addrsig_sym name: name is address-significant,
+// so it goes into the symbol table (with or without .addrsig) and, with
+// .addrsig, into the table.
+func dirAddrsigSym(a *assembler, p *parser, t token) error {
+	n := p.next()
+	if n.kind != tIdent {
+		return p.errAt(n, "expected a symbol name, found %v", n)
+	}
+	if err := endStatement(p); err != nil {
+		return err
+	}
+	a.addrsigSyms = append(a.addrsigSyms, a.lookup(n.text))
+	return nil
 }
 
 // alignDirective handles .p2align (power of two) and .align/.balign (bytes,
@@ -566,7 +615,9 @@ func (a *assembler) conditional(name string, p *parser, t token) error {
 
 func (a *assembler) condValue(name string, p *parser) (bool, error) {
 	if name == ".if" {
+		a.quiet = true // llvm-mc only evaluates the condition
 		e, err := p.parseExpr()
+		a.quiet = false
 		if err != nil {
 			return false, err
 		}

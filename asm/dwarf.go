@@ -52,18 +52,24 @@ type dwarfFile struct {
 	md5       []byte // nil when not given
 }
 
-// lineRow is a row of the line table: the instruction at off in sect.
+// lineRow is a row of the line table: the instruction at off in sect,
+// where label (a temporary symbol, as llvm-mc's MCDwarfLineEntry makes)
+// is defined; a sequence's first row is relocated against it.
 type lineRow struct {
 	sect                       *section
 	off                        uint32
+	label                      *symbol
 	file, line, col, isa, disc uint64
 	flags                      uint8
 }
 
-// cfiFrame is a .cfi_startproc/.cfi_endproc pair.
+// cfiFrame is a .cfi_startproc/.cfi_endproc pair; begin is the
+// temporary symbol at the start (the FDE is relocated against it, as in
+// llvm-mc).
 type cfiFrame struct {
 	sect       *section
 	start, end uint32
+	begin      *symbol
 }
 
 // dwarfFile handles ".file N ["dir"] "name" [md5 0x...]".
@@ -185,6 +191,7 @@ func dirLoc(a *assembler, p *parser, t token) error {
 func (a *assembler) lineRow() {
 	if l := a.dwarf.loc; l != nil {
 		l.sect, l.off = a.cur, a.cur.offset()
+		l.label = a.here()
 		a.dwarf.rows = append(a.dwarf.rows, *l)
 		a.dwarf.loc = nil
 	}
@@ -244,7 +251,7 @@ func dirCFI(a *assembler, p *parser, t token) error {
 		if !p.atEnd() && p.peek().text != "simple" {
 			return p.errAt(p.peek(), "unexpected %v after .cfi_startproc", p.peek())
 		}
-		d.open = &cfiFrame{sect: a.cur, start: a.cur.offset()}
+		d.open = &cfiFrame{sect: a.cur, start: a.cur.offset(), begin: a.here()}
 		return nil
 	case ".cfi_endproc":
 		if d.open == nil || d.open.sect != a.cur {
@@ -286,14 +293,26 @@ func sleb(b []byte, v int64) []byte {
 // addSectReloc adds a relocation against a section's symbol.
 func addSectReloc(s *section, r reloc) { s.relocs = append(s.relocs, r) }
 
+// addSymReloc adds a relocation against r.sym, which goes into the
+// symbol table.
+func addSymReloc(s *section, r reloc) {
+	r.sym.inReloc = true
+	s.relocs = append(s.relocs, r)
+}
+
 // be32 appends a big-endian word.
 func be32(b []byte, v uint32) []byte { return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)) }
 
-// emitDwarf writes .debug_line and .debug_frame at the end of assembly.
+// emitDwarf writes .debug_frame and .debug_line at the end of assembly.
 func (a *assembler) emitDwarf() {
 	d := &a.dwarf
 	if d.open != nil {
 		a.errorf(a.line.pos, ".cfi_startproc without .cfi_endproc at end of input")
+	}
+	// llvm-mc writes the frames first (MCELFStreamer::finishImpl), so
+	// .debug_frame comes before a .debug_line the source did not start.
+	if d.cfi && len(d.frames) > 0 {
+		a.emitDebugFrame()
 	}
 	if len(d.files) > 0 || len(d.rows) > 0 {
 		if _, ok := d.files[0]; !ok {
@@ -303,9 +322,6 @@ func (a *assembler) emitDwarf() {
 		} else {
 			a.emitLineTable()
 		}
-	}
-	if d.cfi && len(d.frames) > 0 {
-		a.emitDebugFrame()
 	}
 }
 
@@ -450,7 +466,7 @@ func (a *assembler) emitLineTable() {
 			delta := int64(r.line) - int64(line)
 			if first {
 				prog = append(prog, 0, 5, 2) // DW_LNE_set_address
-				addSectReloc(ls, reloc{off: progBase + uint32(len(prog)), typ: objfile.R_LANAI_32, sect: s, addend: int64(r.off)})
+				addSymReloc(ls, reloc{off: progBase + uint32(len(prog)), typ: objfile.R_LANAI_32, sym: r.label})
 				prog = be32(prog, 0)
 				prog = lineAdvance(prog, delta, 0, false)
 				first = false
@@ -522,13 +538,15 @@ func (a *assembler) emitDebugFrame() {
 	for fs.offset()%4 != 0 {
 		fs.data = append(fs.data, 0)
 	}
-	cie := fs.offset()
+	// As llvm-mc, relocate against a temporary label at the CIE.
+	cie := a.newTemp()
+	cie.sect, cie.off, cie.defined = fs, fs.offset(), true
 	fs.data = append(fs.data, 0, 0, 0, 12, 0xff, 0xff, 0xff, 0xff, 4, 0, 4, 0, 4, 0x7c, 15, 0)
 	for _, f := range a.dwarf.frames {
 		fs.data = be32(fs.data, 12)
-		addSectReloc(fs, reloc{off: fs.offset(), typ: objfile.R_LANAI_32, sect: fs, addend: int64(cie)})
+		addSymReloc(fs, reloc{off: fs.offset(), typ: objfile.R_LANAI_32, sym: cie})
 		fs.data = be32(fs.data, 0)
-		addSectReloc(fs, reloc{off: fs.offset(), typ: objfile.R_LANAI_32, sect: f.sect, addend: int64(f.start)})
+		addSymReloc(fs, reloc{off: fs.offset(), typ: objfile.R_LANAI_32, sym: f.begin})
 		fs.data = be32(fs.data, 0)
 		fs.data = be32(fs.data, f.end-f.start)
 	}

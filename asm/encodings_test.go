@@ -31,6 +31,9 @@ func TestEncodings(t *testing.T) {
 			if r.Sym.Type == objfile.STT_SECTION {
 				name = r.Sym.Section.Name
 			}
+			if name == "" {
+				name = "(unnamed)"
+			}
 			relocs[fmt.Sprintf("%s:%d", s.Name, r.Offset)] = fmt.Sprintf("%v %s%+d", r.Type, name, r.Addend)
 		}
 	}

@@ -113,3 +113,18 @@ func TestNotEqualWarning(t *testing.T) {
 		t.Errorf("warnings %v, want one:\n%s", res.Warnings, want)
 	}
 }
+
+// An instruction at an offset that is not a multiple of 4 assembles where
+// llvm-mc places it (internal/disasm/testdata/mc.s has one), with a
+// warning: the LANai cannot fetch it.
+func TestUnalignedInstructionWarns(t *testing.T) {
+	res, err := Assemble([]Source{{"u.s", []byte("\t.byte 1, 2\n\tnop\n")}}, Options{})
+	require.NoError(t, err)
+	if text := res.Object.Section(".text").Data; string(text) != "\x01\x02\x00\x00\x00\x01" {
+		t.Errorf(".text % x, want 01 02 00 00 00 01 (llvm-mc's)", text)
+	}
+	want := "u.s:2:2: warning: instruction at offset 0x2 of .text is not word-aligned; the LANai cannot execute it\n\tnop\n\t^"
+	if len(res.Warnings) != 1 || res.Warnings[0].Error() != want {
+		t.Errorf("warnings %v, want one:\n%s", res.Warnings, want)
+	}
+}

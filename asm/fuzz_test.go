@@ -11,7 +11,8 @@ import (
 // object or errors, never panic or hang, and any object it returns must
 // encode as ELF.
 func FuzzAssemble(f *testing.F) {
-	for _, name := range []string{"testdata/encodings.s", "testdata/errors.s"} {
+	mcobj, _ := filepath.Glob("testdata/mcobj/*.s")
+	for _, name := range append([]string{"testdata/encodings.s", "testdata/errors.s"}, mcobj...) {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(string(b))
 		}

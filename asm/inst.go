@@ -251,10 +251,8 @@ func (a *assembler) instruction(p *parser, t token) error {
 		return p.errAt(t, "instruction in section %s, which has no contents (nobits)", a.cur.name)
 	}
 	if a.cur.offset()%4 != 0 {
-		return p.errAt(t, "instruction at offset %#x of %s is not word-aligned", a.cur.offset(), a.cur.name)
-	}
-	if a.cur.align < 4 {
-		a.cur.align = 4
+		// llvm-mc places it there too; the LANai cannot fetch it.
+		a.warnf(p.at(t), "instruction at offset %#x of %s is not word-aligned; the LANai cannot execute it", a.cur.offset(), a.cur.name)
 	}
 	if a.opt.LineInfo {
 		pos := a.line.pos

@@ -33,21 +33,73 @@ func (a *assembler) object() (*objfile.File, error) {
 		for i := range s.relocs {
 			r := &s.relocs[i]
 			if r.sect == nil && r.sym != nil && !r.sym.defined && !r.sym.common && !r.sym.bindSet && a.sectByN[r.sym.name] != nil {
-				r.sym.inReloc = false
+				r.sym.inReloc, r.sym.sectionName = false, true
 				r.sect, r.sym = a.sectByN[r.sym.name], nil
 			}
 		}
 	}
+	// An address-significant ".L" label stands for its section, as in
+	// llvm-mc (ELFObjectWriter::executePostLayoutBinding); every other
+	// address-significant symbol goes into the symbol table.
+	sectUsed := map[*section]bool{}
+	for _, s := range a.sects {
+		for _, r := range s.relocs {
+			if r.sect != nil {
+				sectUsed[r.sect] = true
+			}
+		}
+	}
+	type addrsigEntry struct {
+		sym  *symbol
+		sect *section
+	}
+	var addrsig []addrsigEntry
+	for _, s := range a.addrsigSyms {
+		if s.defined && s.sect != nil && strings.HasPrefix(s.name, ".L") {
+			sectUsed[s.sect] = true
+			addrsig = append(addrsig, addrsigEntry{sect: s.sect})
+			continue
+		}
+		s.inReloc = true
+		addrsig = append(addrsig, addrsigEntry{sym: s})
+	}
 	var errs ErrorList
-	if a.fileSym != "" {
-		f.Symbols = append(f.Symbols, &objfile.Symbol{Name: a.fileSym, Type: objfile.STT_FILE, Bind: objfile.STB_LOCAL, Shndx: objfile.SHN_ABS})
+	// The symbols in llvm-mc's order (ELFWriter::computeSymbolTable): as
+	// registered, a section's symbol (when a relocation needs it) where
+	// the section was first entered; each .file's STT_FILE symbol before
+	// the symbols registered after it (the first before all).
+	seq := 0 // symbols and sections registered so far
+	nextFile := 0
+	addFiles := func(upTo int) {
+		for ; nextFile < len(a.files); nextFile++ {
+			fs := a.files[nextFile]
+			if nextFile > 0 && fs.symPos+fs.sectPos > upTo {
+				return
+			}
+			f.Symbols = append(f.Symbols, &objfile.Symbol{Name: fs.name, Type: objfile.STT_FILE, Bind: objfile.STB_LOCAL, Shndx: objfile.SHN_ABS})
+		}
+	}
+	sectSyms := map[*section]*objfile.Symbol{}
+	nextSect := 0
+	addSectionSymbols := func(upTo int) {
+		for ; nextSect < len(a.sects) && a.sects[nextSect].symPos <= upTo; nextSect++ {
+			addFiles(seq)
+			seq++
+			if s := a.sects[nextSect]; sectUsed[s] {
+				sectSyms[s] = &objfile.Symbol{Type: objfile.STT_SECTION, Bind: objfile.STB_LOCAL, Section: out[s]}
+				f.Symbols = append(f.Symbols, sectSyms[s])
+			}
+		}
 	}
 	syms := map[*symbol]*objfile.Symbol{}
-	for _, s := range a.symOrder {
+	for i, s := range a.symOrder {
+		addSectionSymbols(i)
+		addFiles(seq)
+		seq++
 		if !a.keepSymbol(s) {
 			continue
 		}
-		o := &objfile.Symbol{Name: s.name, Bind: s.bind, Type: s.typ}
+		o := &objfile.Symbol{Name: s.objName, Bind: s.bind, Type: s.typ, Other: s.visibility}
 		switch {
 		case s.common:
 			o.Shndx, o.Value, o.Size = objfile.SHN_COMMON, s.calign, s.csize
@@ -68,7 +120,7 @@ func (a *assembler) object() (*objfile.File, error) {
 			}
 		default:
 			o.Shndx = objfile.SHN_UNDEF
-			if !s.bindSet || s.bind == objfile.STB_LOCAL {
+			if !s.bindSet {
 				o.Bind = objfile.STB_GLOBAL
 			}
 		}
@@ -83,15 +135,13 @@ func (a *assembler) object() (*objfile.File, error) {
 		syms[s] = o
 		f.Symbols = append(f.Symbols, o)
 	}
-	sectSyms := map[*section]*objfile.Symbol{}
+	addSectionSymbols(len(a.symOrder))
+	addFiles(len(a.symOrder) + len(a.sects))
 	for _, s := range a.sects {
 		os := out[s]
 		for _, r := range s.relocs {
 			or := objfile.Reloc{Offset: r.off, Type: r.typ, Addend: int32(r.addend)}
 			if r.sect != nil {
-				if sectSyms[r.sect] == nil {
-					sectSyms[r.sect] = f.SectionSymbol(out[r.sect])
-				}
 				or.Sym = sectSyms[r.sect]
 			} else {
 				or.Sym = syms[r.sym]
@@ -103,28 +153,37 @@ func (a *assembler) object() (*objfile.File, error) {
 		}
 		sort.SliceStable(os.Relocs, func(i, j int) bool { return os.Relocs[i].Offset < os.Relocs[j].Offset })
 	}
+	if a.addrsig {
+		f.Addrsig = &objfile.Addrsig{}
+		for _, e := range addrsig {
+			if e.sect != nil {
+				f.Addrsig.Syms = append(f.Addrsig.Syms, sectSyms[e.sect])
+			} else if o := syms[e.sym]; o != nil {
+				f.Addrsig.Syms = append(f.Addrsig.Syms, o)
+			}
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return f, nil
 }
 
-// keepSymbol decides whether a symbol goes into the object's symbol table,
-// as LLVM does: assembler-local (.L and temporary) symbols only when a
-// relocation names them, other symbols when defined, global or referenced.
+// keepSymbol decides whether a registered symbol goes into the object's
+// symbol table, as LLVM does (ELFWriter::isInSymtab): assembler-local (.L
+// and temporary) symbols only when a relocation names them, every other
+// one (undefined ones too); a section's name used as a symbol is the
+// section's symbol.
 func (a *assembler) keepSymbol(s *symbol) bool {
-	local := s.temp || strings.HasPrefix(s.name, ".L")
 	switch {
+	case s.sectionName:
+		return false
 	case s.inReloc:
 		return true
-	case local:
+	case s.temp || strings.HasPrefix(s.name, ".L"):
 		return false
-	case s.defined || s.common:
-		return true
-	case s.bindSet && s.bind != objfile.STB_LOCAL:
-		return true
 	}
-	return false
+	return true
 }
 
 // Listing returns the assembly listing: for every statement that produced

@@ -22,15 +22,16 @@ const (
 
 // MYRINET register bits the link engines use (lanai9-hw.md section 3.4).
 const (
-	MyrinetCRC32Enable  uint32 = 1 << 1 // append CRC-32 on send, check on receive
-	MyrinetTxCRC8Enable uint32 = 1 << 2 // append CRC-8 on send
-	MyrinetRxCRC8Enable uint32 = 1 << 3 // check CRC-8 on receive
-	MyrinetTimeoutMask  uint32 = 3 << 6 // network timeout select (fabric.MyrinetTimeout)
-	linkTimeoutUnset    uint32 = ^uint32(0)
-	DefaultLinkRate            = fabric.RateMyrinetLAN // 160 MB/s, lanai9-hw.md section 7.4
-	CRC8Poly            byte   = 0x07                  // x^8+x^2+x+1, lanai9-hw.md section 4.3
-	linkMaxPacket              = 1 << 24               // a packet larger than this is cut (TX_TOO_LONG)
-	linkRecvWordBytes          = 8                     // RMP advances in 8-byte words (section 4.2)
+	MyrinetCRC32Enable   uint32 = 1 << 1 // append CRC-32 on send, check on receive
+	MyrinetTxCRC8Enable  uint32 = 1 << 2 // append CRC-8 on send
+	MyrinetRxCRC8Enable  uint32 = 1 << 3 // check CRC-8 on receive
+	MyrinetIllegalEnable uint32 = 1 << 4 // report illegal symbols: ILLEGAL_RECEIVED_INT (docs/hardware.md)
+	MyrinetTimeoutMask   uint32 = 3 << 6 // network timeout select (fabric.MyrinetTimeout)
+	linkTimeoutUnset     uint32 = ^uint32(0)
+	DefaultLinkRate             = fabric.RateMyrinetLAN // 160 MB/s, lanai9-hw.md section 7.4
+	CRC8Poly             byte   = 0x07                  // x^8+x^2+x+1, lanai9-hw.md section 4.3
+	linkMaxPacket               = 1 << 24               // a packet larger than this is cut (TX_TOO_LONG) or reported (RX_TOO_LONG)
+	linkRecvWordBytes           = 8                     // RMP advances in 8-byte words (section 4.2)
 )
 
 // LinkStats are a board's link-engine counters.
@@ -143,6 +144,7 @@ type Link struct {
 	notes    *LinkNotes
 	ownNotes LinkNotes
 	rxDone   bool // RECV_INT or BUFF_INT is up: not armed until RMP/RML are written
+	down     bool // attached to a fabric port without a cable: LINK_DOWN (PortCabled)
 
 	w     watch
 	stats LinkStats
@@ -175,11 +177,14 @@ func (l *Link) reset() {
 	for _, r := range l.pending {
 		r.dropped = true // its done, if the fabric owes one, must not reach the fresh engines
 	}
-	fab, q, node, rate, hook, notes := l.fab, l.q, l.node, l.rate, l.hook, l.notes
-	*l = Link{b: l.b, fab: fab, q: q, node: node, rate: rate, hook: hook, notes: notes, tmo: linkTimeoutUnset, sendIdle: true}
+	fab, q, node, rate, hook, notes, down := l.fab, l.q, l.node, l.rate, l.hook, l.notes, l.down
+	*l = Link{b: l.b, fab: fab, q: q, node: node, rate: rate, hook: hook, notes: notes, tmo: linkTimeoutUnset, sendIdle: true, down: down}
 	*notes = LinkNotes{SyncStale: true} // no interactions; the send records are gone
 	l.b.touch(&l.w)
 	l.b.isr |= SendIntBit
+	if down {
+		l.b.isr |= LinkDownBit // the cable is still missing
+	}
 	l.b.updateIRQ(l.b.cpu.Cycles)
 }
 
@@ -206,6 +211,14 @@ func (l *Link) Connect(f *fabric.Fabric, q *sim.Queue, node int) error {
 	}
 	l.fab, l.q, l.node = f, q, node
 	return nil
+}
+
+// PortCabled implements fabric.PortWatcher: LINK_DOWN is up while the
+// port the board is attached to has no cable (docs/hardware.md). A board
+// attached to no fabric has no link model at all and keeps it clear.
+func (l *Link) PortCabled(cabled bool) {
+	l.down = !cabled
+	l.b.SetISRLevel(LinkDownBit, l.down)
 }
 
 // Stats returns the link counters.
@@ -722,6 +735,8 @@ func stepStore(b *Board, a *devArgs) { a.l.store(a.pkt, a.note) }
 func (l *Link) store(pkt []byte, note uint32) {
 	l.rxBusy = false
 	my := l.myrinet()
+	corrupt := note&fabric.NoteCorrupted != 0
+	note &^= fabric.NoteCorrupted
 	if note != 0 && ((note&noteCRC8 != 0) != (my&MyrinetRxCRC8Enable != 0) ||
 		(note&noteCRC32 != 0) != (my&MyrinetCRC32Enable != 0)) {
 		fillTrailer(pkt, note) // another trailer: stored or checked as data, as sent
@@ -791,6 +806,9 @@ func (l *Link) store(pkt []byte, note uint32) {
 	l.rxDone = true
 	l.stats.LastRecvCycle = l.b.cpu.Cycles
 	l.b.trace(Event{Cycle: l.b.cpu.Cycles, Kind: EvRecv, Channel: -1, Bytes: uint32(n)})
+	if corrupt || n > linkMaxPacket {
+		l.recvErrors(corrupt, my, n)
+	}
 	if fits {
 		over := uint32(-n) & (linkRecvWordBytes - 1)
 		l.rmp += uint32(words)
@@ -804,6 +822,24 @@ func (l *Link) store(pkt []byte, note uint32) {
 	}
 	l.b.touch(&l.w)
 	l.recycle(pkt)
+}
+
+// recvErrors raises the receive engine's error bits for a packet of n
+// bytes, which a corruption fault changed if corrupt, with the tail that
+// raises RECV_INT or BUFF_INT: ILLEGAL_RECEIVED_INT for the bit error
+// when MYRINET's ILLEGAL_ENABLE asks for it, RX_TOO_LONG_INT for a packet
+// over the 16 MiB the send engine cuts at (docs/hardware.md, "ISR bits").
+func (l *Link) recvErrors(corrupt bool, my uint32, n int) {
+	var bits uint32
+	if corrupt && my&MyrinetIllegalEnable != 0 {
+		bits |= IllegalReceivedIntBit
+	}
+	if n > linkMaxPacket {
+		bits |= RxTooLongIntBit
+	}
+	if bits != 0 {
+		l.b.RaiseISR(bits)
+	}
 }
 
 // recycle gives a stored packet's bytes back to the fabric for reuse.

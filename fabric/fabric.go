@@ -23,6 +23,7 @@ var (
 	ErrNoRoute       = errors.New("route to nowhere")
 	ErrUnstripped    = errors.New("route bytes left at an endpoint")
 	ErrNoPath        = errors.New("no path")
+	ErrBusy          = errors.New("packets in the network")
 	// ErrTimeout is given to a sender whose packet was blocked longer than
 	// its network timeout while its transmission was still going on.
 	ErrTimeout = errors.New("network timeout")
@@ -109,10 +110,25 @@ type Endpoint interface {
 
 // NotedEndpoint is an Endpoint that takes the sender's note with a packet
 // (SendNoted): the fabric calls DeliverNoted instead of Deliver, with the
-// note when the packet arrives exactly as sent and 0 otherwise.
+// note when the packet arrives exactly as sent, NoteCorrupted when a
+// corruption fault flipped one of its bits, and 0 otherwise.
 type NotedEndpoint interface {
 	Endpoint
 	DeliverNoted(pkt []byte, first, last sim.Time, note uint32)
+}
+
+// NoteCorrupted is the note a NotedEndpoint gets with a packet a
+// corruption fault changed: a bit error on the wire, which a board may
+// report as a link error (docs/fabric.md, "Faults"). A sender's note may
+// not use this bit.
+const NoteCorrupted uint32 = 1 << 31
+
+// PortWatcher is an Endpoint that is told whether its port has a cable:
+// at Attach, and when Connect cables the port later. A board reports an
+// uncabled port as its link being down.
+type PortWatcher interface {
+	Endpoint
+	PortCabled(cabled bool)
 }
 
 // Fabric is a Myrinet network: endpoints, switches, links and the packets
@@ -378,6 +394,9 @@ func (f *Fabric) Send(src int, route []byte, pkt []byte, at sim.Time, done func(
 func (f *Fabric) SendNoted(src int, route []byte, pkt []byte, note uint32, fill func(pkt []byte), at sim.Time, done func(at sim.Time, err error)) error {
 	if err := f.CheckSend(src, route, pkt); err != nil {
 		return err
+	}
+	if note&NoteCorrupted != 0 {
+		return fmt.Errorf("fabric: send from node %d: note %#x uses NoteCorrupted: %w", src, note, ErrBadArgument)
 	}
 	e := f.eps[src]
 	if at < f.q.Now() {
@@ -774,6 +793,8 @@ func (f *Fabric) accept(w *worm, h *hop, e *endp) {
 	switch {
 	case noted:
 		ne.DeliverNoted(data, first, last, p.note)
+	case ne != nil && p.corrupted:
+		ne.DeliverNoted(data, first, last, NoteCorrupted)
 	case ne != nil:
 		ne.DeliverNoted(data, first, last, 0)
 	default:

@@ -152,6 +152,9 @@ func (f *Fabric) Attach(node int, ep Endpoint) error {
 		return fmt.Errorf("fabric: attach to node %d: %w", node, ErrUnknownNode)
 	}
 	e.impl = ep
+	if w, ok := ep.(PortWatcher); ok {
+		w.PortCabled(e.port.out != nil)
+	}
 	return nil
 }
 
@@ -207,7 +210,49 @@ func (f *Fabric) Connect(a, b Port, lp LinkParams) (ab, ba LinkID, err error) {
 	l2 := f.newLink(b, a, lp)
 	pa.out, pa.in = l1, l2
 	pb.out, pb.in = l2, l1
+	f.tellCabled(a, true)
+	f.tellCabled(b, true)
 	return l1.id, l2.id, nil
+}
+
+// Disconnect pulls the cable out of port p (both its links), between
+// packets: the network must be Idle. Afterwards sends from an endpoint
+// without a cable are refused (ErrNotConnected), routes over the cable
+// lead nowhere, the cable's links keep their ids and statistics but carry
+// nothing, and a PortWatcher at either end hears that its port has no
+// cable. Connect may plug the ports again (with new links).
+func (f *Fabric) Disconnect(p Port) error {
+	ps, err := f.port(p)
+	if err != nil {
+		return err
+	}
+	if ps.out == nil {
+		return fmt.Errorf("fabric: disconnect %v: %w", p, ErrNotConnected)
+	}
+	if !f.Idle() {
+		return fmt.Errorf("fabric: disconnect %v: %w", p, ErrBusy)
+	}
+	far := ps.out.to
+	pf, err := f.port(far)
+	if err != nil {
+		return err
+	}
+	*ps, *pf = portState{}, portState{}
+	clear(f.alt) // the alternate routes the cable carried
+	f.tellCabled(p, false)
+	f.tellCabled(far, false)
+	return nil
+}
+
+// tellCabled tells the PortWatcher attached at endpoint port p, if any,
+// whether its port has a cable.
+func (f *Fabric) tellCabled(p Port, cabled bool) {
+	if p.Kind != EndpointKind {
+		return
+	}
+	if w, ok := f.eps[p.ID].impl.(PortWatcher); ok {
+		w.PortCabled(cabled)
+	}
 }
 
 func (f *Fabric) newLink(from, to Port, lp LinkParams) *link {

@@ -136,7 +136,8 @@ func TestRoundTripREL(t *testing.T) {
 }
 
 // TestWriteELFStructure checks the written REL file with the standard
-// library's independent ELF parser.
+// library's independent ELF parser: llvm-mc's layout, with .strtab first
+// (naming the sections too) and .symtab last.
 func TestWriteELFStructure(t *testing.T) {
 	b := mustWrite(t, sampleREL())
 	ef, err := elf.NewFile(bytes.NewReader(b))
@@ -146,13 +147,13 @@ func TestWriteELFStructure(t *testing.T) {
 	for _, s := range ef.Sections {
 		names = append(names, s.Name)
 	}
-	want := []string{"", ".text", ".rela.text", ".data", ".rela.data", ".rodata.str1.1", ".bss", ".comment", ".note.GNU-stack", ".symtab", ".strtab", ".shstrtab"}
+	want := []string{"", ".strtab", ".text", ".rela.text", ".data", ".rela.data", ".rodata.str1.1", ".bss", ".comment", ".note.GNU-stack", ".symtab"}
 	require.Equal(t, want, names, "sections")
-	rt := ef.Sections[2]
-	assert.Equal(t, elf.SectionHeader{Name: ".rela.text", Type: elf.SHT_RELA, Flags: elf.SHF_INFO_LINK, Entsize: 12, Link: 9, Info: 1},
+	rt := ef.Sections[3]
+	assert.Equal(t, elf.SectionHeader{Name: ".rela.text", Type: elf.SHT_RELA, Flags: elf.SHF_INFO_LINK, Entsize: 12, Link: 10, Info: 2},
 		elf.SectionHeader{Name: rt.Name, Type: rt.Type, Flags: rt.Flags, Entsize: rt.Entsize, Link: rt.Link, Info: rt.Info}, ".rela.text header")
-	st := ef.Sections[9]
-	assert.Equal(t, uint32(10), st.Link, ".symtab sh_link")
+	st := ef.Sections[10]
+	assert.Equal(t, uint32(1), st.Link, ".symtab sh_link")
 	assert.Equal(t, uint64(16), st.Entsize, ".symtab sh_entsize")
 	// Locals: null, t.s, .Lloop, .Lstr, section .bss, buf → first global is 6.
 	assert.Equal(t, uint32(6), st.Info, ".symtab sh_info")
@@ -176,7 +177,7 @@ func TestWriteELFStructure(t *testing.T) {
 	if s := got["wk"]; elf.ST_BIND(s.Info) != elf.STB_WEAK || s.Section != elf.SHN_UNDEF {
 		t.Errorf("wk = %+v", s)
 	}
-	if s := got["tbl"]; s.Section != 3 || s.Other != 2 || elf.ST_TYPE(s.Info) != elf.STT_OBJECT {
+	if s := got["tbl"]; s.Section != 4 || s.Other != 2 || elf.ST_TYPE(s.Info) != elf.STT_OBJECT {
 		t.Errorf("tbl = %+v", s)
 	}
 	// .rela.text entry 1: LO16 against the .bss section symbol (index 4), addend 0x14.
@@ -488,6 +489,32 @@ func TestWriteELFErrors(t *testing.T) {
 	}
 }
 
+// File.Addrsig becomes .llvm_addrsig, after the sections and before
+// .symtab, linked to it, holding the symbols' indices in ULEB128 (a
+// symbol not in File.Symbols is added as a relocation target is).
+func TestWriteAddrsig(t *testing.T) {
+	f := sampleREL()
+	extra := &Symbol{Name: "only_addrsig", Bind: STB_GLOBAL}
+	f.Addrsig = &Addrsig{Syms: []*Symbol{f.Symbol("tbl"), extra, f.Symbol("buf")}}
+	b := mustWrite(t, f)
+	ef, err := elf.NewFile(bytes.NewReader(b))
+	require.NoError(t, err)
+	n := len(ef.Sections)
+	as, st := ef.Sections[n-2], ef.Sections[n-1]
+	require.Equal(t, []any{".llvm_addrsig", elf.SectionType(SHT_LLVM_ADDRSIG), elf.SectionFlag(SHF_EXCLUDE), uint32(n - 1)}, []any{as.Name, as.Type, as.Flags, as.Link})
+	require.Equal(t, ".symtab", st.Name)
+	syms, err := ef.Symbols() // without the null symbol: index i+1
+	require.NoError(t, err)
+	index := map[string]byte{}
+	for i, s := range syms {
+		index[s.Name] = byte(i + 1)
+	}
+	data, err := as.Data()
+	require.NoError(t, err)
+	require.Equal(t, []byte{index["tbl"], index["only_addrsig"], index["buf"]}, data)
+	require.NotZero(t, index["only_addrsig"])
+}
+
 func TestWriteDropsAddrsig(t *testing.T) {
 	f := sampleREL()
 	f.Sections = append(f.Sections, &Section{Name: ".llvm_addrsig", Type: SHT_LLVM_ADDRSIG, Flags: SHF_EXCLUDE, Data: []byte{1, 2}})
@@ -519,41 +546,41 @@ func TestReadELFErrors(t *testing.T) {
 		{"shstrndx", func(b []byte) []byte { be.PutUint16(b[50:], 200); return b }, "out of range"},
 		{"section offset", func(b []byte) []byte { be.PutUint32(b[sh(1)+16:], 0xffffff00); return b }, "past the end"},
 		{"section name", func(b []byte) []byte { be.PutUint32(b[sh(1):], 0x7fffffff); return b }, "string offset"},
-		{"alignment", func(b []byte) []byte { be.PutUint32(b[sh(1)+32:], 6); return b }, "power of two"},
-		{"rela entsize", func(b []byte) []byte { be.PutUint32(b[sh(2)+36:], 8); return b }, "entry size"},
-		{"rela target", func(b []byte) []byte { be.PutUint32(b[sh(2)+28:], 9); return b }, "target section"},
-		{"rela link", func(b []byte) []byte { be.PutUint32(b[sh(2)+24:], 1); return b }, "not the symbol table"},
-		{"rela to nobits", func(b []byte) []byte { be.PutUint32(b[sh(2)+28:], 6); return b }, "SHT_NOBITS"},
-		{"symtab link", func(b []byte) []byte { be.PutUint32(b[sh(9)+24:], 1); return b }, "not a string table"},
-		{"symtab entsize", func(b []byte) []byte { be.PutUint32(b[sh(9)+36:], 12); return b }, "entry size"},
-		{"rel section", func(b []byte) []byte { be.PutUint32(b[sh(2)+4:], SHT_REL); return b }, "SHT_REL"},
+		{"alignment", func(b []byte) []byte { be.PutUint32(b[sh(2)+32:], 6); return b }, "power of two"},
+		{"rela entsize", func(b []byte) []byte { be.PutUint32(b[sh(3)+36:], 8); return b }, "entry size"},
+		{"rela target", func(b []byte) []byte { be.PutUint32(b[sh(3)+28:], 10); return b }, "target section"},
+		{"rela link", func(b []byte) []byte { be.PutUint32(b[sh(3)+24:], 2); return b }, "not the symbol table"},
+		{"rela to nobits", func(b []byte) []byte { be.PutUint32(b[sh(3)+28:], 7); return b }, "SHT_NOBITS"},
+		{"symtab link", func(b []byte) []byte { be.PutUint32(b[sh(10)+24:], 2); return b }, "not a string table"},
+		{"symtab entsize", func(b []byte) []byte { be.PutUint32(b[sh(10)+36:], 12); return b }, "entry size"},
+		{"rel section", func(b []byte) []byte { be.PutUint32(b[sh(3)+4:], SHT_REL); return b }, "SHT_REL"},
 		{"reloc sym", func(b []byte) []byte {
-			off := be.Uint32(b[sh(2)+16:])
+			off := be.Uint32(b[sh(3)+16:])
 			be.PutUint32(b[off+4:], 0xffff05)
 			return b
 		}, "symbol index"},
 		{"reloc offset", func(b []byte) []byte {
-			off := be.Uint32(b[sh(2)+16:])
+			off := be.Uint32(b[sh(3)+16:])
 			be.PutUint32(b[off:], 0x13)
 			return b
 		}, "outside section"},
 		{"symbol section", func(b []byte) []byte {
-			off := be.Uint32(b[sh(9)+16:])
-			be.PutUint16(b[off+2*16+14:], 9) // .Lloop → the symtab itself
+			off := be.Uint32(b[sh(10)+16:])
+			be.PutUint16(b[off+2*16+14:], 10) // .Lloop → the symtab itself
 			return b
 		}, "not a content section"},
 		{"symbol xindex", func(b []byte) []byte {
-			off := be.Uint32(b[sh(9)+16:])
+			off := be.Uint32(b[sh(10)+16:])
 			be.PutUint16(b[off+2*16+14:], SHN_XINDEX)
 			return b
 		}, "SHN_XINDEX"},
 		{"symbol name", func(b []byte) []byte {
-			off := be.Uint32(b[sh(9)+16:])
+			off := be.Uint32(b[sh(10)+16:])
 			be.PutUint32(b[off+2*16:], 0x10000)
 			return b
 		}, "string offset"},
 		{"unterminated strtab", func(b []byte) []byte {
-			off, size := be.Uint32(b[sh(10)+16:]), be.Uint32(b[sh(10)+20:])
+			off, size := be.Uint32(b[sh(1)+16:]), be.Uint32(b[sh(1)+20:])
 			b[off+size-1] = 'x'
 			return b
 		}, "NUL-terminated"},

@@ -7,51 +7,42 @@ import (
 // WriteELF encodes f as an ELF32 big-endian EM_LANAI file: ET_REL for Kind
 // REL, ET_EXEC for Kind EXEC.
 //
-// The section header table holds the null section, each section of
+// A relocatable file is laid out as llvm-mc 14 lays out its objects
+// (llvm/lib/MC/ELFObjectWriter.cpp, ELFWriter::writeObject), so that an
+// object of the same sections and symbols is the same bytes. Its section
+// header table holds the null section, .strtab (which names both the
+// sections and the symbols; there is no .shstrtab), each section of
 // f.Sections followed by its ".rela"+Name section when it has relocations
 // (SHT_RELA, entry size 12, sh_link = .symtab, sh_info = target index,
-// SHF_INFO_LINK), then .symtab, .strtab and .shstrtab. The symbol table
-// lists the null symbol, the local symbols, then the global and weak ones
-// (sh_info = index of the first non-local), each group in f.Symbols order.
-// Symbols referenced by relocations but missing from f.Symbols are appended
-// (use [File.SectionSymbol] to relocate against a section). Executables
-// also get one PT_LOAD program header per allocated section of non-zero
+// SHF_INFO_LINK), .llvm_addrsig when f.Addrsig is set, then .symtab. The
+// file holds the ELF header, the sections' contents (each at its
+// alignment), .symtab, the relocation sections, .llvm_addrsig, .strtab
+// (tail-merged as LLVM's StringTableBuilder does) and the section headers.
+//
+// An executable's header table holds the null section, each section with
+// its relocation section, then .symtab, .strtab and .shstrtab, in file
+// order, and one PT_LOAD program header per allocated section of non-zero
 // size, with p_offset ≡ p_vaddr modulo p_align.
 //
-// Sections of type SHT_LLVM_ADDRSIG and SHT_GROUP are dropped (their
-// contents refer to symbol and section indices that the writer renumbers),
-// and SHF_GROUP is cleared. For sections other than SHT_NOBITS the size
-// written is len(Data); a non-zero Size that differs is an error. A
-// symbol whose Section is nil must have Shndx SHN_UNDEF, SHN_ABS or
-// SHN_COMMON. Sections of type SHT_SYMTAB, SHT_RELA or SHT_REL in
-// f.Sections are an error: the writer generates those.
+// The symbol table lists the null symbol, the local symbols, then the
+// global and weak ones (sh_info = index of the first non-local), each
+// group in f.Symbols order. Symbols referenced by relocations or by
+// f.Addrsig but missing from f.Symbols are appended (use
+// [File.SectionSymbol] to relocate against a section).
+//
+// Sections of type SHT_LLVM_ADDRSIG and SHT_GROUP in f.Sections are
+// dropped (their contents refer to symbol and section indices that the
+// writer renumbers), and SHF_GROUP is cleared. For sections other than
+// SHT_NOBITS the size written is len(Data); a non-zero Size that differs
+// is an error. A symbol whose Section is nil must have Shndx SHN_UNDEF,
+// SHN_ABS or SHN_COMMON. Sections of type SHT_SYMTAB, SHT_RELA or SHT_REL
+// in f.Sections are an error: the writer generates those.
 func (f *File) WriteELF() ([]byte, error) {
 	b, err := f.writeELF()
 	if err != nil {
 		return nil, fmt.Errorf("elf: write: %w", err)
 	}
 	return b, nil
-}
-
-// strtabBuilder builds an ELF string table, sharing identical strings.
-type strtabBuilder struct {
-	buf  []byte
-	offs map[string]uint32
-}
-
-func newStrtab() *strtabBuilder {
-	return &strtabBuilder{buf: []byte{0}, offs: map[string]uint32{"": 0}}
-}
-
-func (t *strtabBuilder) add(s string) uint32 {
-	if off, ok := t.offs[s]; ok {
-		return off
-	}
-	off := uint32(len(t.buf))
-	t.buf = append(t.buf, s...)
-	t.buf = append(t.buf, 0)
-	t.offs[s] = off
-	return off
 }
 
 // outSection is one section header to be written.
@@ -67,43 +58,51 @@ type outSection struct {
 // elfWriter carries one writeELF call's state from step to step.
 type elfWriter struct {
 	f *File
+	// rel is set for a relocatable file (llvm-mc's layout).
+	rel bool
 	// kept are the sections written, in order; secIndex gives their
 	// header indices; dropped are the ones left out.
 	kept     []*Section
 	secIndex map[*Section]uint32
 	dropped  map[*Section]bool
-	// The indices of the generated tables, and the number of headers.
-	symtabIdx, strtabIdx, shstrtabIdx, shnum uint32
-	// The symbol table: indices, contents, names, first non-local.
+	// The indices of the generated tables (addrsigIdx 0 when there is
+	// none), and the number of headers.
+	symtabIdx, strtabIdx, shstrtabIdx, addrsigIdx, shnum uint32
+	// The symbol table: order, indices, contents, first non-local; the
+	// string table that names the symbols (and, in a relocatable file,
+	// the sections).
+	order       []*Symbol
 	symIndex    map[*Symbol]uint32
 	symData     []byte
-	strtab      *strtabBuilder
+	strtab      *strtab
 	firstGlobal uint32
-	// outs are the section headers in index order; loads the sections
-	// that get a PT_LOAD program header.
-	outs  []*outSection
-	loads []*outSection
+	// outs are the section headers in index order; placed the same
+	// sections in file order; loads the sections that get a PT_LOAD
+	// program header.
+	outs   []*outSection
+	placed []*outSection
+	loads  []*outSection
 	// The file layout: program and section header offsets, total size.
 	phoff, shoff, total uint64
 }
 
-// writeELF writes f in steps: choose the sections, order and encode the
-// symbols, build the section headers (with the relocation sections),
-// pick the segments, lay the file out, and write the bytes.
+// writeELF writes f in steps: choose the sections, order the symbols,
+// name them, encode them, build the section headers (with the relocation
+// sections), pick the segments, lay the file out, and write the bytes.
 func (f *File) writeELF() ([]byte, error) {
 	etype, err := elfType(f.Kind)
 	if err != nil {
 		return nil, err
 	}
-	w := &elfWriter{f: f}
+	w := &elfWriter{f: f, rel: f.Kind == REL}
 	if err := w.chooseSections(); err != nil {
 		return nil, err
 	}
-	order, err := w.symbolOrder()
-	if err != nil {
+	if err := w.symbolOrder(); err != nil {
 		return nil, err
 	}
-	if err := w.symbolTable(order); err != nil {
+	w.nameStrings()
+	if err := w.symbolTable(); err != nil {
 		return nil, err
 	}
 	if err := w.sectionHeaders(); err != nil {
@@ -128,14 +127,20 @@ func elfType(k Kind) (uint16, error) {
 }
 
 // chooseSections checks f.Sections, keeps the ones to write and gives
-// them header indices (each followed by its relocation section), then
-// places .symtab, .strtab and .shstrtab.
+// them header indices (each followed by its relocation section), and
+// places the generated tables: .strtab first in a relocatable file,
+// .llvm_addrsig and .symtab last; .symtab, .strtab and .shstrtab last in
+// an executable.
 func (w *elfWriter) chooseSections() error {
 	f := w.f
 	w.secIndex = map[*Section]uint32{}
 	w.dropped = map[*Section]bool{}
 	secIndex, dropped := w.secIndex, w.dropped
 	idx := uint32(1)
+	if w.rel {
+		w.strtabIdx, w.shstrtabIdx = idx, idx
+		idx++
+	}
 	for i, s := range f.Sections {
 		if s == nil {
 			return fmt.Errorf("section %d is nil", i)
@@ -166,10 +171,19 @@ func (w *elfWriter) chooseSections() error {
 			idx++
 		}
 	}
-	w.symtabIdx = idx
-	w.strtabIdx = idx + 1
-	w.shstrtabIdx = idx + 2
-	w.shnum = idx + 3
+	if w.rel {
+		if f.Addrsig != nil {
+			w.addrsigIdx = idx
+			idx++
+		}
+		w.symtabIdx = idx
+		w.shnum = idx + 1
+	} else {
+		w.symtabIdx = idx
+		w.strtabIdx = idx + 1
+		w.shstrtabIdx = idx + 2
+		w.shnum = idx + 3
+	}
 	if w.shnum >= shnLoReserve {
 		return fmt.Errorf("too many sections (%d)", w.shnum)
 	}
@@ -177,28 +191,39 @@ func (w *elfWriter) chooseSections() error {
 }
 
 // symbolOrder lists the symbols to write: f.Symbols, then relocation
-// targets not listed, locals first; firstGlobal is the index of the first
-// non-local.
-func (w *elfWriter) symbolOrder() ([]*Symbol, error) {
+// targets and address-significant symbols not listed, locals first;
+// firstGlobal is the index of the first non-local.
+func (w *elfWriter) symbolOrder() error {
 	f := w.f
 	all := make([]*Symbol, 0, len(f.Symbols))
 	seen := map[*Symbol]bool{}
 	for i, s := range f.Symbols {
 		if s == nil {
-			return nil, fmt.Errorf("symbol %d is nil", i)
+			return fmt.Errorf("symbol %d is nil", i)
 		}
 		if seen[s] {
-			return nil, fmt.Errorf("symbol %q appears twice in File.Symbols", s.Name)
+			return fmt.Errorf("symbol %q appears twice in File.Symbols", s.Name)
 		}
 		seen[s] = true
 		all = append(all, s)
 	}
+	add := func(s *Symbol) {
+		if s != nil && !seen[s] {
+			seen[s] = true
+			all = append(all, s)
+		}
+	}
 	for _, sec := range w.kept {
 		for _, r := range sec.Relocs {
-			if r.Sym != nil && !seen[r.Sym] {
-				seen[r.Sym] = true
-				all = append(all, r.Sym)
+			add(r.Sym)
+		}
+	}
+	if w.rel && f.Addrsig != nil {
+		for i, s := range f.Addrsig.Syms {
+			if s == nil {
+				return fmt.Errorf("address-significant symbol %d is nil", i)
 			}
+			add(s)
 		}
 	}
 	order := make([]*Symbol, 0, len(all))
@@ -213,19 +238,48 @@ func (w *elfWriter) symbolOrder() ([]*Symbol, error) {
 			order = append(order, s)
 		}
 	}
-	w.firstGlobal = firstGlobal
-	return order, nil
+	w.order, w.firstGlobal = order, firstGlobal
+	return nil
 }
 
-// symbolTable encodes the symbols in order into .symtab and .strtab.
-func (w *elfWriter) symbolTable(order []*Symbol) error {
-	dropped, secIndex := w.dropped, w.secIndex
+// nameStrings builds the string table of the symbol names: in a
+// relocatable file also of the section names, tail-merged as llvm-mc's
+// is; in an executable each name once, in symbol order.
+func (w *elfWriter) nameStrings() {
+	var names []string
+	if w.rel {
+		names = append(names, ".strtab")
+		for _, s := range w.kept {
+			names = append(names, s.Name)
+			if len(s.Relocs) > 0 {
+				names = append(names, ".rela"+s.Name)
+			}
+		}
+		if w.addrsigIdx != 0 {
+			names = append(names, ".llvm_addrsig")
+		}
+		names = append(names, ".symtab")
+	}
+	for _, s := range w.order {
+		if !w.rel || s.Type != STT_SECTION {
+			names = append(names, s.Name)
+		}
+	}
+	if w.rel {
+		w.strtab = tailMergedStrtab(names)
+	} else {
+		w.strtab = appendedStrtab(names)
+	}
+}
+
+// symbolTable encodes the symbols in order into .symtab. In a
+// relocatable file a section's symbol is unnamed, as LLVM writes it.
+func (w *elfWriter) symbolTable() error {
+	dropped, secIndex, order := w.dropped, w.secIndex, w.order
 	w.symIndex = make(map[*Symbol]uint32, len(order))
-	w.strtab = newStrtab()
-	symIndex, strtab := w.symIndex, w.strtab
 	symData := make([]byte, elfSymSize, (len(order)+1)*elfSymSize)
 	for i, s := range order {
-		symIndex[s] = uint32(i + 1)
+		w.symIndex[s] = uint32(i + 1)
 		var shndx uint32
 		switch {
 		case s.Section != nil:
@@ -245,8 +299,12 @@ func (w *elfWriter) symbolTable(order []*Symbol) error {
 		if s.Bind > 15 || s.Type > 15 {
 			return fmt.Errorf("symbol %q: binding %d or type %d does not fit in 4 bits", s.DisplayName(), s.Bind, s.Type)
 		}
+		var name uint32
+		if !w.rel || s.Type != STT_SECTION {
+			name = w.strtab.offset(s.Name)
+		}
 		var e [elfSymSize]byte
-		be.PutUint32(e[0:], strtab.add(s.Name))
+		be.PutUint32(e[0:], name)
 		be.PutUint32(e[4:], s.Value)
 		be.PutUint32(e[8:], s.Size)
 		e[12] = s.Bind<<4 | s.Type
@@ -259,14 +317,17 @@ func (w *elfWriter) symbolTable(order []*Symbol) error {
 }
 
 // sectionHeaders builds the headers in index order: the null section,
-// each kept section and its relocation section, and the three tables,
-// named in .shstrtab.
+// each kept section and its relocation section, and the generated
+// tables, and lists them in file order.
 func (w *elfWriter) sectionHeaders() error {
 	f, secIndex, shnum := w.f, w.secIndex, w.shnum
-	symtabIdx, strtabIdx, firstGlobal, symData, strtab := w.symtabIdx, w.strtabIdx, w.firstGlobal, w.symData, w.strtab
-	shstrtab := newStrtab()
 	outs := make([]*outSection, 0, shnum)
 	outs = append(outs, &outSection{}) // null section
+	strtab := &outSection{name: ".strtab", hdr: elfShdr{typ: SHT_STRTAB, size: uint32(len(w.strtab.buf)), align: 1}, data: w.strtab.buf, falign: 1}
+	if w.rel {
+		outs = append(outs, strtab)
+	}
+	var contents, relas []*outSection
 	for _, s := range w.kept {
 		o := &outSection{
 			name:    s.Name,
@@ -288,6 +349,7 @@ func (w *elfWriter) sectionHeaders() error {
 			o.congr = true
 		}
 		outs = append(outs, o)
+		contents = append(contents, o)
 		if len(s.Relocs) == 0 {
 			continue
 		}
@@ -295,31 +357,70 @@ func (w *elfWriter) sectionHeaders() error {
 		if err != nil {
 			return err
 		}
-		outs = append(outs, &outSection{
+		rela := &outSection{
 			name: ".rela" + s.Name,
 			hdr: elfShdr{
-				typ: SHT_RELA, flags: SHF_INFO_LINK, size: uint32(len(rd)), link: symtabIdx,
+				typ: SHT_RELA, flags: SHF_INFO_LINK, size: uint32(len(rd)), link: w.symtabIdx,
 				info: secIndex[s], align: 4, entsize: elfRelaSize,
 			},
 			data: rd, falign: 4,
-		})
+		}
+		outs = append(outs, rela)
+		relas = append(relas, rela)
 	}
-	outs = append(outs,
-		&outSection{name: ".symtab", hdr: elfShdr{typ: SHT_SYMTAB, size: uint32(len(symData)), link: strtabIdx, info: firstGlobal, align: 4, entsize: elfSymSize}, data: symData, falign: 4},
-		&outSection{name: ".strtab", hdr: elfShdr{typ: SHT_STRTAB, size: uint32(len(strtab.buf)), align: 1}, data: strtab.buf, falign: 1},
-	)
-	shstr := &outSection{name: ".shstrtab", hdr: elfShdr{typ: SHT_STRTAB, align: 1}, falign: 1}
-	outs = append(outs, shstr)
-	for _, o := range outs[1:] {
-		o.hdr.name = shstrtab.add(o.name)
+	symtab := &outSection{name: ".symtab", hdr: elfShdr{typ: SHT_SYMTAB, size: uint32(len(w.symData)), link: w.strtabIdx, info: w.firstGlobal, align: 4, entsize: elfSymSize}, data: w.symData, falign: 4}
+	if w.rel {
+		var addrsig []*outSection
+		if w.addrsigIdx != 0 {
+			data := w.addrsigData()
+			addrsig = append(addrsig, &outSection{name: ".llvm_addrsig", hdr: elfShdr{typ: SHT_LLVM_ADDRSIG, flags: SHF_EXCLUDE, size: uint32(len(data)), link: w.symtabIdx, align: 1}, data: data, falign: 1})
+			outs = append(outs, addrsig...)
+		}
+		outs = append(outs, symtab)
+		// llvm-mc's file order: contents, .symtab, relocations,
+		// .llvm_addrsig, .strtab.
+		w.placed = append(append(append(append(contents, symtab), relas...), addrsig...), strtab)
+		for _, o := range outs[1:] {
+			o.hdr.name = w.strtab.offset(o.name)
+		}
+	} else {
+		outs = append(outs, symtab, strtab)
+		shstr := &outSection{name: ".shstrtab", hdr: elfShdr{typ: SHT_STRTAB, align: 1}, falign: 1}
+		outs = append(outs, shstr)
+		names := make([]string, 0, len(outs)-1)
+		for _, o := range outs[1:] {
+			names = append(names, o.name)
+		}
+		shstrtab := appendedStrtab(names)
+		for _, o := range outs[1:] {
+			o.hdr.name = shstrtab.offset(o.name)
+		}
+		shstr.data = shstrtab.buf
+		shstr.hdr.size = uint32(len(shstrtab.buf))
+		w.placed = outs[1:]
 	}
-	shstr.data = shstrtab.buf
-	shstr.hdr.size = uint32(len(shstrtab.buf))
 	if uint32(len(outs)) != shnum {
 		return fmt.Errorf("internal error: %d section headers, expected %d", len(outs), shnum)
 	}
 	w.outs = outs
 	return nil
+}
+
+// addrsigData encodes f.Addrsig: each symbol's index in ULEB128.
+func (w *elfWriter) addrsigData() []byte {
+	var b []byte
+	for _, s := range w.f.Addrsig.Syms {
+		for v := w.symIndex[s]; ; {
+			c := byte(v & 0x7f)
+			v >>= 7
+			if v == 0 {
+				b = append(b, c)
+				break
+			}
+			b = append(b, c|0x80)
+		}
+	}
+	return b
 }
 
 // relaData encodes a section's relocations (SHT_RELA entries); size is the
@@ -362,17 +463,17 @@ func (w *elfWriter) chooseSegments() {
 	}
 }
 
-// layout places the header, the program headers, the contents and the
-// section headers in the file.
+// layout places the header, the program headers, the contents (in file
+// order, each at its alignment) and the section headers in the file.
 func (w *elfWriter) layout() error {
-	loads, outs, shnum := w.loads, w.outs, w.shnum
+	loads, shnum := w.loads, w.shnum
 	pos := uint64(elfHeaderSize)
 	phoff := uint64(0)
 	if len(loads) > 0 {
 		phoff = pos
 		pos += uint64(len(loads)) * elfPhdrSize
 	}
-	for _, o := range outs[1:] {
+	for _, o := range w.placed {
 		a := uint64(o.falign)
 		if o.congr {
 			// Make the offset congruent to the address modulo the alignment.

@@ -116,6 +116,14 @@ const (
 	STT_FILE    = 4 // source file name
 )
 
+// Symbol visibilities (ELF STV_* values, the low two bits of st_other).
+const (
+	STV_DEFAULT   = 0 // as the binding says
+	STV_INTERNAL  = 1 // hidden, and not called from outside
+	STV_HIDDEN    = 2 // not visible outside the linked image
+	STV_PROTECTED = 3 // visible, but not preemptible
+)
+
 // Special section indices (ELF st_shndx values).
 const (
 	SHN_UNDEF  = 0      // undefined symbol
@@ -139,6 +147,18 @@ type File struct {
 	// Format is FormatELF or FormatCOFF for files produced by a reader;
 	// writers ignore it.
 	Format string
+	// Addrsig, when not nil in a relocatable file, makes the ELF writer
+	// add LLVM's address-significance table (.llvm_addrsig), as llvm-mc
+	// does for the .addrsig directive. Readers leave it nil (they keep a
+	// .llvm_addrsig they read as a Section, which the writer drops).
+	Addrsig *Addrsig
+}
+
+// Addrsig is LLVM's address-significance table: the symbols whose address
+// is taken, written as their symbol-table indices in ULEB128.
+type Addrsig struct {
+	// Syms are the address-significant symbols, in order.
+	Syms []*Symbol
 }
 
 // Section is one section of a File.

@@ -123,6 +123,14 @@ func (s *Scenario) Build() (*World, error) {
 	if err := f.SetFaults(s.Faults.Fabric()); err != nil {
 		return nil, s.Errorf("faults: %v", err)
 	}
+	for _, n := range s.Topology.Unplugged {
+		if _, err := f.LinkFrom(fabric.EndpointPort(n)); err != nil {
+			continue // b2b: the other end's cable, already pulled
+		}
+		if err := f.Disconnect(fabric.EndpointPort(n)); err != nil {
+			return nil, s.Errorf("topology.unplugged: %v", err)
+		}
+	}
 	w := &World{S: s, Q: q, Fabric: f, dma: make([]dmaCounters, s.Count),
 		cpuState: make([]cpuSpan, s.Count), dmaOpen: make([][board.NumChannels]uint64, s.Count)}
 	images := map[string][]byte{}

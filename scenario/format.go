@@ -180,6 +180,10 @@ type Topology struct {
 	SwitchLatency *Duration `json:"switch_latency,omitempty"`
 	// Routing is "relative" (default) or "absolute".
 	Routing string `json:"routing,omitempty"`
+	// Unplugged lists nodes whose cable is pulled out before the run
+	// (fabric.Disconnect): their boards see LINK_DOWN, their sends are
+	// refused and routes to them lead nowhere.
+	Unplugged []int `json:"unplugged,omitempty"`
 }
 
 // Faults are the fabric's injected errors (fabric.Faults, applied to every
@@ -556,6 +560,13 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	}
 	if err := s.checkSwitches(); err != nil {
 		return nil, err
+	}
+	seen := map[int]bool{}
+	for _, n := range s.Topology.Unplugged {
+		if n < 0 || n >= s.Count || seen[n] {
+			return nil, s.Errorf("topology.unplugged: node %d out of range or given twice (%d nodes)", n, s.Count)
+		}
+		seen[n] = true
 	}
 	switch k := s.Topology.Kind; {
 	case k == "b2b" && s.Count != 2:

@@ -35,6 +35,7 @@ func FuzzParse(f *testing.F) {
 		`{"topology":{"kind":"b2b"},"defaults":{"firmware":"x","sram":"4G","params":{"a":"0x1ffffffff"}},"time":"1ms"}`,
 		`{"topology":{"kind":"star"},"nodes":[{"ids":"0-3/0","asm":["x"]}],"count":4,"time":"10ms"}`,
 		`{"topology":{"kind":"star"},"time":"18446744073709551615s"}`,
+		`{"topology":{"kind":"star","unplugged":[0,3,-1,0]},"count":3,"defaults":{"asm":["x.s"]},"time":"1ms"}`,
 		`{"topology":{"kind":"b2b","link_latency":"18446744073709000000ps"},"defaults":{"asm":["x.s"],"clock_mhz":0.0000004},"time":"1ms","sample":"86401s"}`,
 		`{"nodes":2,"until_us":100000,"back_to_back":true,"board":"M2L-PCI64B","workloads":[]}`,
 		"{\"topology\":{\"kind\":\"b2b\"},\"defaults\":{\"asm\":[\"x.s\"]},\"time\":\"1ms\",\n\"faults\":{\"until_us\":1}}",

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -404,5 +405,57 @@ func TestTreeSwitchesIgnoreSpines(t *testing.T) {
 	clos := strings.Replace(tree, "tree", "clos", 1)
 	if _, err := Parse("t.json", []byte(clos)); err == nil || !strings.Contains(err.Error(), "a leaf switch (per_leaf nodes and a port per spine) would have 34 ports") {
 		t.Errorf("a Clos of 34-port leaves: %v", err)
+	}
+}
+
+// topology.unplugged pulls the listed nodes' cables before the run: their
+// boards see LINK_DOWN from the start, the others do not; on b2b either
+// node unplugs the one cable. Bad node lists are errors.
+func TestUnplugged(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fw.s"), []byte(`
+	.text
+	.globl	_start
+_start:
+	ld	-432[%r0], %r7		! ISR
+	mov	0x10000, %r8		! LINK_DOWN
+	and	%r7, %r8, %r7
+	st	%r7, -4096[%r0]		! exit with it
+	bt	.
+	nop
+`), 0o644)
+	for _, c := range []struct {
+		topology string
+		want     []uint32
+	}{
+		{`{"kind": "star", "unplugged": [2, 0]}`, []uint32{0x10000, 0, 0x10000}},
+		{`{"kind": "star"}`, []uint32{0, 0, 0}},
+		{`{"kind": "b2b", "unplugged": [1]}`, []uint32{0x10000, 0x10000}},
+		{`{"kind": "b2b", "unplugged": [0, 1]}`, []uint32{0x10000, 0x10000}},
+	} {
+		count := len(c.want)
+		s, err := Parse(filepath.Join(dir, "s.json"), []byte(`{"topology": `+c.topology+`, "count": `+strconv.Itoa(count)+
+			`, "time": "1ms", "exit_codes": "any", "defaults": {"asm": ["fw.s"]}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := s.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Run(nil); err != nil {
+			t.Fatal(err)
+		}
+		for i, n := range w.Stats(0).Nodes {
+			if n.ExitCode == nil || *n.ExitCode != c.want[i] {
+				t.Errorf("%s: node %d exit %v, want %#x", c.topology, i, n.ExitCode, c.want[i])
+			}
+		}
+	}
+	for _, bad := range []string{`[3]`, `[-1]`, `[1, 1]`} {
+		_, err := Parse("x.json", []byte(`{"topology": {"kind": "star", "unplugged": `+bad+`}, "count": 3, "time": "1ms", "defaults": {"asm": ["a.s"]}}`))
+		if err == nil || !strings.Contains(err.Error(), "topology.unplugged") || !errors.Is(err, ErrBadScenario) {
+			t.Errorf("unplugged %s: %v", bad, err)
+		}
 	}
 }

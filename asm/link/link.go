@@ -460,7 +460,7 @@ func (l *linker) layout() error {
 			o := l.outs[c]
 			is := &inSec{obj: in, sec: s, out: o}
 			o.ins = append(o.ins, is)
-			o.align = max(o.align, uint64(s.Align))
+			o.align = max(o.align, inputAlign(s))
 			l.placed[secKey{in, s}] = is
 		}
 	}
@@ -485,7 +485,7 @@ func (l *linker) layout() error {
 		cur = alignUp(cur, o.align)
 		o.addr = cur
 		for _, is := range o.ins {
-			cur = alignUp(cur, max(uint64(is.sec.Align), 1))
+			cur = alignUp(cur, inputAlign(is.sec))
 			is.addr = cur
 			cur += uint64(is.sec.Size)
 			if l.opt.Placed != nil {
@@ -521,6 +521,18 @@ func (l *linker) layout() error {
 		}
 	}
 	return nil
+}
+
+// inputAlign is the alignment an input section is placed at: its own,
+// and at least a word for code, which the LANai fetches by words (llvm-mc
+// gives a code section other than .text no alignment unless the source
+// asks for one).
+func inputAlign(s *objfile.Section) uint64 {
+	a := max(uint64(s.Align), 1)
+	if s.Flags&objfile.SHF_EXECINSTR != 0 {
+		a = max(a, 4)
+	}
+	return a
 }
 
 // layoutDebug places the DWARF sections, each output section from 0.

@@ -602,3 +602,18 @@ func TestUnlistedSymbols(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// A code section is placed at a word boundary even when its object gives it
+// no alignment, as llvm-mc does for code sections other than .text (and
+// lanai-as -c now too): the LANai fetches instructions by words.
+func TestCodeSectionsWordAligned(t *testing.T) {
+	head := progbits(".text", objfile.SHF_ALLOC|objfile.SHF_EXECINSTR, 4, []byte{0, 0, 0, 1, 0x12, 0x34})
+	tail := progbits(".text.b", objfile.SHF_ALLOC|objfile.SHF_EXECINSTR, 1, words(0x00000001))
+	data := progbits(".rodata", objfile.SHF_ALLOC, 1, []byte{0xaa})
+	var placed []uint32
+	_, err := Link([]*objfile.File{{Kind: objfile.REL, Sections: []*objfile.Section{head, tail, data}, Symbols: []*objfile.Symbol{gsym("_start", head, 0)}}},
+		[]string{"x.o"}, Options{Placed: func(_ int, _ *objfile.Section, addr uint32) { placed = append(placed, addr) }})
+	require.NoError(t, err)
+	// .text at 0 (6 bytes), .text.b at the next word (8, not 6).
+	require.Equal(t, []uint32{0, 8}, placed[:2])
+}

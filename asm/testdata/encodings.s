@@ -2,6 +2,8 @@
 ! the relocation it makes, if any ("R_TYPE symbol+addend"); lines without
 ! "=>" emit nothing. Values were computed by hand from docs/isa.md and, for
 ! the lines llvm-mc accepts, checked against llvm-mc -show-encoding.
+! Symbols are named as in llvm-mc's objects: numeric labels ".Ltmp<n>",
+! the label of "." unnamed ("(unnamed)" here).
 	.text
 	.globl	start
 start:
@@ -16,9 +18,9 @@ start:
 	mov	lo(K), %r4                  ! => 02000040
 	mov	hi(0x12345678), %r4         ! => 02011234
 1:	nop                                 ! => 00000001
-	bt	1b                          ! => e0000000 R_LANAI_25 .L1$1+0
-	bne	1f                          ! => e6000000 R_LANAI_25 .L1$2+0
-1:	bt	.                           ! => e0000000 R_LANAI_25 .Ltmp
+	bt	1b                          ! => e0000000 R_LANAI_25 .Ltmp0+0
+	bne	1f                          ! => e6000000 R_LANAI_25 .Ltmp1+0
+1:	bt	.                           ! => e0000000 R_LANAI_25 (unnamed)+0
 	mov	end-start, %r5              ! => 028000a0
 	ld	[data], %r6                 ! => f3000000 R_LANAI_21 data+0
 	ld	[0x1000], %r6               ! => f3001000

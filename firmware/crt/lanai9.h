@@ -62,15 +62,15 @@
 #define LANAI9_ISR_TIME2_INT            0x2000u /* IT2 reached 0 (latched; write 1 to clear) */
 #define LANAI9_ISR_MEM_INT              0x4000u /* memory error: a DMA or link-engine fault (latched) */
 #define LANAI9_ISR_PAR_INT              0x8000u /* SRAM parity error (latched; never set) */
-#define LANAI9_ISR_LINK_DOWN            0x10000u /* link engines: the link is down (level; the model never sets it) */
-#define LANAI9_ISR_DATA_SENT_INT        0x20000u /* link engines: data sent (latched; the model never sets it) */
-#define LANAI9_ISR_DATA_RECEIVED_INT    0x40000u /* link engines: data received (latched; the model never sets it) */
-#define LANAI9_ISR_BEAT_RECEIVED_INT    0x80000u /* link engines: a beat received (latched; the model never sets it) */
-#define LANAI9_ISR_ILLEGAL_RECEIVED_INT 0x100000u /* link engines: an illegal symbol received (latched; the model never sets it) */
-#define LANAI9_ISR_RX_TOO_LONG_INT      0x200000u /* link engines: a received packet was too long (latched; the model never sets it) */
+#define LANAI9_ISR_LINK_DOWN            0x10000u /* link engines: the port has no cable (level; docs/hardware.md) */
+#define LANAI9_ISR_DATA_SENT_INT        0x20000u /* link engines: data sent (latched; the model never sets it: no evidence when) */
+#define LANAI9_ISR_DATA_RECEIVED_INT    0x40000u /* link engines: data received (latched; the model never sets it: no evidence when) */
+#define LANAI9_ISR_BEAT_RECEIVED_INT    0x80000u /* link engines: a beat received (latched; the model has no beats and never sets it) */
+#define LANAI9_ISR_ILLEGAL_RECEIVED_INT 0x100000u /* receive engine: a packet with a bit error arrived, if MYRINET ILLEGAL_ENABLE (latched) */
+#define LANAI9_ISR_RX_TOO_LONG_INT      0x200000u /* receive engine: a packet over 16 MiB arrived (latched) */
 #define LANAI9_ISR_TX_TOO_LONG_INT      0x400000u /* send engine: a send over 16 MiB was cut (latched) */
 #define LANAI9_ISR_TX_BLOCKED_INT       0x800000u /* send engine: a send blocked past the network timeout (latched) */
-#define LANAI9_ISR_BEAT_MISSED_INT      0x1000000u /* link engines: a beat missed (latched; the model never sets it) */
+#define LANAI9_ISR_BEAT_MISSED_INT      0x1000000u /* link engines: a beat missed (latched; the model has no beats and never sets it) */
 #define LANAI9_ISR_LANAI_SIG            0x20000000u /* host -> LANai signal: the host sets it, the LANai writes 1 to clear it */
 #define LANAI9_ISR_HOST_SIG             0x40000000u /* LANai -> host signal: the LANai writes 1 to set it, the host clears it */
 #define LANAI9_ISR_DEBUG                0x80000000u /* debug signal (latched; never set) */

@@ -133,6 +133,9 @@ func (sc *Scenario) Check() error {
 	if other, _ := json.Marshal(d); string(other) != "{}" {
 		return sc.Errorf("defaults: %s: netvm run takes only board and clock_mhz (the nodes run the NetVM firmware and FreeBSD hosts)", other)
 	}
+	if len(sc.Topology.Unplugged) > 0 {
+		return sc.Errorf("topology.unplugged: not netvm run's (its nodes need their cables)")
+	}
 	if sc.Stop != "" || sc.ExitCodes != "" || sc.Sample != nil {
 		return sc.Errorf("stop, exit_codes, sample: not netvm run's (its run ends when the workloads are done, or at time)")
 	}

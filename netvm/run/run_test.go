@@ -63,6 +63,7 @@ func TestScenarioErrors(t *testing.T) {
 		{`{` + base + `, "defaults": {"clock_mhz": 5}}`, `defaults.clock_mhz = 5: 10..1000`},
 		{`{` + base + `, "nodes": [{"board": "M2L-PCI64B"}]}`, `nodes: netvm run's nodes are alike`},
 		{`{` + base + `, "stop": "time"}`, `stop, exit_codes, sample: not netvm run's`},
+		{`{"count": 2, "topology": {"kind": "star", "unplugged": [1]}, "time": "1s"}`, `topology.unplugged: not netvm run's`},
 		{`{` + base + `,` + "\n" + `"workloads": [` + "\n" + `{"kind": "stream", "from": 0, "to": 1, "count": 1},` + "\n" + `  {"kind": "stream", "from": 0, "to": 7, "count": 1}]}`,
 			"s.json:4: workloads[1]: to = 7, but nodes are 0..1"},
 		{`{` + base + `, "workloads": [{"kind": "teleport"}]}`, `s.json:1: workloads[0]: kind = "teleport"`},

@@ -1,0 +1,1 @@
+! Nothing: .text alone, aligned to 4.
