@@ -243,7 +243,11 @@ func TestEvalOperators(t *testing.T) {
 	contains(t, "print a value", s.do("print [grid] == [grid]"), "[grid] == [grid] = 0x00000001 (1)\n")
 	contains(t, "print a word", s.do("print grid"), fmt.Sprintf("[0x%08x <grid>] = 0x%08x", grid, p.word(t, grid)))
 	contains(t, "print a word's value", s.do("print [grid]"), fmt.Sprintf("[grid] = 0x%08x (%d)", p.word(t, grid), int32(p.word(t, grid))))
-	for _, expr := range []string{"", "1 +", "(1", "[1", "1)", "1]", "1 2", "%zz", "nosuch", "1 === 1", "[0x40000000]", "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))", "99999999999"} {
+	long := strings.Repeat("1+", 16<<20) + "1" // 32 MiB: its evaluation would overflow the stack
+	if _, err := s.d.AddBreakpoint(0, p.addr(t, "fib"), BreakOptions{Condition: long}); err == nil || !strings.Contains(err.Error(), "at most 65536") {
+		t.Errorf("a condition of %d bytes: %v", len(long), err)
+	}
+	for _, expr := range []string{strings.Repeat("-", maxExprLen+1) + "1", "", "1 +", "(1", "[1", "1)", "1]", "1 2", "%zz", "nosuch", "1 === 1", "[0x40000000]", "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))", "99999999999"} {
 		if v, err := s.d.eval(expr); err == nil {
 			t.Errorf("eval(%q) = %#x, want an error", expr, v)
 		}

@@ -46,6 +46,11 @@ type value func(c *lanai.CPU) (uint32, error)
 // maxNesting bounds the depth of ( and [ in an expression.
 const maxNesting = 64
 
+// maxExprLen bounds an expression's length: its value is a chain of
+// closures as long as its operators, and evaluating a chain of millions
+// would overflow the stack.
+const maxExprLen = 1 << 16
+
 // compile parses an expression against program p.
 func compile(p *Program, expr string) (value, error) {
 	v, _, err := compileKind(p, expr)
@@ -55,6 +60,9 @@ func compile(p *Program, expr string) (value, error) {
 // compileKind is compile that also says whether the expression is a
 // value rather than an address (above).
 func compileKind(p *Program, expr string) (v value, isValue bool, err error) {
+	if len(expr) > maxExprLen {
+		return nil, false, fmt.Errorf("an expression of %d bytes: at most %d", len(expr), maxExprLen)
+	}
 	s := strings.TrimSpace(expr)
 	s = strings.TrimPrefix(s, "*")
 	if strings.TrimSpace(s) == "" {
