@@ -422,6 +422,14 @@ func TestDAPConditions(t *testing.T) {
 	if len(ins) != 1 || !ins[0].Verified {
 		t.Fatalf("setInstructionBreakpoints: %+v", ins)
 	}
+	// A data breakpoint takes no condition: unverified, not a
+	// watchpoint that would stop at every store.
+	info := daptest.Must[*godap.DataBreakpointInfoResponse](t, c, "dataBreakpointInfo", map[string]any{"name": "moves"}).Body
+	dbs := daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"dataId": info.DataId, "condition": "[moves] == 5"}, {"dataId": info.DataId, "hitCondition": "3"}}}).Body.Breakpoints
+	if len(dbs) != 2 || dbs[0].Verified || dbs[1].Verified || !strings.Contains(dbs[0].Message, "takes no condition") {
+		t.Errorf("data breakpoints with conditions: %+v", dbs)
+	}
 	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 	var out strings.Builder
 	e, err := c.Event("stopped", func(e godap.EventMessage) {
