@@ -330,6 +330,9 @@ func (s *server) stopped(st debugger.Stop) {
 // clientBreakpoint finds the client's breakpoint holding a debugger
 // point, and its kind as a stopped reason.
 func (s *server) clientBreakpoint(point int) (int, string) {
+	if point == 0 { // none (0 is also a place without a point in bp.points)
+		return 0, ""
+	}
 	for key, list := range s.bps {
 		for _, b := range list {
 			for _, p := range b.points {
@@ -377,43 +380,38 @@ func (s *server) threads(req *godap.Request) {
 	s.send(&godap.ThreadsResponse{Response: s.response(req, true, ""), Body: godap.ThreadsResponseBody{Threads: ts}})
 }
 
-// replace deletes the points of the client's breakpoints under key and
-// sets new ones: each location resolved in every thread's program
-// (places, with the reason it is not in the others': the nodes of a
-// cluster can run different programs), set in each thread where it
-// resolved, at that program's address, with its qualifiers (condition,
-// hit condition, log message: compiled against that program, each
-// thread's point evaluates them on its own core). A breakpoint is verified
-// when it is set in at least one thread; when it is not set in every
-// thread, or not at one address, the message says where it is. One that
-// is set nowhere is answered unverified, with the first thread's reason.
+// replace sets the client's breakpoints under key anew: each location
+// resolved in every thread's program (places, with the reason it is not
+// in the others': the nodes of a cluster can run different programs), set
+// in each thread where it resolved, at that program's address, with its
+// qualifiers (condition, hit condition, log message: compiled against
+// that program, each thread's point evaluates them on its own core). A
+// breakpoint the client had at the same places keeps its id, its points
+// and their hit counts, its qualifiers replaced (an editor sends a file's
+// every breakpoint when one of them is added, removed or edited); the
+// others' points are deleted. A breakpoint is verified when it is set in
+// at least one thread; when it is not set in every thread, or not at one
+// address, the message says where it is. One that is set nowhere is
+// answered unverified, with the reason of the first thread that has the
+// location (else of the first thread).
 func (s *server) replace(key string, places [][]debugger.Place, missing [][]error, opts []debugger.BreakOptions) []godap.Breakpoint {
-	for _, b := range s.bps[key] {
-		for _, p := range b.points {
-			s.d.Delete(p)
-		}
-	}
+	old := s.bps[key]
+	kept := make([]bool, len(old))
 	var list []bp
 	out := make([]godap.Breakpoint, len(places))
 	for i, at := range places {
-		s.nbp++
-		b := bp{id: s.nbp}
 		why := slices.Clone(missing[i])
-		var set []debugger.Place
-		for _, pl := range at {
-			id, err := s.d.AddBreakpoint(pl.Thread, pl.Addr, opts[i])
-			if err != nil {
-				why[pl.Thread] = err
-				continue
-			}
-			b.points = append(b.points, id)
-			set = append(set, pl)
+		b, ok := s.keep(old, kept, at)
+		if !ok {
+			s.nbp++
+			b = bp{id: s.nbp, at: at, points: make([]int, len(at))}
 		}
+		set := s.settle(&b, opts[i], why)
 		out[i] = godap.Breakpoint{Id: b.id, InstructionReference: "0x00000000"}
 		if len(at) > 0 {
 			out[i].InstructionReference = hex32(at[0].Addr)
 		}
-		if len(set) == 0 { // the reason of the first thread that has the location, else of the first thread
+		if len(set) == 0 {
 			first := slices.IndexFunc(why, func(err error) bool { return err != nil })
 			if len(at) > 0 {
 				first = at[0].Thread
@@ -426,8 +424,62 @@ func (s *server) replace(key string, places [][]debugger.Place, missing [][]erro
 		out[i].Message = s.where(set, why)
 		list = append(list, b)
 	}
+	for j, b := range old {
+		if !kept[j] {
+			s.deletePoints(b)
+		}
+	}
 	s.bps[key] = list
 	return out
+}
+
+// keep finds the first of the client's old breakpoints at the places at
+// (the same threads, at the same addresses) not kept yet, and marks it
+// kept.
+func (s *server) keep(old []bp, kept []bool, at []debugger.Place) (bp, bool) {
+	same := func(a, b debugger.Place) bool { return a.Thread == b.Thread && a.Addr == b.Addr }
+	for j, b := range old {
+		if !kept[j] && slices.EqualFunc(b.at, at, same) {
+			kept[j] = true
+			return b, true
+		}
+	}
+	return bp{}, false
+}
+
+// settle gives breakpoint b qualifiers o at each of its places: a point it
+// has there is requalified (its hit count stays), a place without one
+// gets a new point. Where they cannot be set, the place has no point (an
+// old one is deleted) and why holds the reason. It gives the places that
+// have a point.
+func (s *server) settle(b *bp, o debugger.BreakOptions, why []error) []debugger.Place {
+	var set []debugger.Place
+	for k, pl := range b.at {
+		var err error
+		if b.points[k] != 0 {
+			if err = s.d.Requalify(b.points[k], o); err != nil {
+				s.d.Delete(b.points[k])
+				b.points[k] = 0
+			}
+		} else {
+			b.points[k], err = s.d.AddBreakpoint(pl.Thread, pl.Addr, o)
+		}
+		if err != nil {
+			why[pl.Thread] = err
+			continue
+		}
+		set = append(set, pl)
+	}
+	return set
+}
+
+// deletePoints deletes a client breakpoint's points.
+func (s *server) deletePoints(b bp) {
+	for _, p := range b.points {
+		if p != 0 {
+			s.d.Delete(p)
+		}
+	}
 }
 
 // where says on which threads a breakpoint is set and at what addresses,
@@ -638,6 +690,11 @@ func (s *server) setDataBreakpoints(r *godap.SetDataBreakpointsRequest) {
 		var a, n uint32
 		if _, err := fmt.Sscanf(b.DataId, "%d:0x%x:%d", &th, &a, &n); err != nil || th < 0 || th >= len(s.d.Threads()) {
 			res.Message = fmt.Sprintf("bad data id %q", b.DataId)
+			out = append(out, res)
+			continue
+		}
+		if b.Condition != "" || b.HitCondition != "" {
+			res.Message = "a data breakpoint takes no condition or hit condition (the debugger's watchpoints take none)"
 			out = append(out, res)
 			continue
 		}

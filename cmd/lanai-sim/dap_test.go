@@ -171,6 +171,17 @@ func TestDAPTwoPrograms(t *testing.T) {
 		return fs[0].Id
 	}
 	stop(1, 10, srcA) // shared in node 0
+	// The editor sends them again (as when one is edited): the ones set
+	// keep their ids, points and hit counts (node 0's shared has had its
+	// one hit; node 1's still stops at its first).
+	again := do("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"name": "shared", "hitCondition": "1"}, {"name": "only_b"}, {"name": "nosuch"}, {"name": "_start", "condition": "[only_b] == 0"},
+		{"name": "only_b", "condition": "[nosuch]"}}}).(*godap.SetFunctionBreakpointsResponse).Body.Breakpoints
+	for _, i := range []int{0, 1, 3} {
+		if again[i].Id != fbs[i].Id || again[i].Message != fbs[i].Message || !again[i].Verified {
+			t.Errorf("sent again: %+v, was %+v", again[i], fbs[i])
+		}
+	}
 	do("continue", map[string]any{"threadId": 1})
 	f := stop(2, 10, srcB) // only_b in node 1 (it stopped at node 0's shared, 0x4, a nop of twoprog-b.s:7)
 	if r := do("evaluate", map[string]any{"expression": "only_b", "frameId": f}).(*godap.EvaluateResponse).Body.Result; r != "[0x0000000c <only_b> at twoprog-b.s:10] = 0x03800005" {
