@@ -525,11 +525,18 @@ func (s *server) where(set []debugger.Place, why []error) string {
 	return strings.Join(msg, "; ")
 }
 
-// tableFile finds the line table's name of the client's source path.
-func (s *server) tableFile(p *debugger.Program, path string) (string, bool) {
+// tableFile finds the line table's name of the client's source path;
+// known holds the source paths of the table's names looked up so far
+// (SourcePath looks at the file system; a cluster's programs share names).
+func (s *server) tableFile(p *debugger.Program, path string, known map[string]string) (string, bool) {
 	abs, _ := filepath.Abs(path)
 	for _, f := range p.Files() {
-		if sp := s.d.SourcePath(f); sp != "" && sp == abs {
+		sp, ok := known[f]
+		if !ok {
+			sp = s.d.SourcePath(f)
+			known[f] = sp
+		}
+		if sp != "" && sp == abs {
 			return f, true
 		}
 	}
@@ -548,6 +555,12 @@ func (s *server) setBreakpoints(r *godap.SetBreakpointsRequest) {
 	}
 	defer s.mu.Unlock()
 	path := r.Arguments.Source.Path
+	type tableName struct {
+		name string
+		ok   bool
+	}
+	files := make([]*tableName, len(s.d.Threads())) // each thread's name of path, found once
+	known := map[string]string{}
 	var places [][]debugger.Place
 	var missing [][]error
 	var lines []int
@@ -555,12 +568,14 @@ func (s *server) setBreakpoints(r *godap.SetBreakpointsRequest) {
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage})
 		at, why := s.d.Places(func(th int) (debugger.Place, error) {
-			p := s.d.Threads()[th].Program
-			file, ok := s.tableFile(p, path)
-			if !ok {
+			if files[th] == nil {
+				f, ok := s.tableFile(s.d.Threads()[th].Program, path, known)
+				files[th] = &tableName{f, ok}
+			}
+			if !files[th].ok {
 				return debugger.Place{}, fmt.Errorf("%s is not in the image's line table", filepath.Base(path))
 			}
-			a, line, err := p.LineAddr(file, b.Line)
+			a, line, err := s.d.Threads()[th].Program.LineAddr(files[th].name, b.Line)
 			return debugger.Place{Addr: a, Line: line}, err
 		})
 		line := b.Line

@@ -159,6 +159,9 @@ func splitFileLine(s string) (string, int, bool) {
 // the user wrote: the same base name when the user gave a bare name, the
 // same path (or a path ending in the user's) otherwise.
 func matchFile(table, user string) bool {
+	if table == user { // the common case (a front end gives the table's name), without Clean's copies
+		return true
+	}
 	if !strings.ContainsRune(user, '/') {
 		return filepath.Base(table) == user
 	}
@@ -182,16 +185,18 @@ func (p *Program) lineAddr(file string, line int) (objfile.LineEntry, error) {
 	}
 	var best objfile.LineEntry
 	found, known := false, false
-	for _, e := range p.Lines() {
-		if e.Line == 0 || !matchFile(e.File, file) {
-			continue
-		}
-		known = true
-		if e.Line < line {
-			continue
-		}
-		if !found || e.Line < best.Line || e.Line == best.Line && e.Addr < best.Addr {
-			best, found = e, true
+	for _, table := range [2][]objfile.LineEntry{p.lines, p.clines} { // Lines' order, without its copy
+		for _, e := range table {
+			if e.Line == 0 || !matchFile(e.File, file) {
+				continue
+			}
+			known = true
+			if e.Line < line {
+				continue
+			}
+			if !found || e.Line < best.Line || e.Line == best.Line && e.Addr < best.Addr {
+				best, found = e, true
+			}
 		}
 	}
 	if !known {
