@@ -214,7 +214,7 @@ func (p *Program) lineAddr(file string, line int) (objfile.LineEntry, error) {
 	}
 	var best objfile.LineEntry
 	found, known := false, false
-	for _, table := range [2][]objfile.LineEntry{p.lines, p.clines} { // Lines' order, without its copy
+	for _, table := range p.lineTables() {
 		for _, e := range table {
 			if e.Line == 0 || !matchFile(e.File, file) {
 				continue
