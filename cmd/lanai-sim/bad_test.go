@@ -137,3 +137,29 @@ func TestUnwritableOutputsRefusedAtOnce(t *testing.T) {
 		t.Errorf("node 1's profile: %v", err)
 	}
 }
+
+// Two outputs naming one file are refused before the run, and the file
+// keeps its contents: --console and --timeline both streamed into it, so
+// a console longer than the timeline's events left its lines after the
+// JSON (4,000 lines: not JSON, "invalid character 'A' after top-level
+// value"); --stats after the run overwrote the console.
+func TestOutputsInOneFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "out")
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fwFile := consoleFirmware(t, 400, 70)
+	for _, args := range [][]string{
+		{"--console", file, "--timeline", file},
+		{"--stats", file, "--console", filepath.Join(dir, ".", "out")},
+	} {
+		st, out := lsim(t, append([]string{"--quiet", "--nodes", "1", "--topology", "star", "--firmware", fwFile}, args...)...)
+		if st != 66 || !strings.Contains(out, " is also --") || strings.Contains(out, "lanai-sim: node 0:") {
+			t.Errorf("%v: status %d %q, want 66 before the run", args, st, out)
+		}
+		if b, _ := os.ReadFile(file); string(b) != "keep" {
+			t.Errorf("%v: the file has %.100q, want its contents kept", args, b)
+		}
+	}
+}

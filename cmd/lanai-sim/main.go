@@ -195,11 +195,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case *noConsole:
 	case *consoleFile != "":
 		if err == nil { // raw: Create would probe a device or pipe with a newline, a blank first line
-			if consoleOut, err = outfile.CreateRaw(*consoleFile, 0o644); err != nil {
-				err = fmt.Errorf("--console: %w", err)
-			} else {
-				outs.Add(consoleOut)
-			}
+			consoleOut, err = outs.OpenRaw("console", *consoleFile, 0o644)
 		}
 	default:
 		w.SetConsole(stdout)
