@@ -163,3 +163,24 @@ func TestOutputsInOneFile(t *testing.T) {
 		}
 	}
 }
+
+// A timeline to a device or pipe waits in a temporary file; when $TMPDIR
+// cannot take one the run is refused, and an existing --console file
+// keeps its contents (the console's stream was started first and had
+// made it empty).
+func TestTimelineSpillRefusedKeepsConsole(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "console")
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
+	st, out := lsim(t, "--quiet", "--nodes", "1", "--topology", "star", "--firmware", filepath.Join(fw, "console.s"),
+		"--console", file, "--timeline", os.DevNull)
+	if st != 66 || !strings.HasPrefix(out, "lanai-sim: --timeline: ") || !strings.Contains(out, "no such file or directory") {
+		t.Errorf("status %d %q, want 66 and the temporary file's error", st, out)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "keep" {
+		t.Errorf("the console file has %q, want its contents kept", b)
+	}
+}

@@ -63,6 +63,14 @@ func (o *File) stream(headLast bool) (*Stream, error) {
 		}
 	}
 	s := &Stream{o: o, f: o.f, headLast: headLast}
+	if headLast && (!o.regular || !readable(o.f)) { // before the file is made empty: this may fail
+		f, err := os.CreateTemp("", "lanaiemu-stream-*")
+		if err != nil {
+			return nil, err
+		}
+		os.Remove(f.Name()) // the open file lives on; nothing is left behind
+		s.f, s.spill = f, true
+	}
 	if o.regular {
 		if err := o.f.Truncate(0); err != nil {
 			return nil, err
@@ -70,14 +78,6 @@ func (o *File) stream(headLast bool) (*Stream, error) {
 		if _, err := o.f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-	}
-	if headLast && (!o.regular || !readable(o.f)) {
-		f, err := os.CreateTemp("", "lanaiemu-stream-*")
-		if err != nil {
-			return nil, err
-		}
-		os.Remove(f.Name()) // the open file lives on; nothing is left behind
-		s.f, s.spill = f, true
 	}
 	s.w = bufio.NewWriterSize(bodyWriter{s}, streamBuffer)
 	return s, nil
