@@ -77,11 +77,9 @@ func create(path string, perm os.FileMode, probe bool) (*File, error) {
 // Write replaces the file's contents with b and closes the file.
 func (o *File) Write(b []byte) error {
 	if o.f == nil { // a FIFO: it waits for its reader now
-		f, err := os.OpenFile(o.path, os.O_WRONLY, 0)
-		if err != nil {
+		if err := o.openFIFO(); err != nil {
 			return err
 		}
-		o.f = f
 	}
 	var err error
 	if o.regular {
