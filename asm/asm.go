@@ -118,6 +118,12 @@ type symbol struct {
 	isAbs   bool // defined by .set to a constant
 	absVal  int64
 	equ     *expr // defined by .set to a non-constant expression
+	// base is, for a symbol .set to a label plus an offset, that label
+	// (LLVM's MCAssembler::getBaseSymbol): the symbol takes its type and
+	// size (object); setTo is the symbol a ".set s, t" names, when the
+	// value is that symbol alone.
+	base    *symbol
+	setTo   *symbol
 	bind    uint8
 	bindSet bool // .globl, .weak or .local given
 	typ     uint8
@@ -151,6 +157,14 @@ func (s *symbol) location() (*section, uint32, bool) {
 }
 
 func (s *symbol) location2() bool { return s.defined }
+
+// baseSymbol is the label a symbol stands for: its base, or itself.
+func (s *symbol) baseSymbol() *symbol {
+	if s.base != nil {
+		return s.base
+	}
+	return s
+}
 
 // section is an output section being assembled.
 type section struct {
@@ -749,12 +763,17 @@ func (a *assembler) assign(p *parser, name token, once bool) error {
 		return p.errAt(name, "symbol %s is already defined", s.name)
 	}
 	v, err := a.eval(e)
+	s.setTo = nil
+	if e.op == eSym {
+		s.setTo = e.sym
+	}
 	switch {
 	case err == nil && v.isConst() && v.variant == eNum:
 		s.isAbs, s.absVal, s.equ = true, v.off, nil
 	case err == nil && v.variant == eNum:
 		if ls, lo, ok := v.sym.location(); ok {
 			s.sect, s.off, s.equ, s.isAbs = ls, uint32(int64(lo)+v.off), nil, false
+			s.base = v.sym.baseSymbol()
 		} else {
 			s.equ, s.isAbs = e, false
 		}
@@ -831,9 +850,37 @@ func (a *assembler) finish() {
 		a.errorf(a.line.pos, "unterminated .if at end of input")
 	}
 	a.emitDwarf()
+	a.resolveSets()
 	for _, s := range a.sects {
 		for i := range s.fixups {
 			a.resolve(s, &s.fixups[i])
+		}
+	}
+}
+
+// resolveSets gives each symbol .set to an expression that could not be
+// evaluated where it stood (".set g, f" before "f:") its value now that
+// every label is defined, as llvm-mc evaluates assignments when it writes
+// the object: a label plus an offset makes the symbol a label there (so
+// relocations name the symbol, and it is defined in the object), a
+// constant an absolute symbol. What still names an undefined symbol, or
+// fails, stays for object() to drop or report.
+func (a *assembler) resolveSets() {
+	for _, s := range a.symOrder {
+		if s.equ == nil {
+			continue
+		}
+		v, err := a.eval(s.equ)
+		if err != nil || v.variant != eNum {
+			continue
+		}
+		if v.isConst() {
+			s.isAbs, s.absVal, s.equ = true, v.off, nil
+			continue
+		}
+		if ls, lo, ok := v.sym.location(); ok {
+			s.sect, s.off, s.equ = ls, uint32(int64(lo)+v.off), nil
+			s.base = v.sym.baseSymbol()
 		}
 	}
 }
