@@ -309,7 +309,7 @@ func newAssembler(opt Options) *assembler {
 	// As llvm-mc (MCELFStreamer::InitSections), .text is entered first
 	// and aligned to 4; other sections take the alignment that alignment
 	// directives give them (instructions do not raise it).
-	a.cur = a.section(".text", "", false, 0, 0)
+	a.cur = a.section(".text", "", 0, 0)
 	a.cur.align = 4
 	return a
 }
@@ -454,45 +454,110 @@ func (a *assembler) localRef(ref string) (*symbol, error) {
 
 // sectionFlagBits maps the letters of a .section flags string.
 var sectionFlagBits = map[rune]uint32{'a': objfile.SHF_ALLOC, 'w': objfile.SHF_WRITE, 'x': objfile.SHF_EXECINSTR,
-	'M': objfile.SHF_MERGE, 'S': objfile.SHF_STRINGS}
+	'M': objfile.SHF_MERGE, 'S': objfile.SHF_STRINGS, 'T': objfile.SHF_TLS}
 
-// section finds or creates a section. flags is an ELF flag string ("awx"),
-// used when explicit; otherwise the flags (and, without typ, the type) are
-// derived from the name.
-func (a *assembler) section(name, flags string, explicit bool, typ, entsize uint32) *section {
+// section finds or creates a section. A new section gets the flags and
+// type llvm-mc 14 gives it: those of a section llvm-mc has made before the
+// source starts (presetSections), else the flags of its name
+// (nameDefaults) with the letters of flags added, the type typ or, when
+// typ is 0, its name's. A section already entered keeps what it has.
+func (a *assembler) section(name, flags string, typ, entsize uint32) *section {
 	if s, ok := a.sectByN[name]; ok {
 		return s
 	}
 	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects), symPos: len(a.symOrder)}
-	defFlags, defType := defaultSectionFlags(name)
-	s.flags = defFlags
-	if explicit {
-		s.flags = 0
+	if p, ok := presetSections[name]; ok {
+		s.flags, s.typ, s.entsize = p.flags, objfile.SHT_PROGBITS, p.entsize
+	} else {
+		defFlags, defType := nameDefaults(name)
+		s.flags = defFlags
 		for _, c := range flags {
 			s.flags |= sectionFlagBits[c]
 		}
-	}
-	if typ == 0 {
-		s.typ = defType
+		if typ == 0 {
+			s.typ = defType
+		}
 	}
 	a.sects = append(a.sects, s)
 	a.sectByN[name] = s
 	return s
 }
 
-// defaultSectionFlags gives the flags and type of well-known section names.
-func defaultSectionFlags(name string) (uint32, uint32) {
-	const a, w, x = objfile.SHF_ALLOC, objfile.SHF_WRITE, objfile.SHF_EXECINSTR
-	has := func(p string) bool { return name == p || strings.HasPrefix(name, p+".") }
-	switch {
-	case has(".text"):
-		return a | x, objfile.SHT_PROGBITS
-	case has(".bss") || has(".sbss") || has(".tbss"):
-		return a | w, objfile.SHT_NOBITS
-	case has(".data") || has(".sdata"):
-		return a | w, objfile.SHT_PROGBITS
-	case has(".rodata"):
-		return a, objfile.SHT_PROGBITS
+// presetSections are sections llvm-mc 14 makes before it reads the
+// source (MCObjectFileInfo::initELFMCObjectFileInfo), other than those
+// nameDefaults gives the same: a .section of one of these names gets
+// these flags and entry size, whatever its flags string says.
+var presetSections = map[string]struct{ flags, entsize uint32 }{
+	".rodata.cst4":      {objfile.SHF_ALLOC | objfile.SHF_MERGE, 4},
+	".rodata.cst8":      {objfile.SHF_ALLOC | objfile.SHF_MERGE, 8},
+	".rodata.cst16":     {objfile.SHF_ALLOC | objfile.SHF_MERGE, 16},
+	".rodata.cst32":     {objfile.SHF_ALLOC | objfile.SHF_MERGE, 32},
+	".eh_frame":         {objfile.SHF_ALLOC, 0},
+	".gcc_except_table": {objfile.SHF_ALLOC, 0},
+	".llvm_stackmaps":   {objfile.SHF_ALLOC, 0},
+	".llvm_faultmaps":   {objfile.SHF_ALLOC, 0},
+	".debug_str":        {objfile.SHF_MERGE | objfile.SHF_STRINGS, 1},
+	".debug_line_str":   {objfile.SHF_MERGE | objfile.SHF_STRINGS, 1},
+	".debug_str.dwo":    {objfile.SHF_MERGE | objfile.SHF_STRINGS | objfile.SHF_EXCLUDE, 1},
+}
+
+func init() {
+	// Split DWARF's sections are excluded from links.
+	for _, n := range []string{"info", "types", "abbrev", "line", "loc", "str_offsets", "rnglists", "macinfo", "macro", "loclists"} {
+		presetSections[".debug_"+n+".dwo"] = struct{ flags, entsize uint32 }{objfile.SHF_EXCLUDE, 0}
+	}
+}
+
+// sectionNameRule gives the sections whose name is prefix (exact), or
+// prefix or prefix followed by a dot (family), or starts with prefix
+// (any), their default flags and type (0: SHT_PROGBITS).
+type sectionNameRule struct {
+	prefix     string
+	match      int
+	flags, typ uint32
+}
+
+const (
+	matchExact = iota
+	matchFamily
+	matchAny
+)
+
+// sectionNameRules are llvm-mc 14's defaults by section name
+// (ELFAsmParser::ParseSectionArguments); a name matches at most one.
+var sectionNameRules = []sectionNameRule{
+	{".rodata", matchFamily, objfile.SHF_ALLOC, 0},
+	{".rodata1", matchExact, objfile.SHF_ALLOC, 0},
+	{".text", matchFamily, objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, 0},
+	{".init", matchExact, objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, 0},
+	{".fini", matchExact, objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, 0},
+	{".data", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, 0},
+	{".data1", matchExact, objfile.SHF_ALLOC | objfile.SHF_WRITE, 0},
+	{".bss", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_NOBITS},
+	{".init_array", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_INIT_ARRAY},
+	{".fini_array", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_FINI_ARRAY},
+	{".preinit_array", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_PREINIT_ARRAY},
+	{".tdata", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE | objfile.SHF_TLS, 0},
+	{".tbss", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE | objfile.SHF_TLS, objfile.SHT_NOBITS},
+	{".note", matchAny, 0, objfile.SHT_NOTE},
+}
+
+// nameDefaults gives the default flags and type of a section name.
+func nameDefaults(name string) (flags, typ uint32) {
+	for _, r := range sectionNameRules {
+		ok := name == r.prefix
+		switch r.match {
+		case matchFamily:
+			ok = ok || strings.HasPrefix(name, r.prefix+".")
+		case matchAny:
+			ok = strings.HasPrefix(name, r.prefix)
+		}
+		if ok {
+			if r.typ == 0 {
+				return r.flags, objfile.SHT_PROGBITS
+			}
+			return r.flags, r.typ
+		}
 	}
 	return 0, objfile.SHT_PROGBITS
 }
@@ -747,6 +812,9 @@ func (a *assembler) defineLabel(s *symbol, pos Pos) {
 		return
 	}
 	s.sect, s.off, s.defined, s.defPos = a.cur, a.cur.offset(), true, pos
+	if a.cur.flags&objfile.SHF_TLS != 0 {
+		s.typ = objfile.STT_TLS // as MCELFStreamer::emitLabel
+	}
 }
 
 // assign handles "sym = expr", .set and .equ.

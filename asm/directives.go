@@ -101,7 +101,7 @@ func sectionDirective(name string) directive {
 	return func(a *assembler, p *parser, t token) error {
 		// ".text 1" (a subsection number) is accepted and ignored.
 		a.prev = a.cur
-		a.cur = a.section(name, "", false, 0, 0)
+		a.cur = a.section(name, "", 0, 0)
 		return nil
 	}
 }
@@ -124,7 +124,6 @@ func dirSection(a *assembler, p *parser, t token) error {
 		return p.errAt(n, "expected a section name, found %v", n)
 	}
 	var flags string
-	var explicit bool // a flags string was given (possibly empty)
 	var typ, entsize uint32
 	if p.accept(",") {
 		f := p.next()
@@ -136,7 +135,7 @@ func dirSection(a *assembler, p *parser, t token) error {
 				return p.errAt(f, "unknown section flag %q", c)
 			}
 		}
-		flags, explicit = f.text, true
+		flags = f.text
 		if p.accept(",") {
 			if !p.accept("@") && !p.accept("%") {
 				return p.errAt(p.peek(), "expected @progbits or @nobits")
@@ -178,7 +177,7 @@ func dirSection(a *assembler, p *parser, t token) error {
 		a.stack = append(a.stack, a.cur)
 	}
 	a.prev = a.cur
-	a.cur = a.section(name, flags, explicit, typ, entsize)
+	a.cur = a.section(name, flags, typ, entsize)
 	return nil
 }
 
@@ -251,14 +250,35 @@ func dirType(a *assembler, p *parser, t token) error {
 	p.accept("@")
 	p.accept("%")
 	ty := p.next()
-	types := map[string]uint8{"function": objfile.STT_FUNC, "object": objfile.STT_OBJECT, "notype": objfile.STT_NOTYPE,
-		"STT_FUNC": objfile.STT_FUNC, "STT_OBJECT": objfile.STT_OBJECT, "STT_NOTYPE": objfile.STT_NOTYPE}
-	v, ok := types[ty.text]
+	v, ok := symbolTypes[ty.text]
 	if !ok {
 		return p.errAt(ty, "unknown symbol type %v", ty)
 	}
-	a.lookup(n.text).typ = v
+	s := a.lookup(n.text)
+	s.typ = combineTypes(s.typ, v)
 	return endStatement(p)
+}
+
+// symbolTypes are the types .type takes (ELFAsmParser's MCAttrForString;
+// "common" makes an object, as in llvm-mc).
+var symbolTypes = map[string]uint8{
+	"function": objfile.STT_FUNC, "object": objfile.STT_OBJECT, "notype": objfile.STT_NOTYPE,
+	"tls_object": objfile.STT_TLS, "common": objfile.STT_OBJECT,
+	"STT_FUNC": objfile.STT_FUNC, "STT_OBJECT": objfile.STT_OBJECT, "STT_NOTYPE": objfile.STT_NOTYPE,
+	"STT_TLS": objfile.STT_TLS, "STT_COMMON": objfile.STT_OBJECT,
+}
+
+// typeRank orders symbol types as llvm-mc's CombineSymbolTypes does.
+var typeRank = map[uint8]int{objfile.STT_NOTYPE: 0, objfile.STT_OBJECT: 1, objfile.STT_FUNC: 2, objfile.STT_TLS: 4}
+
+// combineTypes is a symbol's type after a .type of newType: the stronger
+// of the two (no type < object < function < thread-local), so a later
+// .type never weakens an earlier one (MCELFStreamer::emitSymbolAttribute).
+func combineTypes(old, newType uint8) uint8 {
+	if typeRank[old] > typeRank[newType] {
+		return old
+	}
+	return newType
 }
 
 func dirSize(a *assembler, p *parser, t token) error {
@@ -301,7 +321,7 @@ func dirIdent(a *assembler, p *parser, t token) error {
 		return err
 	}
 	saved := a.cur
-	a.cur = a.section(".comment", "MS", true, objfile.SHT_PROGBITS, 1)
+	a.cur = a.section(".comment", "MS", objfile.SHT_PROGBITS, 1)
 	if !a.seenIdent {
 		a.emit(0)
 		a.seenIdent = true
@@ -525,7 +545,7 @@ func commDirective(local bool) directive {
 		// statics) is a local common block: allocate it in .bss.
 		if local || s.bindSet && s.bind == objfile.STB_LOCAL {
 			saved := a.cur
-			a.cur = a.section(".bss", "", false, 0, 0)
+			a.cur = a.section(".bss", "", 0, 0)
 			a.alignTo(uint32(align), nil, 0)
 			a.defineLabel(s, p.at(n))
 			a.emitFill(size, 0)
