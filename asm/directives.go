@@ -99,7 +99,18 @@ func endStatement(p *parser) error {
 
 func sectionDirective(name string) directive {
 	return func(a *assembler, p *parser, t token) error {
-		// ".text 1" (a subsection number) is accepted and ignored.
+		// ".text N" names a subsection, which llvm-mc places after the
+		// lower-numbered ones; only subsection 0, the section itself, is
+		// supported.
+		if !p.atEnd() {
+			args, err := constArgs(a, p, 1, 1)
+			if err != nil {
+				return err
+			}
+			if args[0].v != 0 {
+				return p.errAt(t, "subsection %d: subsections are not supported (only %s 0)", args[0].v, name)
+			}
+		}
 		a.prev = a.cur
 		a.cur = a.section(name, "", 0, 0)
 		return nil
