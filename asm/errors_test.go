@@ -128,3 +128,22 @@ func TestUnalignedInstructionWarns(t *testing.T) {
 		t.Errorf("warnings %v, want one:\n%s", res.Warnings, want)
 	}
 }
+
+// TestUndefinedLocalLabels: a numeric label referenced forward with none
+// following, or a .L label never defined, is an error at the reference, as
+// in llvm-mc ("directional label undefined", "Undefined temporary
+// symbol"); it was written as an external reference to .Ltmp0 or .Lq.
+func TestUndefinedLocalLabels(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"\tnop\n\tbt 1f\n\tnop\n", "t.s:2:5: local label 1f is not defined: no 1: follows"},
+		{"1:\tnop\n\tbt 1b\n\tbt 1f\n\tnop\n", "t.s:3:5: local label 1f is not defined: no 1: follows"},
+		{"\t.data\n\t.long 0, .Lq\n", "t.s:2:11: undefined temporary symbol .Lq (.L labels are local to the file)"},
+		{"\tmov hi(.Lx), %r3\n", "t.s:1:6: undefined temporary symbol .Lx (.L labels are local to the file)"},
+	} {
+		_, err := Assemble([]Source{{"t.s", []byte(c.src)}}, Options{})
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 1 || list[0].Pos.String()+": "+list[0].Msg != c.want {
+			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
+		}
+	}
+}
