@@ -142,7 +142,12 @@ func dirSection(a *assembler, p *parser, t token) error {
 			return p.errAt(f, "expected a flags string such as \"aw\", found %v", f)
 		}
 		for _, c := range f.text {
-			if !strings.ContainsRune("awxMSGTo?", c) {
+			switch {
+			case c == 'G':
+				return p.errAt(f, "section groups (flag 'G') are not supported")
+			case c == 'o':
+				return p.errAt(f, "sections linked to a symbol (flag 'o') are not supported")
+			case !strings.ContainsRune("awxMST?", c):
 				return p.errAt(f, "unknown section flag %q", c)
 			}
 		}

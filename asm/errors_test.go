@@ -147,3 +147,20 @@ func TestUndefinedLocalLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedSectionFlags: section groups and sections linked to a symbol,
+// which lanai-as does not write, are refused by name (G was dropped in
+// silence when no group followed).
+func TestRefusedSectionFlags(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"\t.section .g,\"axG\",@progbits,grp,comdat\n", "t.s:1:14: section groups (flag 'G') are not supported"},
+		{"\t.section .g,\"axG\",@progbits\n", "t.s:1:14: section groups (flag 'G') are not supported"},
+		{"f:\t.section .o,\"axo\",@progbits,f\n", "t.s:1:16: sections linked to a symbol (flag 'o') are not supported"},
+	} {
+		_, err := Assemble([]Source{{"t.s", []byte(c.src)}}, Options{})
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 1 || list[0].Pos.String()+": "+list[0].Msg != c.want {
+			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
+		}
+	}
+}
