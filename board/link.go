@@ -30,7 +30,7 @@ const (
 	linkTimeoutUnset     uint32 = ^uint32(0)
 	DefaultLinkRate             = fabric.RateMyrinetLAN // 160 MB/s, lanai9-hw.md section 7.4
 	CRC8Poly             byte   = 0x07                  // x^8+x^2+x+1, lanai9-hw.md section 4.3
-	linkMaxPacket               = 1 << 24               // a packet larger than this is cut (TX_TOO_LONG) or reported (RX_TOO_LONG)
+	linkMaxPacket               = 1 << 24               // a send segment larger is cut (TX_TOO_LONG); a packet with more before its trailer is reported (RX_TOO_LONG)
 	linkRecvWordBytes           = 8                     // RMP advances in 8-byte words (section 4.2)
 )
 
@@ -673,7 +673,8 @@ func (l *Link) Deliver(pkt []byte, first, last sim.Time) { l.DeliverNoted(pkt, f
 
 // DeliverNoted implements fabric.NotedEndpoint: Deliver with the sender's
 // note, given when the packet arrived exactly as sent (noteCRC8,
-// noteCRC32).
+// noteCRC32), or fabric.NoteCorrupted when a corruption fault changed it
+// (ILLEGAL_RECEIVED_INT, recvErrors).
 func (l *Link) DeliverNoted(pkt []byte, first, last sim.Time, note uint32) {
 	l.fabricHook()
 	l.rxBusy, l.rxLast = true, last
@@ -806,8 +807,8 @@ func (l *Link) store(pkt []byte, note uint32) {
 	l.rxDone = true
 	l.stats.LastRecvCycle = l.b.cpu.Cycles
 	l.b.trace(Event{Cycle: l.b.cpu.Cycles, Kind: EvRecv, Channel: -1, Bytes: uint32(n)})
-	if corrupt || n > linkMaxPacket {
-		l.recvErrors(corrupt, my, n)
+	if corrupt || body > linkMaxPacket {
+		l.recvErrors(corrupt, my, body)
 	}
 	if fits {
 		over := uint32(-n) & (linkRecvWordBytes - 1)
@@ -825,10 +826,12 @@ func (l *Link) store(pkt []byte, note uint32) {
 }
 
 // recvErrors raises the receive engine's error bits for a packet of n
-// bytes, which a corruption fault changed if corrupt, with the tail that
-// raises RECV_INT or BUFF_INT: ILLEGAL_RECEIVED_INT for the bit error
-// when MYRINET's ILLEGAL_ENABLE asks for it, RX_TOO_LONG_INT for a packet
-// over the 16 MiB the send engine cuts at (docs/hardware.md, "ISR bits").
+// bytes before the CRC trailer the receiver checks, which a corruption
+// fault changed if corrupt, with the tail that raises RECV_INT or
+// BUFF_INT: ILLEGAL_RECEIVED_INT for the bit error when MYRINET's
+// ILLEGAL_ENABLE asks for it, RX_TOO_LONG_INT for a packet over the
+// 16 MiB the send engine cuts a segment at, which it counts before its
+// trailer too (docs/hardware.md, "The link error bits").
 func (l *Link) recvErrors(corrupt bool, my uint32, n int) {
 	var bits uint32
 	if corrupt && my&MyrinetIllegalEnable != 0 {

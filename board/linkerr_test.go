@@ -203,3 +203,34 @@ func TestRxTooLong(t *testing.T) {
 		require.Equal(t, []bool{true, false}, irq)
 	}
 }
+
+// The send engine's largest packet (16 MiB from SRAM, no TX_TOO_LONG_INT)
+// is not too long for the receiver that checks its CRC trailer: the limit
+// counts the bytes before the trailer on both sides. One byte more, sent
+// in two segments, is.
+func TestRxTooLongCountsNoTrailer(t *testing.T) {
+	const crcs = MyrinetTxCRC8Enable | MyrinetRxCRC8Enable | MyrinetCRC32Enable
+	for _, extra := range []uint32{0, 1} {
+		q := &sim.Queue{}
+		f, err := fabric.BackToBack(q, sim.NewRand(1), fabric.DefaultConfig())
+		require.NoError(t, err)
+		a, _ := boot(t, Config{Config: lanai.Config{SRAMSize: 2 * linkMaxPacket}}, lanaitest.Build(t, inline(idleSrc)))
+		var irq []bool
+		b, _ := linkErrBoard(t, map[string]uint32{"myrinet": crcs, "eimr": RxTooLongIntBit, "bufsize": 64,
+			"want": RecvIntBit | BuffIntBit}, &irq)
+		require.NoError(t, a.Link().Connect(f, q, 0))
+		require.NoError(t, b.Link().Connect(f, q, 1))
+		require.NoError(t, a.HostWriteSpecial(RegMYRINET, crcs))
+		start := uint32(linkMaxPacket / 2) // zeros: no route bytes
+		coreWrite(t, a, RegSMP, start)
+		if extra > 0 {
+			coreWrite(t, a, RegSML, start) // the first word, the packet stays open
+			coreWrite(t, a, RegSMP, start+8)
+		}
+		coreWrite(t, a, RegSMLT, start+linkMaxPacket+extra)
+		require.Zero(t, a.ISR()&TxTooLongIntBit, "the send engine took it whole")
+		seen := runUntilExit(t, q, 1_000_000, a, b)
+		require.NotZero(t, seen&BuffIntBit, "seen %#x", seen)
+		require.Equal(t, extra > 0, seen&RxTooLongIntBit != 0, "%d bytes before the trailer: seen %#x", linkMaxPacket+extra, seen)
+	}
+}

@@ -124,8 +124,9 @@ type NotedEndpoint interface {
 const NoteCorrupted uint32 = 1 << 31
 
 // PortWatcher is an Endpoint that is told whether its port has a cable:
-// at Attach, and when Connect cables the port later. A board reports an
-// uncabled port as its link being down.
+// at Attach, when Connect cables the port later, and when Disconnect
+// pulls the cable out at either end. A board reports an uncabled port as
+// its link being down.
 type PortWatcher interface {
 	Endpoint
 	PortCabled(cabled bool)

@@ -563,8 +563,11 @@ func (s *Scenario) checkBase() ([]NodeSpec, error) {
 	}
 	seen := map[int]bool{}
 	for _, n := range s.Topology.Unplugged {
-		if n < 0 || n >= s.Count || seen[n] {
-			return nil, s.Errorf("topology.unplugged: node %d out of range or given twice (%d nodes)", n, s.Count)
+		if n < 0 || n >= s.Count {
+			return nil, s.Errorf("topology.unplugged: node %d, but nodes are 0..%d", n, s.Count-1)
+		}
+		if seen[n] {
+			return nil, s.Errorf("topology.unplugged: node %d given twice", n)
 		}
 		seen[n] = true
 	}

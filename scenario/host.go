@@ -286,10 +286,17 @@ var patterns = map[string]func(seed, i uint32) uint32{
 // lines and the first failure.
 type HostResult struct {
 	Vars map[string]uint32
-	Log  []string
-	Err  error
-	Done bool // the main script reached its end
+	Log  []string // the first MaxHostLog lines
+	// LogDropped counts the lines after the first MaxHostLog, not kept.
+	LogDropped uint64
+	Err        error
+	Done       bool // the main script reached its end
 }
+
+// MaxHostLog bounds the log lines a host keeps for the summary and
+// --stats: a loop that logs (a while, nested repeats) kept every line in
+// memory until the run's end (docs/bad-input.md).
+const MaxHostLog = 10000
 
 // nodeHost runs one node's script.
 type nodeHost struct {
@@ -351,6 +358,10 @@ func (h *nodeHost) fail(t *thread, st *step, now sim.Time, err error) {
 }
 
 func (h *nodeHost) logf(now sim.Time, format string, a ...any) {
+	if len(h.res.Log) == MaxHostLog {
+		h.res.LogDropped++
+		return
+	}
 	h.res.Log = append(h.res.Log, fmt.Sprintf("[%v] node %d: %s", now, h.id, fmt.Sprintf(format, a...)))
 }
 

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,6 +26,13 @@ func hostScenario(t *testing.T, host string, extra string) (*Scenario, error) {
 func runHost(t *testing.T, host, extra string) *World {
 	t.Helper()
 	s, err := hostScenario(t, host, extra)
+	return runParsed(t, s, err)
+}
+
+// runParsed builds and runs a scenario Parse returned, failing the test
+// on any error.
+func runParsed(t *testing.T, s *Scenario, err error) *World {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,5 +328,26 @@ func TestBoardPreset(t *testing.T) {
 	}
 	if _, err := hostScenario(t, `{"main":[]}`, `,"nodes":[{"board":"M9X-PCI64Z"}]`); err == nil || !strings.Contains(err.Error(), "board") {
 		t.Errorf("an unknown board: %v", err)
+	}
+}
+
+// A host keeps its first MaxHostLog log lines and counts the others: a
+// script that logs in a loop kept every line until the run's end, in
+// memory without bound (a while loop that logs each microsecond).
+func TestHostLogBounded(t *testing.T) {
+	host := `{"main":[{"op":"repeat","count":"` + strconv.Itoa(MaxHostLog+2345) + `","do":[{"op":"log","text":"tick"}]}]}`
+	w := runHost(t, host, "")
+	if w.Status() != StatusOK {
+		t.Fatal(w.HostErr())
+	}
+	st := w.Stats(0)
+	for i, n := range st.Nodes {
+		want := fmt.Sprintf("node %d: 2345 more log lines not kept (a host keeps its first %d)", i, MaxHostLog)
+		if len(n.HostLog) != MaxHostLog+1 || n.HostLog[MaxHostLog] != want || !strings.HasSuffix(n.HostLog[0], "tick ") {
+			t.Errorf("node %d: %d lines, the first %q, the last %q", i, len(n.HostLog), n.HostLog[0], n.HostLog[len(n.HostLog)-1])
+		}
+	}
+	if r := w.HostResults(); len(r[0].Log) != MaxHostLog || r[0].LogDropped != 2345 {
+		t.Errorf("kept %d lines, dropped %d", len(r[0].Log), r[0].LogDropped)
 	}
 }

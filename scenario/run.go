@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"lanaiemu/board"
@@ -61,6 +62,15 @@ func (w *World) RecordTimeline() {
 			w.tl.Span(tr, "packet", fmt.Sprintf("pkt %d %d->%d", r.ID, r.Src, r.Dst), h.Start, h.End, args)
 		}
 	})
+}
+
+// OutputErr is the first error writing the console or a streamed
+// timeline (the run stops at the next sample), or nil.
+func (w *World) OutputErr() error {
+	if w.consoleErr != nil {
+		return w.consoleErr
+	}
+	return w.tl.Err()
 }
 
 // Timeline is the recorder (nil unless RecordTimeline was called).
@@ -136,7 +146,8 @@ func (w *World) closeSpan(i int, sp *cpuSpan, end sim.Time) {
 }
 
 // Run runs the scenario to its time limit, until every node has stopped,
-// or until a node traps (the run stops there). progress, if not nil, is
+// or until a node traps (the run stops there), or until writing the
+// console or a streamed timeline fails (OutputErr). progress, if not nil, is
 // called after every sample interval with the time reached and the limit.
 // Run returns the node's trap as an error (see Status for the outcome).
 func (w *World) Run(progress func(now, until sim.Time)) error {
@@ -150,7 +161,7 @@ func (w *World) Run(progress func(now, until sim.Time)) error {
 		step = sim.Time(*w.S.Sample)
 	}
 	var err error
-	for w.W.Now() < until && w.W.Running() && w.HostErr() == nil && !w.HostsDone() {
+	for w.W.Now() < until && w.W.Running() && w.HostErr() == nil && !w.HostsDone() && w.OutputErr() == nil {
 		next := min((w.W.Now()/step+1)*step, until)
 		err = w.W.Run(next)
 		w.sample(w.W.Now(), false)
@@ -358,6 +369,9 @@ func (w *World) Stats(host time.Duration) Stats {
 		}
 		if h := w.hosts[i]; h != nil {
 			o.HostLog, o.HostVars = h.res.Log, h.res.Vars
+			if d := h.res.LogDropped; d > 0 {
+				o.HostLog = append(slices.Clip(o.HostLog), fmt.Sprintf("node %d: %d more log lines not kept (a host keeps its first %d)", i, d, MaxHostLog))
+			}
 			if h.res.Err != nil {
 				o.HostError = h.res.Err.Error()
 			}

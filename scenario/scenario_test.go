@@ -436,25 +436,17 @@ _start:
 		count := len(c.want)
 		s, err := Parse(filepath.Join(dir, "s.json"), []byte(`{"topology": `+c.topology+`, "count": `+strconv.Itoa(count)+
 			`, "time": "1ms", "exit_codes": "any", "defaults": {"asm": ["fw.s"]}}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := s.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Run(nil); err != nil {
-			t.Fatal(err)
-		}
+		w := runParsed(t, s, err)
 		for i, n := range w.Stats(0).Nodes {
 			if n.ExitCode == nil || *n.ExitCode != c.want[i] {
 				t.Errorf("%s: node %d exit %v, want %#x", c.topology, i, n.ExitCode, c.want[i])
 			}
 		}
 	}
-	for _, bad := range []string{`[3]`, `[-1]`, `[1, 1]`} {
+	for bad, want := range map[string]string{`[3]`: "node 3, but nodes are 0..2", `[-1]`: "node -1, but nodes are 0..2",
+		`[1, 1]`: "node 1 given twice"} {
 		_, err := Parse("x.json", []byte(`{"topology": {"kind": "star", "unplugged": `+bad+`}, "count": 3, "time": "1ms", "defaults": {"asm": ["a.s"]}}`))
-		if err == nil || !strings.Contains(err.Error(), "topology.unplugged") || !errors.Is(err, ErrBadScenario) {
+		if err == nil || !strings.Contains(err.Error(), "topology.unplugged: "+want) || !errors.Is(err, ErrBadScenario) {
 			t.Errorf("unplugged %s: %v", bad, err)
 		}
 	}

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -91,13 +90,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&loads, "host-load", "NODE:ADDR:FILE: copy FILE into the node's host memory before the run (repeatable)")
 	fs.Var(&dumps, "host-dump", "NODE:ADDR:LEN:FILE: write host memory to FILE after the run; FILE is opened before it (repeatable)")
 	statsFile := fs.String("stats", "", "write statistics as JSON to `FILE`")
-	tlFile := fs.String("timeline", "", "write a Chrome trace-event timeline to `FILE` (opens in Perfetto)")
+	tlFile := fs.String("timeline", "", "write a Chrome trace-event timeline to `FILE` as the run goes (opens in Perfetto)")
 	budgetFile := fs.String("budgets", "", "with check: the budget `FILE`")
 	update := fs.Bool("update", false, "with check: rewrite the budget file with the measured cycles")
 	profFile := fs.String("profile", "", "write a pprof cycle profile per node to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	progress := fs.Bool("progress", false, "print progress on standard error every second")
 	quiet := fs.Bool("quiet", false, "no summary")
-	consoleFile := fs.String("console", "", "write the nodes' console lines to `FILE` (opened before the run, written after it) instead of standard output")
+	consoleFile := fs.String("console", "", "write the nodes' console lines to `FILE` (opened before the run, written as it goes) instead of standard output")
 	noConsole := fs.Bool("no-console", false, "drop the nodes' console output")
 	noHost := fs.Bool("no-host-times", false, "leave the host timing figures out of --stats (byte-identical output)")
 	jobs := fs.Int("jobs", 1, "goroutines that run the boards; the results do not depend on it (docs/performance.md: it pays on busy clusters of many nodes, such as 64, with a free core; small clusters run serially)")
@@ -190,7 +189,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		tlOut, err = outs.Open("timeline", *tlFile)
 	}
 	var consoleOut *outfile.File
-	var consoleBuf bytes.Buffer
 	switch {
 	case *noConsole && *consoleFile != "":
 		return fail(scenario.StatusUsage, errors.New("--console and --no-console: one or the other"))
@@ -203,7 +201,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 				outs.Add(consoleOut)
 			}
 		}
-		w.SetConsole(&consoleBuf)
 	default:
 		w.SetConsole(stdout)
 	}
@@ -235,6 +232,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 			profs = append(profs, p)
 		}
 	}
+	// The console and the timeline are written as the run goes (bounded
+	// memory), from now on: a file that existed is made empty here.
+	var consoleStream, tlStream *outfile.Stream
+	if consoleOut != nil {
+		if consoleStream, err = consoleOut.Stream(); err != nil {
+			return fail(scenario.StatusBadInput, fmt.Errorf("--console: %w", err))
+		}
+		w.SetConsole(consoleStream)
+	}
+	if tlOut != nil {
+		if tlStream, err = tlOut.StreamHeadLast(); err != nil {
+			return fail(scenario.StatusBadInput, fmt.Errorf("--timeline: %w", err))
+		}
+		w.Timeline().Stream(tlStream)
+	}
 	var prog func(now, until sim.Time)
 	start := time.Now()
 	if *progress {
@@ -249,16 +261,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	runErr := w.Run(prog)
 	host := time.Since(start)
-	if err := w.ConsoleErr(); err != nil {
-		return fail(scenario.StatusBadInput, fmt.Errorf("console: %w", err))
+	// The streams are finished whatever the run's outcome: a run that
+	// trapped or whose output failed keeps what it wrote.
+	consoleErr := w.ConsoleErr()
+	if consoleStream != nil {
+		if err := consoleStream.Close(); consoleErr == nil {
+			consoleErr = err
+		}
+	}
+	var tlErr error
+	if tlStream != nil {
+		tlErr = w.Timeline().End()
 	}
 	status = w.Status()
 	st := w.Stats(host)
 	if !*quiet {
-		summary(stderr, st)
+		summary(stderr, st) // also after a failed output: it says how far the run went
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "lanai-sim: %v\n", runErr)
+	}
+	switch {
+	case consoleErr != nil && consoleStream != nil:
+		return fail(scenario.StatusBadInput, fmt.Errorf("--console: %w", consoleErr))
+	case consoleErr != nil:
+		return fail(scenario.StatusBadInput, fmt.Errorf("console: %w", consoleErr))
+	case tlErr != nil:
+		return fail(scenario.StatusBadInput, fmt.Errorf("--timeline: %w", tlErr))
 	}
 	if err := hostDumps.Write(); err != nil {
 		return fail(scenario.StatusBadInput, err)
@@ -294,16 +323,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for i, p := range profs {
 		if err := profOuts[i].WriteFrom(func(f io.Writer) error { return p.Write(f, w.Boards[i].Clock().Hz) }); err != nil {
 			return fail(scenario.StatusBadInput, fmt.Errorf("--profile: %w", err))
-		}
-	}
-	if consoleOut != nil {
-		if err := consoleOut.Write(consoleBuf.Bytes()); err != nil {
-			return fail(scenario.StatusBadInput, fmt.Errorf("--console: %w", err))
-		}
-	}
-	if tlOut != nil {
-		if err := tlOut.WriteFrom(w.Timeline().Write); err != nil {
-			return fail(scenario.StatusBadInput, fmt.Errorf("--timeline: %w", err))
 		}
 	}
 	return status

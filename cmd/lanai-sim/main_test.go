@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"lanaiemu/scenario"
+	"lanaiemu/sim"
 )
 
 func lsim(t *testing.T, args ...string) (int, string) {
@@ -417,5 +419,61 @@ func TestConsoleToPipe(t *testing.T) {
 	}
 	if want := "node 0: A0\nnode 1: A0\nnode 0: B0\nnode 1: B0\nnode 0: C0\nnode 1: C0\n"; string(got) != want {
 		t.Errorf("--console FIFO: %q, want %q", got, want)
+	}
+}
+
+// --console FILE is written as the run goes, not kept in memory until its
+// end (81 MB of console took 311 MB): a console that cannot be written
+// (/dev/full) stops the run at the sample after its first buffer (64 KiB,
+// about 1.5 ms of this firmware's printing), not at the time limit, and
+// the summary says how far it went; the file the run wrote to holds the
+// lines before the run ends.
+func TestConsoleStreams(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	fwFile := consoleFirmware(t, 60000, 70) // 4.3 MB: more than the run can print in 20 ms
+	var e bytes.Buffer
+	st := run([]string{"--nodes", "1", "--topology", "star", "--firmware", fwFile, "--time", "20ms", "--console", "/dev/full"}, io.Discard, &e)
+	if st != 66 || !strings.Contains(e.String(), "lanai-sim: --console: write /dev/full: no space left on device") {
+		t.Fatalf("status %d: %s", st, e.String())
+	}
+	m := regexp.MustCompile(`after (\S+) simulated`).FindStringSubmatch(e.String())
+	if m == nil {
+		t.Fatalf("no summary: %s", e.String())
+	}
+	if at, err := sim.ParseDuration(m[1]); err != nil || at > 5*sim.Millisecond {
+		t.Errorf("the run went on to %s (%v) after the console failed, want it to stop within 5ms", m[1], err)
+	}
+}
+
+// A timeline streamed to its file (--timeline) has the bytes of the
+// scenario's recorder in memory.
+func TestTimelineStreamedBytes(t *testing.T) {
+	path := filepath.Join(sc, "faults.json")
+	file := filepath.Join(t.TempDir(), "tl.json")
+	if st, msg := lsim(t, "--quiet", "--seed", "7", "--timeline", file, path); st != 0 {
+		t.Fatalf("status %d: %s", st, msg)
+	}
+	s, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Seed = 7
+	w, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RecordTimeline()
+	if err := w.Run(nil); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := w.Timeline().Write(&want); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(file)
+	if w.Timeline().Len() < 100 || !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("%d events; the streamed file has %d bytes, the recorder's Write %d", w.Timeline().Len(), len(got), want.Len())
 	}
 }

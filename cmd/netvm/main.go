@@ -129,9 +129,9 @@ func stressFlags(out io.Writer) *flag.FlagSet {
 	c := &opts.cfg
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the workload and of the fabric's faults")
 	fs.IntVar(&c.Nodes, "nodes", 4, "nodes on one switch, 2..16, or a multiple of 8 up to 64 (a Clos of 8-node leaves)")
-	fs.IntVar(&c.Writes, "writes", 1000, "WRITEs in all, spread over the senders")
-	fs.IntVar(&c.Batch, "batch", 8, "WRITEs per batch (the last one notifies)")
-	fs.IntVar(&c.Atomics, "atomics", 0, "remote fetch-and-adds and compare-and-swaps in all, spread over the nodes (docs/netvm.md §5.5)")
+	fs.IntVar(&c.Writes, "writes", 1000, fmt.Sprintf("WRITEs in all, spread over the senders, up to %d", stress.MaxWrites))
+	fs.IntVar(&c.Batch, "batch", 8, fmt.Sprintf("WRITEs per batch (the last one notifies), up to %d", stress.MaxBatch))
+	fs.IntVar(&c.Atomics, "atomics", 0, fmt.Sprintf("remote fetch-and-adds and compare-and-swaps in all, spread over the nodes, up to %d (docs/netvm.md §5.5)", stress.MaxAtomics))
 	fs.IntVar(&c.Frames, "frames", 0, fmt.Sprintf("VM memory per host in 4 KiB pages, up to %d (0: two thirds of what a process touches)", cluster.MaxFrames))
 	fs.IntVar(&c.ForkEvery, "fork-every", 16, "a receiver forks about once per this many batches (0: never)")
 	fs.IntVar(&c.RemapEvery, "remap-every", 16, "a sender remaps its source buffer about once per this many batches (0: never)")
@@ -194,6 +194,20 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm stress: --writes >= 0, --batch >= 1, --jobs 1..%d, the others >= 0\n", maxJobs)
 		return 2
 	}
+	for _, b := range []struct {
+		flag   string
+		v, max int
+		why    string
+	}{
+		{"writes", c.Writes, stress.MaxWrites, "more would take days of host time"},
+		{"atomics", c.Atomics, stress.MaxAtomics, "more would take days of host time"},
+		{"batch", c.Batch, stress.MaxBatch, "in a larger batch most WRITEs are empty, as they may not overlap"},
+	} {
+		if b.v > b.max {
+			fmt.Fprintf(stderr, "netvm stress: --%s %d: at most %d (%s; docs/bad-input.md)\n", b.flag, b.v, b.max, b.why)
+			return 2
+		}
+	}
 	if err := cluster.CheckNodes(c.Nodes); err != nil {
 		fmt.Fprintf(stderr, "netvm stress: --nodes: %v\n", err)
 		return 2
@@ -203,7 +217,11 @@ func runStress(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := c.CheckSize(); err != nil {
-		fmt.Fprintf(stderr, "netvm stress: --nodes, --frames: %v\n", err)
+		flags := "--nodes, --frames"
+		if c.Atomics > 0 {
+			flags += ", --atomics"
+		}
+		fmt.Fprintf(stderr, "netvm stress: %s: %v\n", flags, err)
 		return 2
 	}
 	if c.EvictEvery != 0 && c.EvictEvery < sim.Microsecond { // more often, the evictions leave the run no time
@@ -257,7 +275,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("netvm run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	jsonOut := fs.String("json", "", "also write the result to this file")
-	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file")
+	traceOut := fs.String("trace", "", "write a Perfetto (Chrome trace-event) timeline to this file as the run goes")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	profFile := fs.String("profile", "", "write each board's pprof cycle profile from the start of the workloads to `FILE` with -nodeN before its extension (docs/profiling.md)")
 	debugScript := fs.String("debug-script", "", "run the scenario under this debugger script (docs/tour.md); the transcript goes to standard output before the result")
@@ -332,20 +350,38 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		progress = nil
 	}
-	var res *nvmrun.Result
-	debugErrs := 0
+	var script []byte
 	if *debugScript != "" {
-		script, err := readfile.Read(*debugScript, readfile.Text) // a device or a directory is refused by name
-		if err != nil {
+		if script, err = readfile.Read(*debugScript, readfile.Text); err != nil { // a device or a directory is refused by name
 			fmt.Fprintf(stderr, "netvm run: --debug-script: %v\n", err)
 			return 2
 		}
-		res, debugErrs, err = nvmrun.Debug(sc, bytes.NewReader(script), stdout, nvmrun.DebugConfig{Root: *root, Timeline: tl})
+	}
+	// The trace is written as the run goes (bounded memory), from now on:
+	// a file that existed is made empty here. It is finished whatever the
+	// run's outcome.
+	if traceFile != nil {
+		body, err := traceFile.StreamHeadLast()
 		if err != nil {
-			fmt.Fprintf(stderr, "netvm run: %v\n", err)
+			fmt.Fprintf(stderr, "netvm run: --trace: %v\n", err)
+			return 2
+		}
+		tl.Stream(body)
+	}
+	var res *nvmrun.Result
+	debugErrs := 0
+	if *debugScript != "" {
+		res, debugErrs, err = nvmrun.Debug(sc, bytes.NewReader(script), stdout, nvmrun.DebugConfig{Root: *root, Timeline: tl})
+	} else {
+		res, err = nvmrun.Run(sc, tl, progress)
+	}
+	if traceFile != nil {
+		if terr := tl.End(); terr != nil {
+			fmt.Fprintf(stderr, "netvm run: --trace: %v\n", terr)
 			return 3
 		}
-	} else if res, err = nvmrun.Run(sc, tl, progress); err != nil {
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 3
 	}
@@ -355,12 +391,6 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if jsonFile != nil {
 		if err := jsonFile.Write(out); err != nil {
 			fmt.Fprintf(stderr, "netvm run: --json: %v\n", err)
-			return 3
-		}
-	}
-	if traceFile != nil {
-		if err := traceFile.WriteFrom(tl.Write); err != nil {
-			fmt.Fprintf(stderr, "netvm run: --trace: %v\n", err)
 			return 3
 		}
 	}

@@ -67,8 +67,8 @@
 #define LANAI9_ISR_DATA_RECEIVED_INT    0x40000u /* link engines: data received (latched; the model never sets it: no evidence when) */
 #define LANAI9_ISR_BEAT_RECEIVED_INT    0x80000u /* link engines: a beat received (latched; the model has no beats and never sets it) */
 #define LANAI9_ISR_ILLEGAL_RECEIVED_INT 0x100000u /* receive engine: a packet with a bit error arrived, if MYRINET ILLEGAL_ENABLE (latched) */
-#define LANAI9_ISR_RX_TOO_LONG_INT      0x200000u /* receive engine: a packet over 16 MiB arrived (latched) */
-#define LANAI9_ISR_TX_TOO_LONG_INT      0x400000u /* send engine: a send over 16 MiB was cut (latched) */
+#define LANAI9_ISR_RX_TOO_LONG_INT      0x200000u /* receive engine: a packet over 16 MiB (before its CRC trailer) arrived (latched) */
+#define LANAI9_ISR_TX_TOO_LONG_INT      0x400000u /* send engine: a send segment over 16 MiB was cut (latched) */
 #define LANAI9_ISR_TX_BLOCKED_INT       0x800000u /* send engine: a send blocked past the network timeout (latched) */
 #define LANAI9_ISR_BEAT_MISSED_INT      0x1000000u /* link engines: a beat missed (latched; the model has no beats and never sets it) */
 #define LANAI9_ISR_LANAI_SIG            0x20000000u /* host -> LANai signal: the host sets it, the LANai writes 1 to clear it */

@@ -2,7 +2,9 @@
 // before a long run, so that a path that cannot be written fails at once,
 // not after the run, and writes them when the run is done. An existing
 // regular file keeps its contents until Write, so a failed run leaves it
-// as it was.
+// as it was. An output that grows with the run (a console, a timeline) is
+// written as the run goes instead (Stream), so that it does not stay in
+// memory.
 package outfile
 
 import (

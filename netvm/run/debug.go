@@ -82,6 +82,7 @@ type DebugSession struct {
 	res      *Result
 	t0, end  sim.Time
 	out      io.Writer
+	tl       *timeline.Recorder // the timeline recorded, or nil
 	threads  []*debugger.Thread
 	events   bool
 	doneSaid bool // the workloads' end was reported
@@ -91,7 +92,7 @@ type DebugSession struct {
 // workloads' start and makes a debugger over it (node 0 selected), whose
 // transcript goes to out. Close the session when done.
 func NewDebugSession(sc *Scenario, out io.Writer, cfg DebugConfig) (*DebugSession, *debugger.Debugger, error) {
-	s := &DebugSession{sc: sc, out: out}
+	s := &DebugSession{sc: sc, out: out, tl: cfg.Timeline}
 	trace := s.boardEvent
 	if cfg.Trace != nil {
 		trace = func(node int, e board.Event) {
@@ -135,7 +136,7 @@ func NewDebugSession(sc *Scenario, out io.Writer, cfg DebugConfig) (*DebugSessio
 // debugger's stops) and gives the result.
 func (s *DebugSession) Finish() (*Result, error) {
 	s.events = false
-	return finish(s.sc, s.c, s.res, s.t0, nil)
+	return finish(s.sc, s.c, s.res, s.t0, nil, s.tl)
 }
 
 // Close releases the cluster.

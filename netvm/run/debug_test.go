@@ -159,7 +159,7 @@ func runTraced(t *testing.T, sc *Scenario) (*Result, []string, []byte) {
 		t.Fatal(err)
 	}
 	defer c.Shutdown()
-	res, err = finish(sc, c, res, t0, nil)
+	res, err = finish(sc, c, res, t0, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

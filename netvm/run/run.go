@@ -284,7 +284,7 @@ func Run(sc *Scenario, tl *timeline.Recorder, progressOut io.Writer) (*Result, e
 		return nil, err
 	}
 	defer c.Shutdown()
-	return finish(sc, c, res, t0, progress.New(progressOut))
+	return finish(sc, c, res, t0, progress.New(progressOut), tl)
 }
 
 // begin builds the scenario's cluster (trace, if not nil, gets every
@@ -352,8 +352,9 @@ func (sc *Scenario) Unfinished(res *Result) []string {
 
 // finish runs the cluster in steps of a millisecond from t0 until the end
 // of the first step at which the workloads are done, or the scenario's
-// end, and collects the result.
-func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, line *progress.Line) (*Result, error) {
+// end, and collects the result. A streaming timeline tl (nil for none)
+// that cannot be written stops the run with its error (tl.Err).
+func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, line *progress.Line, tl *timeline.Recorder) (*Result, error) {
 	end := t0 + sim.Time(sc.Time)
 	for c.Now() < end {
 		if c.Now() > t0 && (c.Now()-t0)%sim.Millisecond == 0 && sc.done(res) {
@@ -361,6 +362,9 @@ func finish(sc *Scenario, c *cluster.Cluster, res *Result, t0 sim.Time, line *pr
 		}
 		next := t0 + ((c.Now()-t0)/sim.Millisecond+1)*sim.Millisecond
 		if err := c.Run(min(end, next)); err != nil {
+			return nil, err
+		}
+		if err := tl.Err(); err != nil {
 			return nil, err
 		}
 		if (c.Now()-t0)%(10*sim.Millisecond) == 0 { // a log gets one line per 100 ms

@@ -1,10 +1,12 @@
 package run
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
 
+	"lanaiemu/internal/timeline"
 	"lanaiemu/scenario"
 )
 
@@ -79,3 +81,59 @@ func TestScenarioErrors(t *testing.T) {
 		}
 	}
 }
+
+// failingBody is a timeline body whose writes fail after the first few.
+type failingBody struct{ writes int }
+
+func (b *failingBody) Write(p []byte) (int, error) {
+	if b.writes++; b.writes > 100 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+func (b *failingBody) Finish([]byte) error { return nil }
+
+// A streamed timeline that cannot be written stops the run with its
+// error at the next millisecond, instead of running the scenario to its
+// end (here 60,000 round trips, seconds of work) for nothing; a streamed
+// timeline that can be written gets the bytes of one in memory.
+func TestTimelineStreamStopsRun(t *testing.T) {
+	sc, err := Parse("s.json", []byte(`{"count": 2, "topology": {"kind": "star"}, "frames": 1024, "seed": 1, "time": "3600s",
+  "workloads": [{"kind": "pingpong", "from": 0, "to": 1, "size": 4, "count": 60000, "wait": "busy"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := timeline.New()
+	var body failingBody
+	tl.Stream(&body)
+	if _, err := Run(sc, tl, nil); err == nil || err.Error() != "disk full" {
+		t.Errorf("Run with a failing trace: %v, want the trace's error", err)
+	}
+
+	sc.Workloads[0].Count = 50
+	mem, str := timeline.New(), timeline.New()
+	var b streamBody
+	str.Stream(&b)
+	if _, err := Run(sc, mem, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(sc, str, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := str.End(); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	mem.Write(&want)
+	if got := append(b.head, b.Bytes()...); mem.Len() < 100 || !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("%d events: streamed %d bytes, in memory %d", mem.Len(), len(got), want.Len())
+	}
+}
+
+// streamBody is a timeline body in memory.
+type streamBody struct {
+	bytes.Buffer
+	head []byte
+}
+
+func (b *streamBody) Finish(head []byte) error { b.head = head; return nil }

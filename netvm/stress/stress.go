@@ -25,6 +25,32 @@ import (
 	"lanaiemu/sim"
 )
 
+// Bounds of a run's counts, from measurements (docs/bad-input.md): a
+// larger count is refused before anything is built.
+const (
+	// MaxWrites bounds Writes: at the fastest rate measured (6,300 WRITEs
+	// a host second: 2 nodes, Clean, no evictions, forks or remaps)
+	// 10^8 take 4.4 hours, with the defaults (110-125 a second) the
+	// hour of simulated time that bounds a run ends it first. The
+	// memory does not grow with the WRITEs.
+	MaxWrites = 100_000_000
+	// MaxAtomics bounds Atomics: about 10,000 a host second (2 nodes),
+	// so 10^8 take nearly 3 hours; the checker keeps atomicBytes for
+	// each (CheckSize counts them).
+	MaxAtomics = 100_000_000
+	// MaxBatch bounds Batch: a batch's WRITEs may not overlap in the
+	// sender's part of the receiver's region (32 KiB), so in a larger
+	// batch most WRITEs are empty (64: 3.3 MB in 8192 WRITEs, 8: 22 MB),
+	// and batches of 100, 128 and 256 did not finish in the simulated
+	// hour (a peer declared dead; 65 did). 64 is an endpoint's command
+	// ring (abi.RingSlots).
+	MaxBatch = 64
+)
+
+// atomicBytes is what the checker keeps for an atomic at most: a
+// fetch-and-add's old value (4 bytes), and its seen flag at the end.
+const atomicBytes = 5
+
 // Config is one stress run.
 type Config struct {
 	// Board is every node's board (hostbus.BoardFor; the default if
@@ -174,10 +200,11 @@ func (c Config) withDefaults() (_ Config, touched int) {
 
 // CheckSize refuses a run whose cluster New would refuse or would take
 // more memory than a run may (cluster.CheckSize, with the pages the
-// hosts' processes write), before anything is built.
+// hosts' processes write and what the checker keeps of the atomics),
+// before anything is built.
 func (c Config) CheckSize() error {
 	c, touched := c.withDefaults()
-	return cluster.CheckSize(c.Nodes, c.Frames, uint64(c.Nodes*touched)*freebsd.PageSize)
+	return cluster.CheckSize(c.Nodes, c.Frames, uint64(c.Nodes*touched)*freebsd.PageSize+uint64(c.Atomics)*atomicBytes)
 }
 
 // Run runs c and returns what it measured; err is a setup failure.
