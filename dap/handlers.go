@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -378,80 +377,41 @@ func (s *server) threads(req *godap.Request) {
 }
 
 // replace deletes the points of the client's breakpoints under key and
-// sets new ones: each location resolved in every thread's program
-// (places, with the reason it is not in the others': the nodes of a
-// cluster can run different programs), set in each thread where it
-// resolved, at that program's address, with its qualifiers (condition,
-// hit condition, log message: compiled against that program, each
-// thread's point evaluates them on its own core). A breakpoint is verified
-// when it is set in at least one thread; when it is not set in every
-// thread, or not at one address, the message says where it is. One that
-// is set nowhere is answered unverified, with the first thread's reason.
-func (s *server) replace(key string, places [][]debugger.Place, missing [][]error, opts []debugger.BreakOptions) []godap.Breakpoint {
+// sets new ones: each location an address, set in every thread with its
+// qualifiers (condition, hit condition, log message: each thread's
+// point evaluates them on its own core). A location or qualifier that
+// cannot be set is answered unverified, with the reason.
+func (s *server) replace(key string, addrs []uint32, errs []error, opts []debugger.BreakOptions) []godap.Breakpoint {
 	for _, b := range s.bps[key] {
 		for _, p := range b.points {
 			s.d.Delete(p)
 		}
 	}
 	var list []bp
-	out := make([]godap.Breakpoint, len(places))
-	for i, at := range places {
+	out := make([]godap.Breakpoint, len(addrs))
+	for i, a := range addrs {
 		s.nbp++
 		b := bp{id: s.nbp}
-		why := slices.Clone(missing[i])
-		var set []debugger.Place
-		for _, pl := range at {
-			id, err := s.d.AddBreakpoint(pl.Thread, pl.Addr, opts[i])
-			if err != nil {
-				why[pl.Thread] = err
-				continue
+		out[i] = godap.Breakpoint{Id: b.id, InstructionReference: fmt.Sprintf("0x%08x", a)}
+		err := errs[i]
+		for th := 0; err == nil && th < len(s.d.Threads()); th++ {
+			var id int
+			if id, err = s.d.AddBreakpoint(th, a, opts[i]); err == nil {
+				b.points = append(b.points, id)
 			}
-			b.points = append(b.points, id)
-			set = append(set, pl)
 		}
-		out[i] = godap.Breakpoint{Id: b.id, InstructionReference: "0x00000000"}
-		if len(at) > 0 {
-			out[i].InstructionReference = hex32(at[0].Addr)
-		}
-		if len(set) == 0 {
-			for _, err := range why {
-				if err != nil {
-					out[i].Message = err.Error()
-					break
-				}
+		if err != nil {
+			for _, p := range b.points {
+				s.d.Delete(p)
 			}
+			out[i].Message = err.Error()
 			continue
 		}
 		out[i].Verified = true
-		out[i].InstructionReference = hex32(set[0].Addr)
-		out[i].Message = s.where(set, why)
 		list = append(list, b)
 	}
 	s.bps[key] = list
 	return out
-}
-
-// where says on which threads a breakpoint is set and at what addresses,
-// and why not in the others ("node 1 at 0x00000014; not in node 0: no
-// symbol "only_b""), or "" when it is set in every thread at one address.
-func (s *server) where(set []debugger.Place, why []error) string {
-	threads := s.d.Threads()
-	var at []string
-	same := true
-	for _, pl := range set {
-		at = append(at, fmt.Sprintf("%s at %s", threads[pl.Thread].Name, hex32(pl.Addr)))
-		same = same && pl.Addr == set[0].Addr
-	}
-	if same && len(set) == len(threads) {
-		return ""
-	}
-	msg := strings.Join(at, ", ")
-	for th, err := range why {
-		if err != nil {
-			msg += fmt.Sprintf("; not in %s: %v", threads[th].Name, err)
-		}
-	}
-	return msg
 }
 
 // tableFile finds the line table's name of the client's source path.
@@ -476,29 +436,23 @@ func (s *server) setBreakpoints(r *godap.SetBreakpointsRequest) {
 		return
 	}
 	defer s.mu.Unlock()
+	p := s.d.Threads()[0].Program
 	path := r.Arguments.Source.Path
-	var places [][]debugger.Place
-	var missing [][]error
+	file, ok := s.tableFile(p, path)
+	var addrs []uint32
+	var errs []error
 	var lines []int
 	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage})
-		at, why := s.d.Places(func(th int) (debugger.Place, error) {
-			p := s.d.Threads()[th].Program
-			file, ok := s.tableFile(p, path)
-			if !ok {
-				return debugger.Place{}, fmt.Errorf("%s is not in the image's line table", filepath.Base(path))
-			}
-			a, line, err := p.LineAddr(file, b.Line)
-			return debugger.Place{Addr: a, Line: line}, err
-		})
-		line := b.Line
-		if len(at) > 0 {
-			line = at[0].Line
+		if !ok {
+			addrs, errs, lines = append(addrs, 0), append(errs, fmt.Errorf("%s is not in the image's line table", filepath.Base(path))), append(lines, b.Line)
+			continue
 		}
-		places, missing, lines = append(places, at), append(missing, why), append(lines, line)
+		a, line, err := p.LineAddr(file, b.Line)
+		addrs, errs, lines = append(addrs, a), append(errs, err), append(lines, line)
 	}
-	out := s.replace(path, places, missing, opts)
+	out := s.replace(path, addrs, errs, opts)
 	for i := range out {
 		out[i].Source = &r.Arguments.Source
 		out[i].Line = lines[i]
@@ -512,21 +466,20 @@ func (s *server) setFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest) 
 		return
 	}
 	defer s.mu.Unlock()
-	var places [][]debugger.Place
-	var missing [][]error
+	p := s.d.Threads()[0].Program
+	var addrs []uint32
+	var errs []error
 	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
-		at, why := s.d.Places(func(th int) (debugger.Place, error) {
-			a, _, ok := s.d.Threads()[th].Program.Symbol(b.Name)
-			if !ok {
-				return debugger.Place{}, fmt.Errorf("no symbol %q", b.Name)
-			}
-			return debugger.Place{Addr: a}, nil
-		})
-		places, missing = append(places, at), append(missing, why)
+		a, _, ok := p.Symbol(b.Name)
+		var err error
+		if !ok {
+			err = fmt.Errorf("no symbol %q", b.Name)
+		}
+		addrs, errs = append(addrs, a), append(errs, err)
 	}
-	out := s.replace("fn:", places, missing, opts)
+	out := s.replace("fn:", addrs, errs, opts)
 	s.send(&godap.SetFunctionBreakpointsResponse{Response: s.response(req, true, ""), Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: out}})
 }
 
@@ -545,16 +498,15 @@ func (s *server) setInstructionBreakpoints(r *godap.SetInstructionBreakpointsReq
 		return
 	}
 	defer s.mu.Unlock()
-	var places [][]debugger.Place
-	var missing [][]error
+	var addrs []uint32
+	var errs []error
 	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
 		a, err := parseAddr(b.InstructionReference, b.Offset)
-		at, why := s.d.Places(func(int) (debugger.Place, error) { return debugger.Place{Addr: a}, err })
-		places, missing = append(places, at), append(missing, why)
+		addrs, errs = append(addrs, a), append(errs, err)
 	}
-	out := s.replace("ins:", places, missing, opts)
+	out := s.replace("ins:", addrs, errs, opts)
 	s.send(&godap.SetInstructionBreakpointsResponse{Response: s.response(req, true, ""), Body: godap.SetInstructionBreakpointsResponseBody{Breakpoints: out}})
 }
 
