@@ -376,42 +376,87 @@ func (s *server) threads(req *godap.Request) {
 	s.send(&godap.ThreadsResponse{Response: s.response(req, true, ""), Body: godap.ThreadsResponseBody{Threads: ts}})
 }
 
-// replace deletes the points of the client's breakpoints under key and
-// sets new ones: each location an address, set in every thread with its
-// qualifiers (condition, hit condition, log message: each thread's
-// point evaluates them on its own core). A location or qualifier that
+// replace sets the client's breakpoints under key anew: each location an
+// address, set in every thread with its qualifiers (condition, hit
+// condition, log message: each thread's point evaluates them on its own
+// core). A breakpoint the client had at the same address keeps its id,
+// its points and their hit counts, its qualifiers replaced (an editor
+// sends a file's every breakpoint when one of them is added, removed or
+// edited); the others' points are deleted. A location or qualifier that
 // cannot be set is answered unverified, with the reason.
 func (s *server) replace(key string, addrs []uint32, errs []error, opts []debugger.BreakOptions) []godap.Breakpoint {
-	for _, b := range s.bps[key] {
-		for _, p := range b.points {
-			s.d.Delete(p)
-		}
-	}
+	old := s.bps[key]
+	kept := make([]bool, len(old))
 	var list []bp
 	out := make([]godap.Breakpoint, len(addrs))
 	for i, a := range addrs {
-		s.nbp++
-		b := bp{id: s.nbp}
-		out[i] = godap.Breakpoint{Id: b.id, InstructionReference: fmt.Sprintf("0x%08x", a)}
+		out[i] = godap.Breakpoint{InstructionReference: fmt.Sprintf("0x%08x", a)}
+		var b bp
 		err := errs[i]
-		for th := 0; err == nil && th < len(s.d.Threads()); th++ {
-			var id int
-			if id, err = s.d.AddBreakpoint(th, a, opts[i]); err == nil {
-				b.points = append(b.points, id)
+		if err == nil {
+			if b, err = s.keep(old, kept, a, opts[i]); err == nil && b.id == 0 {
+				b, err = s.add(a, opts[i])
 			}
 		}
+		if b.id == 0 {
+			s.nbp++
+			b.id = s.nbp
+		}
+		out[i].Id = b.id
 		if err != nil {
-			for _, p := range b.points {
-				s.d.Delete(p)
-			}
 			out[i].Message = err.Error()
 			continue
 		}
 		out[i].Verified = true
 		list = append(list, b)
 	}
+	for j, b := range old {
+		if !kept[j] {
+			for _, p := range b.points {
+				s.d.Delete(p)
+			}
+		}
+	}
 	s.bps[key] = list
 	return out
+}
+
+// keep finds the first of the client's old breakpoints at a not kept yet
+// and gives it with qualifiers o; none: a zero bp. One whose qualifiers
+// cannot be set is not kept (its points are deleted with the others), and
+// the reason is given with its id.
+func (s *server) keep(old []bp, kept []bool, a uint32, o debugger.BreakOptions) (bp, error) {
+	for j, b := range old {
+		if kept[j] || b.addr != a {
+			continue
+		}
+		for _, p := range b.points {
+			if err := s.d.Requalify(p, o); err != nil {
+				return bp{id: b.id}, err
+			}
+		}
+		kept[j] = true
+		return b, nil
+	}
+	return bp{}, nil
+}
+
+// add sets a new client breakpoint at a in every thread; an error sets
+// nothing and is given with the new id.
+func (s *server) add(a uint32, o debugger.BreakOptions) (bp, error) {
+	s.nbp++
+	b := bp{id: s.nbp, addr: a}
+	for th := 0; th < len(s.d.Threads()); th++ {
+		id, err := s.d.AddBreakpoint(th, a, o)
+		if err != nil {
+			for _, p := range b.points {
+				s.d.Delete(p)
+			}
+			return bp{id: b.id}, err
+		}
+		b.points = append(b.points, id)
+	}
+	return b, nil
 }
 
 // tableFile finds the line table's name of the client's source path.
@@ -571,6 +616,11 @@ func (s *server) setDataBreakpoints(r *godap.SetDataBreakpointsRequest) {
 		var a, n uint32
 		if _, err := fmt.Sscanf(b.DataId, "%d:0x%x:%d", &th, &a, &n); err != nil || th < 0 || th >= len(s.d.Threads()) {
 			res.Message = fmt.Sprintf("bad data id %q", b.DataId)
+			out = append(out, res)
+			continue
+		}
+		if b.Condition != "" || b.HitCondition != "" {
+			res.Message = "a data breakpoint takes no condition or hit condition (the debugger's watchpoints take none)"
 			out = append(out, res)
 			continue
 		}

@@ -106,10 +106,12 @@ type server struct {
 }
 
 // bp is a breakpoint as the client knows it: one id, one point per
-// thread in the debugger.
+// thread in the debugger, at addr (a source, function or instruction
+// breakpoint).
 type bp struct {
 	id     int
 	points []int
+	addr   uint32
 }
 
 // send writes a message with the next sequence number.

@@ -97,7 +97,7 @@ func (d *Debugger) cmdHelp(args []string) {
 	}
 	d.printf("LOC and ADDR: 0x hex or decimal numbers, symbols, %%registers, joined by + and -\n" +
 		"(main+0x10, %%fp-8); LOC may also be FILE:LINE (matched by base name or path).\n" +
-		"EXPR (a condition) adds [ADDR] (the word there), special registers by name, ( ), * & | ^ << >>,\n" +
+		"EXPR (a condition) adds [ADDR] (the word there), special registers ($ISR), ( ), * & | ^ << >>,\n" +
 		"comparisons (signed) == != < <= > >=, && || ! ~: break fib if [moves] > 3 && %%r6 != 0.\n" +
 		"An empty line repeats step, next, x or list.\n")
 }

@@ -73,6 +73,9 @@ type Debugger struct {
 
 	points []*point // breakpoints and watchpoints, by number
 	nextID int
+	// pending are the breakpoints other threads reached in the instant a
+	// run stopped (run.go), reported by the next commands that run.
+	pending []pendingStop
 
 	finished  *Event // the event that ended the run
 	failed    error  // the target failed: nothing more can run
