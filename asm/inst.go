@@ -716,6 +716,10 @@ func (a *assembler) resolveData(s *section, f *fixup) {
 			a.errorf(f.pos(), "only a 4-byte value (.long) can hold a symbol's address")
 			return
 		}
+		if s.nobits() {
+			a.errorf(f.pos(), "the address of %s cannot be stored in section %s, which has no contents (nobits)", v.sym.name, s.name)
+			return
+		}
 		a.addReloc(s, &reloc{off: f.off, typ: objfile.R_LANAI_32, sym: v.sym, addend: v.off}, f.pos())
 		return
 	}
