@@ -134,29 +134,33 @@ func TestUnalignedInstructionWarns(t *testing.T) {
 // in llvm-mc ("directional label undefined", "Undefined temporary
 // symbol"); it was written as an external reference to .Ltmp0 or .Lq.
 func TestUndefinedLocalLabels(t *testing.T) {
-	for _, c := range []struct{ src, want string }{
+	wantOneError(t, []errorCase{
 		{"\tnop\n\tbt 1f\n\tnop\n", "t.s:2:5: local label 1f is not defined: no 1: follows"},
 		{"1:\tnop\n\tbt 1b\n\tbt 1f\n\tnop\n", "t.s:3:5: local label 1f is not defined: no 1: follows"},
 		{"\t.data\n\t.long 0, .Lq\n", "t.s:2:11: undefined temporary symbol .Lq (.L labels are local to the file)"},
 		{"\tmov hi(.Lx), %r3\n", "t.s:1:6: undefined temporary symbol .Lx (.L labels are local to the file)"},
-	} {
-		_, err := Assemble([]Source{{"t.s", []byte(c.src)}}, Options{})
-		var list ErrorList
-		if !errors.As(err, &list) || len(list) != 1 || list[0].Pos.String()+": "+list[0].Msg != c.want {
-			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
-		}
-	}
+	})
 }
 
 // TestRefusedSectionFlags: section groups and sections linked to a symbol,
 // which lanai-as does not write, are refused by name (G was dropped in
 // silence when no group followed).
 func TestRefusedSectionFlags(t *testing.T) {
-	for _, c := range []struct{ src, want string }{
+	wantOneError(t, []errorCase{
 		{"\t.section .g,\"axG\",@progbits,grp,comdat\n", "t.s:1:14: section groups (flag 'G') are not supported"},
 		{"\t.section .g,\"axG\",@progbits\n", "t.s:1:14: section groups (flag 'G') are not supported"},
 		{"f:\t.section .o,\"axo\",@progbits,f\n", "t.s:1:16: sections linked to a symbol (flag 'o') are not supported"},
-	} {
+	})
+}
+
+// errorCase is a source (file t.s) and the one error it must give,
+// "file:line:col: message".
+type errorCase struct{ src, want string }
+
+// wantOneError assembles each case's source and checks its one error.
+func wantOneError(t *testing.T, cases []errorCase) {
+	t.Helper()
+	for _, c := range cases {
 		_, err := Assemble([]Source{{"t.s", []byte(c.src)}}, Options{})
 		var list ErrorList
 		if !errors.As(err, &list) || len(list) != 1 || list[0].Pos.String()+": "+list[0].Msg != c.want {
