@@ -467,7 +467,7 @@ func (a *assembler) section(name, flags string, typ, entsize uint32) *section {
 	}
 	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects), symPos: len(a.symOrder)}
 	if p, ok := presetSections[name]; ok {
-		s.flags, s.typ, s.entsize = p.flags, objfile.SHT_PROGBITS, p.entsize
+		s.flags, s.typ, s.entsize = p.flags, p.sectionType(), p.entsize
 	} else {
 		defFlags, defType := nameDefaults(name)
 		s.flags = defFlags
@@ -483,28 +483,55 @@ func (a *assembler) section(name, flags string, typ, entsize uint32) *section {
 	return s
 }
 
-// presetSections are sections llvm-mc 14 makes before it reads the
-// source (MCObjectFileInfo::initELFMCObjectFileInfo), other than those
-// nameDefaults gives the same: a .section of one of these names gets
-// these flags and entry size, whatever its flags string says.
-var presetSections = map[string]struct{ flags, entsize uint32 }{
-	".rodata.cst4":      {objfile.SHF_ALLOC | objfile.SHF_MERGE, 4},
-	".rodata.cst8":      {objfile.SHF_ALLOC | objfile.SHF_MERGE, 8},
-	".rodata.cst16":     {objfile.SHF_ALLOC | objfile.SHF_MERGE, 16},
-	".rodata.cst32":     {objfile.SHF_ALLOC | objfile.SHF_MERGE, 32},
-	".eh_frame":         {objfile.SHF_ALLOC, 0},
-	".gcc_except_table": {objfile.SHF_ALLOC, 0},
-	".llvm_stackmaps":   {objfile.SHF_ALLOC, 0},
-	".llvm_faultmaps":   {objfile.SHF_ALLOC, 0},
-	".debug_str":        {objfile.SHF_MERGE | objfile.SHF_STRINGS, 1},
-	".debug_line_str":   {objfile.SHF_MERGE | objfile.SHF_STRINGS, 1},
-	".debug_str.dwo":    {objfile.SHF_MERGE | objfile.SHF_STRINGS | objfile.SHF_EXCLUDE, 1},
+// presetSection is a section llvm-mc makes before it reads the source:
+// its flags, type (0: SHT_PROGBITS) and entry size.
+type presetSection struct{ flags, typ, entsize uint32 }
+
+// sectionType is the preset's section type.
+func (p presetSection) sectionType() uint32 {
+	if p.typ == 0 {
+		return objfile.SHT_PROGBITS
+	}
+	return p.typ
+}
+
+// presetSections are the sections llvm-mc 14 makes before it reads the
+// source (MCObjectFileInfo::initELFMCObjectFileInfo): a .section of one
+// of these names gets these attributes whatever its flags string says,
+// and one that asks for others is refused (checkSectionChange).
+var presetSections = map[string]presetSection{
+	".text":             {objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, 0, 0},
+	".data":             {objfile.SHF_ALLOC | objfile.SHF_WRITE, 0, 0},
+	".bss":              {objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_NOBITS, 0},
+	".rodata":           {objfile.SHF_ALLOC, 0, 0},
+	".tdata":            {objfile.SHF_ALLOC | objfile.SHF_WRITE | objfile.SHF_TLS, 0, 0},
+	".tbss":             {objfile.SHF_ALLOC | objfile.SHF_WRITE | objfile.SHF_TLS, objfile.SHT_NOBITS, 0},
+	".data.rel.ro":      {objfile.SHF_ALLOC | objfile.SHF_WRITE, 0, 0},
+	".rodata.cst4":      {objfile.SHF_ALLOC | objfile.SHF_MERGE, 0, 4},
+	".rodata.cst8":      {objfile.SHF_ALLOC | objfile.SHF_MERGE, 0, 8},
+	".rodata.cst16":     {objfile.SHF_ALLOC | objfile.SHF_MERGE, 0, 16},
+	".rodata.cst32":     {objfile.SHF_ALLOC | objfile.SHF_MERGE, 0, 32},
+	".eh_frame":         {objfile.SHF_ALLOC, 0, 0},
+	".gcc_except_table": {objfile.SHF_ALLOC, 0, 0},
+	".llvm_stackmaps":   {objfile.SHF_ALLOC, 0, 0},
+	".llvm_faultmaps":   {objfile.SHF_ALLOC, 0, 0},
+	".debug_str":        {objfile.SHF_MERGE | objfile.SHF_STRINGS, 0, 1},
+	".debug_line_str":   {objfile.SHF_MERGE | objfile.SHF_STRINGS, 0, 1},
+	".debug_str.dwo":    {objfile.SHF_MERGE | objfile.SHF_STRINGS | objfile.SHF_EXCLUDE, 0, 1},
 }
 
 func init() {
-	// Split DWARF's sections are excluded from links.
+	// DWARF's other sections have no flags; split DWARF's are excluded
+	// from links.
+	for _, n := range []string{"abbrev", "info", "line", "frame", "pubnames", "pubtypes", "gnu_pubnames", "gnu_pubtypes",
+		"loc", "aranges", "ranges", "macinfo", "macro", "names", "str_offsets", "addr", "rnglists", "loclists", "cu_index", "tu_index"} {
+		presetSections[".debug_"+n] = presetSection{}
+	}
+	for _, n := range []string{".apple_names", ".apple_types", ".apple_objc", ".stack_sizes", ".pseudo_probe"} {
+		presetSections[n] = presetSection{}
+	}
 	for _, n := range []string{"info", "types", "abbrev", "line", "loc", "str_offsets", "rnglists", "macinfo", "macro", "loclists"} {
-		presetSections[".debug_"+n+".dwo"] = struct{ flags, entsize uint32 }{objfile.SHF_EXCLUDE, 0}
+		presetSections[".debug_"+n+".dwo"] = presetSection{flags: objfile.SHF_EXCLUDE}
 	}
 }
 

@@ -157,20 +157,8 @@ func dirSection(a *assembler, p *parser, t token) error {
 				return p.errAt(p.peek(), "expected @progbits or @nobits")
 			}
 			ty := p.next()
-			switch ty.text {
-			case "progbits":
-				typ = objfile.SHT_PROGBITS
-			case "nobits":
-				typ = objfile.SHT_NOBITS
-			case "note":
-				typ = objfile.SHT_NOTE
-			case "init_array":
-				typ = objfile.SHT_INIT_ARRAY
-			case "fini_array":
-				typ = objfile.SHT_FINI_ARRAY
-			case "llvm_addrsig":
-				typ = objfile.SHT_LLVM_ADDRSIG
-			default:
+			var ok bool
+			if typ, ok = sectionTypes[ty.text]; !ok {
 				return p.errAt(ty, "unknown section type %q", ty.text)
 			}
 			if p.accept(",") {
@@ -189,11 +177,51 @@ func dirSection(a *assembler, p *parser, t token) error {
 	if err := endStatement(p); err != nil {
 		return err
 	}
+	if flags != "" || typ != 0 || entsize != 0 {
+		if err := a.checkSectionChange(name, flags, typ, entsize); err != nil {
+			return p.errAt(t, "%v", err)
+		}
+	}
 	if strings.ToLower(t.text) == ".pushsection" {
 		a.stack = append(a.stack, a.cur)
 	}
 	a.prev = a.cur
 	a.cur = a.section(name, flags, typ, entsize)
+	return nil
+}
+
+// sectionTypes are the types .section takes after its flags.
+var sectionTypes = map[string]uint32{
+	"progbits": objfile.SHT_PROGBITS, "nobits": objfile.SHT_NOBITS, "note": objfile.SHT_NOTE,
+	"init_array": objfile.SHT_INIT_ARRAY, "fini_array": objfile.SHT_FINI_ARRAY,
+	"preinit_array": objfile.SHT_PREINIT_ARRAY, "llvm_addrsig": objfile.SHT_LLVM_ADDRSIG,
+}
+
+// checkSectionChange refuses, as llvm-mc does, a .section that gives a
+// section that already exists (entered before, or one llvm-mc makes before
+// the source: presetSections) other flags, another type or another entry
+// size than it has: the section would keep its own in silence.
+func (a *assembler) checkSectionChange(name, flags string, typ, entsize uint32) error {
+	var has presetSection
+	if s, ok := a.sectByN[name]; ok {
+		has = presetSection{s.flags, s.typ, s.entsize}
+	} else if ps, ok := presetSections[name]; ok {
+		has = presetSection{ps.flags, ps.sectionType(), ps.entsize}
+	} else {
+		return nil
+	}
+	want, _ := nameDefaults(name)
+	for _, c := range flags {
+		want |= sectionFlagBits[c]
+	}
+	switch {
+	case typ != 0 && typ != has.typ:
+		return fmt.Errorf("changed section type for %s, expected: %#x", name, has.typ)
+	case want != has.flags:
+		return fmt.Errorf("changed section flags for %s, expected: %#x", name, has.flags)
+	case entsize != has.entsize:
+		return fmt.Errorf("changed section entsize for %s, expected: %d", name, has.entsize)
+	}
 	return nil
 }
 

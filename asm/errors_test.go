@@ -153,6 +153,25 @@ func TestRefusedSectionFlags(t *testing.T) {
 	})
 }
 
+// TestChangedSectionAttributes: a .section that gives a section it does
+// not make other flags, type or entry size is refused, as llvm-mc refuses
+// it (the section kept its own in silence); llvm-mc's presets count as
+// made, and a name's default flags count as given.
+func TestChangedSectionAttributes(t *testing.T) {
+	foo := "\t.section .foo,\"a\",@progbits\n"
+	wantOneError(t, []errorCase{
+		{foo + "\t.section .foo,\"aw\",@progbits\n", "t.s:2:2: changed section flags for .foo, expected: 0x2"},
+		{foo + "\t.section .foo,\"a\",@nobits\n", "t.s:2:2: changed section type for .foo, expected: 0x1"},
+		{foo + "\t.section .foo,\"a\",@progbits,4\n", "t.s:2:2: changed section entsize for .foo, expected: 0"},
+		{"\t.section .rodata.cst4,\"a\",@progbits\n", "t.s:1:2: changed section flags for .rodata.cst4, expected: 0x12"},
+		{"\t.section .bss,\"aw\",@progbits\n", "t.s:1:2: changed section type for .bss, expected: 0x8"},
+	})
+	src := foo + "\t.section .foo\n\t.section .foo,\"a\",@progbits\n\t.section .text,\"a\",@progbits\n\t.section .rodata.cst8,\"aM\",@progbits,8\n"
+	if _, err := Assemble([]Source{{"t.s", []byte(src)}}, Options{}); err != nil {
+		t.Errorf("the same attributes again: %v", err)
+	}
+}
+
 // errorCase is a source (file t.s) and the one error it must give,
 // "file:line:col: message".
 type errorCase struct{ src, want string }
