@@ -329,25 +329,27 @@ func (d *Debugger) cmdLog(args []string) {
 		d.errorf("usage: log LOC MESSAGE")
 		return
 	}
-	a, _, err := d.location(args[0])
+	places, err := d.breakPlaces(args[0])
 	if err != nil {
 		d.errorf("log: %v", err)
 		return
 	}
 	msg := strings.TrimSpace(strings.TrimPrefix(d.rest, args[0]))
-	id, err := d.AddBreakpoint(d.cur, a, BreakOptions{LogMessage: msg})
-	if err != nil {
-		d.errorf("log: %v", err)
-		return
+	for _, pl := range places {
+		id, err := d.AddBreakpoint(pl.Thread, pl.Addr, BreakOptions{LogMessage: msg})
+		if err != nil {
+			d.errorf("log: %s%v", d.nodePrefix(pl.Thread), err)
+			continue
+		}
+		d.printf("Logpoint %d at %s%s: %s\n", id, d.nodePrefix(pl.Thread), d.threads[pl.Thread].Program.describe(pl.Addr), msg)
 	}
-	d.printf("Logpoint %d at %s%s: %s\n", id, d.nodePrefix(), d.p().describe(a), msg)
 }
 
-// nodePrefix names the selected thread in a cluster ("node 1 "), for
-// messages about a point set in it.
-func (d *Debugger) nodePrefix() string {
+// nodePrefix names thread th in a cluster ("node 1 "), for messages about
+// a point set in it.
+func (d *Debugger) nodePrefix(th int) string {
 	if d.timed != nil {
-		return d.th().Name + " "
+		return d.threads[th].Name + " "
 	}
 	return ""
 }

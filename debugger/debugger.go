@@ -17,6 +17,12 @@
 // programmatic interface of api.go (Continue, StepLine, SetBreakpoint,
 // ...), which package dap serves to editors.
 //
+// Each thread has its program (a cluster's nodes can run different
+// firmware): symbols, lines, stacks and disassembly of a thread come from
+// its own, and a location is resolved per thread (Places): a breakpoint
+// at a symbol or a source line is set, with its qualifiers, in the
+// threads whose programs have it, at each one's address.
+//
 // How a lone core runs: when no watchpoint is set and tracing is off,
 // "continue", "next", "until" and "finish" run it on its fast path
 // (lanai.CPU.Run) with temporary breakpoints at the places they wait for;
