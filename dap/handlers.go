@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -329,6 +330,9 @@ func (s *server) stopped(st debugger.Stop) {
 // clientBreakpoint finds the client's breakpoint holding a debugger
 // point, and its kind as a stopped reason.
 func (s *server) clientBreakpoint(point int) (int, string) {
+	if point == 0 { // none (0 is also a place without a point in bp.points)
+		return 0, ""
+	}
 	for key, list := range s.bps {
 		for _, b := range list {
 			for _, p := range b.points {
@@ -376,49 +380,163 @@ func (s *server) threads(req *godap.Request) {
 	s.send(&godap.ThreadsResponse{Response: s.response(req, true, ""), Body: godap.ThreadsResponseBody{Threads: ts}})
 }
 
-// replace deletes the points of the client's breakpoints under key and
-// sets new ones: each location an address, set in every thread with its
-// qualifiers (condition, hit condition, log message: each thread's
-// point evaluates them on its own core). A location or qualifier that
-// cannot be set is answered unverified, with the reason.
-func (s *server) replace(key string, addrs []uint32, errs []error, opts []debugger.BreakOptions) []godap.Breakpoint {
-	for _, b := range s.bps[key] {
-		for _, p := range b.points {
-			s.d.Delete(p)
-		}
-	}
+// replace sets the client's breakpoints under key anew: each location
+// resolved in every thread's program (places, with the reason it is not
+// in the others': the nodes of a cluster can run different programs), set
+// in each thread where it resolved, at that program's address, with its
+// qualifiers (condition, hit condition, log message: compiled against
+// that program, each thread's point evaluates them on its own core). A
+// breakpoint the client had at the same places keeps its id, its points
+// and their hit counts, its qualifiers replaced (an editor sends a file's
+// every breakpoint when one of them is added, removed or edited); the
+// others' points are deleted. A breakpoint is verified when it is set in
+// at least one thread; when it is not set in every thread, or not at one
+// address, the message says where it is. One that is set nowhere is
+// answered unverified, with the reason of the first thread that has the
+// location (else of the first thread).
+func (s *server) replace(key string, places [][]debugger.Place, missing [][]error, opts []debugger.BreakOptions) []godap.Breakpoint {
+	old := s.bps[key]
+	kept := make([]bool, len(old))
 	var list []bp
-	out := make([]godap.Breakpoint, len(addrs))
-	for i, a := range addrs {
-		s.nbp++
-		b := bp{id: s.nbp}
-		out[i] = godap.Breakpoint{Id: b.id, InstructionReference: fmt.Sprintf("0x%08x", a)}
-		err := errs[i]
-		for th := 0; err == nil && th < len(s.d.Threads()); th++ {
-			var id int
-			if id, err = s.d.AddBreakpoint(th, a, opts[i]); err == nil {
-				b.points = append(b.points, id)
-			}
+	out := make([]godap.Breakpoint, len(places))
+	for i, at := range places {
+		why := slices.Clone(missing[i])
+		b, ok := s.keep(old, kept, at)
+		if !ok {
+			s.nbp++
+			b = bp{id: s.nbp, at: at, points: make([]int, len(at))}
 		}
-		if err != nil {
-			for _, p := range b.points {
-				s.d.Delete(p)
+		set := s.settle(&b, opts[i], why)
+		out[i] = godap.Breakpoint{Id: b.id, InstructionReference: "0x00000000"}
+		if len(at) > 0 {
+			out[i].InstructionReference = hex32(at[0].Addr)
+		}
+		if len(set) == 0 {
+			first := slices.IndexFunc(why, func(err error) bool { return err != nil })
+			if len(at) > 0 {
+				first = at[0].Thread
 			}
-			out[i].Message = err.Error()
+			out[i].Message = why[first].Error()
 			continue
 		}
 		out[i].Verified = true
+		out[i].InstructionReference = hex32(set[0].Addr)
+		out[i].Message = s.where(set, why)
 		list = append(list, b)
+	}
+	for j, b := range old {
+		if !kept[j] {
+			s.deletePoints(b)
+		}
 	}
 	s.bps[key] = list
 	return out
 }
 
-// tableFile finds the line table's name of the client's source path.
-func (s *server) tableFile(p *debugger.Program, path string) (string, bool) {
+// keep finds the first of the client's old breakpoints at the places at
+// (the same threads, at the same addresses) not kept yet, and marks it
+// kept.
+func (s *server) keep(old []bp, kept []bool, at []debugger.Place) (bp, bool) {
+	same := func(a, b debugger.Place) bool { return a.Thread == b.Thread && a.Addr == b.Addr }
+	for j, b := range old {
+		if !kept[j] && slices.EqualFunc(b.at, at, same) {
+			kept[j] = true
+			return b, true
+		}
+	}
+	return bp{}, false
+}
+
+// settle gives breakpoint b qualifiers o at each of its places: a point it
+// has there is requalified (its hit count stays), a place without one
+// gets a new point. Where they cannot be set, the place has no point (an
+// old one is deleted) and why holds the reason. It gives the places that
+// have a point.
+func (s *server) settle(b *bp, o debugger.BreakOptions, why []error) []debugger.Place {
+	var set []debugger.Place
+	for k, pl := range b.at {
+		var err error
+		if b.points[k] != 0 {
+			if err = s.d.Requalify(b.points[k], o); err != nil {
+				s.d.Delete(b.points[k])
+				b.points[k] = 0
+			}
+		} else {
+			b.points[k], err = s.d.AddBreakpoint(pl.Thread, pl.Addr, o)
+		}
+		if err != nil {
+			why[pl.Thread] = err
+			continue
+		}
+		set = append(set, pl)
+	}
+	return set
+}
+
+// deletePoints deletes a client breakpoint's points.
+func (s *server) deletePoints(b bp) {
+	for _, p := range b.points {
+		if p != 0 {
+			s.d.Delete(p)
+		}
+	}
+}
+
+// where says on which threads a breakpoint is set and at what addresses,
+// and why not in the others, threads with one address or one reason
+// together ("node 0, node 2 at 0x00000014; not in node 1: no symbol
+// "only_b""); "" when it is set in every thread at one address.
+func (s *server) where(set []debugger.Place, why []error) string {
+	threads := s.d.Threads()
+	if len(set) == len(threads) && !slices.ContainsFunc(set, func(pl debugger.Place) bool { return pl.Addr != set[0].Addr }) {
+		return ""
+	}
+	type group struct {
+		what  string // "at 0x00000014", or the reason it is not set
+		set   bool
+		names []string
+	}
+	var groups []group
+	add := func(what string, set bool, th int) {
+		for i := range groups {
+			if groups[i].what == what && groups[i].set == set {
+				groups[i].names = append(groups[i].names, threads[th].Name)
+				return
+			}
+		}
+		groups = append(groups, group{what, set, []string{threads[th].Name}})
+	}
+	for _, pl := range set {
+		add("at "+hex32(pl.Addr), true, pl.Thread)
+	}
+	for th, err := range why {
+		if err != nil {
+			add(err.Error(), false, th)
+		}
+	}
+	var msg []string
+	for _, g := range groups {
+		if g.set {
+			msg = append(msg, strings.Join(g.names, ", ")+" "+g.what)
+		} else {
+			msg = append(msg, "not in "+strings.Join(g.names, ", ")+": "+g.what)
+		}
+	}
+	return strings.Join(msg, "; ")
+}
+
+// tableFile finds the line table's name of the client's source path;
+// known holds the source paths of the table's names looked up so far
+// (SourcePath looks at the file system; a cluster's programs share names).
+func (s *server) tableFile(p *debugger.Program, path string, known map[string]string) (string, bool) {
 	abs, _ := filepath.Abs(path)
 	for _, f := range p.Files() {
-		if sp := s.d.SourcePath(f); sp != "" && sp == abs {
+		sp, ok := known[f]
+		if !ok {
+			sp = s.d.SourcePath(f)
+			known[f] = sp
+		}
+		if sp != "" && sp == abs {
 			return f, true
 		}
 	}
@@ -436,23 +554,37 @@ func (s *server) setBreakpoints(r *godap.SetBreakpointsRequest) {
 		return
 	}
 	defer s.mu.Unlock()
-	p := s.d.Threads()[0].Program
 	path := r.Arguments.Source.Path
-	file, ok := s.tableFile(p, path)
-	var addrs []uint32
-	var errs []error
+	type tableName struct {
+		name string
+		ok   bool
+	}
+	files := make([]*tableName, len(s.d.Threads())) // each thread's name of path, found once
+	known := map[string]string{}
+	var places [][]debugger.Place
+	var missing [][]error
 	var lines []int
 	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage})
-		if !ok {
-			addrs, errs, lines = append(addrs, 0), append(errs, fmt.Errorf("%s is not in the image's line table", filepath.Base(path))), append(lines, b.Line)
-			continue
+		at, why := s.d.Places(func(th int) (debugger.Place, error) {
+			if files[th] == nil {
+				f, ok := s.tableFile(s.d.Threads()[th].Program, path, known)
+				files[th] = &tableName{f, ok}
+			}
+			if !files[th].ok {
+				return debugger.Place{}, fmt.Errorf("%s is not in the image's line table", filepath.Base(path))
+			}
+			a, line, err := s.d.Threads()[th].Program.LineAddr(files[th].name, b.Line)
+			return debugger.Place{Addr: a, Line: line}, err
+		})
+		line := b.Line
+		if len(at) > 0 {
+			line = at[0].Line
 		}
-		a, line, err := p.LineAddr(file, b.Line)
-		addrs, errs, lines = append(addrs, a), append(errs, err), append(lines, line)
+		places, missing, lines = append(places, at), append(missing, why), append(lines, line)
 	}
-	out := s.replace(path, addrs, errs, opts)
+	out := s.replace(path, places, missing, opts)
 	for i := range out {
 		out[i].Source = &r.Arguments.Source
 		out[i].Line = lines[i]
@@ -466,20 +598,21 @@ func (s *server) setFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest) 
 		return
 	}
 	defer s.mu.Unlock()
-	p := s.d.Threads()[0].Program
-	var addrs []uint32
-	var errs []error
+	var places [][]debugger.Place
+	var missing [][]error
 	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
-		a, _, ok := p.Symbol(b.Name)
-		var err error
-		if !ok {
-			err = fmt.Errorf("no symbol %q", b.Name)
-		}
-		addrs, errs = append(addrs, a), append(errs, err)
+		at, why := s.d.Places(func(th int) (debugger.Place, error) {
+			a, _, ok := s.d.Threads()[th].Program.Symbol(b.Name)
+			if !ok {
+				return debugger.Place{}, fmt.Errorf("no symbol %q", b.Name)
+			}
+			return debugger.Place{Addr: a}, nil
+		})
+		places, missing = append(places, at), append(missing, why)
 	}
-	out := s.replace("fn:", addrs, errs, opts)
+	out := s.replace("fn:", places, missing, opts)
 	s.send(&godap.SetFunctionBreakpointsResponse{Response: s.response(req, true, ""), Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: out}})
 }
 
@@ -498,15 +631,16 @@ func (s *server) setInstructionBreakpoints(r *godap.SetInstructionBreakpointsReq
 		return
 	}
 	defer s.mu.Unlock()
-	var addrs []uint32
-	var errs []error
+	var places [][]debugger.Place
+	var missing [][]error
 	var opts []debugger.BreakOptions
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
 		a, err := parseAddr(b.InstructionReference, b.Offset)
-		addrs, errs = append(addrs, a), append(errs, err)
+		at, why := s.d.Places(func(int) (debugger.Place, error) { return debugger.Place{Addr: a}, err })
+		places, missing = append(places, at), append(missing, why)
 	}
-	out := s.replace("ins:", addrs, errs, opts)
+	out := s.replace("ins:", places, missing, opts)
 	s.send(&godap.SetInstructionBreakpointsResponse{Response: s.response(req, true, ""), Body: godap.SetInstructionBreakpointsResponseBody{Breakpoints: out}})
 }
 
@@ -571,6 +705,11 @@ func (s *server) setDataBreakpoints(r *godap.SetDataBreakpointsRequest) {
 		var a, n uint32
 		if _, err := fmt.Sscanf(b.DataId, "%d:0x%x:%d", &th, &a, &n); err != nil || th < 0 || th >= len(s.d.Threads()) {
 			res.Message = fmt.Sprintf("bad data id %q", b.DataId)
+			out = append(out, res)
+			continue
+		}
+		if b.Condition != "" || b.HitCondition != "" {
+			res.Message = "a data breakpoint takes no condition or hit condition (the debugger's watchpoints take none)"
 			out = append(out, res)
 			continue
 		}

@@ -105,10 +105,15 @@ type server struct {
 	nbp  int
 }
 
-// bp is a breakpoint as the client knows it: one id, one point per
-// thread in the debugger.
+// bp is a breakpoint as the client knows it: one id, and points in the
+// debugger (a source, function or instruction breakpoint: one per thread
+// whose program has its location; a data breakpoint: one).
 type bp struct {
-	id     int
+	id int
+	// at are the places where its location resolved (one a thread whose
+	// program has it), points its debugger points there (0: none, the
+	// qualifiers do not compile in that program).
+	at     []debugger.Place
 	points []int
 }
 

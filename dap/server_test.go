@@ -130,3 +130,23 @@ func FuzzServe(f *testing.F) {
 		Serve(strings.NewReader(in), io.Discard, launch)
 	})
 }
+
+// names is a Target of named threads that never runs (for where).
+type names []*debugger.Thread
+
+func (n names) Threads() []*debugger.Thread  { return n }
+func (names) Tick() (*debugger.Event, error) { return nil, errors.New("not run") }
+
+// A breakpoint's message says where it is set, threads with one address
+// or one reason together, and nothing when it is set everywhere at one
+// address.
+func TestWhere(t *testing.T) {
+	s := &server{d: debugger.NewTarget(names{{Name: "node 0"}, {Name: "node 1"}, {Name: "node 2"}, {Name: "node 3"}}, io.Discard)}
+	pl := func(th int, a uint32) debugger.Place { return debugger.Place{Thread: th, Addr: a} }
+	miss := errors.New(`no symbol "x"`)
+	require.Equal(t, "", s.where([]debugger.Place{pl(0, 4), pl(1, 4), pl(2, 4), pl(3, 4)}, make([]error, 4)))
+	require.Equal(t, `node 0, node 2 at 0x00000004; node 3 at 0x00000018; not in node 1: no symbol "x"`,
+		s.where([]debugger.Place{pl(0, 4), pl(2, 4), pl(3, 0x18)}, []error{nil, miss, nil, nil}))
+	require.Equal(t, `node 2 at 0x00000008; not in node 0, node 1, node 3: no symbol "x"`,
+		s.where([]debugger.Place{pl(2, 8)}, []error{miss, miss, nil, miss}))
+}

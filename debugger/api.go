@@ -9,6 +9,7 @@ import (
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
 	"lanaiemu/memsys"
+	"lanaiemu/objfile"
 )
 
 // The programmatic interface, for a front end other than the prompt (the
@@ -223,10 +224,12 @@ func (p *Program) Disassemble(pc, w uint32) string { return asmText(p, pc, w) }
 func (p *Program) Files() []string {
 	seen := map[string]bool{}
 	var files []string
-	for _, e := range p.Lines() {
-		if e.File != "" && !seen[e.File] {
-			seen[e.File] = true
-			files = append(files, e.File)
+	for _, table := range [2][]objfile.LineEntry{p.lines, p.clines} { // Lines' order, without its copy
+		for _, e := range table {
+			if e.File != "" && !seen[e.File] {
+				seen[e.File] = true
+				files = append(files, e.File)
+			}
 		}
 	}
 	return files

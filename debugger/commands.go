@@ -97,7 +97,7 @@ func (d *Debugger) cmdHelp(args []string) {
 	}
 	d.printf("LOC and ADDR: 0x hex or decimal numbers, symbols, %%registers, joined by + and -\n" +
 		"(main+0x10, %%fp-8); LOC may also be FILE:LINE (matched by base name or path).\n" +
-		"EXPR (a condition) adds [ADDR] (the word there), special registers by name, ( ), * & | ^ << >>,\n" +
+		"EXPR (a condition) adds [ADDR] (the word there), special registers ($ISR), ( ), * & | ^ << >>,\n" +
 		"comparisons (signed) == != < <= > >=, && || ! ~: break fib if [moves] > 3 && %%r6 != 0.\n" +
 		"An empty line repeats step, next, x or list.\n")
 }
@@ -306,7 +306,6 @@ func (d *Debugger) DeleteAll() {
 }
 
 func (d *Debugger) cmdBreak(args []string) {
-	a := d.cpu().PC
 	cond := ""
 	if i := slices.Index(args, "if"); i >= 0 {
 		if cond = strings.Join(args[i+1:], " "); cond == "" {
@@ -315,30 +314,34 @@ func (d *Debugger) cmdBreak(args []string) {
 		}
 		args = args[:i]
 	}
+	places := []Place{{Thread: d.cur, Addr: d.cpu().PC}}
 	if len(args) > 0 {
 		var err error
-		if a, _, err = d.location(strings.Join(args, " ")); err != nil {
+		if places, err = d.breakPlaces(strings.Join(args, " ")); err != nil {
 			d.errorf("break: %v", err)
 			return
 		}
 	}
-	var id int
-	existed := false
-	var err error
-	if cond != "" {
-		id, err = d.AddBreakpoint(d.cur, a, BreakOptions{Condition: cond})
-	} else {
-		id, existed, err = d.SetBreakpoint(d.cur, a)
-	}
-	switch {
-	case err != nil:
-		d.errorf("break: %v", err)
-	case existed:
-		d.printf("Breakpoint %d is already at %s\n", id, d.p().describe(a))
-	case cond != "":
-		d.printf("Breakpoint %d at %s%s if %s\n", id, d.nodePrefix(), d.p().describe(a), cond)
-	default:
-		d.printf("Breakpoint %d at %s%s\n", id, d.nodePrefix(), d.p().describe(a))
+	for _, pl := range places {
+		var id int
+		existed := false
+		var err error
+		if cond != "" {
+			id, err = d.AddBreakpoint(pl.Thread, pl.Addr, BreakOptions{Condition: cond})
+		} else {
+			id, existed, err = d.SetBreakpoint(pl.Thread, pl.Addr)
+		}
+		at := d.threads[pl.Thread].Program.describe(pl.Addr)
+		switch {
+		case err != nil:
+			d.errorf("break: %s%v", d.nodePrefix(pl.Thread), err)
+		case existed:
+			d.printf("Breakpoint %d is already at %s%s\n", id, d.nodePrefix(pl.Thread), at)
+		case cond != "":
+			d.printf("Breakpoint %d at %s%s if %s\n", id, d.nodePrefix(pl.Thread), at, cond)
+		default:
+			d.printf("Breakpoint %d at %s%s\n", id, d.nodePrefix(pl.Thread), at)
+		}
 	}
 }
 

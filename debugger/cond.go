@@ -33,11 +33,20 @@ type BreakOptions struct {
 	LogMessage string
 }
 
-// hitCond is a hit condition: op is "" (none), ">", ">=", "<", "<=",
-// "==" or "%".
+// hitCond is a hit condition: op is "" (none) or a key of hitOps.
 type hitCond struct {
 	op string
 	n  int
+}
+
+// hitOps are the hit conditions' operators: whether hits passes N.
+var hitOps = map[string]func(hits, n int) bool{
+	">":  func(hits, n int) bool { return hits > n },
+	">=": func(hits, n int) bool { return hits >= n },
+	"<":  func(hits, n int) bool { return hits < n },
+	"<=": func(hits, n int) bool { return hits <= n },
+	"==": func(hits, n int) bool { return hits == n },
+	"%":  func(hits, n int) bool { return hits%n == 0 },
 }
 
 // maxHits bounds the N of a hit condition or an ignore count.
@@ -51,14 +60,13 @@ func parseHitCond(s string) (hitCond, error) {
 	}
 	i := strings.IndexFunc(s, func(r rune) bool { return r >= '0' && r <= '9' })
 	if i < 0 {
-		return hitCond{}, fmt.Errorf("bad hit condition %q: want [OP] N, OP one of > >= < <= == %%", s)
+		i = len(s)
 	}
 	op := strings.TrimSpace(s[:i])
-	switch op {
-	case "", "=", "===":
+	if op == "" || op == "=" || op == "===" {
 		op = "=="
-	case ">", ">=", "<", "<=", "==", "%":
-	default:
+	}
+	if hitOps[op] == nil {
 		return hitCond{}, fmt.Errorf("bad hit condition %q: want [OP] N, OP one of > >= < <= == %%", s)
 	}
 	n, err := strconv.Atoi(s[i:])
@@ -69,23 +77,7 @@ func parseHitCond(s string) (hitCond, error) {
 }
 
 // passes reports whether the hit count passes the condition.
-func (h hitCond) passes(hits int) bool {
-	switch h.op {
-	case ">":
-		return hits > h.n
-	case ">=":
-		return hits >= h.n
-	case "<":
-		return hits < h.n
-	case "<=":
-		return hits <= h.n
-	case "==":
-		return hits == h.n
-	case "%":
-		return hits%h.n == 0
-	}
-	return true
-}
+func (h hitCond) passes(hits int) bool { return h.op == "" || hitOps[h.op](hits, h.n) }
 
 func (h hitCond) String() string { return h.op + " " + strconv.Itoa(h.n) }
 
@@ -189,6 +181,17 @@ func (d *Debugger) qualify(p *point, o BreakOptions) error {
 	return nil
 }
 
+// Requalify replaces breakpoint id's qualifiers; its hit count stays.
+// An error (a bad expression or message) leaves it as it was.
+func (d *Debugger) Requalify(id int, o BreakOptions) error {
+	for _, p := range d.points {
+		if p.id == id && !p.watch {
+			return d.qualify(p, o)
+		}
+	}
+	return fmt.Errorf("no breakpoint %d", id)
+}
+
 // plain reports whether a breakpoint has no qualifier.
 func (p *point) plain() bool { return p.cond == nil && p.hitCond.op == "" && p.log == nil }
 
@@ -284,7 +287,7 @@ func (d *Debugger) cmdCondition(args []string) {
 	o := p.options()
 	o.Condition = strings.Join(args[1:], " ")
 	if err := d.qualify(p, o); err != nil {
-		d.errorf("condition: %v", err)
+		d.errorf("%v", err) // "condition: ..."
 		return
 	}
 	kind, does := "Breakpoint", "stops"
@@ -326,25 +329,27 @@ func (d *Debugger) cmdLog(args []string) {
 		d.errorf("usage: log LOC MESSAGE")
 		return
 	}
-	a, _, err := d.location(args[0])
+	places, err := d.breakPlaces(args[0])
 	if err != nil {
 		d.errorf("log: %v", err)
 		return
 	}
 	msg := strings.TrimSpace(strings.TrimPrefix(d.rest, args[0]))
-	id, err := d.AddBreakpoint(d.cur, a, BreakOptions{LogMessage: msg})
-	if err != nil {
-		d.errorf("log: %v", err)
-		return
+	for _, pl := range places {
+		id, err := d.AddBreakpoint(pl.Thread, pl.Addr, BreakOptions{LogMessage: msg})
+		if err != nil {
+			d.errorf("log: %s%v", d.nodePrefix(pl.Thread), err)
+			continue
+		}
+		d.printf("Logpoint %d at %s%s: %s\n", id, d.nodePrefix(pl.Thread), d.threads[pl.Thread].Program.describe(pl.Addr), msg)
 	}
-	d.printf("Logpoint %d at %s%s: %s\n", id, d.nodePrefix(), d.p().describe(a), msg)
 }
 
-// nodePrefix names the selected thread in a cluster ("node 1 "), for
-// messages about a point set in it.
-func (d *Debugger) nodePrefix() string {
+// nodePrefix names thread th in a cluster ("node 1 "), for messages about
+// a point set in it.
+func (d *Debugger) nodePrefix(th int) string {
 	if d.timed != nil {
-		return d.th().Name + " "
+		return d.threads[th].Name + " "
 	}
 	return ""
 }

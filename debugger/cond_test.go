@@ -113,6 +113,9 @@ func TestConditionalBreakpoint(t *testing.T) {
 		"log fib", "log nosuch x", "log fib {", "log fib }", "log fib {nosuch}", "log fib {}", "log fib {%r6:q}"} {
 		s.bad(cmd)
 	}
+	if got := s.bad("condition 1 nosuch == 1"); got != "error: condition: no symbol \"nosuch\"\n" {
+		t.Errorf("condition with a bad expression: %q", got)
+	}
 	if n := strings.Count(s.do("info breakpoints"), "breakpoint  0x"); n != 1 {
 		t.Errorf("%d breakpoints after the bad commands, want 1", n)
 	}
@@ -220,7 +223,8 @@ func TestEvalOperators(t *testing.T) {
 	for expr, want := range map[string]uint32{
 		"%r6 == 3": 1, "%r6 != 3": 0, "r7 < 0": 1, "r7 > r6": 0, "%r6 <= 3 && r7 >= -2": 1, "0 || r6 == 4": 0,
 		"!r6": 0, "!!r6": 1, "~0": 0xffffffff, "-r6": 0xfffffffd, "(1 + 2) * 3": 9, "1 + 2 * 3": 7, "1 << 4 | 1": 17,
-		"0xf0 >> 4 ^ 1": 14, "6 & 3": 2, "1 < 2 == 1": 1, "[grid]": p.word(t, grid), "[grid + 4] & 0xff": p.word(t, grid+4) & 0xff,
+		"0xf0 >> 4 ^ 1": 14, "6 & 3": 2, "1 < 2 == 1": 1, "3 == 3 < 2": 0, "1 != 2 > 3": 1, "6 & 3 == 2": 0, "(6 & 3) == 2": 1,
+		"1 | 0 == 0": 1, "4 ^ 4 != 0": 5, "1 << 2 < 5": 1, "-1 < 0 == 1": 1, "[grid]": p.word(t, grid), "[grid + 4] & 0xff": p.word(t, grid+4) & 0xff,
 		"[[%r6 - 3 + grid] - [grid] + grid]": p.word(t, grid), "*main": p.addr(t, "main"), "-8+%fp": s.cpu.R[5] - 8,
 		"r0 == 1 && [0x40000000]": 0, "1 || [0x40000000]": 1, "main+-+4": p.addr(t, "main") - 4,
 	} {
@@ -239,7 +243,11 @@ func TestEvalOperators(t *testing.T) {
 	contains(t, "print a value", s.do("print [grid] == [grid]"), "[grid] == [grid] = 0x00000001 (1)\n")
 	contains(t, "print a word", s.do("print grid"), fmt.Sprintf("[0x%08x <grid>] = 0x%08x", grid, p.word(t, grid)))
 	contains(t, "print a word's value", s.do("print [grid]"), fmt.Sprintf("[grid] = 0x%08x (%d)", p.word(t, grid), int32(p.word(t, grid))))
-	for _, expr := range []string{"", "1 +", "(1", "[1", "1)", "1]", "1 2", "%zz", "nosuch", "1 === 1", "[0x40000000]", "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))", "99999999999"} {
+	long := strings.Repeat("1+", 16<<20) + "1" // 32 MiB: its evaluation would overflow the stack
+	if _, err := s.d.AddBreakpoint(0, p.addr(t, "fib"), BreakOptions{Condition: long}); err == nil || !strings.Contains(err.Error(), "at most 65536") {
+		t.Errorf("a condition of %d bytes: %v", len(long), err)
+	}
+	for _, expr := range []string{strings.Repeat("-", maxExprLen+1) + "1", "", "1 +", "(1", "[1", "1)", "1]", "1 2", "%zz", "nosuch", "1 === 1", "[0x40000000]", "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))", "99999999999"} {
 		if v, err := s.d.eval(expr); err == nil {
 			t.Errorf("eval(%q) = %#x, want an error", expr, v)
 		}
@@ -292,4 +300,21 @@ func TestConditionInterrupt(t *testing.T) {
 		t.Errorf("after %v:\n%s", time.Since(began), out)
 	}
 	t.Logf("interrupted after %v, %d iterations", time.Since(began), c.R[3])
+}
+
+// A special register's name in an expression: where the program has a
+// symbol of that name (firmware that includes lanai9.inc names the
+// registers' addresses), the bare name is the symbol's address, as every
+// symbol is; $NAME and [NAME] are the register. Without such a symbol
+// the bare name is the register too.
+func TestSpecialRegisterNames(t *testing.T) {
+	src := "\t.set ISR, -432\n\t.text\n\t.globl _start\n_start:\n\tnop\n"
+	c, img := lanaitest.Load(t, lanaitest.Build(t, asm.Source{Name: "isr.s", Text: []byte(src)}), lanai.Config{})
+	d := New(c, img, &bytes.Buffer{})
+	c.Mem.Specials.Write32(0x050, 0x1234)
+	for expr, want := range map[string]uint32{"ISR": 0xfffffe50, "$ISR": 0x1234, "%ISR": 0x1234, "[ISR]": 0x1234, "$ISR & 0x30 == 0x30": 0, "($ISR & 0x30) == 0x30": 1, "EIMR": 0} {
+		if got, err := d.eval(expr); err != nil || got != want {
+			t.Errorf("eval(%q) = %#x, %v; want %#x", expr, got, err, want)
+		}
+	}
 }

@@ -17,6 +17,12 @@
 // programmatic interface of api.go (Continue, StepLine, SetBreakpoint,
 // ...), which package dap serves to editors.
 //
+// Each thread has its program (a cluster's nodes can run different
+// firmware): symbols, lines, stacks and disassembly of a thread come from
+// its own, and a location is resolved per thread (Places): a breakpoint
+// at a symbol or a source line is set, with its qualifiers, in the
+// threads whose programs have it, at each one's address.
+//
 // How a lone core runs: when no watchpoint is set and tracing is off,
 // "continue", "next", "until" and "finish" run it on its fast path
 // (lanai.CPU.Run) with temporary breakpoints at the places they wait for;
@@ -73,6 +79,9 @@ type Debugger struct {
 
 	points []*point // breakpoints and watchpoints, by number
 	nextID int
+	// pending are the breakpoints other threads reached in the instant a
+	// run stopped (run.go), reported by the next commands that run.
+	pending []pendingStop
 
 	finished  *Event // the event that ended the run
 	failed    error  // the target failed: nothing more can run

@@ -15,12 +15,17 @@ import (
 // always meant; the rest extends it. Values are 32-bit words; operators,
 // in C's precedence from the loosest:
 //
-//	||   &&   == != < <= > >= (signed)   |   ^   &   << >>   + -   *
+//	||   &&   |   ^   &   == !=   < <= > >= (signed)   << >>   + -   *
 //	unary - + ! ~
+//
+// (as in C, & ^ | bind looser than the comparisons: write
+// ([ISR] & 0x10) == 0x10)
 //
 // A term is a number (0x hex or decimal), a register (%sp, $r3, or a
 // bare register name that is not a symbol; also npc and flags), a symbol
-// (its address), a special register by name (ISR: its value), [EXPR]
+// (its address), a special register by name ($ISR: its value; a bare
+// ISR only where no symbol has that name: firmware that includes
+// lanai9.inc names the registers' addresses), [EXPR]
 // (the big-endian word at EXPR: SRAM at any alignment, or a special
 // register), or (EXPR). A comparison or ! gives 1 or 0. A leading '*'
 // (gdb's "break *ADDR") is ignored.
@@ -41,6 +46,11 @@ type value func(c *lanai.CPU) (uint32, error)
 // maxNesting bounds the depth of ( and [ in an expression.
 const maxNesting = 64
 
+// maxExprLen bounds an expression's length: its value is a chain of
+// closures as long as its operators, and evaluating a chain of millions
+// would overflow the stack.
+const maxExprLen = 1 << 16
+
 // compile parses an expression against program p.
 func compile(p *Program, expr string) (value, error) {
 	v, _, err := compileKind(p, expr)
@@ -50,6 +60,9 @@ func compile(p *Program, expr string) (value, error) {
 // compileKind is compile that also says whether the expression is a
 // value rather than an address (above).
 func compileKind(p *Program, expr string) (v value, isValue bool, err error) {
+	if len(expr) > maxExprLen {
+		return nil, false, fmt.Errorf("an expression of %d bytes: at most %d", len(expr), maxExprLen)
+	}
 	s := strings.TrimSpace(expr)
 	s = strings.TrimPrefix(s, "*")
 	if strings.TrimSpace(s) == "" {
@@ -111,12 +124,12 @@ func truth(b bool) uint32 {
 var levels = [][]binaryOp{
 	{{"||", nil}},
 	{{"&&", nil}},
-	{{"==", func(a, b uint32) uint32 { return truth(a == b) }}, {"!=", func(a, b uint32) uint32 { return truth(a != b) }},
-		{"<=", func(a, b uint32) uint32 { return truth(int32(a) <= int32(b)) }}, {">=", func(a, b uint32) uint32 { return truth(int32(a) >= int32(b)) }},
-		{"<", func(a, b uint32) uint32 { return truth(int32(a) < int32(b)) }}, {">", func(a, b uint32) uint32 { return truth(int32(a) > int32(b)) }}},
 	{{"|", func(a, b uint32) uint32 { return a | b }}},
 	{{"^", func(a, b uint32) uint32 { return a ^ b }}},
 	{{"&", func(a, b uint32) uint32 { return a & b }}},
+	{{"==", func(a, b uint32) uint32 { return truth(a == b) }}, {"!=", func(a, b uint32) uint32 { return truth(a != b) }}},
+	{{"<=", func(a, b uint32) uint32 { return truth(int32(a) <= int32(b)) }}, {">=", func(a, b uint32) uint32 { return truth(int32(a) >= int32(b)) }},
+		{"<", func(a, b uint32) uint32 { return truth(int32(a) < int32(b)) }}, {">", func(a, b uint32) uint32 { return truth(int32(a) > int32(b)) }}},
 	{{"<<", func(a, b uint32) uint32 { return a << (b & 31) }}, {">>", func(a, b uint32) uint32 { return a >> (b & 31) }}},
 	{{"+", func(a, b uint32) uint32 { return a + b }}, {"-", func(a, b uint32) uint32 { return a - b }}},
 	{{"*", func(a, b uint32) uint32 { return a * b }}},

@@ -52,7 +52,8 @@ func FuzzExec(f *testing.F) {
 func FuzzExpr(f *testing.F) {
 	p := crtAnd(f, recursionS)
 	for _, s := range []string{"main+4", "[%sp] == 3 && r6 != 0", "!(~ISR & 0x10) || [grid+4] >> 3", "((1))*-2", "[", "1 <<= 2",
-		"fib({%r6}) {%sp:x} {{x}}", "% 3", ">= 10", "*main", "a || b", "[0xfffffe00] | [0x40000000]"} {
+		"fib({%r6}) {%sp:x} {{x}}", "% 3", ">= 10", "*main", "a || b", "[0xfffffe00] | [0x40000000]",
+		"3 == 3 < 2 | 6 & 3 != $ISR ^ 1 << 2"} {
 		f.Add(s)
 	}
 	c, img := lanaitest.Load(f, p.image, lanai.Config{})

@@ -13,12 +13,16 @@ import (
 
 // eval evaluates an expression (expr.go) on the selected thread: an
 // address, for the commands that take one.
-func (d *Debugger) eval(expr string) (uint32, error) {
-	v, err := compile(d.p(), expr)
+func (d *Debugger) eval(expr string) (uint32, error) { return d.evalIn(d.cur, expr) }
+
+// evalIn evaluates an address expression on thread th: its program's
+// symbols, its core's registers and memory.
+func (d *Debugger) evalIn(th int, expr string) (uint32, error) {
+	v, err := compile(d.threads[th].Program, expr)
 	if err != nil {
 		return 0, err
 	}
-	return v(d.cpu())
+	return v(d.cpuOf(th))
 }
 
 // evalKind evaluates an expression on the selected thread and says
@@ -65,21 +69,77 @@ func regByName(name string) (isa.Reg, bool) {
 	return isa.RegByName(strings.ToLower(name))
 }
 
-// location resolves a breakpoint location: FILE:LINE through the line
-// table, or an address expression. It also describes the location.
+// location resolves a breakpoint location in the selected thread's
+// program: FILE:LINE through the line table, or an address expression. It
+// also describes the location.
 func (d *Debugger) location(arg string) (uint32, string, error) {
-	if file, line, ok := splitFileLine(arg); ok {
-		e, err := d.p().lineAddr(file, line)
-		if err != nil {
-			return 0, "", err
-		}
-		return e.Addr, d.p().describe(e.Addr), nil
-	}
-	a, err := d.eval(arg)
+	pl, err := d.locationIn(d.cur, arg)
 	if err != nil {
 		return 0, "", err
 	}
-	return a, d.p().describe(a), nil
+	return pl.Addr, d.p().describe(pl.Addr), nil
+}
+
+// Place is a location resolved in one thread's program.
+type Place struct {
+	Thread int
+	Addr   uint32
+	// Line is the source line found for FILE:LINE (the first with code at
+	// or after the one asked for), 0 for other locations.
+	Line int
+}
+
+// locationIn resolves a breakpoint location in thread th's program:
+// FILE:LINE through its line table, or an address expression with its
+// symbols and its core's registers.
+func (d *Debugger) locationIn(th int, arg string) (Place, error) {
+	if file, line, ok := splitFileLine(arg); ok {
+		e, err := d.threads[th].Program.lineAddr(file, line)
+		if err != nil {
+			return Place{}, err
+		}
+		return Place{Thread: th, Addr: e.Addr, Line: e.Line}, nil
+	}
+	a, err := d.evalIn(th, arg)
+	if err != nil {
+		return Place{}, err
+	}
+	return Place{Thread: th, Addr: a}, nil
+}
+
+// Places resolves a location in every thread's program (a cluster's nodes
+// can run different programs, where a symbol or a line has different
+// addresses or none): resolve resolves it in thread th's. Places gives the
+// places where it resolved, in thread order, and for each thread the
+// reason it did not (nil where it did).
+func (d *Debugger) Places(resolve func(th int) (Place, error)) (at []Place, missing []error) {
+	missing = make([]error, len(d.threads))
+	for th := range d.threads {
+		pl, err := resolve(th)
+		if err != nil {
+			missing[th] = err
+			continue
+		}
+		pl.Thread = th
+		at = append(at, pl)
+	}
+	return at, missing
+}
+
+// breakPlaces resolves the location of break and log: in the selected
+// thread's program; where that has no such symbol or line, in each other
+// thread's program that has it (in a cluster of different programs). The
+// error is the selected thread's.
+func (d *Debugger) breakPlaces(arg string) ([]Place, error) {
+	pl, err := d.locationIn(d.cur, arg)
+	if err == nil {
+		return []Place{pl}, nil
+	}
+	at, _ := d.Places(func(th int) (Place, error) { return d.locationIn(th, arg) })
+	if len(at) == 0 {
+		return nil, err
+	}
+	return at, nil
 }
 
 // splitFileLine recognises FILE:LINE.
@@ -99,6 +159,9 @@ func splitFileLine(s string) (string, int, bool) {
 // the user wrote: the same base name when the user gave a bare name, the
 // same path (or a path ending in the user's) otherwise.
 func matchFile(table, user string) bool {
+	if table == user { // the common case (a front end gives the table's name), without Clean's copies
+		return true
+	}
 	if !strings.ContainsRune(user, '/') {
 		return filepath.Base(table) == user
 	}
@@ -122,16 +185,18 @@ func (p *Program) lineAddr(file string, line int) (objfile.LineEntry, error) {
 	}
 	var best objfile.LineEntry
 	found, known := false, false
-	for _, e := range p.Lines() {
-		if e.Line == 0 || !matchFile(e.File, file) {
-			continue
-		}
-		known = true
-		if e.Line < line {
-			continue
-		}
-		if !found || e.Line < best.Line || e.Line == best.Line && e.Addr < best.Addr {
-			best, found = e, true
+	for _, table := range [2][]objfile.LineEntry{p.lines, p.clines} { // Lines' order, without its copy
+		for _, e := range table {
+			if e.Line == 0 || !matchFile(e.File, file) {
+				continue
+			}
+			known = true
+			if e.Line < line {
+				continue
+			}
+			if !found || e.Line < best.Line || e.Line == best.Line && e.Addr < best.Addr {
+				best, found = e, true
+			}
 		}
 	}
 	if !known {

@@ -8,11 +8,9 @@ import (
 	"lanaiemu/lanai"
 )
 
-// Running backwards: reverse-step gives the state one instruction before
-// (pc, cycles, registers as they were), reverse-continue the previous hit
-// of a breakpoint, with the program's counts of that time.
-func TestReverse(t *testing.T) {
-	p := crtAnd(t, recursionS)
+// restartable gives a session on program p and the loader that starts
+// it again (for Core.Restartable).
+func restartable(t *testing.T, p *program) (*session, func() (*lanai.CPU, error)) {
 	out := &bytes.Buffer{}
 	load := func() (*lanai.CPU, error) {
 		c, err := lanai.New(lanai.Config{Console: out})
@@ -28,8 +26,16 @@ func TestReverse(t *testing.T) {
 	}
 	c, _ := load()
 	img, _ := c.Mem.LoadFile(p.image)
-	d := New(c, img, out)
-	s := &session{t: t, cpu: c, d: d, out: out}
+	return &session{t: t, cpu: c, d: New(c, img, out), out: out}, load
+}
+
+// Running backwards: reverse-step gives the state one instruction before
+// (pc, cycles, registers as they were), reverse-continue the previous hit
+// of a breakpoint, with the program's counts of that time.
+func TestReverse(t *testing.T) {
+	p := crtAnd(t, recursionS)
+	s, load := restartable(t, p)
+	d := s.d
 	if got := s.bad("reverse-step"); !bytes.Contains([]byte(got), []byte("restart")) {
 		t.Errorf("reverse-step without a restart: %q", got)
 	}
@@ -75,24 +81,9 @@ func TestReverse(t *testing.T) {
 func TestReverseCondition(t *testing.T) {
 	p := crtAnd(t, recursionS)
 	stops, _, _ := fibStops(t, p)
-	out := &bytes.Buffer{}
-	load := func() (*lanai.CPU, error) {
-		c, err := lanai.New(lanai.Config{Console: out})
-		if err != nil {
-			return nil, err
-		}
-		img, err := c.Mem.LoadFile(p.image)
-		if err != nil {
-			return nil, err
-		}
-		c.Reset(img.Entry)
-		return c, nil
-	}
-	c, _ := load()
-	img, _ := c.Mem.LoadFile(p.image)
-	d := New(c, img, out)
+	s, load := restartable(t, p)
+	d := s.d
 	d.Target().(*Core).Restartable(load, nil)
-	s := &session{t: t, cpu: c, d: d, out: out}
 	is3 := func(v uint32) bool { return v == 3 }
 	s.do("break fib if %r6 == 3")
 	s.do("log fib {%r6}")

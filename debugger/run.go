@@ -3,6 +3,7 @@ package debugger
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"lanaiemu/lanai"
@@ -92,6 +93,9 @@ func (d *Debugger) resume(g goal) outcome {
 	limit := c.Cycles + d.budget()
 	if limit < c.Cycles {
 		limit = ^uint64(0)
+	}
+	if o, ok := d.takePending(); ok {
+		return o
 	}
 	start := make([]uint64, len(d.threads))
 	for i, t := range d.threads {
@@ -215,6 +219,11 @@ func (d *Debugger) align(pinned int, start []uint64) {
 			if d.cpuOf(pinned).Cycles == low {
 				return // the pinned core is furthest behind of those that run: it would move
 			}
+			for j := range d.threads {
+				if d.pended(j) && d.cpuOf(j).Cycles == low {
+					return // as would a core at a pending stop
+				}
+			}
 		}
 		ev, err := d.tick(goal{thread: max(pinned, 0)}, pcs, instr, stores)
 		if err != nil {
@@ -228,10 +237,50 @@ func (d *Debugger) align(pinned int, start []uint64) {
 			}
 			return
 		}
-		if _, hit := d.hit(start, instr, stores, pcs); hit {
+		if o, hit := d.hit(start, instr, stores, pcs); hit {
+			d.pend(o)
 			return
 		}
 	}
+}
+
+// pendingStop is a stop that was not reported when it happened: a
+// breakpoint another thread reached in the instant the run stopped, or a
+// point reached while the boards were aligned after it.
+type pendingStop struct {
+	o       outcome
+	instret uint64 // its thread's instruction count then
+}
+
+// pend keeps a stop for the next command that runs the target.
+func (d *Debugger) pend(o outcome) {
+	o.thread = o.point.thread
+	d.pending = append(d.pending, pendingStop{o, d.cpuOf(o.thread).Instret})
+}
+
+// pended reports whether thread th has a pending stop.
+func (d *Debugger) pended(th int) bool {
+	for _, ps := range d.pending {
+		if ps.o.thread == th {
+			return true
+		}
+	}
+	return false
+}
+
+// takePending gives the first pending stop that still holds: its point is
+// still set and its thread has not run since (gdb's pending events: two
+// boards that reach breakpoints in one instant stop twice, the second
+// time without running). The others are dropped once the target runs.
+func (d *Debugger) takePending() (outcome, bool) {
+	for len(d.pending) > 0 {
+		ps := d.pending[0]
+		d.pending = d.pending[1:]
+		if d.cpuOf(ps.o.thread).Instret == ps.instret && slices.Contains(d.points, ps.o.point) {
+			return ps.o, true
+		}
+	}
+	return outcome{}, false
 }
 
 // aligned reports whether every running thread's core is at the same
@@ -262,8 +311,10 @@ func (d *Debugger) halted(i int) bool {
 // breakpoint whose core has arrived at its address in the tick (it
 // executed an instruction, or its pc moved) and has executed one since
 // the command began, and that its qualifiers let stop (reach). Every
-// logpoint reached prints; a breakpoint reached after the one that stops
-// is not looked at.
+// logpoint reached prints. The breakpoints other threads reached in the
+// tick are looked at too, and the first that stops each is kept pending
+// (takePending); a thread's breakpoints after the one that stops it are
+// not looked at.
 func (d *Debugger) hit(start, instr, stores []uint64, pcs []uint32) (outcome, bool) {
 	var o outcome
 	found := false
@@ -271,9 +322,12 @@ func (d *Debugger) hit(start, instr, stores []uint64, pcs []uint32) (outcome, bo
 		c := d.cpuOf(p.thread)
 		if !p.watch {
 			arrived := c.PC == p.addr && c.Instret != start[p.thread] && (c.Instret != instr[p.thread] || c.PC != pcs[p.thread])
-			if arrived && (!found || p.log != nil) {
-				if stop, err := d.reach(p); stop {
+			stopped := found && o.point.thread == p.thread || d.pended(p.thread)
+			if arrived && (!stopped || p.log != nil) {
+				if stop, err := d.reach(p); stop && !found {
 					o, found = outcome{kind: stopBreak, point: p, condErr: err}, true
+				} else if stop {
+					d.pend(outcome{kind: stopBreak, point: p, condErr: err})
 				}
 			}
 			continue

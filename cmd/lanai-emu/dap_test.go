@@ -367,6 +367,29 @@ func TestDAPListen(t *testing.T) {
 	}
 }
 
+// launchRecursion starts the adapter on the corpus' recursion program
+// with lanai-as's line table, launched and initialized: the client, the
+// source of its breakpoints, fib's address and line.
+func launchRecursion(t *testing.T) (c *daptest.Client, done chan error, source map[string]any, fib uint32, fibLine int) {
+	t.Helper()
+	crt, _ := filepath.Glob("../../firmware/crt/src/*.s")
+	src, _ := filepath.Abs("../../fixtures/c/s/recursion.O1.s")
+	img, f := buildLines(t, t.TempDir(), "rec.elf", append(crt, src)...)
+	fib = symbol(t, f, "fib")
+	lines, _ := f.Lines()
+	for _, e := range lines {
+		if e.Addr == fib {
+			fibLine = e.Line
+		}
+	}
+	c, done = startDAP(t)
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
+	if _, err := c.Event("initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	return c, done, map[string]any{"path": src}, fib, fibLine
+}
+
 // Conditions, hit conditions and logpoints through the adapter: a
 // source breakpoint stops at the second call of fib with 3; a logpoint
 // on the same line prints the calls with 16 or more as output events and
@@ -375,24 +398,7 @@ func TestDAPListen(t *testing.T) {
 // or hit condition never passes do not stop; a condition that cannot be
 // evaluated stops the run and says why.
 func TestDAPConditions(t *testing.T) {
-	dir := t.TempDir()
-	crt, _ := filepath.Glob("../../firmware/crt/src/*.s")
-	src, _ := filepath.Abs("../../fixtures/c/s/recursion.O1.s")
-	img, f := buildLines(t, dir, "rec.elf", append(crt, src)...)
-	fib := symbol(t, f, "fib")
-	lines, _ := f.Lines()
-	fibLine := 0
-	for _, e := range lines {
-		if e.Addr == fib {
-			fibLine = e.Line
-		}
-	}
-	c, done := startDAP(t) // the capabilities include conditions, hit conditions and logpoints
-	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"program": img})
-	if _, err := c.Event("initialized", nil); err != nil {
-		t.Fatal(err)
-	}
-	source := map[string]any{"path": src}
+	c, done, source, fib, fibLine := launchRecursion(t) // the capabilities include conditions, hit conditions and logpoints
 	bps := daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": source, "breakpoints": []map[string]any{
 		{"line": fibLine, "condition": "%r6 == 3", "hitCondition": "2"},
 		{"line": fibLine, "condition": "%r6 >= 16", "logMessage": "fib {%r6} sp {%sp:x}"},
@@ -415,6 +421,14 @@ func TestDAPConditions(t *testing.T) {
 	}}).Body.Breakpoints
 	if len(ins) != 1 || !ins[0].Verified {
 		t.Fatalf("setInstructionBreakpoints: %+v", ins)
+	}
+	// A data breakpoint takes no condition: unverified, not a
+	// watchpoint that would stop at every store.
+	info := daptest.Must[*godap.DataBreakpointInfoResponse](t, c, "dataBreakpointInfo", map[string]any{"name": "moves"}).Body
+	dbs := daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"dataId": info.DataId, "condition": "[moves] == 5"}, {"dataId": info.DataId, "hitCondition": "3"}}}).Body.Breakpoints
+	if len(dbs) != 2 || dbs[0].Verified || dbs[1].Verified || !strings.Contains(dbs[0].Message, "takes no condition") {
+		t.Errorf("data breakpoints with conditions: %+v", dbs)
 	}
 	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
 	var out strings.Builder
@@ -460,4 +474,70 @@ func TestDAPConditions(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Error(err)
 	}
+}
+
+// An editor sends a file's every breakpoint again when one is added,
+// edited or removed: a breakpoint still there keeps its id and its hit
+// count (its hit condition counts on), an edited one takes its new
+// qualifiers, a removed one is gone, also the one the target stopped at.
+func TestDAPBreakpointsKept(t *testing.T) {
+	line := func(cond, hits string) map[string]any {
+		return map[string]any{"line": 0, "condition": cond, "hitCondition": hits}
+	}
+	// The oracle: where the third call of fib with 3 stops.
+	c, done, source, _, fibLine := launchRecursion(t)
+	set := func(bs ...map[string]any) []godap.Breakpoint {
+		t.Helper()
+		for _, b := range bs {
+			if b["line"] == 0 {
+				b["line"] = fibLine
+			}
+		}
+		return daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": source, "breakpoints": bs}).Body.Breakpoints
+	}
+	repl := func(cmd string) string {
+		return daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": cmd, "context": "repl"}).Body.Result
+	}
+	set(line("%r6 == 3", "3"))
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	stopped(t, c)
+	third := repl("cycles")
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	require.NoError(t, <-done)
+
+	c, done, source, _, fibLine = launchRecursion(t)
+	first := set(line("%r6 == 3", ""))
+	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
+	if st := stopped(t, c); len(st.HitBreakpointIds) != 1 || st.HitBreakpointIds[0] != first[0].Id {
+		t.Fatalf("stop %+v, want breakpoint %d", st, first[0].Id)
+	}
+	// A second breakpoint added in the file, the first given a hit
+	// condition: it counts on from its first hit.
+	again := set(line("%r6 == 3", "3"), line("%r6 == 1000", ""))
+	if again[0].Id != first[0].Id || !again[0].Verified || !again[1].Verified || again[1].Id == first[0].Id {
+		t.Errorf("set again: %+v, want the first breakpoint's id %d kept", again, first[0].Id)
+	}
+	info := repl("info breakpoints")
+	if !regexp.MustCompile(`(?m)^\d+ +breakpoint +0x[0-9a-f]{8} +1  `).MatchString(info) || strings.Count(info, "breakpoint  0x") != 2 {
+		t.Errorf("info breakpoints after the breakpoints were set again (want the first's hit kept):\n%s", info)
+	}
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	if st := stopped(t, c); len(st.HitBreakpointIds) != 1 || st.HitBreakpointIds[0] != first[0].Id || repl("cycles") != third {
+		t.Errorf("stop %+v at %q, want breakpoint %d at the third call of fib(3): %q", st, repl("cycles"), first[0].Id, third)
+	}
+	// Edited, then removed while stopped at it: nothing of it stays.
+	if edited := set(line("%r6 == 2", "")); edited[0].Id != first[0].Id || !strings.HasSuffix(repl("info breakpoints"), "\tstop only if %r6 == 2") ||
+		strings.Count(repl("info breakpoints"), "breakpoint  0x") != 1 {
+		t.Errorf("edited: %+v\n%s", edited, repl("info breakpoints"))
+	}
+	if bad := set(line("%r6 ==", "")); bad[0].Verified || !strings.Contains(repl("info breakpoints"), "No breakpoints") {
+		t.Errorf("a bad edit: %+v\n%s", bad, repl("info breakpoints"))
+	}
+	set()
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	if e, err := c.Event("exited", nil); err != nil || uint32(e.(*godap.ExitedEvent).Body.ExitCode) != expected(t, "recursion") {
+		t.Errorf("exited %v %v", e, err)
+	}
+	daptest.Must[*godap.DisconnectResponse](t, c, "disconnect", nil)
+	require.NoError(t, <-done)
 }

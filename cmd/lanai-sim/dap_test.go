@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,6 +114,104 @@ func TestDAPConsole(t *testing.T) {
 		t.Errorf("console:\n%s\nwant:\n%s", console.String(), want)
 	}
 	daptest.Must[godap.ResponseMessage](t, c, "disconnect", nil)
+	if st := <-done; st != 0 {
+		t.Errorf("status %d: %s", st, stderr.String())
+	}
+}
+
+// Nodes that run different programs (fixtures/scenarios/twoprog.json): a
+// function or source breakpoint is resolved in each node's program and set
+// in each node that has it, at its program's address; it is verified when
+// one node has it, and its message says where. shared was set at node 0's
+// address (0x14) in node 1 too, where it stopped node 1 on a nop, and
+// only_b and twoprog-b.s were unverified. Qualifiers compile against each
+// node's program; hit counts are each node's; stacks, evaluate and
+// disassembly use the stopped node's program.
+func TestDAPTwoPrograms(t *testing.T) {
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
+	do := func(cmd string, args any) godap.ResponseMessage {
+		t.Helper()
+		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
+	}
+	scen, _ := filepath.Abs(filepath.Join(sc, "twoprog.json"))
+	srcA, _ := filepath.Abs(filepath.Join(fw, "twoprog-a.s"))
+	srcB, _ := filepath.Abs(filepath.Join(fw, "twoprog-b.s"))
+	do("initialize", map[string]any{"adapterID": "lanai-sim"})
+	do("launch", map[string]any{"scenario": scen})
+	fns := map[string]any{"breakpoints": []map[string]any{
+		{"name": "shared", "hitCondition": "1"}, {"name": "only_b"}, {"name": "nosuch"}, {"name": "_start", "condition": "[only_b] == 0"},
+		{"name": "only_b", "condition": "[nosuch]"}}}
+	fbs := do("setFunctionBreakpoints", fns).(*godap.SetFunctionBreakpointsResponse).Body.Breakpoints
+	if len(fbs) != 5 || !fbs[0].Verified || fbs[0].Message != "node 0 at 0x00000014; node 1 at 0x00000018" ||
+		!fbs[1].Verified || fbs[1].Message != `node 1 at 0x0000000c; not in node 0: no symbol "only_b"` || fbs[1].InstructionReference != "0x0000000c" ||
+		fbs[2].Verified || fbs[2].Message != `no symbol "nosuch"` ||
+		!fbs[3].Verified || fbs[3].Message != `node 1 at 0x00000000; not in node 0: condition: no symbol "only_b"` ||
+		fbs[4].Verified || fbs[4].Message != `condition: no symbol "nosuch"` {
+		t.Errorf("setFunctionBreakpoints: %+v", fbs)
+	}
+	bps := do("setBreakpoints", map[string]any{"source": map[string]any{"path": srcB}, "breakpoints": []map[string]any{{"line": 15, "logMessage": "b r6 {%r6}"}}}).(*godap.SetBreakpointsResponse).Body.Breakpoints
+	if len(bps) != 1 || !bps[0].Verified || bps[0].Line != 15 || bps[0].Message != "node 1 at 0x0000001c; not in node 0: twoprog-b.s is not in the image's line table" {
+		t.Errorf("setBreakpoints twoprog-b.s:15: %+v", bps)
+	}
+	do("configurationDone", nil)
+	// stop waits for the next stop and checks its thread and the top
+	// frame's line and source.
+	stop := func(thread, line int, src string) int {
+		t.Helper()
+		e, err := c.Event("stopped", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := e.(*godap.StoppedEvent).Body; st.Reason != "function breakpoint" || st.ThreadId != thread || !strings.Contains(st.Description, fmt.Sprintf("on node %d at", thread-1)) {
+			t.Errorf("stop: %+v, want thread %d", st, thread)
+		}
+		fs := do("stackTrace", map[string]any{"threadId": thread}).(*godap.StackTraceResponse).Body.StackFrames
+		if len(fs) == 0 || fs[0].Line != line || fs[0].Source == nil || fs[0].Source.Path != src {
+			t.Fatalf("thread %d's stack: %+v, want %s:%d", thread, fs, filepath.Base(src), line)
+		}
+		return fs[0].Id
+	}
+	f := stop(2, 10, srcB) // only_b in node 1
+	if r := do("evaluate", map[string]any{"expression": "only_b", "frameId": f}).(*godap.EvaluateResponse).Body.Result; r != "[0x0000000c <only_b> at twoprog-b.s:10] = 0x03800005" {
+		t.Errorf("evaluate only_b in node 1: %q", r)
+	}
+	// The editor sends them again (as when one is edited): the ones set
+	// keep their ids and messages.
+	again := do("setFunctionBreakpoints", fns).(*godap.SetFunctionBreakpointsResponse).Body.Breakpoints
+	for _, i := range []int{0, 1, 3} {
+		if again[i].Id != fbs[i].Id || again[i].Message != fbs[i].Message || !again[i].Verified {
+			t.Errorf("sent again: %+v, was %+v", again[i], fbs[i])
+		}
+	}
+	do("continue", map[string]any{"threadId": 2})
+	stop(2, 14, srcB) // shared in node 1, at its address
+	dis := do("disassemble", map[string]any{"memoryReference": "0x18", "instructionCount": 1}).(*godap.DisassembleResponse).Body.Instructions
+	if len(dis) != 1 || dis[0].Symbol != "shared" || dis[0].Line != 14 || dis[0].Location == nil || dis[0].Location.Path != srcB {
+		t.Errorf("disassemble 0x18 in node 1: %+v", dis)
+	}
+	do("continue", map[string]any{"threadId": 2})
+	var output strings.Builder
+	collect := func(e godap.EventMessage) {
+		if o, ok := e.(*godap.OutputEvent); ok {
+			output.WriteString(o.Body.Output)
+		}
+	}
+	e, err := c.Event("stopped", collect) // shared in node 0 after its loop: its first hit, as node 1's was
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := e.(*godap.StoppedEvent).Body; st.ThreadId != 1 || !strings.Contains(st.Description, "Function breakpoint "+fmt.Sprint(fbs[0].Id)+" on node 0") {
+		t.Errorf("stop: %+v", st)
+	}
+	if fs := do("stackTrace", map[string]any{"threadId": 1}).(*godap.StackTraceResponse).Body.StackFrames; len(fs) == 0 || fs[0].Line != 15 || fs[0].Source.Path != srcA {
+		t.Errorf("node 0's stack: %+v", fs)
+	}
+	do("continue", map[string]any{"threadId": 1})
+	x, err := c.Event("exited", collect)
+	if err != nil || x.(*godap.ExitedEvent).Body.ExitCode != 1 || !strings.Contains(output.String(), "node 1: b r6 3\n") {
+		t.Errorf("exited %v %v; output:\n%s", x, err, output.String())
+	}
+	do("disconnect", nil)
 	if st := <-done; st != 0 {
 		t.Errorf("status %d: %s", st, stderr.String())
 	}

@@ -96,3 +96,36 @@ func TestDebugEnds(t *testing.T) {
 		}
 	}
 }
+
+// Nodes that run different programs (fixtures/scenarios/twoprog.json):
+// break and log resolve their location in the selected node's program,
+// and where that has no such symbol or line, in each node's program that
+// has it, at that program's address, with the condition compiled against
+// it. They said "no symbol" (only_b is node 1's) and "no file" (node 1's
+// source).
+func TestDebugTwoPrograms(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "s.dbg")
+	os.WriteFile(script, []byte("break only_b\nbreak twoprog-b.s:14 if %r6 == 2\nlog twoprog-b.s:15 b r6 {%r6}\n"+
+		"break shared\nbreak nosuch\ninfo breakpoints\ncontinue\nnode 1\nprint only_b\ncontinue\ncontinue\ncontinue\ncontinue\n"), 0o644)
+	var o, e bytes.Buffer
+	st := run([]string{"debug", "--script", script, filepath.Join(sc, "twoprog.json")}, &o, &e)
+	want := regexp.MustCompile(`(?s)\(lanai\) break only_b\nBreakpoint 1 at node 1 0x0000000c <only_b> at twoprog-b\.s:10\n` +
+		`\(lanai\) break twoprog-b.s:14 if %r6 == 2\nBreakpoint 2 at node 1 0x00000018 <shared> at twoprog-b\.s:14 if %r6 == 2\n` +
+		`\(lanai\) log twoprog-b.s:15 b r6 \{%r6\}\nLogpoint 3 at node 1 0x0000001c <shared\+0x4> at twoprog-b\.s:15: b r6 \{%r6\}\n` +
+		`\(lanai\) break shared\nBreakpoint 4 at node 0 0x00000014 <shared> at twoprog-a\.s:15\n` +
+		`\(lanai\) break nosuch\nerror: break: no symbol "nosuch"\n` +
+		`\(lanai\) info breakpoints\n1   node 1 breakpoint at 0x0000000c <only_b> at twoprog-b\.s:10, hit 0 times\n` +
+		`2   node 1 breakpoint at 0x00000018 <shared> at twoprog-b\.s:14, hit 0 times\n\tstop only if %r6 == 2\n` +
+		`3   node 1 logpoint at 0x0000001c <shared\+0x4> at twoprog-b\.s:15, hit 0 times\n\tlog b r6 \{%r6\}\n` +
+		`4   node 0 breakpoint at 0x00000014 <shared> at twoprog-a\.s:15, hit 0 times\n` +
+		`\(lanai\) continue\nBreakpoint 1, node 1, at [0-9.]+ us \(cycle 3\)\n=> .*twoprog-b\.s:10\n` +
+		`\(lanai\) node 1\n.*\(lanai\) print only_b\n\[0x0000000c <only_b>\] = 0x03800005 .*` +
+		`\(lanai\) continue\nBreakpoint 2, node 1, at [0-9.]+ us \(cycle 6\)\n=>  0x00000018 <shared> .*twoprog-b\.s:14\n` +
+		`\(lanai\) continue\nnode 1: b r6 3\n\[node 1 exited with code 0xb at [0-9.]+ us\]\n` +
+		`\(lanai\) continue\nBreakpoint 4, node 0, at [0-9.]+ us \(cycle 11\)\n=>  0x00000014 <shared> .*twoprog-a\.s:15\n` +
+		`\(lanai\) continue\n\[node 0 exited with code 0xa at [0-9.]+ us\]\n` +
+		`\[the run is over at [0-9.]+ us: node 0 exited 10, node 1 exited 11\]`)
+	if st != 1 || !want.MatchString(o.String()) || !strings.Contains(e.String(), "1 debugger commands failed") {
+		t.Errorf("status %d\n%s\nstderr: %s", st, o.String(), e.String())
+	}
+}

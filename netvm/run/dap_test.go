@@ -48,6 +48,19 @@ func sameCycle(t *testing.T, c *daptest.Client, when string) {
 	}
 }
 
+// launchTour starts the adapter on the tour scenario of the module at
+// root r, launched and initialized.
+func launchTour(t *testing.T, r string) (*daptest.Client, chan error) {
+	t.Helper()
+	c, done := daptest.Pipe(func(rd io.Reader, w io.Writer) error { return dap.Serve(rd, w, Launcher()) })
+	daptest.Must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai-cluster"})
+	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"scenario": filepath.Join(r, "fixtures/netvm/scenarios/tour.json")})
+	if _, err := c.Event("initialized", nil); err != nil {
+		t.Fatal(err)
+	}
+	return c, done
+}
+
 // The cluster through the adapter: each board a thread, a stop stops all
 // at one cycle; a watchpoint fired by the host's PIO write on node 0; a
 // function breakpoint in rx_data and a source breakpoint in recv.s on
@@ -55,12 +68,7 @@ func sameCycle(t *testing.T, c *daptest.Client, when string) {
 // exit code from the workloads.
 func TestDAPCluster(t *testing.T) {
 	r := root(t)
-	c, done := daptest.Pipe(func(rd io.Reader, w io.Writer) error { return dap.Serve(rd, w, Launcher()) })
-	daptest.Must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai-cluster"})
-	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"scenario": filepath.Join(r, "fixtures/netvm/scenarios/tour.json")})
-	if _, err := c.Event("initialized", nil); err != nil {
-		t.Fatal(err)
-	}
+	c, done := launchTour(t, r)
 	ts := daptest.Must[*godap.ThreadsResponse](t, c, "threads", nil).Body.Threads
 	if len(ts) != 2 || ts[0].Name != "node 0" || ts[1].Name != "node 1" {
 		t.Fatalf("threads %+v", ts)
@@ -159,17 +167,12 @@ func TestDAPCluster(t *testing.T) {
 // Conditions in a cluster: a function breakpoint is set in every node,
 // and each node's point evaluates its condition on its own board: one on
 // the firmware's node_id stops on node 1 only (node 0 reaches main_loop
-// at the same cycles, and its point comes first), at the hit its hit
+// at the same cycles, its condition false), at the hit its hit
 // condition names, node 0's point never hit; a logpoint in recv.s prints
 // node 1's node_id as an output event.
 func TestDAPClusterConditions(t *testing.T) {
 	r := root(t)
-	c, done := daptest.Pipe(func(rd io.Reader, w io.Writer) error { return dap.Serve(rd, w, Launcher()) })
-	daptest.Must[*godap.InitializeResponse](t, c, "initialize", map[string]any{"adapterID": "lanai-cluster"})
-	daptest.Must[*godap.LaunchResponse](t, c, "launch", map[string]any{"scenario": filepath.Join(r, "fixtures/netvm/scenarios/tour.json")})
-	if _, err := c.Event("initialized", nil); err != nil {
-		t.Fatal(err)
-	}
+	c, done := launchTour(t, r)
 	fbs := daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
 		{"name": "main_loop", "condition": "[node_id] == 1", "hitCondition": "5"}}}).Body.Breakpoints
 	recv := filepath.Join(r, "firmware/netvm/src/recv.s")

@@ -417,3 +417,35 @@ func TestTourExerciseScripts(t *testing.T) {
 		})
 	}
 }
+
+// Two boards that reach their breakpoints in one instant (the nodes run
+// main_loop in step) both stop: the second stop comes with the next
+// continue, without running, at the same time; each point counts its
+// hits. A condition false on node 0 leaves node 1's stop alone, and a
+// breakpoint deleted before the next continue drops its pending stop.
+func TestSimultaneousStops(t *testing.T) {
+	sc := loadScenario(t, filepath.Join(root(t), "fixtures/netvm/scenarios/tour.json"))
+	script := "break main_loop\nnode 1\nbreak main_loop\ncontinue\ncontinue\ncontinue\ncontinue\ninfo breakpoints\n" +
+		"continue\ndelete 2\ncontinue\ninfo breakpoints\n"
+	var out bytes.Buffer
+	if _, errs, err := Debug(sc, strings.NewReader(script), &out, DebugConfig{Root: root(t)}); err != nil || errs != 0 {
+		t.Fatalf("%v, %d errors:\n%s", err, errs, out.String())
+	}
+	stops := regexp.MustCompile(`Breakpoint (\d), node (\d), at ([0-9.]+ us)`).FindAllStringSubmatch(out.String(), -1)
+	if len(stops) != 6 {
+		t.Fatalf("%d stops, want 6:\n%s", len(stops), out.String())
+	}
+	for i, s := range stops[:4] {
+		if want := fmt.Sprint(i%2 + 1); s[1] != want || s[2] != fmt.Sprint(i%2) || i%2 == 1 && s[3] != stops[i-1][3] {
+			t.Errorf("stop %d: %v; want breakpoint %s, the pairs at one time:\n%s", i, s[0], want, out.String())
+		}
+	}
+	// Breakpoint 2's pending stop deleted: the next continue runs node 0
+	// to its next stop.
+	if stops[4][1] != "1" || stops[5][1] != "1" || stops[5][3] == stops[4][3] {
+		t.Errorf("after delete 2: %v %v:\n%s", stops[4][0], stops[5][0], out.String())
+	}
+	if !strings.Contains(out.String(), "node 0 breakpoint at 0x000001d8 <main_loop> at netvm.s:448, hit 2 times\n2   node 1 breakpoint at 0x000001d8 <main_loop> at netvm.s:448, hit 2 times") {
+		t.Errorf("hit counts:\n%s", out.String())
+	}
+}
