@@ -118,6 +118,12 @@ type symbol struct {
 	isAbs   bool // defined by .set to a constant
 	absVal  int64
 	equ     *expr // defined by .set to a non-constant expression
+	// base is, for a symbol .set to a label plus an offset, that label
+	// (LLVM's MCAssembler::getBaseSymbol): the symbol takes its type and
+	// size (object); setTo is the symbol a ".set s, t" names, when the
+	// value is that symbol alone.
+	base    *symbol
+	setTo   *symbol
 	bind    uint8
 	bindSet bool // .globl, .weak or .local given
 	typ     uint8
@@ -151,6 +157,14 @@ func (s *symbol) location() (*section, uint32, bool) {
 }
 
 func (s *symbol) location2() bool { return s.defined }
+
+// baseSymbol is the label a symbol stands for: its base, or itself.
+func (s *symbol) baseSymbol() *symbol {
+	if s.base != nil {
+		return s.base
+	}
+	return s
+}
 
 // section is an output section being assembled.
 type section struct {
@@ -295,7 +309,7 @@ func newAssembler(opt Options) *assembler {
 	// As llvm-mc (MCELFStreamer::InitSections), .text is entered first
 	// and aligned to 4; other sections take the alignment that alignment
 	// directives give them (instructions do not raise it).
-	a.cur = a.section(".text", "", false, 0, 0)
+	a.cur = a.section(".text", "", 0, 0)
 	a.cur.align = 4
 	return a
 }
@@ -440,45 +454,137 @@ func (a *assembler) localRef(ref string) (*symbol, error) {
 
 // sectionFlagBits maps the letters of a .section flags string.
 var sectionFlagBits = map[rune]uint32{'a': objfile.SHF_ALLOC, 'w': objfile.SHF_WRITE, 'x': objfile.SHF_EXECINSTR,
-	'M': objfile.SHF_MERGE, 'S': objfile.SHF_STRINGS}
+	'M': objfile.SHF_MERGE, 'S': objfile.SHF_STRINGS, 'T': objfile.SHF_TLS}
 
-// section finds or creates a section. flags is an ELF flag string ("awx"),
-// used when explicit; otherwise the flags (and, without typ, the type) are
-// derived from the name.
-func (a *assembler) section(name, flags string, explicit bool, typ, entsize uint32) *section {
+// section finds or creates a section. A new section gets the flags and
+// type llvm-mc 14 gives it: those of a section llvm-mc has made before the
+// source starts (presetSections), else the flags of its name
+// (nameDefaults) with the letters of flags added, the type typ or, when
+// typ is 0, its name's. A section already entered keeps what it has.
+func (a *assembler) section(name, flags string, typ, entsize uint32) *section {
 	if s, ok := a.sectByN[name]; ok {
 		return s
 	}
 	s := &section{name: name, typ: typ, align: 1, entsize: entsize, order: len(a.sects), symPos: len(a.symOrder)}
-	defFlags, defType := defaultSectionFlags(name)
-	s.flags = defFlags
-	if explicit {
-		s.flags = 0
+	if p, ok := presetSections[name]; ok {
+		s.flags, s.typ, s.entsize = p.flags, p.sectionType(), p.entsize
+	} else {
+		defFlags, defType := nameDefaults(name)
+		s.flags = defFlags
 		for _, c := range flags {
 			s.flags |= sectionFlagBits[c]
 		}
-	}
-	if typ == 0 {
-		s.typ = defType
+		if typ == 0 {
+			s.typ = defType
+		}
 	}
 	a.sects = append(a.sects, s)
 	a.sectByN[name] = s
 	return s
 }
 
-// defaultSectionFlags gives the flags and type of well-known section names.
-func defaultSectionFlags(name string) (uint32, uint32) {
-	const a, w, x = objfile.SHF_ALLOC, objfile.SHF_WRITE, objfile.SHF_EXECINSTR
-	has := func(p string) bool { return name == p || strings.HasPrefix(name, p+".") }
-	switch {
-	case has(".text"):
-		return a | x, objfile.SHT_PROGBITS
-	case has(".bss") || has(".sbss") || has(".tbss"):
-		return a | w, objfile.SHT_NOBITS
-	case has(".data") || has(".sdata"):
-		return a | w, objfile.SHT_PROGBITS
-	case has(".rodata"):
-		return a, objfile.SHT_PROGBITS
+// presetSection is a section llvm-mc makes before it reads the source:
+// its flags, type (0: SHT_PROGBITS) and entry size.
+type presetSection struct{ flags, typ, entsize uint32 }
+
+// sectionType is the preset's section type.
+func (p presetSection) sectionType() uint32 {
+	if p.typ == 0 {
+		return objfile.SHT_PROGBITS
+	}
+	return p.typ
+}
+
+// presetSections are the sections llvm-mc 14 makes before it reads the
+// source (MCObjectFileInfo::initELFMCObjectFileInfo): a .section of one
+// of these names gets these attributes whatever its flags string says,
+// and one that asks for others is refused (checkSectionChange).
+var presetSections = map[string]presetSection{
+	".text":             {objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, 0, 0},
+	".data":             {objfile.SHF_ALLOC | objfile.SHF_WRITE, 0, 0},
+	".bss":              {objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_NOBITS, 0},
+	".rodata":           {objfile.SHF_ALLOC, 0, 0},
+	".tdata":            {objfile.SHF_ALLOC | objfile.SHF_WRITE | objfile.SHF_TLS, 0, 0},
+	".tbss":             {objfile.SHF_ALLOC | objfile.SHF_WRITE | objfile.SHF_TLS, objfile.SHT_NOBITS, 0},
+	".data.rel.ro":      {objfile.SHF_ALLOC | objfile.SHF_WRITE, 0, 0},
+	".rodata.cst4":      {objfile.SHF_ALLOC | objfile.SHF_MERGE, 0, 4},
+	".rodata.cst8":      {objfile.SHF_ALLOC | objfile.SHF_MERGE, 0, 8},
+	".rodata.cst16":     {objfile.SHF_ALLOC | objfile.SHF_MERGE, 0, 16},
+	".rodata.cst32":     {objfile.SHF_ALLOC | objfile.SHF_MERGE, 0, 32},
+	".eh_frame":         {objfile.SHF_ALLOC, 0, 0},
+	".gcc_except_table": {objfile.SHF_ALLOC, 0, 0},
+	".llvm_stackmaps":   {objfile.SHF_ALLOC, 0, 0},
+	".llvm_faultmaps":   {objfile.SHF_ALLOC, 0, 0},
+	".debug_str":        {objfile.SHF_MERGE | objfile.SHF_STRINGS, 0, 1},
+	".debug_line_str":   {objfile.SHF_MERGE | objfile.SHF_STRINGS, 0, 1},
+	".debug_str.dwo":    {objfile.SHF_MERGE | objfile.SHF_STRINGS | objfile.SHF_EXCLUDE, 0, 1},
+}
+
+func init() {
+	// DWARF's other sections have no flags; split DWARF's are excluded
+	// from links.
+	for _, n := range []string{"abbrev", "info", "line", "frame", "pubnames", "pubtypes", "gnu_pubnames", "gnu_pubtypes",
+		"loc", "aranges", "ranges", "macinfo", "macro", "names", "str_offsets", "addr", "rnglists", "loclists", "cu_index", "tu_index"} {
+		presetSections[".debug_"+n] = presetSection{}
+	}
+	for _, n := range []string{".apple_names", ".apple_types", ".apple_objc", ".stack_sizes", ".pseudo_probe"} {
+		presetSections[n] = presetSection{}
+	}
+	for _, n := range []string{"info", "types", "abbrev", "line", "loc", "str_offsets", "rnglists", "macinfo", "macro", "loclists"} {
+		presetSections[".debug_"+n+".dwo"] = presetSection{flags: objfile.SHF_EXCLUDE}
+	}
+}
+
+// sectionNameRule gives the sections whose name is prefix (exact), or
+// prefix or prefix followed by a dot (family), or starts with prefix
+// (any), their default flags and type (0: SHT_PROGBITS).
+type sectionNameRule struct {
+	prefix     string
+	match      int
+	flags, typ uint32
+}
+
+const (
+	matchExact = iota
+	matchFamily
+	matchAny
+)
+
+// sectionNameRules are llvm-mc 14's defaults by section name
+// (ELFAsmParser::ParseSectionArguments); a name matches at most one.
+var sectionNameRules = []sectionNameRule{
+	{".rodata", matchFamily, objfile.SHF_ALLOC, 0},
+	{".rodata1", matchExact, objfile.SHF_ALLOC, 0},
+	{".text", matchFamily, objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, 0},
+	{".init", matchExact, objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, 0},
+	{".fini", matchExact, objfile.SHF_ALLOC | objfile.SHF_EXECINSTR, 0},
+	{".data", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, 0},
+	{".data1", matchExact, objfile.SHF_ALLOC | objfile.SHF_WRITE, 0},
+	{".bss", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_NOBITS},
+	{".init_array", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_INIT_ARRAY},
+	{".fini_array", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_FINI_ARRAY},
+	{".preinit_array", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE, objfile.SHT_PREINIT_ARRAY},
+	{".tdata", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE | objfile.SHF_TLS, 0},
+	{".tbss", matchFamily, objfile.SHF_ALLOC | objfile.SHF_WRITE | objfile.SHF_TLS, objfile.SHT_NOBITS},
+	{".note", matchAny, 0, objfile.SHT_NOTE},
+}
+
+// nameDefaults gives the default flags and type of a section name.
+func nameDefaults(name string) (flags, typ uint32) {
+	for _, r := range sectionNameRules {
+		ok := name == r.prefix
+		switch r.match {
+		case matchFamily:
+			ok = ok || strings.HasPrefix(name, r.prefix+".")
+		case matchAny:
+			ok = strings.HasPrefix(name, r.prefix)
+		}
+		if ok {
+			if r.typ == 0 {
+				return r.flags, objfile.SHT_PROGBITS
+			}
+			return r.flags, r.typ
+		}
 	}
 	return 0, objfile.SHT_PROGBITS
 }
@@ -733,6 +839,9 @@ func (a *assembler) defineLabel(s *symbol, pos Pos) {
 		return
 	}
 	s.sect, s.off, s.defined, s.defPos = a.cur, a.cur.offset(), true, pos
+	if a.cur.flags&objfile.SHF_TLS != 0 {
+		s.typ = objfile.STT_TLS // as MCELFStreamer::emitLabel
+	}
 }
 
 // assign handles "sym = expr", .set and .equ.
@@ -749,12 +858,17 @@ func (a *assembler) assign(p *parser, name token, once bool) error {
 		return p.errAt(name, "symbol %s is already defined", s.name)
 	}
 	v, err := a.eval(e)
+	s.setTo = nil
+	if e.op == eSym {
+		s.setTo = e.sym
+	}
 	switch {
 	case err == nil && v.isConst() && v.variant == eNum:
 		s.isAbs, s.absVal, s.equ = true, v.off, nil
 	case err == nil && v.variant == eNum:
 		if ls, lo, ok := v.sym.location(); ok {
 			s.sect, s.off, s.equ, s.isAbs = ls, uint32(int64(lo)+v.off), nil, false
+			s.base = v.sym.baseSymbol()
 		} else {
 			s.equ, s.isAbs = e, false
 		}
@@ -831,9 +945,37 @@ func (a *assembler) finish() {
 		a.errorf(a.line.pos, "unterminated .if at end of input")
 	}
 	a.emitDwarf()
+	a.resolveSets()
 	for _, s := range a.sects {
 		for i := range s.fixups {
 			a.resolve(s, &s.fixups[i])
+		}
+	}
+}
+
+// resolveSets gives each symbol .set to an expression that could not be
+// evaluated where it stood (".set g, f" before "f:") its value now that
+// every label is defined, as llvm-mc evaluates assignments when it writes
+// the object: a label plus an offset makes the symbol a label there (so
+// relocations name the symbol, and it is defined in the object), a
+// constant an absolute symbol. What still names an undefined symbol, or
+// fails, stays for object() to drop or report.
+func (a *assembler) resolveSets() {
+	for _, s := range a.symOrder {
+		if s.equ == nil {
+			continue
+		}
+		v, err := a.eval(s.equ)
+		if err != nil || v.variant != eNum {
+			continue
+		}
+		if v.isConst() {
+			s.isAbs, s.absVal, s.equ = true, v.off, nil
+			continue
+		}
+		if ls, lo, ok := v.sym.location(); ok {
+			s.sect, s.off, s.equ = ls, uint32(int64(lo)+v.off), nil
+			s.base = v.sym.baseSymbol()
 		}
 	}
 }

@@ -99,9 +99,20 @@ func endStatement(p *parser) error {
 
 func sectionDirective(name string) directive {
 	return func(a *assembler, p *parser, t token) error {
-		// ".text 1" (a subsection number) is accepted and ignored.
+		// ".text N" names a subsection, which llvm-mc places after the
+		// lower-numbered ones; only subsection 0, the section itself, is
+		// supported.
+		if !p.atEnd() {
+			args, err := constArgs(a, p, 1, 1)
+			if err != nil {
+				return err
+			}
+			if args[0].v != 0 {
+				return p.errAt(t, "subsection %d: subsections are not supported (only %s 0)", args[0].v, name)
+			}
+		}
 		a.prev = a.cur
-		a.cur = a.section(name, "", false, 0, 0)
+		a.cur = a.section(name, "", 0, 0)
 		return nil
 	}
 }
@@ -124,7 +135,6 @@ func dirSection(a *assembler, p *parser, t token) error {
 		return p.errAt(n, "expected a section name, found %v", n)
 	}
 	var flags string
-	var explicit bool // a flags string was given (possibly empty)
 	var typ, entsize uint32
 	if p.accept(",") {
 		f := p.next()
@@ -132,30 +142,23 @@ func dirSection(a *assembler, p *parser, t token) error {
 			return p.errAt(f, "expected a flags string such as \"aw\", found %v", f)
 		}
 		for _, c := range f.text {
-			if !strings.ContainsRune("awxMSGTo?", c) {
+			switch {
+			case c == 'G':
+				return p.errAt(f, "section groups (flag 'G') are not supported")
+			case c == 'o':
+				return p.errAt(f, "sections linked to a symbol (flag 'o') are not supported")
+			case !strings.ContainsRune("awxMST?", c):
 				return p.errAt(f, "unknown section flag %q", c)
 			}
 		}
-		flags, explicit = f.text, true
+		flags = f.text
 		if p.accept(",") {
 			if !p.accept("@") && !p.accept("%") {
 				return p.errAt(p.peek(), "expected @progbits or @nobits")
 			}
 			ty := p.next()
-			switch ty.text {
-			case "progbits":
-				typ = objfile.SHT_PROGBITS
-			case "nobits":
-				typ = objfile.SHT_NOBITS
-			case "note":
-				typ = objfile.SHT_NOTE
-			case "init_array":
-				typ = objfile.SHT_INIT_ARRAY
-			case "fini_array":
-				typ = objfile.SHT_FINI_ARRAY
-			case "llvm_addrsig":
-				typ = objfile.SHT_LLVM_ADDRSIG
-			default:
+			var ok bool
+			if typ, ok = sectionTypes[ty.text]; !ok {
 				return p.errAt(ty, "unknown section type %q", ty.text)
 			}
 			if p.accept(",") {
@@ -174,11 +177,51 @@ func dirSection(a *assembler, p *parser, t token) error {
 	if err := endStatement(p); err != nil {
 		return err
 	}
+	if flags != "" || typ != 0 || entsize != 0 {
+		if err := a.checkSectionChange(name, flags, typ, entsize); err != nil {
+			return p.errAt(t, "%v", err)
+		}
+	}
 	if strings.ToLower(t.text) == ".pushsection" {
 		a.stack = append(a.stack, a.cur)
 	}
 	a.prev = a.cur
-	a.cur = a.section(name, flags, explicit, typ, entsize)
+	a.cur = a.section(name, flags, typ, entsize)
+	return nil
+}
+
+// sectionTypes are the types .section takes after its flags.
+var sectionTypes = map[string]uint32{
+	"progbits": objfile.SHT_PROGBITS, "nobits": objfile.SHT_NOBITS, "note": objfile.SHT_NOTE,
+	"init_array": objfile.SHT_INIT_ARRAY, "fini_array": objfile.SHT_FINI_ARRAY,
+	"preinit_array": objfile.SHT_PREINIT_ARRAY, "llvm_addrsig": objfile.SHT_LLVM_ADDRSIG,
+}
+
+// checkSectionChange refuses, as llvm-mc does, a .section that gives a
+// section that already exists (entered before, or one llvm-mc makes before
+// the source: presetSections) other flags, another type or another entry
+// size than it has: the section would keep its own in silence.
+func (a *assembler) checkSectionChange(name, flags string, typ, entsize uint32) error {
+	var has presetSection
+	if s, ok := a.sectByN[name]; ok {
+		has = presetSection{s.flags, s.typ, s.entsize}
+	} else if ps, ok := presetSections[name]; ok {
+		has = presetSection{ps.flags, ps.sectionType(), ps.entsize}
+	} else {
+		return nil
+	}
+	want, _ := nameDefaults(name)
+	for _, c := range flags {
+		want |= sectionFlagBits[c]
+	}
+	switch {
+	case typ != 0 && typ != has.typ:
+		return fmt.Errorf("changed section type for %s, expected: %#x", name, has.typ)
+	case want != has.flags:
+		return fmt.Errorf("changed section flags for %s, expected: %#x", name, has.flags)
+	case entsize != has.entsize:
+		return fmt.Errorf("changed section entsize for %s, expected: %d", name, has.entsize)
+	}
 	return nil
 }
 
@@ -251,14 +294,35 @@ func dirType(a *assembler, p *parser, t token) error {
 	p.accept("@")
 	p.accept("%")
 	ty := p.next()
-	types := map[string]uint8{"function": objfile.STT_FUNC, "object": objfile.STT_OBJECT, "notype": objfile.STT_NOTYPE,
-		"STT_FUNC": objfile.STT_FUNC, "STT_OBJECT": objfile.STT_OBJECT, "STT_NOTYPE": objfile.STT_NOTYPE}
-	v, ok := types[ty.text]
+	v, ok := symbolTypes[ty.text]
 	if !ok {
 		return p.errAt(ty, "unknown symbol type %v", ty)
 	}
-	a.lookup(n.text).typ = v
+	s := a.lookup(n.text)
+	s.typ = combineTypes(s.typ, v)
 	return endStatement(p)
+}
+
+// symbolTypes are the types .type takes (ELFAsmParser's MCAttrForString;
+// "common" makes an object, as in llvm-mc).
+var symbolTypes = map[string]uint8{
+	"function": objfile.STT_FUNC, "object": objfile.STT_OBJECT, "notype": objfile.STT_NOTYPE,
+	"tls_object": objfile.STT_TLS, "common": objfile.STT_OBJECT,
+	"STT_FUNC": objfile.STT_FUNC, "STT_OBJECT": objfile.STT_OBJECT, "STT_NOTYPE": objfile.STT_NOTYPE,
+	"STT_TLS": objfile.STT_TLS, "STT_COMMON": objfile.STT_OBJECT,
+}
+
+// typeRank orders symbol types as llvm-mc's CombineSymbolTypes does.
+var typeRank = map[uint8]int{objfile.STT_NOTYPE: 0, objfile.STT_OBJECT: 1, objfile.STT_FUNC: 2, objfile.STT_TLS: 4}
+
+// combineTypes is a symbol's type after a .type of newType: the stronger
+// of the two (no type < object < function < thread-local), so a later
+// .type never weakens an earlier one (MCELFStreamer::emitSymbolAttribute).
+func combineTypes(old, newType uint8) uint8 {
+	if typeRank[old] > typeRank[newType] {
+		return old
+	}
+	return newType
 }
 
 func dirSize(a *assembler, p *parser, t token) error {
@@ -301,7 +365,7 @@ func dirIdent(a *assembler, p *parser, t token) error {
 		return err
 	}
 	saved := a.cur
-	a.cur = a.section(".comment", "MS", true, objfile.SHT_PROGBITS, 1)
+	a.cur = a.section(".comment", "MS", objfile.SHT_PROGBITS, 1)
 	if !a.seenIdent {
 		a.emit(0)
 		a.seenIdent = true
@@ -525,7 +589,7 @@ func commDirective(local bool) directive {
 		// statics) is a local common block: allocate it in .bss.
 		if local || s.bindSet && s.bind == objfile.STB_LOCAL {
 			saved := a.cur
-			a.cur = a.section(".bss", "", false, 0, 0)
+			a.cur = a.section(".bss", "", 0, 0)
 			a.alignTo(uint32(align), nil, 0)
 			a.defineLabel(s, p.at(n))
 			a.emitFill(size, 0)

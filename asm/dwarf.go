@@ -345,8 +345,8 @@ func (ls *lineStrings) ref(a *assembler, b []byte, lineSect *section, s string) 
 // emitLineTable appends the DWARF 5 line table to .debug_line.
 func (a *assembler) emitLineTable() {
 	d := &a.dwarf
-	ls := a.section(".debug_line", "", true, objfile.SHT_PROGBITS, 0)
-	strs := &lineStrings{sect: a.section(".debug_line_str", "MS", true, objfile.SHT_PROGBITS, 1), off: map[string]uint32{}}
+	ls := a.section(".debug_line", "", objfile.SHT_PROGBITS, 0)
+	strs := &lineStrings{sect: a.section(".debug_line_str", "MS", objfile.SHT_PROGBITS, 1), off: map[string]uint32{}}
 	base := ls.offset()
 	root := d.files[0]
 	// Directories: the compilation directory, then the others in order of
@@ -531,7 +531,7 @@ func lineAdvance(b []byte, lineDelta int64, addrDelta uint64, end bool) []byte {
 // code alignment 4, data alignment -4, return address in r15 (rca), no
 // initial instructions) and one FDE per .cfi_startproc/.cfi_endproc.
 func (a *assembler) emitDebugFrame() {
-	fs := a.section(".debug_frame", "", true, objfile.SHT_PROGBITS, 0)
+	fs := a.section(".debug_frame", "", objfile.SHT_PROGBITS, 0)
 	if fs.align < 4 {
 		fs.align = 4
 	}

@@ -128,3 +128,62 @@ func TestUnalignedInstructionWarns(t *testing.T) {
 		t.Errorf("warnings %v, want one:\n%s", res.Warnings, want)
 	}
 }
+
+// TestUndefinedLocalLabels: a numeric label referenced forward with none
+// following, or a .L label never defined, is an error at the reference, as
+// in llvm-mc ("directional label undefined", "Undefined temporary
+// symbol"); it was written as an external reference to .Ltmp0 or .Lq.
+func TestUndefinedLocalLabels(t *testing.T) {
+	wantOneError(t, []errorCase{
+		{"\tnop\n\tbt 1f\n\tnop\n", "t.s:2:5: local label 1f is not defined: no 1: follows"},
+		{"1:\tnop\n\tbt 1b\n\tbt 1f\n\tnop\n", "t.s:3:5: local label 1f is not defined: no 1: follows"},
+		{"\t.data\n\t.long 0, .Lq\n", "t.s:2:11: undefined temporary symbol .Lq (.L labels are local to the file)"},
+		{"\tmov hi(.Lx), %r3\n", "t.s:1:6: undefined temporary symbol .Lx (.L labels are local to the file)"},
+	})
+}
+
+// TestRefusedSectionFlags: section groups and sections linked to a symbol,
+// which lanai-as does not write, are refused by name (G was dropped in
+// silence when no group followed).
+func TestRefusedSectionFlags(t *testing.T) {
+	wantOneError(t, []errorCase{
+		{"\t.section .g,\"axG\",@progbits,grp,comdat\n", "t.s:1:14: section groups (flag 'G') are not supported"},
+		{"\t.section .g,\"axG\",@progbits\n", "t.s:1:14: section groups (flag 'G') are not supported"},
+		{"f:\t.section .o,\"axo\",@progbits,f\n", "t.s:1:16: sections linked to a symbol (flag 'o') are not supported"},
+	})
+}
+
+// TestChangedSectionAttributes: a .section that gives a section it does
+// not make other flags, type or entry size is refused, as llvm-mc refuses
+// it (the section kept its own in silence); llvm-mc's presets count as
+// made, and a name's default flags count as given.
+func TestChangedSectionAttributes(t *testing.T) {
+	foo := "\t.section .foo,\"a\",@progbits\n"
+	wantOneError(t, []errorCase{
+		{foo + "\t.section .foo,\"aw\",@progbits\n", "t.s:2:2: changed section flags for .foo, expected: 0x2"},
+		{foo + "\t.section .foo,\"a\",@nobits\n", "t.s:2:2: changed section type for .foo, expected: 0x1"},
+		{foo + "\t.section .foo,\"a\",@progbits,4\n", "t.s:2:2: changed section entsize for .foo, expected: 0"},
+		{"\t.section .rodata.cst4,\"a\",@progbits\n", "t.s:1:2: changed section flags for .rodata.cst4, expected: 0x12"},
+		{"\t.section .bss,\"aw\",@progbits\n", "t.s:1:2: changed section type for .bss, expected: 0x8"},
+	})
+	src := foo + "\t.section .foo\n\t.section .foo,\"a\",@progbits\n\t.section .text,\"a\",@progbits\n\t.section .rodata.cst8,\"aM\",@progbits,8\n"
+	if _, err := Assemble([]Source{{"t.s", []byte(src)}}, Options{}); err != nil {
+		t.Errorf("the same attributes again: %v", err)
+	}
+}
+
+// errorCase is a source (file t.s) and the one error it must give,
+// "file:line:col: message".
+type errorCase struct{ src, want string }
+
+// wantOneError assembles each case's source and checks its one error.
+func wantOneError(t *testing.T, cases []errorCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := Assemble([]Source{{"t.s", []byte(c.src)}}, Options{})
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 1 || list[0].Pos.String()+": "+list[0].Msg != c.want {
+			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
+		}
+	}
+}

@@ -523,7 +523,7 @@ func (a *assembler) resolveNow(s *section, f *fixup) {
 	if rel.typ != objfile.R_LANAI_NONE {
 		w &^= relocFieldMask[rel.typ]
 		rel.off = f.off
-		a.addReloc(s, &rel)
+		a.addReloc(s, &rel, f.inst.imm.pos)
 	}
 	binary.BigEndian.PutUint32(s.data[f.off:], w)
 }
@@ -534,7 +534,20 @@ var relocFieldMask = map[objfile.RelocType]uint32{
 	objfile.R_LANAI_HI16: 0xFFFF, objfile.R_LANAI_LO16: 0xFFFF,
 }
 
-func (a *assembler) addReloc(s *section, r *reloc) {
+// addReloc records a relocation; pos is the place of the expression that
+// needs it.
+func (a *assembler) addReloc(s *section, r *reloc, pos Pos) {
+	if sym := r.sym; !sym.defined && !sym.common && (sym.temp || strings.HasPrefix(sym.name, ".L")) {
+		// As llvm-mc: an assembler-local label must be defined in this
+		// file; left undefined it would become an external reference.
+		if sym.temp {
+			n, _, _ := strings.Cut(strings.TrimPrefix(sym.name, ".L"), "$")
+			a.errorf(pos, "local label %sf is not defined: no %s: follows", n, n)
+		} else {
+			a.errorf(pos, "undefined temporary symbol %s (.L labels are local to the file)", sym.name)
+		}
+		return
+	}
 	r.sym.inReloc = true
 	// Like LLVM's Lanai target, only LO16 relocations against local
 	// symbols are made against the section.
@@ -703,7 +716,11 @@ func (a *assembler) resolveData(s *section, f *fixup) {
 			a.errorf(f.pos(), "only a 4-byte value (.long) can hold a symbol's address")
 			return
 		}
-		a.addReloc(s, &reloc{off: f.off, typ: objfile.R_LANAI_32, sym: v.sym, addend: v.off})
+		if s.nobits() {
+			a.errorf(f.pos(), "the address of %s cannot be stored in section %s, which has no contents (nobits)", v.sym.name, s.name)
+			return
+		}
+		a.addReloc(s, &reloc{off: f.off, typ: objfile.R_LANAI_32, sym: v.sym, addend: v.off}, f.pos())
 		return
 	}
 	size := int(f.size)

@@ -124,10 +124,27 @@ func (a *assembler) object() (*objfile.File, error) {
 				o.Bind = objfile.STB_GLOBAL
 			}
 		}
-		if s.size != nil {
-			v, err := a.eval(s.size)
+		size := s.size
+		if b := s.base; b != nil {
+			// As llvm-mc (ELFWriter::writeSymbol): a symbol .set to a
+			// label takes the label's type where its own is weaker and,
+			// unless it has a size, the size of the first symbol with
+			// one along a chain of ".set s, t", else the label's.
+			o.Type = mergeSetType(s.typ, b.typ)
+			if size == nil {
+				size = b.size
+				for t := s.setTo; t != nil; t = t.setTo {
+					if t.size != nil {
+						size = t.size
+						break
+					}
+				}
+			}
+		}
+		if size != nil {
+			v, err := a.eval(size)
 			if err != nil || !v.isConst() {
-				errs = append(errs, &Error{Pos: s.size.pos, Msg: fmt.Sprintf(".size of %s must be a constant", s.name)})
+				errs = append(errs, &Error{Pos: size.pos, Msg: fmt.Sprintf(".size of %s must be a constant", s.name)})
 			} else {
 				o.Size = uint32(v.off)
 			}
@@ -167,6 +184,20 @@ func (a *assembler) object() (*objfile.File, error) {
 		return nil, errs
 	}
 	return f, nil
+}
+
+// mergeSetType is the type of a symbol .set to a label of type base, its
+// own type being own: the label's, unless own is stronger (LLVM's
+// mergeTypeForSet: a function stays a function, an object stays an
+// object over no type, thread-local data stays thread-local).
+func mergeSetType(own, base uint8) uint8 {
+	switch {
+	case own == objfile.STT_FUNC && (base == objfile.STT_OBJECT || base == objfile.STT_NOTYPE || base == objfile.STT_TLS),
+		own == objfile.STT_OBJECT && base == objfile.STT_NOTYPE,
+		own == objfile.STT_TLS && (base == objfile.STT_OBJECT || base == objfile.STT_NOTYPE || base == objfile.STT_FUNC):
+		return own
+	}
+	return base
 }
 
 // keepSymbol decides whether a registered symbol goes into the object's

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"lanaiemu/objfile"
 )
 
 // objectsGolden lists, for every LANai assembly file of the repository,
@@ -229,4 +231,41 @@ func elfTables(b []byte) []string {
 			i+1, s.Name, s.Value, s.Size, elf.ST_BIND(s.Info), elf.ST_TYPE(s.Info), s.Other, s.Section))
 	}
 	return out
+}
+
+// TestSetBeforeLabel: a symbol .set to a label (or constant) defined later
+// is defined in the object, as llvm-mc makes it (it was undefined).
+func TestSetBeforeLabel(t *testing.T) {
+	src := "\t.globl g, h, c\n\t.set g, f\n\t.set h, f+4\n\t.set c, k\n\t.set k, 12\n\tbt h\n\tnop\n\t.type f,@function\nf:\tnop\n\tnop\n\t.size f, 8\n"
+	res, err := Assemble([]Source{{"t.s", []byte(src)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type sym struct {
+		Section     string
+		Shndx       uint16
+		Value, Size uint32
+		Type        uint8
+	}
+	got := map[string]sym{}
+	for _, s := range res.Object.Symbols {
+		e := sym{Shndx: s.Shndx, Value: s.Value, Size: s.Size, Type: s.Type}
+		if s.Section != nil {
+			e.Section = s.Section.Name
+		}
+		got[s.Name] = e
+	}
+	want := map[string]sym{
+		"g": {Section: ".text", Value: 8, Size: 8, Type: objfile.STT_FUNC},
+		"h": {Section: ".text", Value: 12, Size: 8, Type: objfile.STT_FUNC},
+		"c": {Shndx: objfile.SHN_ABS, Value: 12},
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %+v, want %+v", name, got[name], w)
+		}
+	}
+	if r := res.Object.Sections[0].Relocs; len(r) != 1 || r[0].Sym.Name != "h" {
+		t.Errorf("relocations %+v, want one against h", r)
+	}
 }

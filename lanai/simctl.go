@@ -49,7 +49,7 @@ func (s *simCtl) Read32(off uint32) (uint32, error) {
 func (s *simCtl) Write32(off uint32, v uint32) error {
 	switch off {
 	case SimExit:
-		s.cpu.stop = &Stop{Kind: StopExit, Code: v}
+		s.cpu.stop = &Stop{Kind: StopExit, Code: v, Cycle: s.cpu.Cycles}
 		return nil
 	case SimPutc:
 		if w := s.cpu.cfg.Console; w != nil {

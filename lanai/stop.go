@@ -30,6 +30,12 @@ type Stop struct {
 	Kind StopKind
 	Code uint32 // exit code for StopExit
 	Trap *Trap  // details for StopTrap
+	// Cycle is, for StopExit and StopTrap, the core's count when the
+	// EXIT store was made or the trap was found: the cycle at which the
+	// stopping instruction began, as a device sees a store's
+	// (board.Board.StoreSeen). The run itself ends when that instruction
+	// has completed (CPU.Cycles).
+	Cycle uint64
 }
 
 // CycleLimit is the stop of every run that used up its cycle budget. It is
@@ -142,5 +148,5 @@ func (c *CPU) trap(pc uint32, format string, args ...any) {
 	for _, h := range c.Transfers() {
 		t.History = append(t.History, fmt.Sprintf("cycle %d: %#08x -> %#08x", h.Cycle, h.From, h.To))
 	}
-	c.stop = &Stop{Kind: StopTrap, Trap: t}
+	c.stop = &Stop{Kind: StopTrap, Trap: t, Cycle: t.Cycles}
 }

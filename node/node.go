@@ -320,6 +320,9 @@ func (w *World) Run(until sim.Time) error {
 				n.noteCounts()
 			}
 			live = w.Running()
+			if !live {
+				J = w.lastStop()
+			}
 			w.stepEnd = J // the shared queue's events bring a lagging board there (catchUpNode)
 			w.Q.RunUntil(J)
 			w.now = J
@@ -413,6 +416,9 @@ func (w *World) Run(until sim.Time) error {
 				w.st.LateRisk++
 			}
 		}
+		if !live {
+			T = w.lastStop()
+		}
 		w.Q.RunUntil(T)
 		w.now = T
 		w.st.Steps++
@@ -436,6 +442,20 @@ func (w *World) Run(until sim.Time) error {
 		}
 	}
 	return nil
+}
+
+// lastStop is the instant the last node stopped, once every node has: the
+// end of its exit store or trapping instruction (its core's count, which
+// stays there). The world stops there, not at the end of the step in which
+// that node stopped: every front end (the debugger's ticks, the steps of
+// any length) then reports the same end (docs/timeline.md, "The end of a
+// run").
+func (w *World) lastStop() sim.Time {
+	var t sim.Time
+	for _, n := range w.Nodes {
+		t = max(t, n.clk.Time(n.cpu.Cycles))
+	}
+	return t
 }
 
 // visit is an ordinary step's look at member n, which does not lag, for
@@ -891,14 +911,22 @@ func (w *World) runLead(n *Member, S, G, B sim.Time) sim.Time {
 			n.Board.WatchStores(true)
 			w.runTo(n, next)
 			n.Board.WatchStores(false)
-			if p, ok := n.Board.StoreSeen(); ok {
+			p, ok := n.Board.StoreSeen()
+			if !ok && n.Stop != nil {
+				// An exit or a trap ends the run too: the step of length
+				// Q that holds it ends the lead, as a store's does.
+				p, ok = n.Stop.Cycle, true
+			}
+			if ok {
 				next = t + Q
 				for clk.Cycles(next) <= p {
 					next += Q
 				}
 			}
 		}
-		w.runTo(n, next)
+		if n.Stop == nil { // a board that stopped runs no more: its count stays at its exit or trap
+			w.runTo(n, next)
+		}
 		t = next
 		k, _ := n.notes.Take()
 		if n.Stop != nil || k > 0 || w.Q.Next() < B || n.Board.Traced() != traced {

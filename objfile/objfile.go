@@ -97,6 +97,7 @@ const (
 	SHF_INFO_LINK  = 0x40       // sh_info holds a section index
 	SHF_LINK_ORDER = 0x80       // ordering requirement
 	SHF_GROUP      = 0x200      // member of a section group
+	SHF_TLS        = 0x400      // thread-local storage
 	SHF_EXCLUDE    = 0x80000000 // excluded from links (LLVM)
 )
 
@@ -114,6 +115,7 @@ const (
 	STT_FUNC    = 2 // function
 	STT_SECTION = 3 // the section itself
 	STT_FILE    = 4 // source file name
+	STT_TLS     = 6 // thread-local data object
 )
 
 // Symbol visibilities (ELF STV_* values, the low two bits of st_other).
@@ -199,7 +201,8 @@ type Symbol struct {
 	Size uint32
 	// Bind is STB_LOCAL, STB_GLOBAL or STB_WEAK.
 	Bind uint8
-	// Type is STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION or STT_FILE.
+	// Type is STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE or
+	// STT_TLS.
 	Type uint8
 	// Other is the ELF st_other byte (visibility).
 	Other uint8

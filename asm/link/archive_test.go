@@ -11,15 +11,17 @@ import (
 )
 
 // object makes a relocatable object defining defs (in .text) and
-// referring to refs.
+// referring to refs (a .long of each, after the definitions).
 func object(defs []string, refs ...string) *objfile.File {
-	tx := text(4, make([]uint32, len(defs)+1)...)
+	tx := text(4, make([]uint32, len(defs)+len(refs)+1)...)
 	f := &objfile.File{Kind: objfile.REL, Sections: []*objfile.Section{tx}}
 	for i, d := range defs {
 		f.Symbols = append(f.Symbols, gsym(d, tx, uint32(4*i)))
 	}
-	for _, r := range refs {
-		f.Symbols = append(f.Symbols, undef(r))
+	for i, r := range refs {
+		u := undef(r)
+		f.Symbols = append(f.Symbols, u)
+		tx.Relocs = append(tx.Relocs, objfile.Reloc{Offset: uint32(4 * (len(defs) + i)), Type: objfile.R_LANAI_32, Sym: u})
 	}
 	return f
 }

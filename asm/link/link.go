@@ -49,9 +49,12 @@
 // labels and section symbols, which clang's relocations use) are resolved
 // within their object. A strong definition beats a common symbol, which
 // beats a weak definition; two strong definitions are an error, as is a
-// reference to an undefined non-weak symbol (all references are listed).
-// Undefined weak symbols resolve to 0. Several common symbols of the same
-// name become one block of the largest size and alignment.
+// relocation against an undefined non-weak symbol (all such relocations
+// are listed). As with lld, an undefined symbol that no relocation names
+// (an object's .type, .hidden or .addrsig_sym of it) is no error; it stays
+// undefined in the output's symbol table. Undefined weak symbols resolve
+// to 0. Several common symbols of the same name become one block of the
+// largest size and alignment.
 //
 // # Relocation
 //
@@ -180,13 +183,15 @@ type global struct {
 	commonSize, commonAlign uint32
 	commonObj               *input
 	common                  *commonBlock
-	strongRef               bool     // referenced by a non-weak undefined symbol
-	declaredIn              []*input // objects with such a non-weak undefined symbol
-	definers                []string // objects with strong definitions (for duplicate errors)
-	linkerDefined           bool
-	addr                    uint64
-	out                     *outSec // output section of the definition, if any
-	order                   int
+	strongRef               bool // declared by a non-weak undefined symbol
+	// undef is the first undefined symbol of this name, for the output's
+	// symbol table when nothing defines it.
+	undef         *objfile.Symbol
+	definers      []string // objects with strong definitions (for duplicate errors)
+	linkerDefined bool
+	addr          uint64
+	out           *outSec // output section of the definition, if any
+	order         int
 }
 
 const (
@@ -353,11 +358,11 @@ func (l *linker) resolve() error {
 			g := l.lookup(s.Name)
 			switch {
 			case s.IsUndefined():
+				if g.undef == nil {
+					g.undef = s
+				}
 				if s.Bind != objfile.STB_WEAK {
 					g.strongRef = true
-					if n := len(g.declaredIn); n == 0 || g.declaredIn[n-1] != in {
-						g.declaredIn = append(g.declaredIn, in)
-					}
 				}
 			case s.IsCommon():
 				align := s.Value
@@ -734,25 +739,20 @@ func (l *linker) relocOne(in *input, s *objfile.Section, is *inSec, r objfile.Re
 	binary.BigEndian.PutUint32(data[off:], nw)
 }
 
-// reportUndefined adds one error per undefined non-weak global, listing
-// every reference.
+// reportUndefined adds one error per undefined non-weak global that a
+// relocation names, listing every such relocation. As lld
+// (RelocationScanner::maybeReportUndefined), a symbol no relocation names
+// is no error.
 func (l *linker) reportUndefined() {
 	for _, g := range l.gorder {
-		if g.rank != rankUndef || !g.strongRef {
+		refs := l.undefRef[g]
+		if g.rank != rankUndef || len(refs) == 0 {
 			continue
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "undefined symbol: %s", g.name)
-		located := map[*input]bool{}
-		for _, r := range l.undefRef[g] {
+		for _, r := range refs {
 			fmt.Fprintf(&b, "\n>>> referenced by %s", r.loc)
-			located[r.in] = true
-		}
-		// Objects that declare the symbol but never relocate against it.
-		for _, in := range g.declaredIn {
-			if !located[in] {
-				fmt.Fprintf(&b, "\n>>> referenced by %s", in.name)
-			}
 		}
 		b.WriteString(l.conventionHint(g))
 		l.errorf("%s", b.String())
@@ -852,6 +852,8 @@ func (l *linker) outputSymbols() []*objfile.Symbol {
 				continue
 			}
 			syms = append(syms, mk(g.def, g.addr, g.out))
+		case g.strongRef: // undefined, named by no relocation: kept, as lld keeps it
+			syms = append(syms, &objfile.Symbol{Name: g.name, Bind: objfile.STB_GLOBAL, Type: g.undef.Type, Other: g.undef.Other})
 		default: // undefined weak
 			syms = append(syms, &objfile.Symbol{Name: g.name, Bind: objfile.STB_WEAK})
 		}

@@ -273,11 +273,10 @@ func TestUndefined(t *testing.T) {
 	want := []string{
 		"undefined symbol: foo\n>>> referenced by a.o:(.text+0x0)\n>>> referenced by b.o:(.text+0x4)\n>>> referenced by b.o:(.data+0x0)",
 		"undefined symbol: bar\n>>> referenced by a.o:(.text+0x4)\n>>> referenced by a.o:(.text+0x8)",
-		"undefined symbol: unused\n>>> referenced by b.o",
 	}
 	var joined interface{ Unwrap() []error }
-	if !errors.As(err, &joined) || len(joined.Unwrap()) != 3 {
-		t.Fatalf("want 3 joined errors, got %v", err)
+	if !errors.As(err, &joined) || len(joined.Unwrap()) != 2 {
+		t.Fatalf("want 2 joined errors (none for unused, which no relocation names), got %v", err)
 	}
 	var got []string
 	for _, e := range joined.Unwrap() {
@@ -285,6 +284,42 @@ func TestUndefined(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("errors (-want +got):\n%s", d)
+	}
+}
+
+// TestUnreferencedUndefined: as with lld, an undefined symbol that no
+// relocation names (llvm-mc keeps one that .type, .hidden or .addrsig_sym
+// names) is no error; it stays undefined in the executable's symbol table,
+// with its type and visibility.
+func TestUnreferencedUndefined(t *testing.T) {
+	a := text(4, 0xe0000000)
+	objs := []*objfile.File{
+		{Kind: objfile.REL, Sections: []*objfile.Section{a}, Symbols: []*objfile.Symbol{gsym("_start", a, 0),
+			{Name: "typed", Bind: objfile.STB_GLOBAL, Type: objfile.STT_FUNC},
+			{Name: "hidden", Bind: objfile.STB_GLOBAL, Other: objfile.STV_HIDDEN},
+			{Name: "both", Bind: objfile.STB_WEAK}}},
+		{Kind: objfile.REL, Symbols: []*objfile.Symbol{undef("both"), undef("typed")}},
+	}
+	out, err := Link(objs, []string{"a.o", "b.o"}, Options{})
+	require.NoError(t, err)
+	type sym struct {
+		Bind, Type, Other uint8
+		Shndx             uint16
+		Section           bool
+	}
+	got := map[string]sym{}
+	for _, s := range out.Symbols {
+		got[s.Name] = sym{s.Bind, s.Type, s.Other, s.Shndx, s.Section != nil}
+	}
+	want := map[string]sym{
+		"typed":  {Bind: objfile.STB_GLOBAL, Type: objfile.STT_FUNC},
+		"hidden": {Bind: objfile.STB_GLOBAL, Other: objfile.STV_HIDDEN},
+		"both":   {Bind: objfile.STB_GLOBAL}, // a strong undefined one makes it global
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok || g != w {
+			t.Errorf("%s: %+v (in the table: %v), want %+v", name, g, ok, w)
+		}
 	}
 }
 

@@ -58,3 +58,6 @@ start:                                  ! ERROR "symbol start is already defined
 	.data
 other:
 	.long 0
+	.text 0
+	.data 2			! ERROR "subsections are not supported"
+	.text

@@ -193,6 +193,8 @@ func TestArchiveConventionHint(t *testing.T) {
 		s := &objfile.Symbol{Name: sym, Bind: objfile.STB_GLOBAL}
 		if defined {
 			s.Section = tx
+		} else {
+			tx.Relocs = []objfile.Reloc{{Type: objfile.R_LANAI_32, Sym: s}} // .long sym
 		}
 		f.Symbols = []*objfile.Symbol{{Name: "_start", Bind: objfile.STB_GLOBAL, Section: tx}, s}
 		b, err := f.WriteELF()

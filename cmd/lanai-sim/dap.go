@@ -58,7 +58,8 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 			if n.Stop.Kind == lanai.StopTrap {
 				what = fmt.Sprintf("trapped: %v", n.Stop.Trap)
 			}
-			said = append(said, fmt.Sprintf("[node %d %s at %s]", i, what, debugger.FormatTime(w.W.Now())))
+			at := t.ThreadTime(i, n.Board.CPU().Cycles) // its own instant: the tick may end before its exit store does
+			said = append(said, fmt.Sprintf("[node %d %s at %s]", i, what, debugger.FormatTime(at)))
 		}
 	}
 	if err != nil && !w.W.Running() {
