@@ -148,6 +148,8 @@ func (s *server) start(req *godap.Request, raw json.RawMessage, attach bool) {
 		return
 	}
 	s.sess, s.d = sess, sess.Debugger
+	threads := s.d.Threads()
+	s.named = slices.ContainsFunc(threads, func(t *debugger.Thread) bool { return !t.Program.Same(threads[0].Program) })
 	s.entry = attach
 	if a.StopOnEntry != nil {
 		s.entry = *a.StopOnEntry
@@ -619,13 +621,44 @@ func (s *server) setFunctionBreakpoints(r *godap.SetFunctionBreakpointsRequest) 
 	s.send(&godap.SetFunctionBreakpointsResponse{Response: s.response(req, true, ""), Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: out}})
 }
 
-// parseAddr reads a memory or instruction reference ("0x1234").
+// parseAddr reads a plain memory or instruction reference ("0x1234").
 func parseAddr(ref string, off int) (uint32, error) {
 	v, err := strconv.ParseUint(strings.TrimSpace(ref), 0, 32)
 	if err != nil {
-		return 0, fmt.Errorf("bad reference %q (want an address, 0x hex)", ref)
+		return 0, fmt.Errorf("bad reference %q (want an address, 0x hex, or a node's, node1:0x1234)", ref)
 	}
 	return uint32(int64(v) + int64(off)), nil
+}
+
+// refName is the prefix of a reference that names thread t ("node1" of
+// "node 1").
+func refName(t *debugger.Thread) string { return strings.ReplaceAll(t.Name, " ", "") }
+
+// ref gives the memory or instruction reference of address a in thread
+// th: "0x00000018", or, when the threads run different programs (so that
+// an address means different code and data in each), one that names the
+// thread, "node1:0x00000018", for the requests that take it back.
+func (s *server) ref(th int, a uint32) string {
+	if !s.named {
+		return hex32(a)
+	}
+	return refName(s.d.Threads()[th]) + ":" + hex32(a)
+}
+
+// parseRef reads a memory or instruction reference plus off: one of ref's
+// gives its thread (named is set), a plain address the thread of the
+// last stop.
+func (s *server) parseRef(ref string, off int) (th int, a uint32, named bool, err error) {
+	th = s.last
+	if name, addr, ok := strings.Cut(ref, ":"); ok {
+		th = slices.IndexFunc(s.d.Threads(), func(t *debugger.Thread) bool { return refName(t) == strings.TrimSpace(name) })
+		if th < 0 {
+			return 0, 0, false, fmt.Errorf("bad reference %q: no thread %q", ref, name)
+		}
+		ref, named = addr, true
+	}
+	a, err = parseAddr(ref, off)
+	return th, a, named, err
 }
 
 func (s *server) setInstructionBreakpoints(r *godap.SetInstructionBreakpointsRequest) {
@@ -637,13 +670,24 @@ func (s *server) setInstructionBreakpoints(r *godap.SetInstructionBreakpointsReq
 	var places [][]debugger.Place
 	var missing [][]error
 	var opts []debugger.BreakOptions
+	var named []bool
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
-		a, err := parseAddr(b.InstructionReference, b.Offset)
-		at, why := s.d.Places(func(int) (debugger.Place, error) { return debugger.Place{Addr: a}, err })
-		places, missing = append(places, at), append(missing, why)
+		ref, a, one, err := s.parseRef(b.InstructionReference, b.Offset)
+		at, why := s.d.Places(func(th int) (debugger.Place, error) {
+			if err == nil && one && th != ref {
+				return debugger.Place{}, fmt.Errorf("the reference names %s", s.d.Threads()[ref].Name)
+			}
+			return debugger.Place{Addr: a}, err
+		})
+		places, missing, named = append(places, at), append(missing, why), append(named, one)
 	}
 	out := s.replace("ins:", places, missing, opts)
+	for i := range out {
+		if named[i] && len(places[i]) == 1 {
+			out[i].InstructionReference = s.ref(places[i][0].Thread, places[i][0].Addr)
+		}
+	}
 	s.send(&godap.SetInstructionBreakpointsResponse{Response: s.response(req, true, ""), Body: godap.SetInstructionBreakpointsResponseBody{Breakpoints: out}})
 }
 
@@ -747,7 +791,7 @@ func (s *server) stackTrace(r *godap.StackTraceRequest) {
 		if name == "" {
 			name = fmt.Sprintf("0x%08x", f.PC)
 		}
-		sf := godap.StackFrame{Id: th<<frameBits | i + 1, Name: name, InstructionPointerReference: fmt.Sprintf("0x%08x", f.PC)}
+		sf := godap.StackFrame{Id: th<<frameBits | i + 1, Name: name, InstructionPointerReference: s.ref(th, f.PC)}
 		if file, line, ok := t.Program.LineAt(f.PC); ok {
 			sf.Line, sf.Column = line, 1
 			sf.Source = &godap.Source{Name: filepath.Base(file), Path: s.d.SourcePath(file)}
@@ -803,7 +847,7 @@ func (s *server) variables(r *godap.VariablesRequest) {
 		for i := 0; i < 32; i++ {
 			r := isa.Reg(i)
 			v := c.Reg(r)
-			vs = append(vs, godap.Variable{Name: r.String(), Value: hex32(v), Type: "uint32", EvaluateName: "%" + r.String(), MemoryReference: hex32(v)})
+			vs = append(vs, godap.Variable{Name: r.String(), Value: hex32(v), Type: "uint32", EvaluateName: "%" + r.String(), MemoryReference: s.ref(th, v)})
 		}
 		vs = append(vs, godap.Variable{Name: "npc", Value: hex32(c.NPC), Type: "uint32"},
 			godap.Variable{Name: "flags", Value: fmt.Sprintf("%#x", uint8(c.Flags)), Type: "uint8"})
@@ -824,7 +868,7 @@ func (s *server) variables(r *godap.VariablesRequest) {
 		}
 	case scopeGlobals:
 		for _, g := range t.Program.Globals() {
-			vs = append(vs, godap.Variable{Name: g.Name, Value: globalValue(c.Mem, g), EvaluateName: g.Name, MemoryReference: hex32(g.Addr)})
+			vs = append(vs, godap.Variable{Name: g.Name, Value: globalValue(c.Mem, g), EvaluateName: g.Name, MemoryReference: s.ref(th, g.Addr)})
 		}
 	}
 	s.send(&godap.VariablesResponse{Response: s.response(req, true, ""), Body: godap.VariablesResponseBody{Variables: vs}})
@@ -917,7 +961,7 @@ func (s *server) evaluate(r *godap.EvaluateRequest) {
 	}
 	if v, ok := s.d.ReadRegister(th, expr); ok && !strings.ContainsAny(expr, "+-") {
 		if _, _, sym := s.d.Threads()[th].Program.Symbol(expr); !sym || strings.HasPrefix(expr, "%") {
-			s.send(&godap.EvaluateResponse{Response: s.response(req, true, ""), Body: godap.EvaluateResponseBody{Result: fmt.Sprintf("0x%08x (%d)", v, int32(v)), MemoryReference: hex32(v)}})
+			s.send(&godap.EvaluateResponse{Response: s.response(req, true, ""), Body: godap.EvaluateResponseBody{Result: fmt.Sprintf("0x%08x (%d)", v, int32(v)), MemoryReference: s.ref(th, v)}})
 			return
 		}
 	}
@@ -934,7 +978,7 @@ func (s *server) evaluate(r *godap.EvaluateRequest) {
 	if w, err := s.d.Threads()[th].CPU.Mem.Read(a, 4); err == nil {
 		res = fmt.Sprintf("[%s] = 0x%02x%02x%02x%02x", res, w[0], w[1], w[2], w[3])
 	}
-	s.send(&godap.EvaluateResponse{Response: s.response(req, true, ""), Body: godap.EvaluateResponseBody{Result: res, MemoryReference: hex32(a)}})
+	s.send(&godap.EvaluateResponse{Response: s.response(req, true, ""), Body: godap.EvaluateResponseBody{Result: res, MemoryReference: s.ref(th, a)}})
 }
 
 // sramPrefix gives how many of n bytes at a are in SRAM.
@@ -952,12 +996,12 @@ func (s *server) readMemory(r *godap.ReadMemoryRequest) {
 		return
 	}
 	defer s.mu.Unlock()
-	a, err := parseAddr(r.Arguments.MemoryReference, r.Arguments.Offset)
+	th, a, _, err := s.parseRef(r.Arguments.MemoryReference, r.Arguments.Offset)
 	if err != nil || r.Arguments.Count < 0 || r.Arguments.Count > maxRead {
 		s.fail(req, "readMemory: bad reference or count (at most %d bytes): %v", maxRead, err)
 		return
 	}
-	m := s.d.Threads()[s.last].CPU.Mem
+	m := s.d.Threads()[th].CPU.Mem
 	n := sramPrefix(m, a, r.Arguments.Count)
 	var data []byte
 	if n > 0 {
@@ -973,7 +1017,7 @@ func (s *server) writeMemory(r *godap.WriteMemoryRequest) {
 		return
 	}
 	defer s.mu.Unlock()
-	a, err := parseAddr(r.Arguments.MemoryReference, r.Arguments.Offset)
+	th, a, _, err := s.parseRef(r.Arguments.MemoryReference, r.Arguments.Offset)
 	if err != nil {
 		s.fail(req, "writeMemory: %v", err)
 		return
@@ -983,7 +1027,7 @@ func (s *server) writeMemory(r *godap.WriteMemoryRequest) {
 		s.fail(req, "writeMemory: bad data (base64, at most %d bytes)", maxRead)
 		return
 	}
-	if err := s.d.Threads()[s.last].CPU.Mem.Write(a, data); err != nil {
+	if err := s.d.Threads()[th].CPU.Mem.Write(a, data); err != nil {
 		s.fail(req, "writeMemory: %v", err)
 		return
 	}
@@ -996,12 +1040,12 @@ func (s *server) disassemble(r *godap.DisassembleRequest) {
 		return
 	}
 	defer s.mu.Unlock()
-	a, err := parseAddr(r.Arguments.MemoryReference, r.Arguments.Offset+4*r.Arguments.InstructionOffset)
+	th, a, _, err := s.parseRef(r.Arguments.MemoryReference, r.Arguments.Offset+4*r.Arguments.InstructionOffset)
 	if err != nil || r.Arguments.InstructionCount < 0 || r.Arguments.InstructionCount > maxRead/4 {
 		s.fail(req, "disassemble: bad reference or count: %v", err)
 		return
 	}
-	t := s.d.Threads()[s.last]
+	t := s.d.Threads()[th]
 	a &^= 3
 	var out []godap.DisassembledInstruction
 	for i := 0; i < r.Arguments.InstructionCount; i++ {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -217,6 +219,106 @@ func TestDAPTwoPrograms(t *testing.T) {
 	x, err := c.Event("exited", collect)
 	if err != nil || x.(*godap.ExitedEvent).Body.ExitCode != 1 || !strings.Contains(output.String(), "node 1: b r6 3\n") {
 		t.Errorf("exited %v %v; output:\n%s", x, err, output.String())
+	}
+	do("disconnect", nil)
+	if st := <-done; st != 0 {
+		t.Errorf("status %d: %s", st, stderr.String())
+	}
+}
+
+// Nodes that run different programs: the memory and instruction
+// references the adapter hands out name the node, so that disassemble,
+// readMemory and writeMemory act on the node of the frame in view, not
+// on the node that stopped last, and an instruction breakpoint at one
+// node's reference is set on that node only (a plain 0x18 would also stop
+// node 0 at its own 0x18, mov 10, %r5). A plain address is still in the
+// node that stopped last.
+func TestDAPTwoProgramsReferences(t *testing.T) {
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
+	do := func(cmd string, args any) godap.ResponseMessage {
+		t.Helper()
+		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
+	}
+	scen, _ := filepath.Abs(filepath.Join(sc, "twoprog.json"))
+	srcA, _ := filepath.Abs(filepath.Join(fw, "twoprog-a.s"))
+	srcB, _ := filepath.Abs(filepath.Join(fw, "twoprog-b.s"))
+	do("initialize", map[string]any{"adapterID": "lanai-sim"})
+	do("launch", map[string]any{"scenario": scen})
+	ins := do("setInstructionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"instructionReference": "node1:0x00000018"}, {"instructionReference": "node0:0x00000010", "offset": 4}}}).(*godap.SetInstructionBreakpointsResponse).Body.Breakpoints
+	if len(ins) != 2 || !ins[0].Verified || ins[0].InstructionReference != "node1:0x00000018" || ins[0].Message != "node 1 at 0x00000018; not in node 0: the reference names node 1" ||
+		!ins[1].Verified || ins[1].InstructionReference != "node0:0x00000014" || ins[1].Message != "node 0 at 0x00000014; not in node 1: the reference names node 0" {
+		t.Errorf("setInstructionBreakpoints: %+v", ins)
+	}
+	do("configurationDone", nil)
+	stop := func(thread int) {
+		t.Helper()
+		e, err := c.Event("stopped", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := e.(*godap.StoppedEvent).Body; st.ThreadId != thread {
+			t.Fatalf("stop: %+v, want thread %d", st, thread)
+		}
+	}
+	stop(2) // node 1 at its shared
+	do("continue", map[string]any{"threadId": 2})
+	stop(1) // node 0 at its shared: node 0 stopped last
+	fs := do("stackTrace", map[string]any{"threadId": 2}).(*godap.StackTraceResponse).Body.StackFrames
+	if len(fs) == 0 || !strings.HasPrefix(fs[0].InstructionPointerReference, "node1:0x") || fs[0].Source == nil || fs[0].Source.Path != srcB {
+		t.Fatalf("node 1's stack: %+v", fs)
+	}
+	// Node 1's pc, in node 1's program (main's adapter showed node 0's).
+	dis := do("disassemble", map[string]any{"memoryReference": fs[0].InstructionPointerReference, "instructionCount": 1}).(*godap.DisassembleResponse).Body.Instructions
+	if len(dis) != 1 || dis[0].Location == nil || dis[0].Location.Path != srcB || "node1:"+dis[0].Address != fs[0].InstructionPointerReference {
+		t.Errorf("disassemble node 1's pc %s: %+v", fs[0].InstructionPointerReference, dis)
+	}
+	dis = do("disassemble", map[string]any{"memoryReference": "node1:0x00000018", "instructionCount": 1}).(*godap.DisassembleResponse).Body.Instructions
+	if len(dis) != 1 || dis[0].Symbol != "shared" || dis[0].Line != 14 || dis[0].Location == nil || dis[0].Location.Path != srcB || !strings.HasPrefix(dis[0].Instruction, "add") {
+		t.Errorf("disassemble node1:0x18: %+v", dis)
+	}
+	dis = do("disassemble", map[string]any{"memoryReference": "0x18", "instructionCount": 1}).(*godap.DisassembleResponse).Body.Instructions
+	if len(dis) != 1 || dis[0].Line != 16 || dis[0].Location == nil || dis[0].Location.Path != srcA || !strings.HasPrefix(dis[0].Instruction, "mov") {
+		t.Errorf("disassemble a plain 0x18 (node 0's, which stopped last): %+v", dis)
+	}
+	// Node 1's own variables and evaluations name node 1.
+	sc := do("scopes", map[string]any{"frameId": fs[0].Id}).(*godap.ScopesResponse).Body.Scopes
+	regs := do("variables", map[string]any{"variablesReference": sc[0].VariablesReference}).(*godap.VariablesResponse).Body.Variables
+	if len(regs) == 0 || regs[6].Name != "r6" || regs[6].MemoryReference != "node1:0x00000003" {
+		t.Errorf("node 1's registers: %+v", regs)
+	}
+	if ev := do("evaluate", map[string]any{"expression": "shared", "frameId": fs[0].Id}).(*godap.EvaluateResponse).Body; ev.MemoryReference != "node1:0x00000018" {
+		t.Errorf("evaluate shared in node 1: %+v", ev)
+	}
+	// Memory: each node's word 0 is its own first instruction (mov 1 and
+	// mov 2); a write to node 1 leaves node 0's memory alone.
+	read := func(ref string) []byte {
+		t.Helper()
+		m := do("readMemory", map[string]any{"memoryReference": ref, "count": 4}).(*godap.ReadMemoryResponse).Body
+		b, err := base64.StdEncoding.DecodeString(m.Data)
+		if err != nil || len(b) != 4 || m.Address != "0x00000000" && m.Address != "0x00000100" {
+			t.Fatalf("readMemory %s: %+v %v", ref, m, err)
+		}
+		return b
+	}
+	if a, b, plain := read("node0:0x0"), read("node1:0x0"), read("0x0"); bytes.Equal(a, b) || !bytes.Equal(plain, a) {
+		t.Errorf("word 0: node 0 % x, node 1 % x, plain (node 0's) % x", a, b, plain)
+	}
+	do("writeMemory", map[string]any{"memoryReference": "node1:0x100", "data": base64.StdEncoding.EncodeToString([]byte{1, 2, 3, 4})})
+	if a, b := read("node0:0x100"), read("node1:0x100"); !bytes.Equal(b, []byte{1, 2, 3, 4}) || bytes.Equal(a, b) {
+		t.Errorf("after writing node 1's 0x100: node 0 % x, node 1 % x", a, b)
+	}
+	if r, err := c.Do("readMemory", map[string]any{"memoryReference": "node7:0x0", "count": 4}); err == nil || !strings.Contains(err.Error(), `no thread "node7"`) {
+		t.Errorf("readMemory node7:0x0: %v %v", r, err)
+	}
+	// Node 0 passes its own 0x18 now: node 1's breakpoint does not stop it.
+	do("continue", map[string]any{"threadId": 1})
+	if e, err := c.Event("exited", func(e godap.EventMessage) {
+		if st, ok := e.(*godap.StoppedEvent); ok {
+			t.Errorf("stopped: %+v", st.Body)
+		}
+	}); err != nil {
+		t.Fatal(e, err)
 	}
 	do("disconnect", nil)
 	if st := <-done; st != 0 {
