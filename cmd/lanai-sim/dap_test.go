@@ -54,6 +54,11 @@ func TestDAPCommand(t *testing.T) {
 	if len(fs) == 0 || fs[0].Line != line || fs[0].Source == nil || fs[0].Source.Path != src {
 		t.Errorf("stack: %+v", fs)
 	}
+	// Both nodes run pingpong.s (each its own image of it): references
+	// stay plain addresses (TestDAPTwoProgramsReferences names the node).
+	if len(fs) > 0 && !regexp.MustCompile(`^0x[0-9a-f]{8}$`).MatchString(fs[0].InstructionPointerReference) {
+		t.Errorf("instructionPointerReference %q, want a plain address", fs[0].InstructionPointerReference)
+	}
 	cyc := regexp.MustCompile(`^cycles (\d+),`)
 	var cycles []string
 	for th := 1; th <= 2; th++ {
