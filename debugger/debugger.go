@@ -23,7 +23,9 @@
 // address, the qualifiers compiled against each one's program: break and
 // log set a breakpoint in the selected thread, or, when its program lacks
 // the location, in every thread whose program has it; package dap sets
-// one in every thread whose program has it.
+// one in every thread whose program has it. At the prompt, a breakpoint
+// or watchpoint of another thread selects that thread ("[Switching to
+// node 1]", as gdb switches to the thread that stopped).
 //
 // How a lone core runs: when no watchpoint is set and tracing is off,
 // "continue", "next", "until" and "finish" run it on its fast path

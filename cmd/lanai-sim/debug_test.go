@@ -118,14 +118,33 @@ func TestDebugTwoPrograms(t *testing.T) {
 		`2   node 1 breakpoint at 0x00000018 <shared> at twoprog-b\.s:14, hit 0 times\n\tstop only if %r6 == 2\n` +
 		`3   node 1 logpoint at 0x0000001c <shared\+0x4> at twoprog-b\.s:15, hit 0 times\n\tlog b r6 \{%r6\}\n` +
 		`4   node 0 breakpoint at 0x00000014 <shared> at twoprog-a\.s:15, hit 0 times\n` +
-		`\(lanai\) continue\nBreakpoint 1, node 1, at [0-9.]+ us \(cycle 3\)\n=> .*twoprog-b\.s:10\n` +
+		`\(lanai\) continue\n\[Switching to node 1\]\nBreakpoint 1, node 1, at [0-9.]+ us \(cycle 3\)\n=> .*twoprog-b\.s:10\n` +
 		`\(lanai\) node 1\n.*\(lanai\) print only_b\n\[0x0000000c <only_b>\] = 0x03800005 .*` +
 		`\(lanai\) continue\nBreakpoint 2, node 1, at [0-9.]+ us \(cycle 6\)\n=>  0x00000018 <shared> .*twoprog-b\.s:14\n` +
 		`\(lanai\) continue\nnode 1: b r6 3\n\[node 1 exited with code 0xb at [0-9.]+ us\]\n` +
-		`\(lanai\) continue\nBreakpoint 4, node 0, at [0-9.]+ us \(cycle 11\)\n=>  0x00000014 <shared> .*twoprog-a\.s:15\n` +
+		`\(lanai\) continue\n\[Switching to node 0\]\nBreakpoint 4, node 0, at [0-9.]+ us \(cycle 11\)\n=>  0x00000014 <shared> .*twoprog-a\.s:15\n` +
 		`\(lanai\) continue\n\[node 0 exited with code 0xa at [0-9.]+ us\]\n` +
 		`\[the run is over at [0-9.]+ us: node 0 exited 10, node 1 exited 11\]`)
 	if st != 1 || !want.MatchString(o.String()) || !strings.Contains(e.String(), "1 debugger commands failed") {
+		t.Errorf("status %d\n%s\nstderr: %s", st, o.String(), e.String())
+	}
+}
+
+// A stop selects the node that stopped, as gdb switches to the thread
+// that stopped, and says so: after node 1's breakpoint, bt and list show
+// node 1's code (they showed node 0's, the node selected before); a
+// second stop in the selected node says nothing.
+func TestDebugStopSelectsNode(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "s.dbg")
+	os.WriteFile(script, []byte("break only_b\nbreak twoprog-b.s:14\ncontinue\nbt\nlist\ncontinue\nbt\n"), 0o644)
+	var o, e bytes.Buffer
+	st := run([]string{"debug", "--script", script, filepath.Join(sc, "twoprog.json")}, &o, &e)
+	want := regexp.MustCompile(`\(lanai\) continue\n\[Switching to node 1\]\nBreakpoint 1, node 1, at [0-9.]+ us \(cycle 3\)\n.*\n` +
+		`\(lanai\) bt\n#0  0x0000000c <only_b> at twoprog-b\.s:10\n` +
+		`\(lanai\) list\n(.*\n)*=>    10          mov     5, %r7\n(.*\n)*` +
+		`\(lanai\) continue\nBreakpoint 2, node 1, at [0-9.]+ us \(cycle 6\)\n.*\n` +
+		`\(lanai\) bt\n#0  0x00000018 <shared> at twoprog-b\.s:14\n`)
+	if st != 0 || !want.MatchString(o.String()) || strings.Count(o.String(), "Switching") != 1 {
 		t.Errorf("status %d\n%s\nstderr: %s", st, o.String(), e.String())
 	}
 }
