@@ -1,0 +1,152 @@
+package node
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"lanaiemu/sim"
+)
+
+// spinSend is firmware for two roles: role 0 sets IT0 (an event due long
+// after its exit), counts spin down and exits with its CPUC; role 1 sends iters packets of len bytes back to back
+// (waiting only for SEND_INT, the receiver never arms) and exits with the
+// number sent.
+const spinSend = `	.include "../../firmware/crt/lanai9.inc"
+	.data
+	.globl	role, iters, len, spin
+role:	.word	0
+iters:	.word	1
+len:	.word	64
+spin:	.word	1
+	.align	8
+txbuf:	.zero	4096
+	.text
+	.globl	_start
+_start:	mov	hi(role), %r16
+	or	%r16, lo(role), %r16
+	ld	0[%r16], %r17
+	ld	4[%r16], %r13
+	ld	8[%r16], %r14
+	ld	12[%r16], %r5
+	sub.f	%r17, 1, %r0
+	beq	.Lsend
+	nop
+	sub.f	%r17, 2, %r0
+	beq	.Lwait
+	nop
+	mov	0x8000, %r9		! IT0 due long after the exit: the core has an event
+	st	%r9, IT0[%r0]
+1:	sub.f	%r5, 1, %r5
+	bne	1b
+	nop
+	ld	CPUC[%r0], %r6
+	nop
+	st	%r6, SIM_EXIT[%r0]
+	bt	.
+	nop
+.Lsend:	mov	ISR_SEND_INT, %r8
+	mov	hi(txbuf), %r10
+	or	%r10, lo(txbuf), %r10
+	add	%r10, %r14, %r15
+	st	%r0, SA[%r0]
+	mov	0, %r20
+.Lw1:	ld	ISR[%r0], %r7
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lw1
+	nop
+	st	%r10, SMP[%r0]
+	st	%r15, SMLT[%r0]
+	add	%r20, 1, %r20
+	sub.f	%r13, 1, %r13
+	bne	.Lw1
+	nop
+.Lw2:	ld	ISR[%r0], %r7
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lw2
+	nop
+	st	%r20, SIM_EXIT[%r0]
+	bt	.
+	nop
+.Lwait:	mov	ISR_RECV_INT, %r8
+.Lw3:	ld	ISR[%r0], %r7
+	and	%r7, %r8, %r7
+	sub.f	%r7, 0, %r0
+	beq	.Lw3
+	nop
+	st	%r0, SIM_EXIT[%r0]
+	bt	.
+	nop
+`
+
+// A node that exits inside a lead step while the other keeps sending: its
+// count stays at its exit, the step ends at the step of length Q that
+// holds the exit, and the other node, the fabric and the world's end are
+// where the steps of length Q (and the debugger's ticks, an instruction
+// at a time) leave them, with one goroutine or two. Cases: the exit long
+// before the sender's end, the exit at the first cycles, and the run cut
+// by its time limit while the sender still sends.
+func TestExitWhileOthersRun(t *testing.T) {
+	img := buildSource(t, filepath.Join("..", "fixtures", "firmware", "spinsend.s"), []byte(spinSend))
+	for _, c := range []struct {
+		name        string
+		role1       uint32
+		spin, iters uint32
+		until       sim.Time
+		senderEnds  bool
+	}{
+		{"exit amid the sends", 1, 20000, 60, sim.Millisecond, true},
+		{"exit at once", 1, 1, 60, sim.Millisecond, true},
+		{"the time limit", 1, 3000, 1000, 100 * sim.Microsecond, false},
+		{"exit while the other waits", 2, 20000, 0, 600 * sim.Microsecond, false},
+	} {
+		type result struct {
+			nodes []NodeStats
+			now   sim.Time
+		}
+		var want *result
+		for _, mode := range []string{"debugger ticks", "steps of length Q", "proved jumps", "lead steps", "lead steps, 2 jobs"} {
+			s := world(t, img, []map[string]uint32{{"role": 0, "spin": c.spin}, {"role": c.role1, "iters": c.iters, "len": 2048}})
+			s.w.SetProvedJumps(mode != "steps of length Q" && mode != "debugger ticks")
+			s.w.SetLeadSteps(mode == "lead steps" || mode == "lead steps, 2 jobs")
+			if mode == "lead steps, 2 jobs" {
+				s.w.SetJobs(2)
+			}
+			if mode == "debugger ticks" {
+				for s.w.Running() && s.w.Now() < c.until {
+					if err := s.w.Run(min(max(s.w.NextCycle(), s.w.Now()+1), c.until)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			} else {
+				run(t, s, c.until)
+			}
+			st := s.w.Stats()
+			for i := range st.Nodes {
+				st.Nodes[i].SkippedCycles = 0 // how much of the polling the core skipped depends on its runs' lengths
+			}
+			got := &result{st.Nodes, st.Time}
+			if !got.nodes[0].Exited || got.nodes[1].Exited != c.senderEnds {
+				t.Fatalf("%s, %s: exited %v %v", c.name, mode, got.nodes[0].Exited, got.nodes[1].Exited)
+			}
+			if c.name != "exit at once" && mode == "lead steps" && st.LeadSteps == 0 {
+				t.Errorf("%s: no lead step", c.name)
+			}
+			if want == nil {
+				want = got
+				continue
+			}
+			for i := range got.nodes {
+				if g, w := fmt.Sprintf("%+v", got.nodes[i]), fmt.Sprintf("%+v", want.nodes[i]); g != w {
+					t.Errorf("%s, %s: node %d:\n%s\nwith the debugger's ticks:\n%s", c.name, mode, i, g, w)
+				}
+			}
+			if got.now != want.now {
+				t.Errorf("%s, %s: the world ends at %v; with the debugger's ticks at %v", c.name, mode, got.now, want.now)
+			}
+		}
+		t.Logf("%s: node 0 exits at cycle %d, node 1 at %d (exited %v); the end %v", c.name, want.nodes[0].Cycles, want.nodes[1].Cycles, want.nodes[1].Exited, want.now)
+	}
+}
