@@ -11,7 +11,9 @@ import (
 // spinSend is firmware for two roles: role 0 sets IT0 (an event due long
 // after its exit), counts spin down and exits with its CPUC; role 1 sends iters packets of len bytes back to back
 // (waiting only for SEND_INT, the receiver never arms) and exits with the
-// number sent.
+// number sent; role 2 waits for a packet that never comes. Their polling
+// loops store a heartbeat, so the core proves them by watching them
+// (lanai.CPU.Polling) and the world takes lead steps.
 const spinSend = `	.include "../../firmware/crt/lanai9.inc"
 	.data
 	.globl	role, iters, len, spin
@@ -19,6 +21,7 @@ role:	.word	0
 iters:	.word	1
 len:	.word	64
 spin:	.word	1
+hb:	.word	0		! a heartbeat: the polling loops store the RTC
 	.align	8
 txbuf:	.zero	4096
 	.text
@@ -51,7 +54,10 @@ _start:	mov	hi(role), %r16
 	add	%r10, %r14, %r15
 	st	%r0, SA[%r0]
 	mov	0, %r20
-.Lw1:	ld	ISR[%r0], %r7
+.Lw1:	ld	RTC[%r0], %r9
+	st	%r9, 16[%r16]
+	mov	0, %r9
+	ld	ISR[%r0], %r7
 	and	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
 	beq	.Lw1
@@ -62,7 +68,10 @@ _start:	mov	hi(role), %r16
 	sub.f	%r13, 1, %r13
 	bne	.Lw1
 	nop
-.Lw2:	ld	ISR[%r0], %r7
+.Lw2:	ld	RTC[%r0], %r9
+	st	%r9, 16[%r16]
+	mov	0, %r9
+	ld	ISR[%r0], %r7
 	and	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
 	beq	.Lw2
@@ -71,7 +80,10 @@ _start:	mov	hi(role), %r16
 	bt	.
 	nop
 .Lwait:	mov	ISR_RECV_INT, %r8
-.Lw3:	ld	ISR[%r0], %r7
+.Lw3:	ld	RTC[%r0], %r9
+	st	%r9, 16[%r16]
+	mov	0, %r9
+	ld	ISR[%r0], %r7
 	and	%r7, %r8, %r7
 	sub.f	%r7, 0, %r0
 	beq	.Lw3
