@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"lanaiemu/lanai"
 	"lanaiemu/sim"
 )
 
-// spinSend is firmware for two roles: role 0 sets IT0 (an event due long
-// after its exit), counts spin down and exits with its CPUC; role 1 sends iters packets of len bytes back to back
+// spinSend is firmware for four roles: role 0 sets IT0 (an event due long
+// after its exit), counts spin down and exits with its CPUC (role 3 traps there instead, on an unaligned load); role 1 sends iters packets of len bytes back to back
 // (waiting only for SEND_INT, the receiver never arms) and exits with the
 // number sent; role 2 waits for a packet that never comes. Their polling
 // loops store a heartbeat, so the core proves them by watching them
@@ -42,6 +43,9 @@ _start:	mov	hi(role), %r16
 	st	%r9, IT0[%r0]
 1:	sub.f	%r5, 1, %r5
 	bne	1b
+	nop
+	sub.f	%r17, 3, %r0
+	beq	.Ltrap
 	nop
 	ld	CPUC[%r0], %r6
 	nop
@@ -79,6 +83,9 @@ _start:	mov	hi(role), %r16
 	st	%r20, SIM_EXIT[%r0]
 	bt	.
 	nop
+.Ltrap:	ld	2[%r16], %r6		! unaligned: a trap
+	bt	.
+	nop
 .Lwait:	mov	ISR_RECV_INT, %r8
 .Lw3:	ld	RTC[%r0], %r9
 	st	%r9, 16[%r16]
@@ -99,20 +106,25 @@ _start:	mov	hi(role), %r16
 // where the steps of length Q (and the debugger's ticks, an instruction
 // at a time) leave them, with one goroutine or two. Cases: the exit long
 // before the sender's end, the exit at the first cycles, and the run cut
-// by its time limit while the sender still sends.
+// by its time limit while the sender still sends; a trap instead of the
+// exit; two nodes that stop in the same step.
 func TestExitWhileOthersRun(t *testing.T) {
 	img := buildSource(t, filepath.Join("..", "fixtures", "firmware", "spinsend.s"), []byte(spinSend))
 	for _, c := range []struct {
-		name        string
-		role1       uint32
-		spin, iters uint32
-		until       sim.Time
-		senderEnds  bool
+		name         string
+		roles, spins [2]uint32
+		iters        uint32
+		until        sim.Time
+		stops        [2]lanai.StopKind // StopNone: still running at until
 	}{
-		{"exit amid the sends", 1, 20000, 60, sim.Millisecond, true},
-		{"exit at once", 1, 1, 60, sim.Millisecond, true},
-		{"the time limit", 1, 3000, 1000, 100 * sim.Microsecond, false},
-		{"exit while the other waits", 2, 20000, 0, 600 * sim.Microsecond, false},
+		{"exit amid the sends", [2]uint32{0, 1}, [2]uint32{20000, 0}, 60, sim.Millisecond, [2]lanai.StopKind{lanai.StopExit, lanai.StopExit}},
+		{"exit at once", [2]uint32{0, 1}, [2]uint32{1, 0}, 60, sim.Millisecond, [2]lanai.StopKind{lanai.StopExit, lanai.StopExit}},
+		{"the time limit", [2]uint32{0, 1}, [2]uint32{3000, 0}, 1000, 100 * sim.Microsecond, [2]lanai.StopKind{lanai.StopExit, lanai.StopNone}},
+		{"exit while the other waits", [2]uint32{0, 2}, [2]uint32{20000, 0}, 0, 600 * sim.Microsecond, [2]lanai.StopKind{lanai.StopExit, lanai.StopNone}},
+		{"a trap amid the sends", [2]uint32{3, 1}, [2]uint32{20000, 0}, 60, sim.Millisecond, [2]lanai.StopKind{lanai.StopTrap, lanai.StopExit}},
+		{"a trap while the other waits", [2]uint32{3, 2}, [2]uint32{20000, 0}, 0, 600 * sim.Microsecond, [2]lanai.StopKind{lanai.StopTrap, lanai.StopNone}},
+		{"two exits in one step", [2]uint32{0, 0}, [2]uint32{5000, 5001}, 0, sim.Millisecond, [2]lanai.StopKind{lanai.StopExit, lanai.StopExit}},
+		{"an exit and a trap in one step", [2]uint32{0, 3}, [2]uint32{5000, 5000}, 0, sim.Millisecond, [2]lanai.StopKind{lanai.StopExit, lanai.StopTrap}},
 	} {
 		type result struct {
 			nodes []NodeStats
@@ -120,7 +132,11 @@ func TestExitWhileOthersRun(t *testing.T) {
 		}
 		var want *result
 		for _, mode := range []string{"debugger ticks", "steps of length Q", "proved jumps", "lead steps", "lead steps, 2 jobs"} {
-			s := world(t, img, []map[string]uint32{{"role": 0, "spin": c.spin}, {"role": c.role1, "iters": c.iters, "len": 2048}})
+			var params []map[string]uint32
+			for i := range 2 {
+				params = append(params, map[string]uint32{"role": c.roles[i], "spin": c.spins[i], "iters": c.iters, "len": 2048})
+			}
+			s := world(t, img, params)
 			s.w.SetProvedJumps(mode != "steps of length Q" && mode != "debugger ticks")
 			s.w.SetLeadSteps(mode == "lead steps" || mode == "lead steps, 2 jobs")
 			if mode == "lead steps, 2 jobs" {
@@ -128,22 +144,28 @@ func TestExitWhileOthersRun(t *testing.T) {
 			}
 			if mode == "debugger ticks" {
 				for s.w.Running() && s.w.Now() < c.until {
-					if err := s.w.Run(min(max(s.w.NextCycle(), s.w.Now()+1), c.until)); err != nil {
+					if err := s.w.Run(min(max(s.w.NextCycle(), s.w.Now()+1), c.until)); err != nil && !trapped(s.w) {
 						t.Fatal(err)
 					}
 				}
-			} else {
-				run(t, s, c.until)
+			} else if err := s.w.Run(c.until); (err != nil) != trapped(s.w) {
+				t.Fatalf("%s, %s: %v", c.name, mode, err)
 			}
 			st := s.w.Stats()
 			for i := range st.Nodes {
 				st.Nodes[i].SkippedCycles = 0 // how much of the polling the core skipped depends on its runs' lengths
 			}
 			got := &result{st.Nodes, st.Time}
-			if !got.nodes[0].Exited || got.nodes[1].Exited != c.senderEnds {
-				t.Fatalf("%s, %s: exited %v %v", c.name, mode, got.nodes[0].Exited, got.nodes[1].Exited)
+			for i, n := range s.w.Nodes {
+				if k := kind(n.Stop); k != c.stops[i] {
+					t.Fatalf("%s, %s: node %d: %v, want %v", c.name, mode, i, k, c.stops[i])
+				}
+				if n.Stop != nil && n.Stop.Kind == lanai.StopTrap {
+					// Its count at the trap: Stats gives none.
+					got.nodes[i].ExitCode = uint32(n.Board.CPU().Cycles)
+				}
 			}
-			if c.name != "exit at once" && mode == "lead steps" && st.LeadSteps == 0 {
+			if (c.roles[1] == 1 || c.roles[1] == 2) && c.spins[0] > 1 && mode == "lead steps" && st.LeadSteps == 0 {
 				t.Errorf("%s: no lead step", c.name)
 			}
 			if want == nil {
@@ -159,6 +181,24 @@ func TestExitWhileOthersRun(t *testing.T) {
 				t.Errorf("%s, %s: the world ends at %v; with the debugger's ticks at %v", c.name, mode, got.now, want.now)
 			}
 		}
-		t.Logf("%s: node 0 exits at cycle %d, node 1 at %d (exited %v); the end %v", c.name, want.nodes[0].Cycles, want.nodes[1].Cycles, want.nodes[1].Exited, want.now)
+		t.Logf("%s: node 0 stops at cycle %d, node 1 at %d (%v); the end %v", c.name, want.nodes[0].Cycles, want.nodes[1].Cycles, c.stops[1], want.now)
 	}
+}
+
+// trapped reports whether a node of w trapped.
+func trapped(w *World) bool {
+	for _, n := range w.Nodes {
+		if n.Stop != nil && n.Stop.Kind == lanai.StopTrap {
+			return true
+		}
+	}
+	return false
+}
+
+// kind is why a node stopped, StopNone if it runs.
+func kind(s *lanai.Stop) lanai.StopKind {
+	if s == nil {
+		return lanai.StopNone
+	}
+	return s.Kind
 }
