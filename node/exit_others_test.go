@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"lanaiemu/lanai"
@@ -104,7 +105,8 @@ _start:	mov	hi(role), %r16
 // count stays at its exit, the step ends at the step of length Q that
 // holds the exit, and the other node, the fabric and the world's end are
 // where the steps of length Q (and the debugger's ticks, an instruction
-// at a time) leave them, with one goroutine or two. Cases: the exit long
+// at a time) leave them, with one goroutine or two, with or without the
+// sit-outs, the lag set and the runs through a step end. Cases: the exit long
 // before the sender's end, the exit at the first cycles, and the run cut
 // by its time limit while the sender still sends; a trap instead of the
 // exit; two nodes that stop in the same step.
@@ -131,16 +133,24 @@ func TestExitWhileOthersRun(t *testing.T) {
 			now   sim.Time
 		}
 		var want *result
-		for _, mode := range []string{"debugger ticks", "steps of length Q", "proved jumps", "lead steps", "lead steps, 2 jobs"} {
+		for _, mode := range []string{"debugger ticks", "steps of length Q", "proved jumps", "lead steps", "lead steps, 2 jobs",
+			"lead steps, no sit-outs", "lead steps, no lag set", "lead steps, no run-through"} {
 			var params []map[string]uint32
 			for i := range 2 {
 				params = append(params, map[string]uint32{"role": c.roles[i], "spin": c.spins[i], "iters": c.iters, "len": 2048})
 			}
 			s := world(t, img, params)
 			s.w.SetProvedJumps(mode != "steps of length Q" && mode != "debugger ticks")
-			s.w.SetLeadSteps(mode == "lead steps" || mode == "lead steps, 2 jobs")
-			if mode == "lead steps, 2 jobs" {
+			s.w.SetLeadSteps(strings.HasPrefix(mode, "lead steps"))
+			switch mode {
+			case "lead steps, 2 jobs":
 				s.w.SetJobs(2)
+			case "lead steps, no sit-outs":
+				s.w.SetSitOut(false)
+			case "lead steps, no lag set":
+				s.w.SetLagSet(false)
+			case "lead steps, no run-through":
+				s.w.SetRunThrough(false)
 			}
 			if mode == "debugger ticks" {
 				for s.w.Running() && s.w.Now() < c.until {
