@@ -393,7 +393,8 @@ func (s *server) threads(req *godap.Request) {
 // at least one thread; when it is not set in every thread, or not at one
 // address, the message says where it is. One that is set nowhere is
 // answered unverified, with the reason of the first thread that has the
-// location (else of the first thread).
+// location (else debugger.Reason's: that of the first thread whose
+// program has its source file, else of the first thread).
 func (s *server) replace(key string, places [][]debugger.Place, missing [][]error, opts []debugger.BreakOptions) []godap.Breakpoint {
 	old := s.bps[key]
 	kept := make([]bool, len(old))
@@ -412,11 +413,13 @@ func (s *server) replace(key string, places [][]debugger.Place, missing [][]erro
 			out[i].InstructionReference = hex32(at[0].Addr)
 		}
 		if len(set) == 0 {
-			first := slices.IndexFunc(why, func(err error) bool { return err != nil })
+			var reason error
 			if len(at) > 0 {
-				first = at[0].Thread
+				reason = why[at[0].Thread]
+			} else {
+				reason = debugger.Reason(why, slices.IndexFunc(why, func(err error) bool { return err != nil }))
 			}
-			out[i].Message = why[first].Error()
+			out[i].Message = reason.Error()
 			continue
 		}
 		out[i].Verified = true
@@ -573,7 +576,7 @@ func (s *server) setBreakpoints(r *godap.SetBreakpointsRequest) {
 				files[th] = &tableName{f, ok}
 			}
 			if !files[th].ok {
-				return debugger.Place{}, fmt.Errorf("%s is not in the image's line table", filepath.Base(path))
+				return debugger.Place{}, debugger.NotInProgram(fmt.Errorf("%s is not in the image's line table", filepath.Base(path)))
 			}
 			a, line, err := s.d.Threads()[th].Program.LineAddr(files[th].name, b.Line)
 			return debugger.Place{Addr: a, Line: line}, err

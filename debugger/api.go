@@ -9,7 +9,6 @@ import (
 	"lanaiemu/isa"
 	"lanaiemu/lanai"
 	"lanaiemu/memsys"
-	"lanaiemu/objfile"
 )
 
 // The programmatic interface, for a front end other than the prompt (the
@@ -224,7 +223,7 @@ func (p *Program) Disassemble(pc, w uint32) string { return asmText(p, pc, w) }
 func (p *Program) Files() []string {
 	seen := map[string]bool{}
 	var files []string
-	for _, table := range [2][]objfile.LineEntry{p.lines, p.clines} { // Lines' order, without its copy
+	for _, table := range p.lineTables() {
 		for _, e := range table {
 			if e.File != "" && !seen[e.File] {
 				seen[e.File] = true

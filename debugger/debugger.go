@@ -19,9 +19,11 @@
 //
 // Each thread has its program (a cluster's nodes can run different
 // firmware): symbols, lines, stacks and disassembly of a thread come from
-// its own, and a location is resolved per thread (Places): a breakpoint
-// at a symbol or a source line is set, with its qualifiers, in the
-// threads whose programs have it, at each one's address.
+// its own, and a location is resolved per thread (Places), at each one's
+// address, the qualifiers compiled against each one's program: break and
+// log set a breakpoint in the selected thread, or, when its program lacks
+// the location, in every thread whose program has it; package dap sets
+// one in every thread whose program has it.
 //
 // How a lone core runs: when no watchpoint is set and tracing is off,
 // "continue", "next", "until" and "finish" run it on its fast path

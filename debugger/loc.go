@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -126,18 +127,46 @@ func (d *Debugger) Places(resolve func(th int) (Place, error)) (at []Place, miss
 	return at, missing
 }
 
+// NotInProgram marks err as saying that a thread's program does not have
+// a location's file at all (its line table has no such file, or it has no
+// line table), for Reason.
+func NotInProgram(err error) error { return notInProgram{err} }
+
+// notInProgram is an error of NotInProgram.
+type notInProgram struct{ error }
+
+func (e notInProgram) Unwrap() error { return e.error }
+
+// Reason gives why a location resolved in no thread, from Places'
+// reasons: thread first's, unless its program does not have the
+// location's file (NotInProgram) and another thread's does; then the
+// first of those ("no code at or after twoprog-b.s:99" from the node
+// that runs twoprog-b.s, not "no file" from one that does not).
+func Reason(missing []error, first int) error {
+	lacks := func(err error) bool { return errors.As(err, new(notInProgram)) }
+	if !lacks(missing[first]) {
+		return missing[first]
+	}
+	for _, err := range missing {
+		if err != nil && !lacks(err) {
+			return err
+		}
+	}
+	return missing[first]
+}
+
 // breakPlaces resolves the location of break and log: in the selected
 // thread's program; where that has no such symbol or line, in each other
 // thread's program that has it (in a cluster of different programs). The
-// error is the selected thread's.
+// error is the selected thread's, or Reason's.
 func (d *Debugger) breakPlaces(arg string) ([]Place, error) {
 	pl, err := d.locationIn(d.cur, arg)
 	if err == nil {
 		return []Place{pl}, nil
 	}
-	at, _ := d.Places(func(th int) (Place, error) { return d.locationIn(th, arg) })
+	at, missing := d.Places(func(th int) (Place, error) { return d.locationIn(th, arg) })
 	if len(at) == 0 {
-		return nil, err
+		return nil, Reason(missing, d.cur)
 	}
 	return at, nil
 }
@@ -181,11 +210,11 @@ func matchFile(table, user string) bool {
 // after it that has code.
 func (p *Program) lineAddr(file string, line int) (objfile.LineEntry, error) {
 	if len(p.lines) == 0 && len(p.clines) == 0 {
-		return objfile.LineEntry{}, fmt.Errorf("the image has no line table (build it with lanai-as, which records one)")
+		return objfile.LineEntry{}, NotInProgram(fmt.Errorf("the image has no line table (build it with lanai-as, which records one)"))
 	}
 	var best objfile.LineEntry
 	found, known := false, false
-	for _, table := range [2][]objfile.LineEntry{p.lines, p.clines} { // Lines' order, without its copy
+	for _, table := range p.lineTables() {
 		for _, e := range table {
 			if e.Line == 0 || !matchFile(e.File, file) {
 				continue
@@ -200,7 +229,7 @@ func (p *Program) lineAddr(file string, line int) (objfile.LineEntry, error) {
 		}
 	}
 	if !known {
-		return best, fmt.Errorf("no file %q in the line table", file)
+		return best, NotInProgram(fmt.Errorf("no file %q in the line table", file))
 	}
 	if !found {
 		return best, fmt.Errorf("no code at or after %s:%d", file, line)

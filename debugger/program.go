@@ -83,6 +83,12 @@ func (p *Program) Lines() []objfile.LineEntry {
 	return append(append([]objfile.LineEntry(nil), p.lines...), p.clines...)
 }
 
+// lineTables gives the line tables in Lines' order, without its copy (for
+// the loops that look at every entry).
+func (p *Program) lineTables() [2][]objfile.LineEntry {
+	return [2][]objfile.LineEntry{p.lines, p.clines}
+}
+
 // Symbol gives the address and size of a defined symbol.
 func (p *Program) Symbol(name string) (addr, size uint32, ok bool) {
 	for _, s := range p.named {

@@ -80,9 +80,11 @@ func (d *Debugger) cmdList(args []string) {
 
 // someLine gives the line table's name of a file the user named.
 func (p *Program) someLine(user string) (string, bool) {
-	for _, e := range p.Lines() {
-		if matchFile(e.File, user) {
-			return e.File, true
+	for _, table := range p.lineTables() {
+		for _, e := range table {
+			if matchFile(e.File, user) {
+				return e.File, true
+			}
 		}
 	}
 	return "", false

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -46,5 +49,57 @@ func TestUnwritableTraceAndLongScriptLine(t *testing.T) {
 	}
 	if _, _, errs := emu(t, "", "run", "/dev/zero"); !strings.Contains(errs, "not a regular file") {
 		t.Errorf("run /dev/zero: %q", errs)
+	}
+}
+
+// --trace=FIFO is opened for writing only (outfile), when the run starts:
+// a reader that reads a little and goes away ends the run with a broken
+// pipe (exit 66). It was opened with os.Create, for reading too, so the
+// run kept the pipe open itself and, once the pipe was full, waited for
+// ever; --profile was opened so too.
+func TestTraceFIFOReaderGone(t *testing.T) {
+	dir := t.TempDir()
+	img := buildAsm(t, dir, "loop", loopProg)
+	fifo := filepath.Join(dir, "trace")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	read := make(chan []byte, 1)
+	go func() { // the reader: opens the FIFO (waiting for the writer), reads a little, goes
+		f, err := os.Open(fifo)
+		if err != nil {
+			read <- nil
+			return
+		}
+		b := make([]byte, 100)
+		n, _ := io.ReadFull(f, b)
+		f.Close()
+		read <- b[:n]
+	}()
+	type result struct {
+		st   int
+		errs string
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, _, errs := emu(t, "", "run", "--quiet", "--max-cycles", "1e7", "--trace="+fifo, img)
+		done <- result{st, errs}
+	}()
+	select {
+	case r := <-done:
+		if r.st != exitImage || !strings.Contains(r.errs, "writing the trace: ") || !strings.Contains(r.errs, "broken pipe") {
+			t.Errorf("status %d, want %d with a broken pipe:\n%s", r.st, exitImage, r.errs)
+		}
+	case <-time.After(20 * time.Second):
+		// Unblock the run so that the test binary can end: drain the pipe.
+		go func() {
+			if f, err := os.Open(fifo); err == nil {
+				io.Copy(io.Discard, f)
+			}
+		}()
+		t.Fatal("the run still writes to a FIFO whose reader went away")
+	}
+	if b := <-read; len(b) != 100 {
+		t.Errorf("the reader got %d bytes of the trace, want 100", len(b))
 	}
 }

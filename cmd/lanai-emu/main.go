@@ -383,38 +383,49 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lanai-emu run: --trace and --profile cannot be combined")
 		return exitUsage
 	}
-	// The outputs are opened before the run: an unwritable one fails now.
-	// The stats file keeps its old contents until the run is done; the
-	// profile and trace files are made empty now (a trace is written as
-	// the run goes).
-	var statsOut *outfile.File
-	if *statsFile != "" {
-		if statsOut, err = outfile.Create(*statsFile); err != nil {
-			fmt.Fprintf(stderr, "lanai-emu run: --stats: %v\n", err)
+	// The outputs are opened before the run (outfile): an unwritable one
+	// fails now. The stats and profile files keep their old contents until
+	// the run is done; the trace file is made empty when the run starts
+	// and written as it goes. The profile and the trace are raw: a device
+	// or pipe gets their bytes only.
+	var outs outfile.Set
+	defer outs.Abandon()
+	var statsOut, profOut, traceFile *outfile.File
+	for _, o := range []struct {
+		flag, path string
+		raw        bool
+		f          **outfile.File
+	}{{"--stats", *statsFile, false, &statsOut}, {"--profile", *profileFile, true, &profOut}, {"--trace", trace.file, true, &traceFile}} {
+		if o.path == "" {
+			continue
+		}
+		create := outfile.Create
+		if o.raw {
+			create = func(p string) (*outfile.File, error) { return outfile.CreateRaw(p, 0o644) }
+		}
+		if *o.f, err = create(o.path); err != nil {
+			fmt.Fprintf(stderr, "lanai-emu run: %s: %v\n", o.flag, err)
 			return exitImage
 		}
-		defer statsOut.Abandon()
+		outs.Add(*o.f)
 	}
 	var prof *profile.Profiler
-	var profOut *os.File
-	if *profileFile != "" {
-		if profOut, err = os.Create(*profileFile); err != nil {
-			fmt.Fprintf(stderr, "lanai-emu run: --profile: %v\n", err)
-			return exitImage
-		}
-		defer profOut.Close()
+	if profOut != nil {
 		prof = profile.New(img, nil)
 		prof.Binary(path)
 	}
 	var stop *lanai.Stop
 	var traceOut io.Writer = stderr
-	var traceFile *os.File
-	if trace.on && trace.file != "" {
-		if traceFile, err = os.Create(trace.file); err != nil {
+	var traceStream *outfile.Stream
+	if traceFile != nil {
+		// A FIFO is opened now, for writing only: os.Create opened it for
+		// reading too, so a reader that went away left the run blocked
+		// on a full pipe for ever instead of failing (broken pipe).
+		if traceStream, err = traceFile.Stream(); err != nil {
 			fmt.Fprintf(stderr, "lanai-emu run: --trace: %v\n", err)
 			return exitImage
 		}
-		traceOut = traceFile
+		traceOut = traceStream
 	}
 	start := time.Now()
 	var traceErr error
@@ -429,18 +440,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	host := time.Since(start).Seconds()
 	if prof != nil {
-		err := prof.Write(profOut, c.Config().ClockHz)
-		if cerr := profOut.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := profOut.WriteFrom(func(w io.Writer) error { return prof.Write(w, c.Config().ClockHz) }); err != nil {
 			fmt.Fprintf(stderr, "lanai-emu run: writing the profile: %v\n", err)
 			return exitImage
 		}
 	}
 	console.Flush()
-	if traceFile != nil {
-		if err := traceFile.Close(); err != nil && traceErr == nil {
+	if traceStream != nil {
+		if err := traceStream.Close(); err != nil && traceErr == nil {
 			traceErr = err
 		}
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -135,5 +138,101 @@ func TestUnwritableOutputsRefusedAtOnce(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(dir, "p-node1.pb.gz")); err != nil || st.Size() == 0 {
 		t.Errorf("node 1's profile: %v", err)
+	}
+}
+
+// Two outputs naming one file are refused before the run, and the file
+// keeps its contents: --console and --timeline both streamed into it, so
+// a console longer than the timeline's events left its lines after the
+// JSON (4,000 lines: not JSON, "invalid character 'A' after top-level
+// value"); --stats after the run overwrote the console.
+func TestOutputsInOneFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "out")
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fwFile := consoleFirmware(t, 400, 70)
+	for _, args := range [][]string{
+		{"--console", file, "--timeline", file},
+		{"--stats", file, "--console", filepath.Join(dir, ".", "out")},
+	} {
+		st, out := lsim(t, append([]string{"--quiet", "--nodes", "1", "--topology", "star", "--firmware", fwFile}, args...)...)
+		if st != 66 || !strings.Contains(out, " is also --") || strings.Contains(out, "lanai-sim: node 0:") {
+			t.Errorf("%v: status %d %q, want 66 before the run", args, st, out)
+		}
+		if b, _ := os.ReadFile(file); string(b) != "keep" {
+			t.Errorf("%v: the file has %.100q, want its contents kept", args, b)
+		}
+	}
+}
+
+// A timeline to a device or pipe waits in a temporary file; when $TMPDIR
+// cannot take one the run is refused, and an existing --console file
+// keeps its contents (the console's stream was started first and had
+// made it empty).
+func TestTimelineSpillRefusedKeepsConsole(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "console")
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
+	st, out := lsim(t, "--quiet", "--nodes", "1", "--topology", "star", "--firmware", filepath.Join(fw, "console.s"),
+		"--console", file, "--timeline", os.DevNull)
+	if st != 66 || !strings.HasPrefix(out, "lanai-sim: --timeline: ") || !strings.Contains(out, "no such file or directory") {
+		t.Errorf("status %d %q, want 66 and the temporary file's error", st, out)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "keep" {
+		t.Errorf("the console file has %q, want its contents kept", b)
+	}
+}
+
+// --console and --timeline to two FIFOs that one reader reads in turn,
+// the console first: the console is streamed, the timeline (which waits
+// in a temporary file anyway) opens its FIFO only at the end, after the
+// console's has been closed. Both were opened when the run started, so
+// the run waited for a reader of the timeline while the reader waited for
+// the console's end: for ever.
+func TestConsoleAndTimelineFIFOsReadInTurn(t *testing.T) {
+	dir := t.TempDir()
+	con, tl := filepath.Join(dir, "console"), filepath.Join(dir, "timeline")
+	for _, p := range []string{con, tl} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skip("no FIFO:", err)
+		}
+	}
+	got := make(chan [2][]byte, 1)
+	go func() {
+		var b [2][]byte
+		for i, p := range []string{con, tl} {
+			b[i], _ = os.ReadFile(p)
+		}
+		got <- b
+	}()
+	done := make(chan string, 1)
+	go func() {
+		st, out := lsim(t, "--quiet", "--nodes", "2", "--firmware", filepath.Join(fw, "console.s"), "--console", con, "--timeline", tl)
+		done <- fmt.Sprintf("status %d %s", st, out)
+	}()
+	select {
+	case r := <-done:
+		if r != "status 0 " {
+			t.Fatal(r)
+		}
+	case <-time.After(20 * time.Second):
+		for _, p := range []string{tl, con} { // let the run and the reader end
+			if f, err := os.OpenFile(p, os.O_RDWR, 0); err == nil {
+				defer f.Close()
+			}
+		}
+		t.Fatal("the run waited for ever on two FIFOs read in turn")
+	}
+	b := <-got
+	if want := "node 0: A0\nnode 1: A0\nnode 0: B0\nnode 1: B0\nnode 0: C0\nnode 1: C0\n"; string(b[0]) != want {
+		t.Errorf("console %q, want %q", b[0], want)
+	}
+	if !bytes.HasPrefix(b[1], []byte(`{"displayTimeUnit":"ns"`)) || !bytes.HasSuffix(b[1], []byte("\n]}\n")) {
+		t.Errorf("timeline %.80q...", b[1])
 	}
 }

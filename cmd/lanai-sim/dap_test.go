@@ -149,6 +149,13 @@ func TestDAPTwoPrograms(t *testing.T) {
 		fbs[4].Verified || fbs[4].Message != `condition: no symbol "nosuch"` {
 		t.Errorf("setFunctionBreakpoints: %+v", fbs)
 	}
+	// A line past the end of node 1's source: node 1's reason (it was node
+	// 0's, that twoprog-b.s is not in its line table). The next request
+	// replaces it.
+	past := do("setBreakpoints", map[string]any{"source": map[string]any{"path": srcB}, "breakpoints": []map[string]any{{"line": 99}}}).(*godap.SetBreakpointsResponse).Body.Breakpoints
+	if len(past) != 1 || past[0].Verified || !strings.HasPrefix(past[0].Message, "no code at or after ") || !strings.HasSuffix(past[0].Message, "twoprog-b.s:99") {
+		t.Errorf("setBreakpoints twoprog-b.s:99: %+v", past)
+	}
 	bps := do("setBreakpoints", map[string]any{"source": map[string]any{"path": srcB}, "breakpoints": []map[string]any{{"line": 15, "logMessage": "b r6 {%r6}"}}}).(*godap.SetBreakpointsResponse).Body.Breakpoints
 	if len(bps) != 1 || !bps[0].Verified || bps[0].Line != 15 || bps[0].Message != "node 1 at 0x0000001c; not in node 0: twoprog-b.s is not in the image's line table" {
 		t.Errorf("setBreakpoints twoprog-b.s:15: %+v", bps)

@@ -129,3 +129,27 @@ func TestDebugTwoPrograms(t *testing.T) {
 		t.Errorf("status %d\n%s\nstderr: %s", st, o.String(), e.String())
 	}
 }
+
+// A line past the end of a file only node 1's program has is refused
+// with the reason of the node that has the file (its line has no code),
+// not the selected node's "no file" (which it said); a file no node has
+// is "no file".
+func TestDebugTwoProgramsReason(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "s.dbg")
+	os.WriteFile(script, []byte("break twoprog-b.s:99\nlog twoprog-b.s:99 x\nbreak nosuch.s:3\nnode 1\nbreak twoprog-a.s:99\n"), 0o644)
+	var o, e bytes.Buffer
+	run([]string{"debug", "--script", script, filepath.Join(sc, "twoprog.json")}, &o, &e)
+	for _, want := range []string{
+		"(lanai) break twoprog-b.s:99\nerror: break: no code at or after twoprog-b.s:99\n",
+		"(lanai) log twoprog-b.s:99 x\nerror: log: no code at or after twoprog-b.s:99\n",
+		"(lanai) break nosuch.s:3\nerror: break: no file \"nosuch.s\" in the line table\n",
+		"(lanai) break twoprog-a.s:99\nerror: break: no code at or after twoprog-a.s:99\n",
+	} {
+		if !strings.Contains(o.String(), want) {
+			t.Errorf("want %q in:\n%s", want, o.String())
+		}
+	}
+	if !strings.Contains(e.String(), "4 debugger commands failed") {
+		t.Errorf("stderr: %s", e.String())
+	}
+}

@@ -195,11 +195,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case *noConsole:
 	case *consoleFile != "":
 		if err == nil { // raw: Create would probe a device or pipe with a newline, a blank first line
-			if consoleOut, err = outfile.CreateRaw(*consoleFile, 0o644); err != nil {
-				err = fmt.Errorf("--console: %w", err)
-			} else {
-				outs.Add(consoleOut)
-			}
+			consoleOut, err = outs.OpenRaw("console", *consoleFile, 0o644)
 		}
 	default:
 		w.SetConsole(stdout)
@@ -233,19 +229,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// The console and the timeline are written as the run goes (bounded
-	// memory), from now on: a file that existed is made empty here.
+	// memory), from now on: a file that existed is made empty here. The
+	// timeline first: its temporary file (to a device or pipe) may fail,
+	// and the console's file must then keep its contents.
 	var consoleStream, tlStream *outfile.Stream
-	if consoleOut != nil {
-		if consoleStream, err = consoleOut.Stream(); err != nil {
-			return fail(scenario.StatusBadInput, fmt.Errorf("--console: %w", err))
-		}
-		w.SetConsole(consoleStream)
-	}
 	if tlOut != nil {
 		if tlStream, err = tlOut.StreamHeadLast(); err != nil {
 			return fail(scenario.StatusBadInput, fmt.Errorf("--timeline: %w", err))
 		}
 		w.Timeline().Stream(tlStream)
+	}
+	if consoleOut != nil {
+		if consoleStream, err = consoleOut.Stream(); err != nil {
+			tlStream.Close()
+			return fail(scenario.StatusBadInput, fmt.Errorf("--console: %w", err))
+		}
+		w.SetConsole(consoleStream)
 	}
 	var prog func(now, until sim.Time)
 	start := time.Now()

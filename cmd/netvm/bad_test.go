@@ -104,12 +104,12 @@ func TestRunBadScenarios(t *testing.T) {
 		{[]string{"--nodes", "64", "--frames", "1047552"}, "netvm stress: --nodes, --frames: 64 nodes would take an estimated 6580.8 MiB"},
 		// Absurd counts (docs/bad-input.md): the largest int ran 0 WRITEs
 		// and exited 0 (the count per sender overflowed); 10^9 WRITEs or
-		// atomics would take days; a batch of 128 did not finish in the
-		// simulated hour; the atomics' old values count in the memory.
+		// atomics would take days; a batch's placement is quadratic (4096
+		// take 1 s); the atomics' old values count in the memory.
 		{[]string{"--writes", "9223372036854775807"}, "netvm stress: --writes 9223372036854775807: at most 100000000 (more would take days of host time"},
 		{[]string{"--writes", "100000001"}, "netvm stress: --writes 100000001: at most 100000000"},
 		{[]string{"--atomics", "100000001"}, "netvm stress: --atomics 100000001: at most 100000000"},
-		{[]string{"--batch", "65"}, "netvm stress: --batch 65: at most 64 (in a larger batch most WRITEs are empty"},
+		{[]string{"--batch", "4097"}, "netvm stress: --batch 4097: at most 4096 (in a larger batch most WRITEs are empty"},
 		{[]string{"--nodes", "64", "--frames", "200000", "--atomics", "100000000"}, "netvm stress: --nodes, --frames, --atomics: 64 nodes would take an estimated 2091.5 MiB"},
 	} {
 		start := time.Now()

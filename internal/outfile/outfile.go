@@ -77,11 +77,9 @@ func create(path string, perm os.FileMode, probe bool) (*File, error) {
 // Write replaces the file's contents with b and closes the file.
 func (o *File) Write(b []byte) error {
 	if o.f == nil { // a FIFO: it waits for its reader now
-		f, err := os.OpenFile(o.path, os.O_WRONLY, 0)
-		if err != nil {
+		if err := o.openFIFO(); err != nil {
 			return err
 		}
-		o.f = f
 	}
 	var err error
 	if o.regular {
@@ -146,22 +144,66 @@ func CheckEmpty(fs *flag.FlagSet, flags ...string) error {
 }
 
 // Set is the output files of one run, opened together before it.
-type Set struct{ files []*File }
+type Set struct {
+	files []*File
+	names []string // each file's flag ("--stats") or, if added, path
+}
 
 // Open opens path for flag (its name, for the error) and adds it to the
-// set; an error names the flag.
-func (s *Set) Open(flag, path string) (*File, error) {
-	o, err := Create(path)
+// set; an error names the flag. A regular file the set holds already is
+// refused: two outputs in one file overwrite each other, and two streamed
+// ones (a console and a timeline) mixed their bytes.
+func (s *Set) Open(flag, path string) (*File, error) { return s.open(flag, path, Create) }
+
+// OpenRaw is Open with CreateRaw (perm for a file it makes).
+func (s *Set) OpenRaw(flag, path string, perm os.FileMode) (*File, error) {
+	return s.open(flag, path, func(p string) (*File, error) { return CreateRaw(p, perm) })
+}
+
+// open is Open and OpenRaw; create opens the file.
+func (s *Set) open(flag, path string, create func(string) (*File, error)) (*File, error) {
+	o, err := create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %w", flag, err)
 	}
+	if i := s.holding(o); i >= 0 {
+		o.Abandon()
+		return nil, fmt.Errorf("--%s: %s is also %s's output", flag, path, s.names[i])
+	}
 	s.files = append(s.files, o)
+	s.names = append(s.names, "--"+flag)
 	return o, nil
+}
+
+// holding is the index of the set's file that is the regular file o, or
+// -1.
+func (s *Set) holding(o *File) int {
+	st, err := regularStat(o)
+	if err != nil {
+		return -1
+	}
+	for i, p := range s.files {
+		if pst, err := regularStat(p); err == nil && os.SameFile(st, pst) {
+			return i
+		}
+	}
+	return -1
+}
+
+// regularStat is the file information of o if it is an open regular file.
+func regularStat(o *File) (os.FileInfo, error) {
+	if o.f == nil || !o.regular {
+		return nil, errors.New("not an open regular file")
+	}
+	return o.f.Stat()
 }
 
 // Add adds a file opened with Create to the set: an output that is not a
 // flag's, such as a scenario's host dump, whose error names it otherwise.
-func (s *Set) Add(o *File) { s.files = append(s.files, o) }
+func (s *Set) Add(o *File) {
+	s.files = append(s.files, o)
+	s.names = append(s.names, o.path)
+}
 
 // OpenNodes opens one file per node, name(0) to name(n-1), for flag (a
 // profile per board) and adds them to the set.
@@ -183,5 +225,5 @@ func (s *Set) Abandon() {
 	for _, o := range s.files {
 		o.Abandon()
 	}
-	s.files = nil
+	s.files, s.names = nil, nil
 }

@@ -248,3 +248,48 @@ func TestFIFOWithoutReader(t *testing.T) {
 		}
 	}
 }
+
+// Two outputs of a set may not be one regular file (by another name or a
+// hard link too): the second is refused, naming the first's flag, the
+// file keeps its contents, and a file the first made is removed when the
+// set is abandoned. A device may be named twice (/dev/null).
+func TestSetRefusesSameFile(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old")
+	if err := os.WriteFile(old, []byte("before"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Link(old, link); err != nil {
+		t.Fatal(err)
+	}
+	var s Set
+	if _, err := s.Open("stats", old); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{old, link, filepath.Join(dir, ".", "old")} {
+		_, err := s.OpenRaw("console", p, 0o644)
+		if err == nil || err.Error() != "--console: "+p+" is also --stats's output" {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	made := filepath.Join(dir, "made")
+	if _, err := s.Open("timeline", made); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open("console", made); err == nil {
+		t.Error("a file the set made was opened twice")
+	}
+	for range 2 {
+		if _, err := s.Open("null", os.DevNull); err != nil {
+			t.Errorf("%s twice: %v", os.DevNull, err)
+		}
+	}
+	s.Abandon()
+	if b, err := os.ReadFile(old); err != nil || string(b) != "before" {
+		t.Errorf("the file has %q, %v; want its contents kept", b, err)
+	}
+	if _, err := os.Stat(made); !os.IsNotExist(err) {
+		t.Errorf("the file the set made is still there: %v", err)
+	}
+}

@@ -45,16 +45,15 @@ func (o *File) Stream() (*Stream, error) { return o.stream(false) }
 // body up through a buffer of a MiB (the file is opened again to be read
 // too); a device or pipe cannot move it, nor can a file that cannot be
 // read, so its body waits in a temporary file (in os.TempDir, removed at
-// once, so that nothing is left behind) until Finish.
+// once, so that nothing is left behind) until Finish; a FIFO that had no
+// reader at Create is opened at Finish.
 func (o *File) StreamHeadLast() (*Stream, error) { return o.stream(true) }
 
 func (o *File) stream(headLast bool) (*Stream, error) {
-	if o.f == nil { // a FIFO without a reader when opened: it waits for one now
-		f, err := os.OpenFile(o.path, os.O_WRONLY, 0)
-		if err != nil {
+	if o.f == nil && !headLast { // a FIFO without a reader when opened: it waits for one now
+		if err := o.openFIFO(); err != nil {
 			return nil, err
 		}
-		o.f = f
 	}
 	if o.regular && headLast { // moving the body up reads it back
 		if f, err := os.OpenFile(o.path, os.O_RDWR, 0); err == nil {
@@ -63,6 +62,17 @@ func (o *File) stream(headLast bool) (*Stream, error) {
 		}
 	}
 	s := &Stream{o: o, f: o.f, headLast: headLast}
+	// A head-last stream that cannot move its body up spills it; to a FIFO
+	// not opened yet it writes only at Finish, so the FIFO is opened then
+	// (a reader that reads another output first does not wait for it).
+	if headLast && (o.f == nil || !o.regular || !readable(o.f)) { // before the file is made empty: this may fail
+		f, err := os.CreateTemp("", "lanaiemu-stream-*")
+		if err != nil {
+			return nil, err
+		}
+		os.Remove(f.Name()) // the open file lives on; nothing is left behind
+		s.f, s.spill = f, true
+	}
 	if o.regular {
 		if err := o.f.Truncate(0); err != nil {
 			return nil, err
@@ -70,14 +80,6 @@ func (o *File) stream(headLast bool) (*Stream, error) {
 		if _, err := o.f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-	}
-	if headLast && (!o.regular || !readable(o.f)) {
-		f, err := os.CreateTemp("", "lanaiemu-stream-*")
-		if err != nil {
-			return nil, err
-		}
-		os.Remove(f.Name()) // the open file lives on; nothing is left behind
-		s.f, s.spill = f, true
 	}
 	s.w = bufio.NewWriterSize(bodyWriter{s}, streamBuffer)
 	return s, nil
@@ -153,14 +155,33 @@ func (s *Stream) Finish(head []byte) error {
 	if s.spill {
 		s.f.Close()
 	}
-	if err := s.o.f.Close(); s.err == nil {
+	if s.o.f == nil { // a FIFO never opened (no head): a reader waiting gets its end
+		s.o.Abandon()
+	} else if err := s.o.f.Close(); s.err == nil {
 		s.err = err
 	}
 	return s.err
 }
 
-// copySpill writes head and then the spilled body to the output.
+// openFIFO opens o, a FIFO that had no reader at Create, for writing: it
+// waits for a reader.
+func (o *File) openFIFO() error {
+	f, err := os.OpenFile(o.path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	o.f = f
+	return nil
+}
+
+// copySpill writes head and then the spilled body to the output (opening
+// a FIFO first).
 func (s *Stream) copySpill(head []byte) error {
+	if s.o.f == nil {
+		if err := s.o.openFIFO(); err != nil {
+			return err
+		}
+	}
 	if _, err := s.o.f.Write(head); err != nil {
 		return err
 	}

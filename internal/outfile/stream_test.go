@@ -152,3 +152,31 @@ func TestStreamError(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 }
+
+// A head-last stream to a regular file that cannot be read (write-only
+// permission) needs a temporary file; when $TMPDIR cannot take one,
+// StreamHeadLast fails before the file is made empty. (Root reads any
+// file: skipped.)
+func TestStreamHeadLastSpillFailsKeepsFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can read a write-only file")
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "tl.json")
+	if err := os.WriteFile(name, []byte("keep"), 0o200); err != nil {
+		t.Fatal(err)
+	}
+	o, err := Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
+	if _, err := o.StreamHeadLast(); err == nil {
+		t.Fatal("StreamHeadLast made a temporary file in a missing directory")
+	}
+	o.Abandon()
+	os.Chmod(name, 0o600)
+	if b, _ := os.ReadFile(name); string(b) != "keep" {
+		t.Errorf("the file has %q, want its contents kept", b)
+	}
+}

@@ -752,10 +752,10 @@ const (
 	StatusSPT = 11
 	// StatusBusy: a table entry or slot is in use.
 	StatusBusy = 12
-	// StatusRNR: NACK only (ModeNPF): the destination page is being
-	// faulted in; retry after the RNR delay.
+	// StatusRNR: NACK only (ModeNPF, an atomic's page, a full deferral
+	// queue): the receiver is not ready; retry after the RNR delay.
 	StatusRNR = 13
-	// StatusResend: NACK only: dropped (window, deferred queue full); resend.
+	// StatusResend: NACK only: dropped (beyond the window, an atomic not served now, ModeBackup's full ring); resend.
 	StatusResend = 0x80
 )
 

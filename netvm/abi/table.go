@@ -295,6 +295,6 @@ var Table = []Const{
 	{"NVM_STATUS_TIMEOUT", StatusTimeout, "StatusTimeout: the peer did not acknowledge after RetxMax tries."},
 	{"NVM_STATUS_SPT", StatusSPT, "StatusSPT: bad SPT index or entry state for an SPT command."},
 	{"NVM_STATUS_BUSY", StatusBusy, "StatusBusy: a table entry or slot is in use."},
-	{"NVM_STATUS_RNR", StatusRNR, "StatusRNR: NACK only (ModeNPF): the destination page is being faulted in; retry after the RNR delay."},
-	{"NVM_STATUS_RESEND", StatusResend, "StatusResend: NACK only: dropped (window, deferred queue full); resend."},
+	{"NVM_STATUS_RNR", StatusRNR, "StatusRNR: NACK only (ModeNPF, an atomic's page, a full deferral queue): the receiver is not ready; retry after the RNR delay."},
+	{"NVM_STATUS_RESEND", StatusResend, "StatusResend: NACK only: dropped (beyond the window, an atomic not served now, ModeBackup's full ring); resend."},
 }

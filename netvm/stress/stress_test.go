@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"lanaiemu/fabric"
+	"lanaiemu/netvm/abi"
 	"lanaiemu/sim"
 )
 
@@ -73,5 +74,31 @@ func TestStressRecycledCopies(t *testing.T) {
 	}
 	if d := cmp.Diff(one, two, cmpopts.EquateEmpty()); d != "" {
 		t.Fatalf("one and two goroutines differ (-one +two):\n%s", d)
+	}
+}
+
+// Batches larger than the deferral queue (abi.DeferMax notifications per
+// sender) under memory pressure: the receiver's OS services the
+// redirected packets that hold the deferred notifications back slowly,
+// the queue fills, and the firmware refuses the next notifying packet.
+// It did so with NACK StatusResend, which the sender counted as a
+// retransmission without progress, so after 16 (about 16 ms) it declared
+// the peer dead (with seed 1: node 0's queue stayed full for 17 ms at
+// 1,100 WRITEs). A full queue is a receiver not ready (NACK StatusRNR):
+// nothing lost, nothing violated, and the run ends well within its limit.
+func TestStressBatchBeyondDeferQueue(t *testing.T) {
+	res, err := Run(Config{Seed: 1, Nodes: 2, Writes: 2400, Batch: 128, Clean: true, Limit: 2 * sim.Second,
+		ForkEvery: 16, RemapEvery: 16, EvictEvery: 200 * sim.Microsecond}) // netvm stress's defaults
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", *res)
+	if !res.OK() {
+		t.Fatalf("lost %d bytes, %d violations: %v", res.LostBytes, res.Violations, res.Problems)
+	}
+	// On a clean fabric a packet is sent again only when the receiver
+	// refused it: here, for a full deferral queue.
+	if res.RedirectedPages == 0 || res.Notifications < 2*abi.DeferMax || res.Retransmits == 0 {
+		t.Fatalf("the run did not exercise the paths: %+v", *res)
 	}
 }

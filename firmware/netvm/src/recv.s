@@ -154,9 +154,9 @@ rx_data:
 	sub.f	%r7, 0, %r0
 	beq	1f
 	nop
-	ld	P_DEF_COUNT[%r20], %r7	! room to defer its notification?
-	sub.f	%r7, NVM_DEFER_MAX, %r0
-	buge	.Lrd_resend
+	ld	P_DEF_COUNT[%r20], %r7	! room to defer its notification? (else
+	sub.f	%r7, NVM_DEFER_MAX, %r0	! RNR, §9: the OS frees it, not a loss)
+	buge	.Lrx_rnr_nack
 	nop
 	! §5.4 step 2: the region's export, the counter's export.
 1:	mov	NVM_STATUS_KEY, %r17
@@ -378,7 +378,7 @@ rx_data:
 	CALL	ctrlq_push
 	POP_RCA
 	RET
-! Beyond the window, or no room for its notification: drop it, NACK
+! Beyond the window, or an atomic not served now: drop it, NACK
 ! StatusResend (unless a NACK with an error is already owed).
 .Lrd_resend:
 	ld	P_NACK_STATUS[%r20], %r7
@@ -436,7 +436,7 @@ rx_nonresident:
 	mov	NVM_EV_RECV_FAULT, %r6
 	mov	%r24, %r7
 	CALL	ev_post
-	ld	P_NACK_STATUS[%r20], %r7
+.Lrx_rnr_nack:	ld	P_NACK_STATUS[%r20], %r7	! (also for a full deferral queue)
 	sub.f	%r7, 0, %r0
 	bne	.Lrd_resend_keep
 	mov	NVM_STATUS_RNR, %r7	! (delay slot)

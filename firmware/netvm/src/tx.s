@@ -503,8 +503,8 @@ rx_ack:
 	CALL	retx_start
 	bt	.Lack_out
 	nop
-8:	sub.f	%r7, NVM_STATUS_RNR, %r0	! RNR (ModeNPF): the page is being
-	bne	.Lack_out		! faulted in: retry after the RNR delay,
+8:	sub.f	%r7, NVM_STATUS_RNR, %r0	! RNR: the receiver is not ready (a
+	bne	.Lack_out		! page, a deferral queue): retry after the RNR delay,
 	mov	RETX_TICK, %r8		! (delay slot) not counted as a failure
 	st	%r0, P_RETRIES[%r20]
 	ld	RTC[%r0], %r7
