@@ -170,6 +170,12 @@ func TestExitWhileOthersRun(t *testing.T) {
 				if k := kind(n.Stop); k != c.stops[i] {
 					t.Fatalf("%s, %s: node %d: %v, want %v", c.name, mode, i, k, c.stops[i])
 				}
+				// Stop.Cycle is where the stopping instruction began: the
+				// one-cycle EXIT store one cycle before its end, the
+				// trapping load where the count stays.
+				if n.Stop != nil && n.Stop.Cycle != n.Board.CPU().Cycles-map[lanai.StopKind]uint64{lanai.StopExit: 1, lanai.StopTrap: 0}[n.Stop.Kind] {
+					t.Errorf("%s, %s: node %d: %v: Stop.Cycle %d, count %d", c.name, mode, i, n.Stop.Kind, n.Stop.Cycle, n.Board.CPU().Cycles)
+				}
 				if n.Stop != nil && n.Stop.Kind == lanai.StopTrap {
 					// Its count at the trap: Stats gives none.
 					got.nodes[i].ExitCode = uint32(n.Board.CPU().Cycles)
