@@ -33,8 +33,9 @@ type Stop struct {
 	// Cycle is, for StopExit and StopTrap, the core's count when the
 	// EXIT store was made or the trap was found: the cycle at which the
 	// stopping instruction began, as a device sees a store's
-	// (board.Board.StoreSeen). The run itself ends when that instruction
-	// has completed (CPU.Cycles).
+	// (board.Board.StoreSeen). An exit's run ends when the store has
+	// completed (CPU.Cycles); an instruction that traps does not complete,
+	// so the count stays at Cycle.
 	Cycle uint64
 }
 

@@ -275,8 +275,8 @@ func (w *World) Running() bool {
 }
 
 // Run advances the world to until, or until every node has stopped (the
-// world stops there). It returns an error
-// if a node trapped.
+// world then stops at the instant the last one did: lastStop). It returns
+// an error if a node trapped.
 func (w *World) Run(until sim.Time) error {
 	Q := w.cfg.Quantum
 	shared := w.mayShare()
@@ -445,11 +445,11 @@ func (w *World) Run(until sim.Time) error {
 }
 
 // lastStop is the instant the last node stopped, once every node has: the
-// end of its exit store or trapping instruction (its core's count, which
-// stays there). The world stops there, not at the end of the step in which
-// that node stopped: every front end (the debugger's ticks, the steps of
-// any length) then reports the same end (docs/timeline.md, "The end of a
-// run").
+// end of its exit store, or the start of the instruction that trapped (its
+// core's count, which stays there). The world stops there, not at the end
+// of the step in which that node stopped: every front end (the debugger's
+// ticks, the steps of any length) then reports the same end
+// (docs/timeline.md, "The end of a run").
 func (w *World) lastStop() sim.Time {
 	var t sim.Time
 	for _, n := range w.Nodes {

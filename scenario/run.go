@@ -184,7 +184,7 @@ func (w *World) Run(progress func(now, until sim.Time)) error {
 			at := n.Board.Clock().Time(n.Board.CPU().Cycles)
 			name := fmt.Sprintf("exit %d", n.Stop.Code)
 			if n.Stop.Kind == lanai.StopTrap {
-				name = fmt.Sprintf("trap: %v", n.Stop.Trap)
+				name = n.Stop.Trap.Error() // "trap: " and the reason
 			}
 			w.tl.Instant(timeline.Track{Process: i + 1, Thread: 0}, "cpu", name, at, nil)
 		}

@@ -56,7 +56,7 @@ func (t *simTarget) Tick() (*debugger.Event, error) {
 			t.said[i] = true
 			what := fmt.Sprintf("exited with code %#x", n.Stop.Code)
 			if n.Stop.Kind == lanai.StopTrap {
-				what = fmt.Sprintf("trapped: %v", n.Stop.Trap)
+				what = "trapped: " + n.Stop.Trap.Reason
 			}
 			at := t.ThreadTime(i, n.Board.CPU().Cycles) // its own instant: the tick may end before its exit store does
 			said = append(said, fmt.Sprintf("[node %d %s at %s]", i, what, debugger.FormatTime(at)))

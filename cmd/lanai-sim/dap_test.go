@@ -14,6 +14,8 @@ import (
 	godap "github.com/google/go-dap"
 
 	"lanaiemu/dap/daptest"
+	"lanaiemu/debugger"
+	"lanaiemu/sim"
 )
 
 // lanai-sim dap: the pingpong scenario's two boards are threads; a
@@ -90,6 +92,8 @@ func TestDAPCommand(t *testing.T) {
 	end := regexp.MustCompile(`\[node 0 exited with code 0x[0-9a-f]+ at ([0-9.]+ us)\]\n\[the run is over at ([0-9.]+ us): node 0 exited \d+, node 1 exited 0\]\n`)
 	if m := end.FindStringSubmatch(output.String()); m == nil || m[1] != m[2] || strings.Contains(output.String(), "error") {
 		t.Errorf("the end's output:\n%s", output.String())
+	} else if plain := debugger.FormatTime(sim.Time(plainStats(t, scen, filepath.Join(t.TempDir(), "s.json")).SimTimePS)); m[2] != plain {
+		t.Errorf("the adapter's end %s, the plain run's %s", m[2], plain) // the instant of the last exit (docs/timeline.md, "The end of a run")
 	}
 	do("disconnect", nil)
 	if st := <-done; st != 0 {

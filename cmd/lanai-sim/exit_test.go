@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"lanaiemu/debugger"
@@ -117,4 +118,42 @@ func plainStats(t *testing.T, path, out string) scenario.Stats {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// A trap is said once: "trap: " is the lanai.Trap's own prefix, and the
+// summary, the timeline's instant and the debugger's report said it
+// twice ("node 0: trap: trap: unaligned ...", "trapped: trap: ...").
+func TestTrapSaidOnce(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "trap.s")
+	inc, _ := filepath.Abs(filepath.Join("..", "..", "firmware", "crt", "lanai9.inc"))
+	os.WriteFile(src, []byte(`	.include "`+inc+`"
+	.text
+	.globl	_start
+_start:	nop
+	ld	2[%r0], %r6		! unaligned: a trap at cycle 1
+	nop
+`), 0o644)
+	scen := filepath.Join(dir, "trap.json")
+	os.WriteFile(scen, []byte(`{"topology": {"kind": "b2b"}, "time": "1ms", "exit_codes": "any",
+		"defaults": {"asm": ["trap.s"]}, "nodes": [{}, {}]}`), 0o644)
+	tl := filepath.Join(dir, "tl.json")
+	_, summary := lsim(t, "--no-host-times", "--timeline", tl, scen)
+	timeline, err := os.ReadFile(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "s.dbg")
+	os.WriteFile(script, []byte("continue\n"), 0o644)
+	var o, e bytes.Buffer
+	run([]string{"debug", "--script", script, scen}, &o, &e)
+	for _, c := range []struct{ what, text, want string }{
+		{"the summary", summary, "lanai-sim: node 0: trap: unaligned 4-byte read at 0x00000002; 1 instructions, 1 cycles"},
+		{"the timeline", string(timeline), `"name":"trap: unaligned 4-byte read at 0x00000002"`},
+		{"the debugger", o.String(), "[node 0 trapped: unaligned 4-byte read at 0x00000002 at 0.008 us]"},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s does not say %q:\n%s", c.what, c.want, c.text)
+		}
+	}
 }

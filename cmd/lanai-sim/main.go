@@ -342,7 +342,7 @@ func summary(w io.Writer, st scenario.Stats) {
 		case n.ExitCode != nil:
 			how = fmt.Sprintf("exit %d (%#x)", *n.ExitCode, *n.ExitCode)
 		case n.Trap != "":
-			how = "trap: " + n.Trap
+			how = n.Trap // "trap: " and the reason (lanai.Trap.Error)
 		}
 		fmt.Fprintf(w, "lanai-sim: node %d: %s; %d instructions, %d cycles (%d skipped), %.6g ms; link %d/%d packets sent/received, %d/%d bytes; DMA %d bytes; %d ISR events\n",
 			n.Node, how, n.Instructions, n.Cycles, n.SkippedCycles, n.SimSeconds*1e3, n.Link.PacketsSent, n.Link.PacketsRecv,
