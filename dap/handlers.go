@@ -673,10 +673,10 @@ func (s *server) setInstructionBreakpoints(r *godap.SetInstructionBreakpointsReq
 	var named []bool
 	for _, b := range r.Arguments.Breakpoints {
 		opts = append(opts, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
-		ref, a, one, err := s.parseRef(b.InstructionReference, b.Offset)
+		node, a, one, err := s.parseRef(b.InstructionReference, b.Offset)
 		at, why := s.d.Places(func(th int) (debugger.Place, error) {
-			if err == nil && one && th != ref {
-				return debugger.Place{}, fmt.Errorf("the reference names %s", s.d.Threads()[ref].Name)
+			if err == nil && one && th != node {
+				return debugger.Place{}, fmt.Errorf("the reference names %s", s.d.Threads()[node].Name)
 			}
 			return debugger.Place{Addr: a}, err
 		})
