@@ -292,12 +292,17 @@ func New(cfg Config) (*Cluster, error) {
 func (c *Cluster) Now() sim.Time { return c.World.Now() }
 
 // Run advances the cluster to until; it stops early with the first
-// invariant violation of a host.
+// invariant violation of a host, and with an error when every board has
+// stopped (the world's time then stays at the last stop: docs/timeline.md,
+// "The end of a run"), which the NetVM firmware never does by itself.
 func (c *Cluster) Run(until sim.Time) error {
 	for c.World.Now() < until {
 		step := min(until, c.World.Now()+sim.Millisecond)
 		if err := c.World.Run(step); err != nil {
 			return err
+		}
+		if !c.World.Running() && c.World.Now() < until {
+			return fmt.Errorf("every board has stopped, at %v: the cluster cannot run to %v", c.World.Now(), until)
 		}
 		for _, n := range c.Nodes {
 			if err := n.Kernel.Err(); err != nil {

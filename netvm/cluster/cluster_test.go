@@ -3,7 +3,11 @@ package cluster
 import (
 	"bytes"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"lanaiemu/lanai"
 	"lanaiemu/netvm/abi"
 	"lanaiemu/netvm/freebsd"
 	"lanaiemu/netvm/lib"
@@ -202,4 +206,25 @@ func TestSemaphoreAndWaitQueue(t *testing.T) {
 		t.Fatal("TryP took a unit nobody posted")
 	}
 	t.Logf("V -> P: %v, %v, %v", pTimes[0]-vTimes[0], pTimes[1]-vTimes[1], pTimes[2]-vTimes[2])
+}
+
+// A cluster whose boards have all stopped cannot reach a later time: Run
+// says so instead of calling World.Run for ever (the world's time stays
+// at the last stop).
+func TestRunEveryBoardStopped(t *testing.T) {
+	c, err := New(Config{Nodes: 2, Frames: 1024})
+	require.NoError(t, err)
+	defer c.Shutdown()
+	require.NoError(t, c.Run(c.Now()+sim.Millisecond))
+	for _, n := range c.World.Nodes {
+		n.Stop = &lanai.Stop{Kind: lanai.StopExit, Cycle: n.Board.CPU().Cycles}
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Run(c.Now() + sim.Millisecond) }()
+	select {
+	case err := <-done:
+		require.ErrorContains(t, err, "every board has stopped")
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return with every board stopped")
+	}
 }
