@@ -149,7 +149,7 @@ func (s *server) start(req *godap.Request, raw json.RawMessage, attach bool) {
 	}
 	s.sess, s.d = sess, sess.Debugger
 	threads := s.d.Threads()
-	s.named = slices.ContainsFunc(threads, func(t *debugger.Thread) bool { return !t.Program.Same(threads[0].Program) })
+	s.named = len(threads) > 1
 	s.entry = attach
 	if a.StopOnEntry != nil {
 		s.entry = *a.StopOnEntry
@@ -635,9 +635,10 @@ func parseAddr(ref string, off int) (uint32, error) {
 func refName(t *debugger.Thread) string { return strings.ReplaceAll(t.Name, " ", "") }
 
 // ref gives the memory or instruction reference of address a in thread
-// th: "0x00000018", or, when the threads run different programs (so that
-// an address means different code and data in each), one that names the
-// thread, "node1:0x00000018", for the requests that take it back.
+// th: "0x00000018" for a lone core, or, when there are several threads
+// (each board has its own SRAM, so an address means different data, and
+// maybe code, in each), one that names the thread, "node1:0x00000018", for
+// the requests that take it back.
 func (s *server) ref(th int, a uint32) string {
 	if !s.named {
 		return hex32(a)

@@ -96,7 +96,7 @@ type server struct {
 	ended   bool // the exited (or terminated) event was sent
 	quit    bool
 	last    int  // the thread of the last stop (for memory requests given a plain address)
-	named   bool // the threads run different programs: memory and instruction references name their thread
+	named   bool // several threads: memory and instruction references name their thread
 	capture *bytes.Buffer
 	running sync.WaitGroup
 	done    chan struct{}

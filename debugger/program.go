@@ -1,7 +1,6 @@
 package debugger
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
@@ -117,15 +116,4 @@ func (p *Program) Globals() []Global {
 type Global struct {
 	Name       string
 	Addr, Size uint32
-}
-
-// Same reports whether p and q know the same program: one Program, or
-// images with the same entry, symbols and line tables (a cluster's nodes
-// loaded from one firmware each have their own image).
-func (p *Program) Same(q *Program) bool {
-	if p == q {
-		return true
-	}
-	return p.img.Entry == q.img.Entry && p.imgEnd == q.imgEnd && slices.Equal(p.named, q.named) &&
-		slices.Equal(p.lines, q.lines) && slices.Equal(p.clines, q.clines)
 }

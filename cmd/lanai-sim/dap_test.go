@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,10 +57,10 @@ func TestDAPCommand(t *testing.T) {
 	if len(fs) == 0 || fs[0].Line != line || fs[0].Source == nil || fs[0].Source.Path != src {
 		t.Errorf("stack: %+v", fs)
 	}
-	// Both nodes run pingpong.s (each its own image of it): references
-	// stay plain addresses (TestDAPTwoProgramsReferences names the node).
-	if len(fs) > 0 && !regexp.MustCompile(`^0x[0-9a-f]{8}$`).MatchString(fs[0].InstructionPointerReference) {
-		t.Errorf("instructionPointerReference %q, want a plain address", fs[0].InstructionPointerReference)
+	// Both nodes run pingpong.s, each in its own SRAM: references name
+	// the node (TestDAPOneProgramReferences, TestDAPTwoProgramsReferences).
+	if len(fs) > 0 && !regexp.MustCompile(`^node0:0x[0-9a-f]{8}$`).MatchString(fs[0].InstructionPointerReference) {
+		t.Errorf("instructionPointerReference %q, want node 0's, node0:0x...", fs[0].InstructionPointerReference)
 	}
 	cyc := regexp.MustCompile(`^cycles (\d+),`)
 	var cycles []string
@@ -328,6 +329,107 @@ func TestDAPTwoProgramsReferences(t *testing.T) {
 		}
 	}); err != nil {
 		t.Fatal(e, err)
+	}
+	do("disconnect", nil)
+	if st := <-done; st != 0 {
+		t.Errorf("status %d: %s", st, stderr.String())
+	}
+}
+
+// lanai-sim dap on pingpong.json, whose nodes run one program, each in its
+// own SRAM: with node 0 stopped last, node 1's frame, variables and
+// evaluations hand out references that name node 1, so readMemory gives
+// node 1's role word (1), not node 0's (0), and disassemble shows node
+// 1's code. An instruction breakpoint the way VS Code's disassembly view
+// sets one (the frame's reference plus a byte offset) is set on node 1
+// only, and stops it. A plain address still means node 0's memory.
+func TestDAPOneProgramReferences(t *testing.T) {
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
+	do := func(cmd string, args any) godap.ResponseMessage {
+		t.Helper()
+		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
+	}
+	src, _ := filepath.Abs(filepath.Join(fw, "pingpong.s"))
+	scen, _ := filepath.Abs(filepath.Join(sc, "pingpong.json"))
+	text, _ := os.ReadFile(src)
+	line := slices.IndexFunc(strings.Split(string(text), "\n"), func(l string) bool { return strings.Contains(l, "! re-arm") }) + 1
+	do("initialize", map[string]any{"adapterID": "lanai-sim"})
+	do("launch", map[string]any{"scenario": scen})
+	do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []map[string]any{{"line": line}}})
+	do("configurationDone", nil)
+	stop := func(thread int, reason string) {
+		t.Helper()
+		e, err := c.Event("stopped", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := e.(*godap.StoppedEvent).Body; st.ThreadId != thread || st.Reason != reason {
+			t.Fatalf("stop: %+v, want thread %d, %s", st, thread, reason)
+		}
+	}
+	stop(1, "breakpoint") // node 0, the pinger, after its first reply
+	frame := func(th int) godap.StackFrame {
+		t.Helper()
+		fs := do("stackTrace", map[string]any{"threadId": th}).(*godap.StackTraceResponse).Body.StackFrames
+		if len(fs) == 0 || fs[0].Source == nil || fs[0].Source.Path != src {
+			t.Fatalf("thread %d's stack: %+v", th, fs)
+		}
+		return fs[0]
+	}
+	f0, f1 := frame(1), frame(2)
+	if !strings.HasPrefix(f0.InstructionPointerReference, "node0:0x") || !strings.HasPrefix(f1.InstructionPointerReference, "node1:0x") {
+		t.Errorf("instructionPointerReferences %q, %q", f0.InstructionPointerReference, f1.InstructionPointerReference)
+	}
+	read := func(ref string) []byte {
+		t.Helper()
+		m := do("readMemory", map[string]any{"memoryReference": ref, "count": 4}).(*godap.ReadMemoryResponse).Body
+		b, err := base64.StdEncoding.DecodeString(m.Data)
+		if err != nil || len(b) != 4 {
+			t.Fatalf("readMemory %s: %+v %v", ref, m, err)
+		}
+		return b
+	}
+	role := func(f godap.StackFrame) string {
+		t.Helper()
+		return do("evaluate", map[string]any{"expression": "role", "frameId": f.Id}).(*godap.EvaluateResponse).Body.MemoryReference
+	}
+	r0, r1 := role(f0), role(f1)
+	if b := read(r1); !strings.HasPrefix(r1, "node1:") || !bytes.Equal(b, []byte{0, 0, 0, 1}) {
+		t.Errorf("node 1's role at %q: % x, want 00 00 00 01", r1, b)
+	}
+	if b := read(r0); !strings.HasPrefix(r0, "node0:") || !bytes.Equal(b, []byte{0, 0, 0, 0}) {
+		t.Errorf("node 0's role at %q: % x, want 00 00 00 00", r0, b)
+	}
+	if _, plain, _ := strings.Cut(r1, ":"); !bytes.Equal(read(plain), []byte{0, 0, 0, 0}) {
+		t.Errorf("a plain %s is not node 0's (which stopped last): % x", plain, read(plain))
+	}
+	// The Globals scope of node 1's frame names node 1 too.
+	scopes := do("scopes", map[string]any{"frameId": f1.Id}).(*godap.ScopesResponse).Body.Scopes
+	globals := do("variables", map[string]any{"variablesReference": scopes[len(scopes)-1].VariablesReference}).(*godap.VariablesResponse).Body.Variables
+	if i := slices.IndexFunc(globals, func(v godap.Variable) bool { return v.Name == "role" }); i < 0 || globals[i].MemoryReference != r1 {
+		t.Errorf("node 1's globals: %+v", globals)
+	}
+	// Node 1's pc, the way VS Code's disassembly view asks: the reference,
+	// a byte offset and an instruction offset.
+	dis := do("disassemble", map[string]any{"memoryReference": f1.InstructionPointerReference, "offset": -4, "instructionOffset": 1, "instructionCount": 1}).(*godap.DisassembleResponse).Body.Instructions
+	if len(dis) != 1 || "node1:"+dis[0].Address != f1.InstructionPointerReference || dis[0].Line != f1.Line || dis[0].Location == nil || dis[0].Location.Path != src {
+		t.Errorf("disassemble node 1's pc %s: %+v (frame line %d)", f1.InstructionPointerReference, dis, f1.Line)
+	}
+	do("setBreakpoints", map[string]any{"source": map[string]any{"path": src}, "breakpoints": []any{}})
+	ins := do("setInstructionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"instructionReference": f1.InstructionPointerReference, "offset": 0}}}).(*godap.SetInstructionBreakpointsResponse).Body.Breakpoints
+	_, pc1, _ := strings.Cut(f1.InstructionPointerReference, ":")
+	if len(ins) != 1 || !ins[0].Verified || ins[0].InstructionReference != f1.InstructionPointerReference || ins[0].Message != "node 1 at "+pc1+"; not in node 0: the reference names node 1" {
+		t.Errorf("setInstructionBreakpoints at node 1's pc: %+v", ins)
+	}
+	do("continue", map[string]any{"threadId": 1})
+	stop(2, "instruction breakpoint") // node 1 comes round its loop again
+	if f := frame(2); f.InstructionPointerReference != f1.InstructionPointerReference {
+		t.Errorf("node 1 stopped at %s, want %s", f.InstructionPointerReference, f1.InstructionPointerReference)
+	}
+	do("setInstructionBreakpoints", map[string]any{"breakpoints": []any{}})
+	do("continue", map[string]any{"threadId": 2})
+	if _, err := c.Event("exited", nil); err != nil {
+		t.Fatal(err)
 	}
 	do("disconnect", nil)
 	if st := <-done; st != 0 {
