@@ -132,8 +132,9 @@ func TestDAPCluster(t *testing.T) {
 	b, _ := base64.StdEncoding.DecodeString(mem.Data)
 	x := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "x/4 r8", "context": "repl", "frameId": fs[0].Id}).Body.Result
 	t.Logf("after spt_lookup: %s, r8 = %s, the entry: % x\n%s", fs[0].Name, ev.Result, b, x)
-	if fs[0].Name != "rx_data" || len(b) != 16 || !strings.Contains(x, fmt.Sprintf("%x", b[:4])) || ev.MemoryReference == "0x00000000" {
-		t.Errorf("the SPT entry: frame %s, r8 %s, % x, x/4: %q", fs[0].Name, ev.Result, b, x)
+	if fs[0].Name != "rx_data" || len(b) != 16 || !strings.Contains(x, fmt.Sprintf("%x", b[:4])) ||
+		!strings.HasPrefix(ev.MemoryReference, "node1:0x") || ev.MemoryReference == "node1:0x00000000" { // node 1's (each board its own SRAM)
+		t.Errorf("the SPT entry: frame %s, r8 %s at %s, % x, x/4: %q", fs[0].Name, ev.Result, ev.MemoryReference, b, x)
 	}
 
 	// 4. A breakpoint by line in recv.s: rx_data's first line, on both nodes.
