@@ -200,6 +200,12 @@ test('a cluster: each board a thread, a stop stops all at one time, the exit cod
 		const st = await dc.stackTraceRequest({ threadId: 2 });
 		assert.deepStrictEqual(st.body.stackFrames.map((f) => f.name), ['rx_data', 'rx_take', 'engines', 'main_loop']);
 		assert.strictEqual(st.body.stackFrames[0].source.path, path.join(REPO, 'firmware/netvm/src/recv.s'));
+		// Each board has its own SRAM: node 1's references name node 1, and the
+		// disassembly view's first request at one gives node 1's pc.
+		const ref = st.body.stackFrames[0].instructionPointerReference;
+		assert.match(ref, /^node1:0x[0-9a-f]{8}$/);
+		const dis = await dc.customRequest('disassemble', { memoryReference: ref, offset: 0, instructionOffset: 0, instructionCount: 1 });
+		assert.strictEqual('node1:' + dis.body.instructions[0].address, ref);
 		await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
 		const exited = dc.waitForEvent('exited');
 		await dc.continueRequest({ threadId: 2 });
