@@ -4,6 +4,9 @@
 //
 //	lanai-as [-c] [-o out] [-I dir]... [-l listing] file.s...
 //
+// Flags may come before or after the files ("lanai-as x.s -c -o x.o");
+// after "--" every argument is a file.
+//
 // Exit status: 0 success, 1 an input error (assembly or link errors,
 // unreadable files), 2 a usage error.
 package main
@@ -20,6 +23,7 @@ import (
 
 	"lanaiemu/asm"
 	"lanaiemu/asm/link"
+	"lanaiemu/internal/flagargs"
 	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/objfile"
@@ -49,10 +53,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			"Assembles LANai assembly in the dialect of LLVM's Lanai target. With -c it writes\n"+
 			"relocatable ELF objects; without, it assembles each input and links them into an\n"+
 			"executable with the default LANai 9.2 SRAM layout (see lanai-ld).\n\n"+
+			"Flags may come before or after the files; after \"--\" every argument is a file.\n\n"+
 			"Exit status: 0 success, 1 input error, 2 usage error.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	files, err := flagargs.Parse(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -62,7 +68,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lanai-as: error: %v\n", err)
 		return 2
 	}
-	files := fs.Args()
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "lanai-as: error: no input files")
 		fs.Usage()

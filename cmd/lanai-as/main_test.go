@@ -46,6 +46,18 @@ func TestLanaiAs(t *testing.T) {
 	if l, _ := os.ReadFile(lst); !strings.Contains(string(l), "01800010") {
 		t.Errorf("listing lacks the mov word:\n%s", l)
 	}
+	// Flags may follow the file, as llvm-mc and gcc take them; after
+	// "--" every argument is a file.
+	late := filepath.Join(dir, "late.o")
+	if st, msg := runAs(t, good, "-c", "-o", late); st != 0 {
+		t.Fatalf("flags after the file: status %d: %s", st, msg)
+	}
+	if a, b := mustRead(t, late), mustRead(t, obj); !bytes.Equal(a, b) {
+		t.Error("flags after the file: the object differs from the one with flags first")
+	}
+	if st, msg := runAs(t, "-c", "-o", late, "--", good, "-l"); st != 1 || !strings.Contains(msg, "open -l") {
+		t.Errorf("a file named -l after --: status %d, %q", st, msg)
+	}
 	exe := filepath.Join(dir, "good.elf")
 	if st, msg := runAs(t, "-o", exe, good); st != 0 {
 		t.Fatalf("link: status %d: %s", st, msg)
@@ -119,4 +131,13 @@ func TestWarningPrinted(t *testing.T) {
 	if st != 0 || !strings.Contains(msg, "ne.s:1:8: warning: '!' starts a comment") {
 		t.Errorf("status %d, output %q: want 0 and the warning", st, msg)
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

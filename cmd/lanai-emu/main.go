@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"lanaiemu/debugger"
+	"lanaiemu/internal/flagargs"
 	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/lanai"
@@ -69,7 +70,8 @@ one TCP connection with --listen; the launch request names the image
 
 The image is an ELF executable (lanai-as, lanai-ld) or a LANai COFF
 executable; --raw or --load-addr loads a raw binary at --load-addr (default
-0) and starts it there. The program's console output (the PUTC register) goes
+0) and starts it there. Flags may come before or after the image; after
+"--" every argument is the image. The program's console output (the PUTC register) goes
 to standard output; reports, the summary and --trace (without =FILE) go to
 standard error.
 
@@ -278,24 +280,12 @@ func positiveCycles(fs *flag.FlagSet, s string, stderr io.Writer) (uint64, bool)
 // parseArgs parses flags that may come before or after the one image
 // argument.
 func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (string, int) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return "", 0
-			}
-			return "", exitUsage
+	pos, err := flagargs.Parse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", 0
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		return "", exitUsage
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "lanai-emu %s: want exactly one image, got %d arguments\n", fs.Name(), len(pos))

@@ -8,7 +8,8 @@
 //
 //	lanai-ld [-o out] [-e sym|addr] [-Ttext addr] [-Tdata addr] [-Map file] [-sram-size n] obj.o...
 //
-// Flags and object files may be mixed. Numbers are decimal or 0x hex. The
+// Flags and object files may be mixed; after "--" every argument is a
+// file. Numbers are decimal or 0x hex. The
 // layout, linker-defined symbols and error rules are those of package
 // lanaiemu/asm/link (see docs/linker.md). Exit status: 0 success, 1 input
 // or link error, 2 usage error. Diagnostics go to standard error as
@@ -24,6 +25,7 @@ import (
 	"os"
 
 	"lanaiemu/asm/link"
+	"lanaiemu/internal/flagargs"
 	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/memsys"
@@ -48,6 +50,7 @@ Options:
   -sram-size n    SRAM size the image must fit in (default 0x200000)
   -h, --help      show this help
 
+Flags and files may be interleaved; after "--" every argument is a file.
 Numbers are decimal or 0x hex. Exit status: 0 ok, 1 input or link error, 2 usage error.
 `
 
@@ -88,28 +91,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mapFile := fs.String("Map", "", "link map file")
 	fs.Var(&sram, "sram-size", "SRAM size")
 
-	// Flags and files may be interleaved: parse, take a file, repeat.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, usageText)
-				return 0
-			}
-			errorf("%v", err)
-			fmt.Fprintln(stderr, "run 'lanai-ld --help' for usage")
-			return 2
+	// Flags and files may be interleaved.
+	files, err := flagargs.Parse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageText)
+			return 0
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		files = append(files, args[0])
-		args = args[1:]
-		if len(args) > 0 && args[0] == "--" {
-			files = append(files, args[1:]...)
-			break
-		}
+		errorf("%v", err)
+		fmt.Fprintln(stderr, "run 'lanai-ld --help' for usage")
+		return 2
 	}
 	if err := outfile.CheckEmpty(fs, "-o", "-Map"); err != nil {
 		errorf("%v", err)

@@ -84,6 +84,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad number", []string{"-Ttext", "12z", crt0}, 2, []string{"lanai-ld: error: ", "12z"}},
 		{"missing value", []string{crt0, "-o"}, 2, []string{"flag needs an argument"}},
 		{"missing file", []string{"-o", out, filepath.Join(dir, "nope.o")}, 1, []string{"lanai-ld: error: open "}},
+		{"file after --", []string{"-o", out, "--", crt0, "-x"}, 1, []string{"lanai-ld: error: open -x"}},
 		{"bad object", []string{"-o", out, junk}, 1, []string{"lanai-ld: error: " + junk + ": unrecognised object file format"}},
 		{"undefined", []string{"-o", out, crt0}, 1, []string{"lanai-ld: error: undefined symbol: main\n>>> referenced by " + crt0 + ":(.text+0x10)"}},
 		{"duplicate", []string{"-o", out, ex, ex}, 1, []string{"lanai-ld: error: duplicate symbol: add\n>>> defined in " + ex, "lanai-ld: error: duplicate symbol: main"}},

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"lanaiemu/internal/flagargs"
 	"lanaiemu/internal/outfile"
 	"lanaiemu/lanai/budget"
 	"lanaiemu/lanai/profile"
@@ -46,7 +47,8 @@ const usage = `usage: lanai-sim [flags] [scenario.json]
        lanai-sim debug [--script FILE] scenario.json   (the debugger at a terminal)
 
 Runs LANai boards on a Myrinet fabric. Without a scenario file, --firmware
-(and --nodes, --topology) describe the run.
+(and --nodes, --topology) describe the run. Flags may come before or after
+the scenario file; after "--" every argument is a file.
 
 Exit status: 0 every node exited 0 (or, with --stop time, the time limit
 was reached with no trap); 1 a node exited with a non-zero code (unless
@@ -519,17 +521,12 @@ func applyFlags(s *scenario.Scenario, timeS, stop, exitCodes, seed string, param
 // when the command is done: with status 0 after -h, StatusUsage after a
 // bad flag (which fs has reported).
 func parseArgs(fs *flag.FlagSet, args []string) (files []string, status int, ok bool) {
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, 0, false
-			}
-			return nil, scenario.StatusUsage, false
+	files, err := flagargs.Parse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0, false
 		}
-		if fs.NArg() == 0 {
-			return files, 0, true
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+		return nil, scenario.StatusUsage, false
 	}
+	return files, 0, true
 }

@@ -149,6 +149,11 @@ func TestDeterminismAndTimeline(t *testing.T) {
 	if st, _ := lsim(t, "--jobs", "0", filepath.Join(sc, "faults.json")); st != 64 { // scenario.StatusUsage
 		t.Fatalf("--jobs 0: status %d", st)
 	}
+	// After "--" every argument is a file: "-q" is a second scenario file,
+	// not a flag (it was read as an unknown flag).
+	if st, msg := lsim(t, "--", filepath.Join(sc, "faults.json"), "-q"); st != 64 || !strings.Contains(msg, "more than one scenario file") {
+		t.Errorf("a file named -q after --: status %d: %s", st, msg)
+	}
 	var doc struct {
 		TraceEvents []struct {
 			Name, Cat, Ph string

@@ -36,6 +36,10 @@ func TestRunBadScenarios(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Workloads) != 2 || !res.Workloads[0].Done || !res.Workloads[1].Done {
 		t.Fatalf("two workloads on node 0: exit %d %q %q", code, out, e)
 	}
+	// Flags may follow the scenario (it said "usage" and exit 2).
+	if code, late, e := runCmd("run", shared, "--quiet"); code != 0 || late != out {
+		t.Errorf("--quiet after the scenario: exit %d, stdout %q (want %q), stderr %q", code, late, out, e)
+	}
 	// Seventeen workloads from node 0 need seventeen endpoints there: the
 	// last set-up fails with the driver's error, and the run says so.
 	var many []string

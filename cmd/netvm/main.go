@@ -44,6 +44,7 @@ import (
 
 	"lanaiemu/dap"
 	"lanaiemu/hostbus"
+	"lanaiemu/internal/flagargs"
 	"lanaiemu/internal/outfile"
 	"lanaiemu/internal/readfile"
 	"lanaiemu/internal/timeline"
@@ -67,6 +68,8 @@ const usage = `usage: ` + runUsage + `
        netvm bench [--quick] [--json FILE] [--plots DIR] [--profile FILE] [--board PART] [--clock MHz] [--link-rate MB/s]
                    [--pin-cache pages] [--pci-burst bytes] [--back-to-back] [--no-inline] [--host-timing NAME=DURATION,...]
        netvm stress [flags]
+
+Flags may come before or after the SCENARIO of run.
 
 Examples:
   netvm run fixtures/netvm/scenarios/pingpong.json
@@ -283,13 +286,14 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	boardName := fs.String("board", "", "every node's board, over the scenario's defaults' \"board\" (default "+hostbus.DefaultPart+"; docs/hardware.md)")
 	clock := fs.Uint64("clock", 0, "the LANai's clock in MHz, over the scenario's defaults' \"clock_mhz\" (0: the board's)")
 	jobs := fs.Int("jobs", 1, jobsUsage)
-	if err := fs.Parse(args); err != nil {
+	files, err := flagargs.Parse(fs, args)
+	if err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 2
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		fmt.Fprintln(stderr, "usage: "+runUsage)
 		return 2
 	}
@@ -297,7 +301,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netvm run: --jobs %d: want 1..%d\n", *jobs, maxJobs)
 		return 2
 	}
-	sc, err := nvmrun.Load(fs.Arg(0))
+	sc, err := nvmrun.Load(files[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "netvm run: %v\n", err)
 		return 2
