@@ -31,7 +31,7 @@ func init() {
 		{"reverse-step", []string{"rs"}, "reverse-step [N]", "go back N instructions (default 1): the program is run again from its start (a lone core)", (*Debugger).cmdReverseStep},
 		{"reverse-continue", []string{"rc"}, "reverse-continue", "go back to the last breakpoint or watched store before this instruction, or to the start", (*Debugger).cmdReverseContinue},
 		{"continue", []string{"c", "cont"}, "continue", "run until a breakpoint, a watchpoint, the exit or a trap", (*Debugger).cmdContinue},
-		{"until", []string{"u", "advance"}, "until LOC", "run until pc reaches LOC (or a breakpoint, watchpoint, exit or trap)", (*Debugger).cmdUntil},
+		{"until", []string{"u", "advance"}, "until LOC", "run until pc reaches LOC (or a breakpoint, watchpoint, exit or trap); in a cluster, LOC of another node's program runs until that node reaches it", (*Debugger).cmdUntil},
 		{"finish", []string{"fin"}, "finish", "run until the current function returns to its caller", (*Debugger).cmdFinish},
 		{"break", []string{"b", "br"}, "break [LOC] [if EXPR]", "set a breakpoint at LOC (default: pc); with if, it stops only where EXPR is not 0", (*Debugger).cmdBreak},
 		{"condition", []string{"cond"}, "condition N [EXPR]", "make breakpoint N stop only where EXPR is not 0 (no EXPR: always)", (*Debugger).cmdCondition},
@@ -194,15 +194,41 @@ func (d *Debugger) cmdUntil(args []string) {
 		d.errorf("usage: until LOC")
 		return
 	}
-	a, _, err := d.location(strings.Join(args, " "))
+	loc := strings.Join(args, " ")
+	places, err := d.breakPlaces(loc)
 	if err != nil {
 		d.errorf("until: %v", err)
+		return
+	}
+	if len(places) > 1 {
+		d.errorf("until: %s's program has no %s; %s: select one with \"node N\"", d.threads[d.cur].Name, loc, d.placesText(places))
 		return
 	}
 	if !d.running() {
 		return
 	}
-	d.report(d.resume(goal{thread: d.cur, at: true, addr: a}))
+	pl := places[0]
+	if pl.Thread != d.cur {
+		d.printf("Run until %s reaches %s\n", d.threads[pl.Thread].Name, d.threads[pl.Thread].Program.describe(pl.Addr))
+	}
+	d.report(d.resume(goal{thread: pl.Thread, at: true, addr: pl.Addr}))
+}
+
+// placesText names the nodes of places and their addresses: "node 1 has it
+// at 0x0000000c, node 2 at 0x00000010".
+func (d *Debugger) placesText(places []Place) string {
+	var b strings.Builder
+	for i, pl := range places {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.threads[pl.Thread].Name)
+		if i == 0 {
+			b.WriteString(" has it")
+		}
+		fmt.Fprintf(&b, " at 0x%08x", pl.Addr)
+	}
+	return b.String()
 }
 
 func (d *Debugger) cmdFinish(args []string) {
@@ -444,18 +470,26 @@ func (d *Debugger) cmdInfo(args []string) {
 	case strings.HasPrefix("specials", sub) && len(sub) >= 3:
 		d.printf("%s", d.cpu().Mem.Specials.String())
 	case sub == "line":
-		a := d.cpu().PC
+		places := []Place{{Thread: d.cur, Addr: d.cpu().PC}}
 		if len(rest) > 0 {
 			var err error
-			if a, _, err = d.location(strings.Join(rest, " ")); err != nil {
+			if places, err = d.breakPlaces(strings.Join(rest, " ")); err != nil {
 				d.errorf("info line: %v", err)
 				return
 			}
 		}
-		if e, ok := d.p().lineAt(a); ok {
-			d.printf("0x%08x is %s:%d\n", a, e.File, e.Line)
-		} else {
-			d.printf("no line information for %s\n", d.p().addrName(a))
+		for _, pl := range places {
+			// Another node's place (the selected node's program lacks
+			// the location) is named.
+			node, p := "", d.threads[pl.Thread].Program
+			if pl.Thread != d.cur {
+				node = d.nodePrefix(pl.Thread)
+			}
+			if e, ok := p.lineAt(pl.Addr); ok {
+				d.printf("%s0x%08x is %s:%d\n", node, pl.Addr, e.File, e.Line)
+			} else {
+				d.printf("no line information for %s%s\n", node, p.addrName(pl.Addr))
+			}
 		}
 	default:
 		d.errorf("info: unknown subject %q (registers, breakpoints, watchpoints, symbols, specials, line)", sub)

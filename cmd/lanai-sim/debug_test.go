@@ -130,6 +130,42 @@ func TestDebugTwoPrograms(t *testing.T) {
 	}
 }
 
+// until and info line resolve LOC as break does: in the selected node's
+// program, else in each node's that has it. until then runs until that
+// node reaches it and selects it; when several nodes have it, it names them
+// and runs nothing. They said "no symbol" (only_b is node 1's).
+func TestDebugTwoProgramsUntil(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "s.dbg")
+	os.WriteFile(script, []byte("info line only_b\ninfo line shared\nuntil only_b\nbt\ninfo line twoprog-a.s:15\nuntil nosuch\n"), 0o644)
+	var o, e bytes.Buffer
+	st := run([]string{"debug", "--script", script, filepath.Join(sc, "twoprog.json")}, &o, &e)
+	want := regexp.MustCompile(`(?s)\(lanai\) info line only_b\nnode 1 0x0000000c is \S*twoprog-b\.s:10\n` +
+		`\(lanai\) info line shared\n0x00000014 is \S*twoprog-a\.s:15\n` +
+		`\(lanai\) until only_b\nRun until node 1 reaches 0x0000000c <only_b> at twoprog-b\.s:10\n\[Switching to node 1\]\nnode 1 at [0-9.]+ us \(cycle 3\)\n=>  0x0000000c <only_b> .*twoprog-b\.s:10\n` +
+		`\(lanai\) bt\n#0  0x0000000c <only_b> at twoprog-b\.s:10\n` +
+		`\(lanai\) info line twoprog-a.s:15\nnode 0 0x00000014 is \S*twoprog-a\.s:15\n` +
+		`\(lanai\) until nosuch\nerror: until: no symbol "nosuch"\n`)
+	if st != 1 || !want.MatchString(o.String()) {
+		t.Errorf("status %d\n%s\nstderr: %s", st, o.String(), e.String())
+	}
+
+	// Three nodes, two of which run twoprog-b.s: until only_b from node 0
+	// names them and leaves the run where it is.
+	dir := t.TempDir()
+	fwAbs, _ := filepath.Abs(fw)
+	three := filepath.Join(dir, "three.json")
+	os.WriteFile(three, []byte(`{"topology": {"kind": "star"}, "count": 3, "time": "1ms", "nodes": [{"asm": ["`+fwAbs+`/twoprog-a.s"]}, {"asm": ["`+fwAbs+`/twoprog-b.s"]}, {"asm": ["`+fwAbs+`/twoprog-b.s"]}]}`), 0o644)
+	os.WriteFile(script, []byte("until only_b\ninfo line only_b\nprint $pc\n"), 0o644)
+	o.Reset()
+	st = run([]string{"debug", "--script", script, three}, &o, &e)
+	want = regexp.MustCompile(`(?s)\(lanai\) until only_b\nerror: until: node 0's program has no only_b; node 1 has it at 0x0000000c, node 2 at 0x0000000c: select one with "node N"\n` +
+		`\(lanai\) info line only_b\nnode 1 0x0000000c is \S*twoprog-b\.s:10\nnode 2 0x0000000c is \S*twoprog-b\.s:10\n` +
+		`\(lanai\) print \$pc\npc = 0x00000000 `)
+	if st != 1 || !want.MatchString(o.String()) {
+		t.Errorf("three nodes: status %d\n%s\nstderr: %s", st, o.String(), e.String())
+	}
+}
+
 // A stop selects the node that stopped, as gdb switches to the thread
 // that stopped, and says so: after node 1's breakpoint, bt and list show
 // node 1's code (they showed node 0's, the node selected before); a
