@@ -756,12 +756,7 @@ func (s *server) setDataBreakpoints(r *godap.SetDataBreakpointsRequest) {
 			out = append(out, res)
 			continue
 		}
-		if b.Condition != "" || b.HitCondition != "" {
-			res.Message = "a data breakpoint takes no condition or hit condition (the debugger's watchpoints take none)"
-			out = append(out, res)
-			continue
-		}
-		id, err := s.d.SetWatchpoint(th, a, n)
+		id, err := s.d.SetWatchpoint(th, a, n, debugger.BreakOptions{Condition: b.Condition, HitCondition: b.HitCondition})
 		if err != nil {
 			res.Message = err.Error()
 		} else {

@@ -57,6 +57,9 @@ func (d *Debugger) stopOf(o outcome) Stop {
 		}
 	case stopWatch:
 		s.Reason = "data breakpoint"
+		if o.condErr != nil {
+			s.Text = o.condErr.Error()
+		}
 	case stopInterrupt:
 		s.Reason = "pause"
 	case stopBudget:

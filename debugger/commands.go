@@ -34,11 +34,11 @@ func init() {
 		{"until", []string{"u", "advance"}, "until LOC", "run until pc reaches LOC (or a breakpoint, watchpoint, exit or trap); in a cluster, LOC of another node's program runs until that node reaches it", (*Debugger).cmdUntil},
 		{"finish", []string{"fin"}, "finish", "run until the current function returns to its caller", (*Debugger).cmdFinish},
 		{"break", []string{"b", "br"}, "break [LOC] [if EXPR]", "set a breakpoint at LOC (default: pc); with if, it stops only where EXPR is not 0", (*Debugger).cmdBreak},
-		{"condition", []string{"cond"}, "condition N [EXPR]", "make breakpoint N stop only where EXPR is not 0 (no EXPR: always)", (*Debugger).cmdCondition},
-		{"ignore", nil, "ignore N COUNT", "let breakpoint N pass its next COUNT hits (0: stop at the next)", (*Debugger).cmdIgnore},
+		{"condition", []string{"cond"}, "condition N [EXPR]", "make breakpoint or watchpoint N stop only where EXPR is not 0 (no EXPR: always)", (*Debugger).cmdCondition},
+		{"ignore", nil, "ignore N COUNT", "let breakpoint or watchpoint N pass its next COUNT hits (0: stop at the next)", (*Debugger).cmdIgnore},
 		{"log", nil, "log LOC MESSAGE", "a logpoint: print MESSAGE at LOC and go on ({EXPR} is EXPR's value, {EXPR:x} in hex)", (*Debugger).cmdLog},
 		{"delete", []string{"d"}, "delete [N...]", "delete breakpoints/watchpoints N (default: all)", (*Debugger).cmdDelete},
-		{"watch", []string{"w"}, "watch ADDR [LEN]", "stop when a store of the core touches LEN bytes at ADDR, or they change (DMA, the host) (default: the symbol's size, or 4; at most 4096)", (*Debugger).cmdWatch},
+		{"watch", []string{"w"}, "watch ADDR [LEN] [if EXPR]", "stop when a store of the core touches LEN bytes at ADDR, or they change (DMA, the host) (default: the symbol's size, or 4; at most 4096); with if, only where EXPR is not 0 then", (*Debugger).cmdWatch},
 		{"node", []string{"thread"}, "node [N]", "select thread (a cluster's node) N; show the selected one", (*Debugger).cmdThread},
 		{"info", []string{"i"}, "info WHAT", "WHAT: registers, breakpoints, watchpoints, symbols [TEXT], specials (special registers), line [LOC]", (*Debugger).cmdInfo},
 		{"regs", []string{"registers"}, "regs", "same as info registers", (*Debugger).cmdRegs},
@@ -293,9 +293,10 @@ func (d *Debugger) checkCode(th int, a uint32) error {
 }
 
 // SetWatchpoint makes the target stop when n bytes at a of thread th's
-// SRAM change or its core stores into them; it gives the watchpoint's
-// number.
-func (d *Debugger) SetWatchpoint(th int, a, n uint32) (int, error) {
+// SRAM change or its core stores into them, and its qualifiers let it
+// (o's Condition and HitCondition, as a breakpoint's; no LogMessage); it
+// gives the watchpoint's number. A bad expression sets nothing.
+func (d *Debugger) SetWatchpoint(th int, a, n uint32, o BreakOptions) (int, error) {
 	if n == 0 || n > MaxWatch {
 		return 0, fmt.Errorf("bad length %d (1 to %d)", n, MaxWatch)
 	}
@@ -303,6 +304,9 @@ func (d *Debugger) SetWatchpoint(th int, a, n uint32) (int, error) {
 		return 0, fmt.Errorf("[0x%08x, +%d) is not in SRAM", a, n)
 	}
 	p := &point{id: d.nextID, thread: th, watch: true, addr: a, len: n, what: d.threads[th].Program.addrName(a)}
+	if err := d.qualify(p, o); err != nil {
+		return 0, err
+	}
 	d.nextID++
 	p.old = d.snapshot(p)
 	d.points = append(d.points, p)
@@ -399,8 +403,16 @@ func (d *Debugger) cmdDelete(args []string) {
 }
 
 func (d *Debugger) cmdWatch(args []string) {
+	cond := ""
+	if i := slices.Index(args, "if"); i >= 0 {
+		if cond = strings.Join(args[i+1:], " "); cond == "" {
+			d.errorf("watch: if without a condition")
+			return
+		}
+		args = args[:i]
+	}
 	if len(args) < 1 || len(args) > 2 {
-		d.errorf("usage: watch ADDR [LEN]")
+		d.errorf("usage: watch ADDR [LEN] [if EXPR]")
 		return
 	}
 	a, err := d.eval(args[0])
@@ -419,16 +431,20 @@ func (d *Debugger) cmdWatch(args []string) {
 	} else if _, size, ok := d.p().Symbol(args[0]); ok && size > 0 {
 		n = min(size, MaxWatch)
 	}
-	id, err := d.SetWatchpoint(d.cur, a, n)
+	id, err := d.SetWatchpoint(d.cur, a, n, BreakOptions{Condition: cond})
 	if err != nil {
 		d.errorf("watch: %v", err)
 		return
 	}
+	onlyIf := ""
+	if cond != "" {
+		onlyIf = " if " + cond
+	}
 	if d.timed != nil {
-		d.printf("Watchpoint %d: %s, %d bytes at %s\n", id, d.th().Name, n, d.p().describe(a))
+		d.printf("Watchpoint %d: %s, %d bytes at %s%s\n", id, d.th().Name, n, d.p().describe(a), onlyIf)
 		return
 	}
-	d.printf("Watchpoint %d: %d bytes at %s (the program now runs one instruction at a time)\n", id, n, d.p().addrName(a))
+	d.printf("Watchpoint %d: %d bytes at %s%s (the program now runs one instruction at a time)\n", id, n, d.p().addrName(a), onlyIf)
 }
 
 func (d *Debugger) cmdThread(args []string) {
@@ -512,7 +528,7 @@ func (d *Debugger) showPoints(watch bool) {
 		}
 		switch {
 		case p.watch:
-			d.printf("%-4d watchpoint  0x%08x  %4d  %d bytes at %s\n", p.id, p.addr, p.hits, p.len, p.what)
+			d.printf("%-4d watchpoint  0x%08x  %4d  %d bytes at %s\n%s", p.id, p.addr, p.hits, p.len, p.what, p.qualifiers())
 		case p.log != nil:
 			d.printf("%-4d logpoint    0x%08x  %4d  %s\n%s", p.id, p.addr, p.hits, p.what, p.qualifiers())
 		default:

@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,9 +9,10 @@ import (
 	"lanaiemu/lanai"
 )
 
-// Conditional breakpoints, hit counts and logpoints. A breakpoint reached
-// by its core (the board that reached it, in a cluster) is looked at in
-// this order: its condition, evaluated on that core (zero: it was not
+// Conditional breakpoints and watchpoints, hit counts and logpoints. A
+// breakpoint reached by its core (the board that reached it, in a
+// cluster), or a watchpoint whose bytes changed, is looked at in this
+// order: its condition, evaluated on that core (zero: it was not
 // hit; an error: it stops, and says why); the hit count goes up by one;
 // the hit condition must pass; then a logpoint prints its message and
 // the run goes on, any other breakpoint stops it. Looking has no side
@@ -155,9 +157,12 @@ func (d *Debugger) logLine(p *point) string {
 	return b.String()
 }
 
-// qualify sets a breakpoint's qualifiers, all or none (an error leaves it
-// as it was).
+// qualify sets a breakpoint's or watchpoint's qualifiers, all or none (an
+// error leaves it as it was). A watchpoint takes no log message.
 func (d *Debugger) qualify(p *point, o BreakOptions) error {
+	if p.watch && o.LogMessage != "" {
+		return errors.New("a watchpoint takes no log message")
+	}
 	prog := d.threads[p.thread].Program
 	var cond value
 	if c := strings.TrimSpace(o.Condition); c != "" {
@@ -181,15 +186,15 @@ func (d *Debugger) qualify(p *point, o BreakOptions) error {
 	return nil
 }
 
-// Requalify replaces breakpoint id's qualifiers; its hit count stays.
-// An error (a bad expression or message) leaves it as it was.
+// Requalify replaces breakpoint or watchpoint id's qualifiers; its hit
+// count stays. An error (a bad expression or message) leaves it as it was.
 func (d *Debugger) Requalify(id int, o BreakOptions) error {
 	for _, p := range d.points {
-		if p.id == id && !p.watch {
+		if p.id == id {
 			return d.qualify(p, o)
 		}
 	}
-	return fmt.Errorf("no breakpoint %d", id)
+	return fmt.Errorf("no breakpoint or watchpoint %d", id)
 }
 
 // plain reports whether a breakpoint has no qualifier.
@@ -215,15 +220,16 @@ func (d *Debugger) AddBreakpoint(th int, a uint32, o BreakOptions) (int, error) 
 	return p.id, nil
 }
 
-// reach looks at breakpoint p, which its core has just reached (the
-// order above): it reports whether the run stops there and, when the
-// condition could not be evaluated, why (the run stops then).
+// reach looks at breakpoint p, which its core has just reached, or
+// watchpoint p, whose bytes have just changed (the order above): it
+// reports whether the run stops there and, when the condition could not
+// be evaluated, why (the run stops then).
 func (d *Debugger) reach(p *point) (stop bool, condErr error) {
 	if p.cond != nil {
 		v, err := p.cond(d.cpuOf(p.thread))
 		if err != nil {
 			p.hits++
-			return true, fmt.Errorf("the condition of breakpoint %d (%s) cannot be evaluated: %v; stopped there", p.id, p.condText, err)
+			return true, fmt.Errorf("the condition of %s %d (%s) cannot be evaluated: %v; stopped there", p.kind(), p.id, p.condText, err)
 		}
 		if v == 0 {
 			return false, nil
@@ -250,19 +256,26 @@ func (p *point) holds(c *lanai.CPU) bool {
 	return err != nil || v != 0
 }
 
-// breakpoint finds breakpoint id for a command.
+// kind names a point for messages: breakpoint, logpoint or watchpoint.
+func (p *point) kind() string {
+	switch {
+	case p.watch:
+		return "watchpoint"
+	case p.log != nil:
+		return "logpoint"
+	}
+	return "breakpoint"
+}
+
+// breakpoint finds breakpoint or watchpoint id for a command.
 func (d *Debugger) breakpoint(cmd, arg string) (*point, bool) {
 	n, err := parseCount(arg, 1<<30)
 	for _, p := range d.points {
 		if err == nil && p.id == n {
-			if p.watch {
-				d.errorf("%s: %d is a watchpoint (watchpoints take no condition or count)", cmd, n)
-				return nil, false
-			}
 			return p, true
 		}
 	}
-	d.errorf("%s: no breakpoint %q", cmd, arg)
+	d.errorf("%s: no breakpoint or watchpoint %q", cmd, arg)
 	return nil, false
 }
 
@@ -291,8 +304,11 @@ func (d *Debugger) cmdCondition(args []string) {
 		return
 	}
 	kind, does := "Breakpoint", "stops"
-	if p.log != nil {
+	switch {
+	case p.log != nil:
 		kind, does = "Logpoint", "logs"
+	case p.watch:
+		kind = "Watchpoint"
 	}
 	if p.cond == nil {
 		d.printf("%s %d now unconditional.\n", kind, p.id)
@@ -317,11 +333,11 @@ func (d *Debugger) cmdIgnore(args []string) {
 	}
 	if n == 0 {
 		p.hitCond = hitCond{}
-		d.printf("Will stop next time breakpoint %d is reached.\n", p.id)
+		d.printf("Will stop next time %s %d is reached.\n", p.kind(), p.id)
 		return
 	}
 	p.hitCond = hitCond{op: ">", n: p.hits + n}
-	d.printf("Will ignore next %d crossings of breakpoint %d (it stops from hit %d on).\n", n, p.id, p.hits+n+1)
+	d.printf("Will ignore next %d crossings of %s %d (it stops from hit %d on).\n", n, p.kind(), p.id, p.hits+n+1)
 }
 
 func (d *Debugger) cmdLog(args []string) {

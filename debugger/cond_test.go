@@ -120,7 +120,136 @@ func TestConditionalBreakpoint(t *testing.T) {
 		t.Errorf("%d breakpoints after the bad commands, want 1", n)
 	}
 	s.do("watch moves")
-	s.bad("condition 2 %r6 == 1")
+	if got := s.do("condition 2 [moves] == 1"); got != "Watchpoint 2 stops only if [moves] == 1.\n" {
+		t.Errorf("condition on a watchpoint: %q", got)
+	}
+}
+
+// moveStop is a stop of a plain watchpoint on moves: its new value and
+// when.
+type moveStop struct {
+	moves  uint32
+	cycles uint64
+}
+
+// moveStops runs the program with a plain watchpoint on moves to its end
+// and gives every stop (the oracle the qualified watchpoints are held
+// to), and the end's cycle and instruction counts.
+func moveStops(t *testing.T, p *program) (stops []moveStop, cycles, instret uint64) {
+	s := newSession(t, p)
+	s.do("watch moves")
+	moves := p.addr(t, "moves")
+	for {
+		s.do("continue")
+		if s.d.Finished() != nil {
+			return stops, s.cpu.Cycles, s.cpu.Instret
+		}
+		v, _ := s.cpu.Mem.Read(moves, 4)
+		stops = append(stops, moveStop{uint32(v[0])<<24 | uint32(v[1])<<16 | uint32(v[2])<<8 | uint32(v[3]), s.cpu.Cycles})
+	}
+}
+
+// A watchpoint's condition, looked at when its bytes change, and its hit
+// condition (the one core of cond.go): it stops where a plain watchpoint
+// stops with the condition true, no earlier or later; ignore and a hit
+// condition pass hits; a bad condition sets nothing.
+func TestWatchpointConditions(t *testing.T) {
+	p := crtAnd(t, recursionS)
+	stops, _, _ := moveStops(t, p)
+	if len(stops) < 10 {
+		t.Fatalf("only %d stores to moves", len(stops))
+	}
+	at := func(v uint32) uint64 {
+		for _, st := range stops {
+			if st.moves == v {
+				return st.cycles
+			}
+		}
+		t.Fatalf("moves never %d", v)
+		return 0
+	}
+	s := newSession(t, p)
+	got := s.do("watch moves if [moves] == 5")
+	contains(t, "watch if", got, fmt.Sprintf("Watchpoint 1: 4 bytes at 0x%08x <moves> if [moves] == 5", p.addr(t, "moves")))
+	got = s.do("continue")
+	contains(t, "the conditional watch", got, "Watchpoint 1: 4-byte store to", "old: 00 00 00 04", "new: 00 00 00 05")
+	if s.cpu.Cycles != at(5) {
+		t.Errorf("stopped at cycle %d, the plain watchpoint saw 5 at %d", s.cpu.Cycles, at(5))
+	}
+	contains(t, "info watchpoints", s.do("info watchpoints"), "     1  4 bytes at", "\tstop only if [moves] == 5")
+	// ignore on a watchpoint: the next two changes pass.
+	s.do("condition 1")
+	contains(t, "ignore", s.do("ignore 1 2"), "Will ignore next 2 crossings of watchpoint 1")
+	s.do("continue")
+	if s.cpu.Cycles != at(8) {
+		t.Errorf("after ignore 2: stopped at cycle %d, want %d (moves 8)", s.cpu.Cycles, at(8))
+	}
+	// A hit condition through the API (DAP's hitCondition): every third.
+	s = newSession(t, p)
+	if _, err := s.d.SetWatchpoint(0, p.addr(t, "moves"), 4, BreakOptions{Condition: "[moves] != 0", HitCondition: "% 3"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []uint32{3, 6, 9} {
+		s.do("continue")
+		if s.cpu.Cycles != at(want) {
+			t.Errorf("hit condition %% 3: stopped at cycle %d, want %d (moves %d)", s.cpu.Cycles, at(want), want)
+		}
+	}
+	for _, o := range []BreakOptions{{Condition: "[moves"}, {HitCondition: "sometimes"}, {LogMessage: "x"}} {
+		if _, err := s.d.SetWatchpoint(0, p.addr(t, "moves"), 4, o); err == nil {
+			t.Errorf("watchpoint with %+v: no error", o)
+		}
+	}
+	for _, cmd := range []string{"watch moves if", "watch moves if nosuch == 1", "watch moves 4 if (("} {
+		s.bad(cmd)
+	}
+	if got := s.do("info watchpoints"); strings.Count(got, "watchpoint  0x") != 1 {
+		t.Errorf("bad watches set one:\n%s", got)
+	}
+	// A condition that cannot be evaluated stops there and says why.
+	s = newSession(t, p)
+	s.do("watch moves if [%r6 + 0x40000000] == 1")
+	s.out.Reset()
+	s.d.Exec("continue")
+	if got = s.out.String(); s.d.Errors() != 1 {
+		t.Errorf("continue: %d errors, want 1", s.d.Errors())
+	}
+	contains(t, "a condition that cannot be evaluated", got, "Watchpoint 1:", "error: the condition of watchpoint 1 ([%r6 + 0x40000000] == 1) cannot be evaluated")
+	t.Logf("%d stores to moves", len(stops))
+}
+
+// A watchpoint whose condition never holds does not stop and changes no
+// cycle, instruction or trace line: the run ends as without it.
+func TestWatchConditionDoesNotPerturb(t *testing.T) {
+	p := crtAnd(t, recursionS)
+	_, cycles, instret := fibStops(t, p)
+	s := newSession(t, p)
+	s.do("watch moves if [moves] == 0x7fffffff")
+	s.do("watch moves")
+	s.do("condition 2 %r6 == 12345")
+	s.do("continue")
+	if s.d.Finished() == nil || s.cpu.Cycles != cycles || s.cpu.Instret != instret {
+		t.Errorf("with never-true watch conditions: finished %v, %d cycles, %d instructions; without: %d, %d", s.d.Finished(), s.cpu.Cycles, s.cpu.Instret, cycles, instret)
+	}
+	contains(t, "hit counts", s.do("info watchpoints"), "1    watchpoint", "     0  4 bytes")
+	trace := func(cmds ...string) string {
+		out := &bytes.Buffer{}
+		c, img := lanaitest.Load(t, p.image, lanai.Config{Console: out})
+		d := New(c, img, out)
+		for _, cmd := range cmds {
+			d.Exec(cmd)
+		}
+		out.Reset()
+		d.Exec("trace on")
+		d.Exec("step 3000")
+		if d.Errors() != 0 {
+			t.Fatalf("errors: %s", out)
+		}
+		return fmt.Sprintf("%s\ncycles %d", out, c.Cycles)
+	}
+	if plain, cond := trace(), trace("watch moves if [moves] == 0x7fffffff"); plain != cond {
+		t.Errorf("traces differ")
+	}
 }
 
 // Logpoints print their message with the values of the core that reached

@@ -104,7 +104,7 @@ func (d *Debugger) reverseContinue() (outcome, error) {
 		for _, p := range d.points {
 			switch {
 			case !p.watch && c.PC == p.addr && p.log == nil && p.holds(c):
-			case p.watch && cnt != stores && uint64(a) < uint64(p.addr)+uint64(p.len) && uint64(p.addr) < uint64(a)+uint64(size):
+			case p.watch && cnt != stores && uint64(a) < uint64(p.addr)+uint64(p.len) && uint64(p.addr) < uint64(a)+uint64(size) && p.holds(c):
 			default:
 				continue
 			}

@@ -336,12 +336,16 @@ func (d *Debugger) hit(start, instr, stores []uint64, pcs []uint32) (outcome, bo
 		byStore := cnt != stores[p.thread] && uint64(a) < uint64(p.addr)+uint64(p.len) && uint64(p.addr) < uint64(a)+uint64(size)
 		// A lone core's SRAM changes only by its stores; in a cluster DMA
 		// and the host write too, so the bytes are compared (in place).
+		// Its qualifiers are looked at after the change (reach), as a
+		// breakpoint's are on arrival.
 		if byStore || d.core == nil && !bytes.Equal(d.watched(p), p.old) {
-			if !found {
-				p.hits++
-				o, found = outcome{kind: stopWatch, point: p, byStore: byStore, storePC: pcs[p.thread], stAddr: a, stSize: size, old: p.old}, true
-			}
+			old := p.old
 			p.old = d.snapshot(p)
+			if !found {
+				if stop, err := d.reach(p); stop {
+					o, found = outcome{kind: stopWatch, point: p, byStore: byStore, storePC: pcs[p.thread], stAddr: a, stSize: size, old: old, condErr: err}, true
+				}
+			}
 		}
 	}
 	return o, found
@@ -513,6 +517,9 @@ func (d *Debugger) writeReport(o outcome) {
 			}
 		default:
 			d.printf("Watchpoint %d: %d bytes at %s changed\n  old: % x\n  new: % x\n", pt.id, pt.len, p.addrName(pt.addr), o.old, pt.old)
+		}
+		if o.condErr != nil {
+			d.errorf("%v", o.condErr)
 		}
 	case stopBudget:
 		d.printf("[stopped: the command's cycle budget of %d cycles is used up; continue to go on]\n", d.budget())

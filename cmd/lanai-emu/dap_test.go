@@ -422,12 +422,14 @@ func TestDAPConditions(t *testing.T) {
 	if len(ins) != 1 || !ins[0].Verified {
 		t.Fatalf("setInstructionBreakpoints: %+v", ins)
 	}
-	// A data breakpoint takes no condition: unverified, not a
-	// watchpoint that would stop at every store.
+	// Data breakpoints take conditions and hit conditions (they were
+	// answered unverified): one that never holds does not stop (the stop
+	// below is the source breakpoint's); bad ones are unverified with the
+	// reason.
 	info := daptest.Must[*godap.DataBreakpointInfoResponse](t, c, "dataBreakpointInfo", map[string]any{"name": "moves"}).Body
 	dbs := daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{
-		{"dataId": info.DataId, "condition": "[moves] == 5"}, {"dataId": info.DataId, "hitCondition": "3"}}}).Body.Breakpoints
-	if len(dbs) != 2 || dbs[0].Verified || dbs[1].Verified || !strings.Contains(dbs[0].Message, "takes no condition") {
+		{"dataId": info.DataId, "condition": "[moves] == 0x7fffffff"}, {"dataId": info.DataId, "condition": "(("}, {"dataId": info.DataId, "hitCondition": "sometimes"}}}).Body.Breakpoints
+	if len(dbs) != 3 || !dbs[0].Verified || dbs[1].Verified || dbs[2].Verified || !strings.Contains(dbs[1].Message, "bad expression") || !strings.Contains(dbs[2].Message, "bad hit condition") {
 		t.Errorf("data breakpoints with conditions: %+v", dbs)
 	}
 	daptest.Must[*godap.ConfigurationDoneResponse](t, c, "configurationDone", nil)
@@ -462,10 +464,24 @@ func TestDAPConditions(t *testing.T) {
 	if st = stopped(t, c); st.Reason != "breakpoint" || !strings.Contains(st.Text, "cannot be evaluated") {
 		t.Errorf("a condition failing at run time: %+v", st)
 	}
-	// Without breakpoints, to the exit.
+	// Without breakpoints; a data breakpoint on moves with a condition
+	// and a hit condition: the third store that leaves it at 5 or more,
+	// 7 (hanoi counts its moves from 0, after fib).
 	daptest.Must[*godap.SetBreakpointsResponse](t, c, "setBreakpoints", map[string]any{"source": source, "breakpoints": []any{}})
 	daptest.Must[*godap.SetFunctionBreakpointsResponse](t, c, "setFunctionBreakpoints", map[string]any{"breakpoints": []any{}})
 	daptest.Must[*godap.SetInstructionBreakpointsResponse](t, c, "setInstructionBreakpoints", map[string]any{"breakpoints": []any{}})
+	dbs = daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"dataId": info.DataId, "condition": "[moves] >= 5", "hitCondition": "3"}}}).Body.Breakpoints
+	if len(dbs) != 1 || !dbs[0].Verified {
+		t.Fatalf("a data breakpoint with a condition and a hit condition: %+v", dbs)
+	}
+	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
+	st = stopped(t, c)
+	if moves := daptest.Must[*godap.EvaluateResponse](t, c, "evaluate", map[string]any{"expression": "[moves]"}).Body.Result; st.Reason != "data breakpoint" || len(st.HitBreakpointIds) != 1 || st.HitBreakpointIds[0] != dbs[0].Id || moves != "0x00000007 (7)" {
+		t.Errorf("the qualified data breakpoint: stop %+v, moves %s", st, moves)
+	}
+	// To the exit.
+	daptest.Must[*godap.SetDataBreakpointsResponse](t, c, "setDataBreakpoints", map[string]any{"breakpoints": []any{}})
 	daptest.Must[*godap.ContinueResponse](t, c, "continue", map[string]any{"threadId": 1})
 	if e, err := c.Event("exited", nil); err != nil || uint32(e.(*godap.ExitedEvent).Body.ExitCode) != expected(t, "recursion") {
 		t.Errorf("exited %v %v", e, err)
