@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"lanaiemu/internal/expr"
 	"lanaiemu/lanai"
 	"lanaiemu/memsys"
 )
 
-// Expressions: the one evaluator of every command that takes an address
+// Expressions (parsed by internal/expr, shared with scenario's host
+// scripts): the one evaluator of every command that takes an address
 // or a value (break, until, x, watch, print, disas, a breakpoint's
 // condition, a logpoint's {EXPR}) and of the DAP adapter's evaluate. An
 // address expression of old (terms joined by + and -) means what it
@@ -41,7 +43,7 @@ import (
 // a device; the only error it can meet is a word it cannot read.
 
 // value is a compiled expression: its value on core c.
-type value func(c *lanai.CPU) (uint32, error)
+type value = expr.Eval[*lanai.CPU]
 
 // maxNesting bounds the depth of ( and [ in an expression.
 const maxNesting = 64
@@ -59,228 +61,36 @@ func compile(p *Program, expr string) (value, error) {
 
 // compileKind is compile that also says whether the expression is a
 // value rather than an address (above).
-func compileKind(p *Program, expr string) (v value, isValue bool, err error) {
-	if len(expr) > maxExprLen {
-		return nil, false, fmt.Errorf("an expression of %d bytes: at most %d", len(expr), maxExprLen)
+func compileKind(p *Program, src string) (v value, isValue bool, err error) {
+	if len(src) > maxExprLen {
+		return nil, false, fmt.Errorf("an expression of %d bytes: at most %d", len(src), maxExprLen)
 	}
-	s := strings.TrimSpace(expr)
+	s := strings.TrimSpace(src)
 	s = strings.TrimPrefix(s, "*")
 	if strings.TrimSpace(s) == "" {
 		return nil, false, fmt.Errorf("missing address")
 	}
-	x := &parser{p: p, src: expr, s: s}
-	if v, err = x.binary(0); err != nil {
-		return nil, false, err
+	sx := syntax
+	sx.Term = func(tok string) (value, error) { return term(p, tok) }
+	v, isPlain, err := sx.Parse(s)
+	if se, ok := err.(*expr.SyntaxError); ok {
+		return nil, false, fmt.Errorf("bad expression %q: %s", src, se.Msg)
 	}
-	if x.skipSpace(); x.i < len(x.s) {
-		if x.at("]") || x.at(")") {
-			return nil, false, x.errorf("unmatched %q", x.s[x.i:x.i+1])
-		}
-		return nil, false, x.errorf("expected an operator before %q", x.s[x.i:])
-	}
-	return v, x.value, nil
+	return v, !isPlain, err
 }
 
-// parser reads one expression.
-type parser struct {
-	p     *Program
-	src   string // as the user wrote it, for messages
-	s     string
-	i     int
-	depth int
-	value bool // it uses [ ] or an operator other than + and -
-}
-
-func (x *parser) errorf(format string, args ...any) error {
-	return fmt.Errorf("bad expression %q: %s", x.src, fmt.Sprintf(format, args...))
-}
-
-func (x *parser) skipSpace() {
-	for x.i < len(x.s) && (x.s[x.i] == ' ' || x.s[x.i] == '\t') {
-		x.i++
-	}
-}
-
-// at reports whether the text at the present position starts with tok.
-func (x *parser) at(tok string) bool { return strings.HasPrefix(x.s[x.i:], tok) }
-
-// binaryOp is an operator of a precedence level.
-type binaryOp struct {
-	tok string
-	f   func(a, b uint32) uint32
-}
-
-func truth(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// levels are the binary operators by precedence, loosest first; within a
-// level the longer token is tried first ("<=" before "<"). && and || are
-// handled by binary itself (they do not evaluate their right side when
-// the left decides).
-var levels = [][]binaryOp{
-	{{"||", nil}},
-	{{"&&", nil}},
-	{{"|", func(a, b uint32) uint32 { return a | b }}},
-	{{"^", func(a, b uint32) uint32 { return a ^ b }}},
-	{{"&", func(a, b uint32) uint32 { return a & b }}},
-	{{"==", func(a, b uint32) uint32 { return truth(a == b) }}, {"!=", func(a, b uint32) uint32 { return truth(a != b) }}},
-	{{"<=", func(a, b uint32) uint32 { return truth(int32(a) <= int32(b)) }}, {">=", func(a, b uint32) uint32 { return truth(int32(a) >= int32(b)) }},
-		{"<", func(a, b uint32) uint32 { return truth(int32(a) < int32(b)) }}, {">", func(a, b uint32) uint32 { return truth(int32(a) > int32(b)) }}},
-	{{"<<", func(a, b uint32) uint32 { return a << (b & 31) }}, {">>", func(a, b uint32) uint32 { return a >> (b & 31) }}},
-	{{"+", func(a, b uint32) uint32 { return a + b }}, {"-", func(a, b uint32) uint32 { return a - b }}},
-	{{"*", func(a, b uint32) uint32 { return a * b }}},
-}
-
-// op finds an operator of level lv at the present position: not the
-// first character of a longer operator of another level ("||" is not
-// "|", "<<" is not "<", "&&" is not "&").
-func (x *parser) op(lv int) (binaryOp, bool) {
-	for _, o := range levels[lv] {
-		if !x.at(o.tok) {
-			continue
-		}
-		if len(o.tok) == 1 && x.i+1 < len(x.s) && x.s[x.i+1] == o.tok[0] && strings.IndexByte("|&<>", o.tok[0]) >= 0 {
-			continue
-		}
-		return o, true
-	}
-	return binaryOp{}, false
-}
-
-// binary parses the operators of level lv and tighter.
-func (x *parser) binary(lv int) (value, error) {
-	if lv == len(levels) {
-		return x.unary()
-	}
-	left, err := x.binary(lv + 1)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		x.skipSpace()
-		o, ok := x.op(lv)
-		if !ok {
-			return left, nil
-		}
-		x.i += len(o.tok)
-		x.value = x.value || o.tok != "+" && o.tok != "-"
-		right, err := x.binary(lv + 1)
-		if err != nil {
-			return nil, err
-		}
-		left = combine(o, left, right)
-	}
-}
-
-// combine makes the value of a binary operator.
-func combine(o binaryOp, a, b value) value {
-	switch o.tok {
-	case "&&", "||":
-		or := o.tok == "||"
-		return func(c *lanai.CPU) (uint32, error) {
-			l, err := a(c)
-			if err != nil || (l != 0) == or {
-				return truth(l != 0), err
-			}
-			r, err := b(c)
-			return truth(r != 0), err
-		}
-	}
-	f := o.f
-	return func(c *lanai.CPU) (uint32, error) {
-		l, err := a(c)
-		if err != nil {
-			return 0, err
-		}
-		r, err := b(c)
-		if err != nil {
-			return 0, err
-		}
-		return f(l, r), nil
-	}
-}
-
-// unaryOps are the prefix operators.
-var unaryOps = map[byte]func(uint32) uint32{
-	'-': func(v uint32) uint32 { return -v },
-	'+': func(v uint32) uint32 { return v },
-	'!': func(v uint32) uint32 { return truth(v == 0) },
-	'~': func(v uint32) uint32 { return ^v },
-}
-
-func (x *parser) unary() (value, error) {
-	x.skipSpace()
-	if x.i >= len(x.s) {
-		return nil, x.errorf("it ends with an operator")
-	}
-	if f, ok := unaryOps[x.s[x.i]]; ok {
-		x.value = x.value || x.s[x.i] == '!' || x.s[x.i] == '~'
-		x.i++
-		if x.depth++; x.depth > maxNesting {
-			return nil, x.errorf("nested more than %d deep", maxNesting)
-		}
-		v, err := x.unary()
-		x.depth--
-		if err != nil {
-			return nil, err
-		}
-		return func(c *lanai.CPU) (uint32, error) {
-			r, err := v(c)
-			return f(r), err
-		}, nil
-	}
-	return x.primary()
-}
-
-func (x *parser) primary() (value, error) {
-	ch := x.s[x.i]
-	if ch == '(' || ch == '[' {
-		closer := ")"
-		if ch == '[' {
-			closer = "]"
-		}
-		x.i++
-		if x.depth++; x.depth > maxNesting {
-			return nil, x.errorf("nested more than %d deep", maxNesting)
-		}
-		v, err := x.binary(0)
-		x.depth--
-		if err != nil {
-			return nil, err
-		}
-		if x.skipSpace(); !x.at(closer) {
-			return nil, x.errorf("missing %q", closer)
-		}
-		x.i++
-		if ch == '(' {
-			return v, nil
-		}
-		x.value = true
-		return func(c *lanai.CPU) (uint32, error) {
-			a, err := v(c)
-			if err != nil {
-				return 0, err
-			}
-			return peekWord(c.Mem, a)
-		}, nil
-	}
-	j := x.i
-	if ch == '%' || ch == '$' {
-		j++
-	}
-	for j < len(x.s) && isNameChar(x.s[j]) {
-		j++
-	}
-	tok := x.s[x.i:j]
-	if tok == "" || tok == "%" || tok == "$" {
-		return nil, x.errorf("unexpected %q", x.s[x.i:])
-	}
-	x.i = j
-	return term(x.p, tok)
+// syntax is the debugger's expressions (the package's Term is set per
+// program by compileKind): C's operators without / and %, signed
+// comparisons, registers as %name and $name, [ADDR] words.
+var syntax = expr.Syntax[*lanai.CPU]{
+	Ops:      "|| && | ^ & == != < <= > >= << >> + - *",
+	Unary:    "-+!~",
+	Signed:   true,
+	Prefixes: "%$",
+	NameChar: isNameChar,
+	Word:     func(c *lanai.CPU, a uint32) (uint32, error) { return peekWord(c.Mem, a) },
+	MaxLen:   maxExprLen,
+	MaxDepth: maxNesting,
 }
 
 // term compiles a number, a register or a name.

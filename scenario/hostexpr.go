@@ -3,12 +3,14 @@ package scenario
 import (
 	"fmt"
 	"strings"
+
+	sharedexpr "lanaiemu/internal/expr"
 )
 
 // expr is a compiled host-script expression: 32-bit unsigned arithmetic
 // over numbers, the script's variables ($name) and the firmware's symbols
 // (a bare name).
-type expr func(env exprEnv) (uint32, error)
+type expr = sharedexpr.Eval[exprEnv]
 
 // exprEnv is what an expression reads.
 type exprEnv interface {
@@ -16,46 +18,42 @@ type exprEnv interface {
 	symbol(name string) (uint32, bool)
 }
 
-// Binary operators by precedence level (lowest first), as in C.
-var exprLevels = [][]string{
-	{"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"},
+// Expression limits: bad input fails fast and in bounded memory.
+const (
+	maxExprLen   = 4096
+	maxExprDepth = 63 // ( min( and prefix operators: 64 levels with the innermost term
+)
+
+// hostSyntax is the host scripts' expressions (parsed by internal/expr,
+// shared with the debugger): C's operators with / and %, unsigned
+// comparisons, && and || evaluating both sides, min and max, $variables
+// and symbols; no [ ].
+var hostSyntax = sharedexpr.Syntax[exprEnv]{
+	Ops:      "|| && | ^ & == != < <= > >= << >> + - * / %",
+	Unary:    "-!~",
+	Eager:    true,
+	Prefixes: "$",
+	NameChar: isIdent,
+	Funcs: map[string]func(a, b uint32) uint32{
+		"min": func(a, b uint32) uint32 { return min(a, b) },
+		"max": func(a, b uint32) uint32 { return max(a, b) },
+	},
+	Term:     hostTerm,
+	MaxLen:   maxExprLen,
+	MaxDepth: maxExprDepth,
 }
 
-var exprOps = map[string]func(a, b uint32) (uint32, error){
-	"||": func(a, b uint32) (uint32, error) { return b2u(a != 0 || b != 0), nil },
-	"&&": func(a, b uint32) (uint32, error) { return b2u(a != 0 && b != 0), nil },
-	"|":  func(a, b uint32) (uint32, error) { return a | b, nil },
-	"^":  func(a, b uint32) (uint32, error) { return a ^ b, nil },
-	"&":  func(a, b uint32) (uint32, error) { return a & b, nil },
-	"==": func(a, b uint32) (uint32, error) { return b2u(a == b), nil },
-	"!=": func(a, b uint32) (uint32, error) { return b2u(a != b), nil },
-	"<=": func(a, b uint32) (uint32, error) { return b2u(a <= b), nil },
-	">=": func(a, b uint32) (uint32, error) { return b2u(a >= b), nil },
-	"<":  func(a, b uint32) (uint32, error) { return b2u(a < b), nil },
-	">":  func(a, b uint32) (uint32, error) { return b2u(a > b), nil },
-	"<<": func(a, b uint32) (uint32, error) { return a << (b & 31), nil },
-	">>": func(a, b uint32) (uint32, error) { return a >> (b & 31), nil },
-	"+":  func(a, b uint32) (uint32, error) { return a + b, nil },
-	"-":  func(a, b uint32) (uint32, error) { return a - b, nil },
-	"*":  func(a, b uint32) (uint32, error) { return a * b, nil },
-	"/": func(a, b uint32) (uint32, error) {
-		if b == 0 {
-			return 0, fmt.Errorf("division by zero")
-		}
-		return a / b, nil
-	},
-	"%": func(a, b uint32) (uint32, error) {
-		if b == 0 {
-			return 0, fmt.Errorf("division by zero")
-		}
-		return a % b, nil
-	},
-}
-
-// exprFuncs are the functions an expression may call.
-var exprFuncs = map[string]func(a, b uint32) uint32{
-	"min": func(a, b uint32) uint32 { return min(a, b) },
-	"max": func(a, b uint32) uint32 { return max(a, b) },
+// compileExpr parses s. An empty s is an error (callers check for
+// optional operands first).
+func compileExpr(s string) (expr, error) {
+	if len(s) <= maxExprLen && strings.Trim(s, " \t") == "" {
+		return nil, fmt.Errorf("empty expression")
+	}
+	e, _, err := hostSyntax.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", s, err)
+	}
+	return e, nil
 }
 
 func b2u(b bool) uint32 {
@@ -65,201 +63,12 @@ func b2u(b bool) uint32 {
 	return 0
 }
 
-// compileExpr parses s. An empty s is an error (callers check for
-// optional operands first).
-func compileExpr(s string) (expr, error) {
-	if len(s) > maxExprLen {
-		return nil, fmt.Errorf("expression of %d characters (at most %d)", len(s), maxExprLen)
-	}
-	toks, err := lexExpr(s)
-	if err != nil {
-		return nil, err
-	}
-	if len(toks) == 0 {
-		return nil, fmt.Errorf("empty expression")
-	}
-	p := &exprParser{toks: toks}
-	e, err := p.binary(0)
-	if err != nil {
-		return nil, fmt.Errorf("%q: %v", s, err)
-	}
-	if p.i < len(p.toks) {
-		return nil, fmt.Errorf("%q: unexpected %q", s, p.toks[p.i])
-	}
-	return e, nil
-}
-
-func lexExpr(s string) ([]string, error) {
-	var toks []string
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t':
-			i++
-		case isIdent(c) || c == '$':
-			j := i + 1
-			for j < len(s) && isIdent(s[j]) {
-				j++
-			}
-			toks = append(toks, s[i:j])
-			i = j
-		case strings.ContainsRune("()+-*/%^~,", rune(c)):
-			toks = append(toks, s[i:i+1])
-			i++
-		default:
-			two := ""
-			if i+1 < len(s) {
-				two = s[i : i+2]
-			}
-			switch two {
-			case "||", "&&", "==", "!=", "<=", ">=", "<<", ">>":
-				toks = append(toks, two)
-				i += 2
-				continue
-			}
-			if strings.ContainsRune("|&<>!", rune(c)) {
-				toks = append(toks, s[i:i+1])
-				i++
-				continue
-			}
-			return nil, fmt.Errorf("%q: unexpected character %q", s, c)
-		}
-	}
-	return toks, nil
-}
-
 func isIdent(c byte) bool {
 	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// Expression limits: bad input fails fast and in bounded memory.
-const (
-	maxExprLen   = 4096
-	maxExprDepth = 64
-)
-
-type exprParser struct {
-	toks  []string
-	i     int
-	depth int
-}
-
-func (p *exprParser) peek() string {
-	if p.i < len(p.toks) {
-		return p.toks[p.i]
-	}
-	return ""
-}
-
-func (p *exprParser) binary(level int) (expr, error) {
-	if level == len(exprLevels) {
-		return p.unary()
-	}
-	left, err := p.binary(level + 1)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		op := p.peek()
-		found := false
-		for _, o := range exprLevels[level] {
-			found = found || o == op
-		}
-		if !found {
-			return left, nil
-		}
-		p.i++
-		right, err := p.binary(level + 1)
-		if err != nil {
-			return nil, err
-		}
-		f, l := exprOps[op], left
-		left = func(env exprEnv) (uint32, error) {
-			a, err := l(env)
-			if err != nil {
-				return 0, err
-			}
-			b, err := right(env)
-			if err != nil {
-				return 0, err
-			}
-			return f(a, b)
-		}
-	}
-}
-
-func (p *exprParser) unary() (expr, error) {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxExprDepth {
-		return nil, fmt.Errorf("nested deeper than %d", maxExprDepth)
-	}
-	switch t := p.peek(); t {
-	case "-", "~", "!":
-		p.i++
-		x, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		return func(env exprEnv) (uint32, error) {
-			v, err := x(env)
-			switch t {
-			case "-":
-				v = -v
-			case "~":
-				v = ^v
-			default:
-				v = b2u(v == 0)
-			}
-			return v, err
-		}, nil
-	case "(":
-		p.i++
-		x, err := p.binary(0)
-		if err != nil {
-			return nil, err
-		}
-		if p.peek() != ")" {
-			return nil, fmt.Errorf("missing )")
-		}
-		p.i++
-		return x, nil
-	case "":
-		return nil, fmt.Errorf("expression ends early")
-	default:
-		p.i++
-		return p.atom(t)
-	}
-}
-
-func (p *exprParser) atom(t string) (expr, error) {
-	if f, ok := exprFuncs[t]; ok && p.peek() == "(" {
-		p.i++
-		a, err := p.binary(0)
-		if err != nil {
-			return nil, err
-		}
-		if p.peek() != "," {
-			return nil, fmt.Errorf("%s needs two arguments", t)
-		}
-		p.i++
-		b, err := p.binary(0)
-		if err != nil {
-			return nil, err
-		}
-		if p.peek() != ")" {
-			return nil, fmt.Errorf("missing ) after %s", t)
-		}
-		p.i++
-		return func(env exprEnv) (uint32, error) {
-			x, err := a(env)
-			if err != nil {
-				return 0, err
-			}
-			y, err := b(env)
-			return f(x, y), err
-		}, nil
-	}
+// hostTerm compiles a number, a $variable or a symbol.
+func hostTerm(t string) (expr, error) {
 	if t[0] >= '0' && t[0] <= '9' {
 		v, err := ParseNum(t)
 		if err != nil || v > 1<<32-1 {
@@ -268,9 +77,6 @@ func (p *exprParser) atom(t string) (expr, error) {
 		return func(exprEnv) (uint32, error) { return uint32(v), nil }, nil
 	}
 	if name, ok := strings.CutPrefix(t, "$"); ok {
-		if name == "" {
-			return nil, fmt.Errorf("$ without a variable name")
-		}
 		return func(env exprEnv) (uint32, error) {
 			v, ok := env.variable(name)
 			if !ok {
