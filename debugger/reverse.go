@@ -115,6 +115,15 @@ func (d *Debugger) reverseContinue() (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
+	var old []byte
+	if lastPoint != nil && lastPoint.watch {
+		// The bytes before the store: one instruction earlier.
+		before, err := d.replay(last-1, nil)
+		if err != nil {
+			return outcome{}, err
+		}
+		old, _ = before.Mem.Read(lastPoint.addr, lastPoint.len)
+	}
 	c, err := d.replay(last, nil)
 	if err != nil {
 		return outcome{}, err
@@ -125,7 +134,7 @@ func (d *Debugger) reverseContinue() (outcome, error) {
 	}
 	lastPoint.hits++
 	if lastPoint.watch {
-		return outcome{kind: stopWatch, point: lastPoint, old: lastPoint.old}, nil
+		return outcome{kind: stopWatch, point: lastPoint, old: old}, nil
 	}
 	return outcome{kind: stopBreak, point: lastPoint}, nil
 }

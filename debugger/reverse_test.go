@@ -97,3 +97,16 @@ func TestReverseCondition(t *testing.T) {
 		t.Errorf("reverse-continue: cycle %d r6 %d, want the first stop's %d\n%s", cpu.Cycles, cpu.R[6], nth(t, stops, 1, is3), got)
 	}
 }
+
+// reverse-continue back to a watched store shows the bytes as they were
+// before that store (old) and after it (new), as continue does.
+func TestReverseWatchOld(t *testing.T) {
+	p := crtAnd(t, recursionS)
+	s, load := restartable(t, p)
+	s.d.Target().(*Core).Restartable(load, nil)
+	s.do("watch moves if [moves] == 5")
+	s.do("continue")
+	s.do("condition 1")
+	got := s.do("reverse-continue")
+	contains(t, "reverse-continue to a watched store", got, "old: 00 00 00 03", "new: 00 00 00 04")
+}
