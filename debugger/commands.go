@@ -335,14 +335,24 @@ func (d *Debugger) DeleteAll() {
 	d.points = nil
 }
 
+// splitIf splits a command's "LOC if EXPR" into LOC's words and EXPR ("" without
+// if); an if without EXPR is an error of cmd, reported.
+func (d *Debugger) splitIf(cmd string, args []string) (loc []string, cond string, ok bool) {
+	i := slices.Index(args, "if")
+	if i < 0 {
+		return args, "", true
+	}
+	if cond = strings.Join(args[i+1:], " "); cond == "" {
+		d.errorf("%s: if without a condition", cmd)
+		return nil, "", false
+	}
+	return args[:i], cond, true
+}
+
 func (d *Debugger) cmdBreak(args []string) {
-	cond := ""
-	if i := slices.Index(args, "if"); i >= 0 {
-		if cond = strings.Join(args[i+1:], " "); cond == "" {
-			d.errorf("break: if without a condition")
-			return
-		}
-		args = args[:i]
+	args, cond, ok := d.splitIf("break", args)
+	if !ok {
+		return
 	}
 	places := []Place{{Thread: d.cur, Addr: d.cpu().PC}}
 	if len(args) > 0 {
@@ -403,13 +413,9 @@ func (d *Debugger) cmdDelete(args []string) {
 }
 
 func (d *Debugger) cmdWatch(args []string) {
-	cond := ""
-	if i := slices.Index(args, "if"); i >= 0 {
-		if cond = strings.Join(args[i+1:], " "); cond == "" {
-			d.errorf("watch: if without a condition")
-			return
-		}
-		args = args[:i]
+	args, cond, ok := d.splitIf("watch", args)
+	if !ok {
+		return
 	}
 	if len(args) < 1 || len(args) > 2 {
 		d.errorf("usage: watch ADDR [LEN] [if EXPR]")

@@ -232,22 +232,7 @@ func TestWatchConditionDoesNotPerturb(t *testing.T) {
 		t.Errorf("with never-true watch conditions: finished %v, %d cycles, %d instructions; without: %d, %d", s.d.Finished(), s.cpu.Cycles, s.cpu.Instret, cycles, instret)
 	}
 	contains(t, "hit counts", s.do("info watchpoints"), "1    watchpoint", "     0  4 bytes")
-	trace := func(cmds ...string) string {
-		out := &bytes.Buffer{}
-		c, img := lanaitest.Load(t, p.image, lanai.Config{Console: out})
-		d := New(c, img, out)
-		for _, cmd := range cmds {
-			d.Exec(cmd)
-		}
-		out.Reset()
-		d.Exec("trace on")
-		d.Exec("step 3000")
-		if d.Errors() != 0 {
-			t.Fatalf("errors: %s", out)
-		}
-		return fmt.Sprintf("%s\ncycles %d", out, c.Cycles)
-	}
-	if plain, cond := trace(), trace("watch moves if [moves] == 0x7fffffff"); plain != cond {
+	if plain, cond := traceAfter(t, p), traceAfter(t, p, "watch moves if [moves] == 0x7fffffff"); plain != cond {
 		t.Errorf("traces differ")
 	}
 }
@@ -299,23 +284,8 @@ func TestLogpointsDoNotPerturb(t *testing.T) {
 // traces without it.
 func TestConditionDoesNotPerturbTrace(t *testing.T) {
 	p := crtAnd(t, recursionS)
-	trace := func(cmds ...string) string {
-		out := &bytes.Buffer{}
-		c, img := lanaitest.Load(t, p.image, lanai.Config{Console: out})
-		d := New(c, img, out)
-		for _, cmd := range cmds {
-			d.Exec(cmd)
-		}
-		out.Reset()
-		d.Exec("trace on")
-		d.Exec("step 3000")
-		if d.Errors() != 0 {
-			t.Fatalf("errors: %s", out)
-		}
-		return fmt.Sprintf("%s\ncycles %d", out, c.Cycles)
-	}
-	plain := trace()
-	cond := trace("break fib if %r6 == 1000", "break main if [%sp+4] == 1 && 0")
+	plain := traceAfter(t, p)
+	cond := traceAfter(t, p, "break fib if %r6 == 1000", "break main if [%sp+4] == 1 && 0")
 	if plain != cond {
 		t.Errorf("traces differ")
 	}
@@ -446,4 +416,22 @@ func TestSpecialRegisterNames(t *testing.T) {
 			t.Errorf("eval(%q) = %#x, %v; want %#x", expr, got, err, want)
 		}
 	}
+}
+
+// traceAfter runs cmds on a new debugger of p and gives the trace of the
+// next 3000 instructions and the cycle count after them.
+func traceAfter(t *testing.T, p *program, cmds ...string) string {
+	out := &bytes.Buffer{}
+	c, img := lanaitest.Load(t, p.image, lanai.Config{Console: out})
+	d := New(c, img, out)
+	for _, cmd := range cmds {
+		d.Exec(cmd)
+	}
+	out.Reset()
+	d.Exec("trace on")
+	d.Exec("step 3000")
+	if d.Errors() != 0 {
+		t.Fatalf("errors: %s", out)
+	}
+	return fmt.Sprintf("%s\ncycles %d", out, c.Cycles)
 }
