@@ -31,12 +31,21 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // endedByDashes reports whether fs.Parse stopped at args[n] because
 // args[n-1] was the "--" that ends the flags, not the value of a flag
-// ("-o --").
+// ("-o --"). args[:n] are flags and their values, so walking them flag by
+// flag tells which: "--" ends the flags where a flag would stand.
 func endedByDashes(fs *flag.FlagSet, args []string, n int) bool {
 	if n == 0 || args[n-1] != "--" {
 		return false
 	}
-	return n < 2 || !takesValue(fs, args[n-2])
+	i := 0
+	for i < n-1 {
+		if takesValue(fs, args[i]) {
+			i += 2
+		} else {
+			i++
+		}
+	}
+	return i == n-1
 }
 
 // takesValue reports whether arg is a flag of fs ("-name" or "--name",

@@ -23,6 +23,9 @@ func TestParse(t *testing.T) {
 		{[]string{"-o", "--", "a.s", "-c"}, []string{"a.s"}, "--", true},
 		{[]string{"-c", "--", "a.s", "-o", "z"}, []string{"a.s", "-o", "z"}, "", true},
 		{[]string{"a.s", "-", "-c"}, []string{"a.s", "-"}, "", true},
+		// -o's value is "-o"; the "--" after it ends the flags.
+		{[]string{"-o", "-o", "--", "a.s", "-c"}, []string{"a.s", "-c"}, "-o", false},
+		{[]string{"a.s", "-o", "-o", "--", "-c"}, []string{"a.s", "-c"}, "-o", false},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		c := fs.Bool("c", false, "")
