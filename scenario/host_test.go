@@ -251,6 +251,18 @@ func TestHostExpr(t *testing.T) {
 	}
 }
 
+// An expression over the length limit is refused in a message of its
+// own size, not one that quotes the whole expression (a megabyte operand
+// gave a megabyte of error).
+func TestHostExprTooLongMessage(t *testing.T) {
+	for _, n := range []int{maxExprLen + 1, 1 << 20} {
+		_, err := compileExpr(strings.Repeat("1", n))
+		if err == nil || !strings.Contains(err.Error(), "at most 4096") || len(err.Error()) > 100 {
+			t.Errorf("%d bytes: an error of %d bytes: %.100v", n, len(fmt.Sprint(err)), err)
+		}
+	}
+}
+
 // FuzzHostExpr: any text compiles or fails cleanly, and evaluates without
 // panicking.
 func FuzzHostExpr(f *testing.F) {
