@@ -231,6 +231,13 @@ func TestHostExpr(t *testing.T) {
 		"64K":                    65536,
 		"$a % $b ^ 1":            0,
 		"$a >= 10 || 0":          1,
+		// docs/lanai-sim.md: unsigned, shift counts modulo 32, Go's numbers
+		"-8 / 2":                       0x7ffffffc,
+		"-0x80000000 / -1":             0,
+		"-0x80000000 % -1":             0x80000000,
+		"1 << 32":                      1,
+		"$a << 33":                     20,
+		"010 + 0b11 + 1_000 + 2K + 1M": 8 + 3 + 1000 + 2048 + 1<<20,
 	}
 	for s, want := range cases {
 		e, err := compileExpr(s)
