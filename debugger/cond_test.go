@@ -357,7 +357,7 @@ func TestEvalOperators(t *testing.T) {
 		"[[%r6 - 3 + grid] - [grid] + grid]": p.word(t, grid), "*main": p.addr(t, "main"), "-8+%fp": s.cpu.R[5] - 8,
 		"r0 == 1 && [0x40000000]": 0, "1 || [0x40000000]": 1, "main+-+4": p.addr(t, "main") - 4,
 		// docs/emulator.md: shift counts modulo 32, numbers hex or decimal
-		"1 << 32": 1, "1 << 33": 2, "-1 >> 32": 0xffffffff, "010": 10, "0X10": 16,
+		"1 << 32": 1, "1 << 33": 2, "-1 >> 32": 0xffffffff, "-8 >> 1": 0x7ffffffc, "010": 10, "0X10": 16,
 	} {
 		got, err := s.d.eval(expr)
 		if err != nil || got != want {
