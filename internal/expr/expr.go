@@ -186,17 +186,18 @@ func (x *parser[E]) next() {
 	x.tok, x.i = x.s[x.i:x.i+1], x.i+1 // a character of no token
 }
 
-// op gives the present token as a binary operator of the syntax.
-func (x *parser[E]) op() (Op, bool) {
+// op gives the present token as a binary operator of the table (known)
+// and whether the syntax has it (ok).
+func (x *parser[E]) op() (o Op, known, ok bool) {
 	if x.name || x.tok == "" {
-		return Op{}, false
+		return Op{}, false, false
 	}
 	for _, o := range Table {
 		if o.Tok == x.tok {
-			return o, strings.Contains(" "+x.sx.Ops+" ", " "+o.Tok+" ")
+			return o, true, strings.Contains(" "+x.sx.Ops+" ", " "+o.Tok+" ")
 		}
 	}
-	return Op{}, false
+	return Op{}, false, false
 }
 
 // binary parses the operators of level min and tighter (precedence
@@ -207,7 +208,10 @@ func (x *parser[E]) binary(min int) (Eval[E], error) {
 		return nil, err
 	}
 	for {
-		o, ok := x.op()
+		o, known, ok := x.op()
+		if known && !ok {
+			return nil, x.errorf("no %q operator here (the operators: %s)", o.Tok, x.sx.Ops)
+		}
 		if !ok || o.Level < min {
 			return left, nil
 		}
