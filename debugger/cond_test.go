@@ -326,6 +326,8 @@ func TestEvalOperators(t *testing.T) {
 		"1 | 0 == 0": 1, "4 ^ 4 != 0": 5, "1 << 2 < 5": 1, "-1 < 0 == 1": 1, "[grid]": p.word(t, grid), "[grid + 4] & 0xff": p.word(t, grid+4) & 0xff,
 		"[[%r6 - 3 + grid] - [grid] + grid]": p.word(t, grid), "*main": p.addr(t, "main"), "-8+%fp": s.cpu.R[5] - 8,
 		"r0 == 1 && [0x40000000]": 0, "1 || [0x40000000]": 1, "main+-+4": p.addr(t, "main") - 4,
+		// docs/emulator.md: shift counts modulo 32, numbers hex or decimal
+		"1 << 32": 1, "1 << 33": 2, "-1 >> 32": 0xffffffff, "-8 >> 1": 0x7ffffffc, "010": 10, "0X10": 16,
 	} {
 		got, err := s.d.eval(expr)
 		if err != nil || got != want {

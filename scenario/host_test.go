@@ -231,6 +231,13 @@ func TestHostExpr(t *testing.T) {
 		"64K":                    65536,
 		"$a % $b ^ 1":            0,
 		"$a >= 10 || 0":          1,
+		// docs/lanai-sim.md: unsigned, shift counts modulo 32, Go's numbers
+		"-8 / 2":                       0x7ffffffc,
+		"-0x80000000 / -1":             0,
+		"-0x80000000 % -1":             0x80000000,
+		"1 << 32":                      1,
+		"$a << 33":                     20,
+		"010 + 0b11 + 1_000 + 2K + 1M": 8 + 3 + 1000 + 2048 + 1<<20,
 	}
 	for s, want := range cases {
 		e, err := compileExpr(s)
@@ -247,6 +254,18 @@ func TestHostExpr(t *testing.T) {
 	for _, bad := range []string{"", "1 +", "(1", "min(1)", "$", "1 @ 2", "0xZZ", "99999999999", deep, long, strings.Repeat("-", 100) + "1"} {
 		if _, err := compileExpr(bad); err == nil {
 			t.Errorf("%q compiled", bad)
+		}
+	}
+}
+
+// An expression over the length limit is refused in a message of its
+// own size, not one that quotes the whole expression (a megabyte operand
+// gave a megabyte of error).
+func TestHostExprTooLongMessage(t *testing.T) {
+	for _, n := range []int{maxExprLen + 1, 1 << 20} {
+		_, err := compileExpr(strings.Repeat("1", n))
+		if err == nil || !strings.Contains(err.Error(), "at most 4096") || len(err.Error()) > 100 {
+			t.Errorf("%d bytes: an error of %d bytes: %.100v", n, len(fmt.Sprint(err)), err)
 		}
 	}
 }

@@ -50,6 +50,9 @@ func compileExpr(s string) (expr, error) {
 		return nil, fmt.Errorf("empty expression")
 	}
 	e, _, err := hostSyntax.Parse(s)
+	if err != nil && len(s) > maxExprLen {
+		return nil, err // too long to quote in the message
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%q: %v", s, err)
 	}

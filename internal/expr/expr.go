@@ -119,7 +119,7 @@ var unaryOps = map[string]func(uint32) uint32{
 var punct = []string{"||", "&&", "==", "!=", "<=", ">=", "<<", ">>",
 	"(", ")", "[", "]", ",", "+", "-", "*", "/", "%", "^", "~", "|", "&", "<", ">", "!"}
 
-// Parse compiles s. plain reports that s uses only terms, + and -
+// Parse compiles s. isPlain reports that s uses only terms, + and -
 // (binary or prefix): no [ ], function or other operator.
 func (sx *Syntax[E]) Parse(s string) (e Eval[E], isPlain bool, err error) {
 	if len(s) > sx.MaxLen {
@@ -186,17 +186,18 @@ func (x *parser[E]) next() {
 	x.tok, x.i = x.s[x.i:x.i+1], x.i+1 // a character of no token
 }
 
-// op gives the present token as a binary operator of the syntax.
-func (x *parser[E]) op() (Op, bool) {
+// op gives the present token as a binary operator of the table (known)
+// and whether the syntax has it (ok).
+func (x *parser[E]) op() (o Op, known, ok bool) {
 	if x.name || x.tok == "" {
-		return Op{}, false
+		return Op{}, false, false
 	}
 	for _, o := range Table {
 		if o.Tok == x.tok {
-			return o, strings.Contains(" "+x.sx.Ops+" ", " "+o.Tok+" ")
+			return o, true, strings.Contains(" "+x.sx.Ops+" ", " "+o.Tok+" ")
 		}
 	}
-	return Op{}, false
+	return Op{}, false, false
 }
 
 // binary parses the operators of level min and tighter (precedence
@@ -207,7 +208,10 @@ func (x *parser[E]) binary(min int) (Eval[E], error) {
 		return nil, err
 	}
 	for {
-		o, ok := x.op()
+		o, known, ok := x.op()
+		if known && !ok {
+			return nil, x.errorf("no %q operator here (the operators: %s)", o.Tok, x.sx.Ops)
+		}
 		if !ok || o.Level < min {
 			return left, nil
 		}
@@ -286,8 +290,9 @@ func (x *parser[E]) unary() (Eval[E], error) {
 }
 
 // group parses EXPR closer after an opening ( or [ (or a function's
-// argument list, when closer is ",").
-func (x *parser[E]) group(closer string) (Eval[E], error) {
+// first argument, when closer is ","); missing is the error when closer
+// does not follow.
+func (x *parser[E]) group(closer, missing string) (Eval[E], error) {
 	x.next()
 	if err := x.nest(); err != nil {
 		return nil, err
@@ -298,7 +303,7 @@ func (x *parser[E]) group(closer string) (Eval[E], error) {
 		return nil, err
 	}
 	if x.tok != closer || x.name {
-		return nil, x.errorf("missing %q", closer)
+		return nil, x.errorf("%s", missing)
 	}
 	return v, nil
 }
@@ -306,14 +311,14 @@ func (x *parser[E]) group(closer string) (Eval[E], error) {
 func (x *parser[E]) primary() (Eval[E], error) {
 	switch {
 	case x.tok == "(" && !x.name:
-		v, err := x.group(")")
+		v, err := x.group(")", `missing ")"`)
 		if err != nil {
 			return nil, err
 		}
 		x.next()
 		return v, nil
 	case x.tok == "[" && !x.name && x.sx.Word != nil:
-		v, err := x.group("]")
+		v, err := x.group("]", `missing "]"`)
 		if err != nil {
 			return nil, err
 		}
@@ -341,14 +346,11 @@ func (x *parser[E]) primary() (Eval[E], error) {
 // call parses a function's arguments "(a, b)".
 func (x *parser[E]) call(name string, f func(a, b uint32) uint32) (Eval[E], error) {
 	x.value = true
-	a, err := x.group(",")
-	if se, ok := err.(*SyntaxError); ok && se.Msg == `missing ","` {
-		return nil, x.errorf("%s needs two arguments", name)
-	}
+	a, err := x.group(",", name+" needs two arguments")
 	if err != nil {
 		return nil, err
 	}
-	b, err := x.group(")")
+	b, err := x.group(")", `missing ")"`)
 	if err != nil {
 		return nil, err
 	}

@@ -110,3 +110,22 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// An operator of the table that the syntax lacks is named as such, not
+// taken for a missing operator (the debugger's "1 / 2" said `expected an
+// operator before "/ 2"`), also inside parentheses (which said `missing
+// ")"`).
+func TestOperatorNotInSyntax(t *testing.T) {
+	sx := testSyntax(false, false)
+	sx.Ops = "+ - *"
+	for _, s := range []string{"1 / 2", "(1 / 2)", "max(1 == 2, 3)"} {
+		_, _, err := sx.Parse(s)
+		want := `no "/" operator here (the operators: + - *)`
+		if s == "max(1 == 2, 3)" {
+			want = `no "==" operator here (the operators: + - *)`
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", s, err, want)
+		}
+	}
+}
