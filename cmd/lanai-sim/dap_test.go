@@ -24,11 +24,7 @@ import (
 // reply with both boards at one cycle; the run goes on to its end with
 // lanai-sim's exit status.
 func TestDAPCommand(t *testing.T) {
-	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
-	do := func(cmd string, args any) godap.ResponseMessage {
-		t.Helper()
-		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
-	}
+	c, do, finish := dapSession(t)
 	src, _ := filepath.Abs("../../fixtures/firmware/pingpong.s")
 	text, _ := os.ReadFile(src)
 	line := 0
@@ -96,24 +92,21 @@ func TestDAPCommand(t *testing.T) {
 	} else if plain := debugger.FormatTime(sim.Time(plainStats(t, scen, filepath.Join(t.TempDir(), "s.json")).SimTimePS)); m[2] != plain {
 		t.Errorf("the adapter's end %s, the plain run's %s", m[2], plain) // the instant of the last exit (docs/timeline.md, "The end of a run")
 	}
-	do("disconnect", nil)
-	if st := <-done; st != 0 {
-		t.Errorf("status %d: %s", st, stderr.String())
-	}
+	finish()
 	t.Logf("stopped at pingpong.s:%d on node 0 at cycle %s (both boards)", line, cycles[0])
 }
 
 // lanai-sim dap sends the nodes' consoles to the editor's console (output
 // events of category stdout), as lanai-sim prints them.
 func TestDAPConsole(t *testing.T) {
-	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
+	c, do, finish := dapSession(t)
 	asm, _ := filepath.Abs("../../fixtures/firmware/console.s")
 	scen := filepath.Join(t.TempDir(), "console.json")
 	os.WriteFile(scen, []byte(`{"topology": {"kind": "b2b"}, "time": "1ms", "defaults": {"asm": ["`+asm+`"]},
 		"nodes": [{"params": {"wait": 2000}}, {"params": {"id": 1, "wait": 100}}]}`), 0o644)
-	daptest.Must[godap.ResponseMessage](t, c, "initialize", map[string]any{"adapterID": "lanai-sim"})
-	daptest.Must[godap.ResponseMessage](t, c, "launch", map[string]any{"scenario": scen})
-	daptest.Must[godap.ResponseMessage](t, c, "configurationDone", nil)
+	do("initialize", map[string]any{"adapterID": "lanai-sim"})
+	do("launch", map[string]any{"scenario": scen})
+	do("configurationDone", nil)
 	var console strings.Builder
 	if _, err := c.Event("exited", func(e godap.EventMessage) {
 		if o, ok := e.(*godap.OutputEvent); ok && o.Body.Category == "stdout" {
@@ -125,10 +118,7 @@ func TestDAPConsole(t *testing.T) {
 	if want := "node 0: A0\nnode 1: A1\nnode 1: B1\nnode 0: B0\nnode 1: C1\nnode 0: C0\n"; console.String() != want {
 		t.Errorf("console:\n%s\nwant:\n%s", console.String(), want)
 	}
-	daptest.Must[godap.ResponseMessage](t, c, "disconnect", nil)
-	if st := <-done; st != 0 {
-		t.Errorf("status %d: %s", st, stderr.String())
-	}
+	finish()
 }
 
 // Nodes that run different programs (fixtures/scenarios/twoprog.json): a
@@ -140,11 +130,7 @@ func TestDAPConsole(t *testing.T) {
 // node's program; hit counts are each node's; stacks, evaluate and
 // disassembly use the stopped node's program.
 func TestDAPTwoPrograms(t *testing.T) {
-	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
-	do := func(cmd string, args any) godap.ResponseMessage {
-		t.Helper()
-		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
-	}
+	c, do, finish := dapSession(t)
 	scen, _ := filepath.Abs(filepath.Join(sc, "twoprog.json"))
 	srcA, _ := filepath.Abs(filepath.Join(fw, "twoprog-a.s"))
 	srcB, _ := filepath.Abs(filepath.Join(fw, "twoprog-b.s"))
@@ -230,10 +216,7 @@ func TestDAPTwoPrograms(t *testing.T) {
 	if err != nil || x.(*godap.ExitedEvent).Body.ExitCode != 1 || !strings.Contains(output.String(), "node 1: b r6 3\n") {
 		t.Errorf("exited %v %v; output:\n%s", x, err, output.String())
 	}
-	do("disconnect", nil)
-	if st := <-done; st != 0 {
-		t.Errorf("status %d: %s", st, stderr.String())
-	}
+	finish()
 }
 
 // Nodes that run different programs: the memory and instruction
@@ -244,11 +227,7 @@ func TestDAPTwoPrograms(t *testing.T) {
 // node 0 at its own 0x18, mov 10, %r5). A plain address is still in the
 // node that stopped last.
 func TestDAPTwoProgramsReferences(t *testing.T) {
-	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
-	do := func(cmd string, args any) godap.ResponseMessage {
-		t.Helper()
-		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
-	}
+	c, do, finish := dapSession(t)
 	scen, _ := filepath.Abs(filepath.Join(sc, "twoprog.json"))
 	srcA, _ := filepath.Abs(filepath.Join(fw, "twoprog-a.s"))
 	srcB, _ := filepath.Abs(filepath.Join(fw, "twoprog-b.s"))
@@ -330,10 +309,7 @@ func TestDAPTwoProgramsReferences(t *testing.T) {
 	}); err != nil {
 		t.Fatal(e, err)
 	}
-	do("disconnect", nil)
-	if st := <-done; st != 0 {
-		t.Errorf("status %d: %s", st, stderr.String())
-	}
+	finish()
 }
 
 // lanai-sim dap on pingpong.json, whose nodes run one program, each in its
@@ -344,11 +320,7 @@ func TestDAPTwoProgramsReferences(t *testing.T) {
 // sets one (the frame's reference plus a byte offset) is set on node 1
 // only, and stops it. A plain address still means node 0's memory.
 func TestDAPOneProgramReferences(t *testing.T) {
-	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
-	do := func(cmd string, args any) godap.ResponseMessage {
-		t.Helper()
-		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
-	}
+	c, do, finish := dapSession(t)
 	src, _ := filepath.Abs(filepath.Join(fw, "pingpong.s"))
 	scen, _ := filepath.Abs(filepath.Join(sc, "pingpong.json"))
 	text, _ := os.ReadFile(src)
@@ -431,8 +403,24 @@ func TestDAPOneProgramReferences(t *testing.T) {
 	if _, err := c.Event("exited", nil); err != nil {
 		t.Fatal(err)
 	}
-	do("disconnect", nil)
-	if st := <-done; st != 0 {
-		t.Errorf("status %d: %s", st, stderr.String())
+	finish()
+}
+
+// dapSession starts lanai-sim's adapter on a test connection: c is the
+// client, do sends a request and returns its successful response, and
+// finish disconnects and checks that the adapter exited 0.
+func dapSession(t *testing.T) (c *daptest.Client, do func(cmd string, args any) godap.ResponseMessage, finish func()) {
+	c, done, stderr := daptest.Listen(t, func(args []string, stderr io.Writer) int { return run(args, io.Discard, stderr) })
+	do = func(cmd string, args any) godap.ResponseMessage {
+		t.Helper()
+		return daptest.Must[godap.ResponseMessage](t, c, cmd, args)
 	}
+	finish = func() {
+		t.Helper()
+		do("disconnect", nil)
+		if st := <-done; st != 0 {
+			t.Errorf("status %d: %s", st, stderr.String())
+		}
+	}
+	return c, do, finish
 }
