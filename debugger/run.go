@@ -453,8 +453,9 @@ func (d *Debugger) where(th int, comma string) string {
 
 // report writes why a run stopped and where the program is, and tells
 // OnStop. A breakpoint, watchpoint or goal (until in another node's
-// program) of another thread than the selected one selects its thread first, saying so as gdb does ("[Switching to
-// node 1]"), so that bt, list and print look at the node that stopped.
+// program) of another thread than the selected one selects its thread
+// first, saying so as gdb does ("[Switching to node 1]"), so that bt,
+// list and print look at the node that stopped.
 func (d *Debugger) report(o outcome) {
 	if (o.kind == stopBreak || o.kind == stopWatch || o.kind == stopGoal) && o.thread != d.cur {
 		d.cur = o.thread
